@@ -1,0 +1,269 @@
+"""Low-level CSV reading for :func:`nbcore.data.read_csv`.
+
+Turns raw bytes into a header and rows of strings, and says what it guessed
+(encoding, delimiter, header).  Every problem is raised as
+:class:`DataError` with a message a student can act on.
+
+Cells are only ever treated as plain text: nothing here evaluates, expands
+or specially interprets a cell, so spreadsheet "formula" cells such as
+``=cmd|' /C calc'!A0`` are just strings.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+
+#: Largest file :func:`read_csv` accepts by default (5 MB).  The dashboard runs
+#: on a shared classroom server, so one upload must not eat its memory.
+MAX_UPLOAD_BYTES = 5 * 1024 * 1024
+
+_SNIFF_BYTES = 64 * 1024
+_DELIMITERS = ",;\t|"
+_DELIM_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
+
+
+class DataError(ValueError):
+    """A data file or argument that nbcore cannot use, with a fix in words."""
+
+
+DataError.__module__ = "nbcore.data"
+
+
+def _mb(n: int) -> str:
+    return f"{n / (1024 * 1024):.1f} MB"
+
+
+def read_bytes(path_or_file, max_bytes: int | None) -> tuple[bytes, str]:
+    """Return (raw bytes, display name) from a path, bytes or binary file-like."""
+    limit = MAX_UPLOAD_BYTES if max_bytes is None else int(max_bytes)
+    too_big = (
+        "The file is {size}, which is over the {limit} limit for uploads. "
+        "Fix: upload a smaller sample of the rows (for example the first few "
+        "thousand), or remove columns you do not need."
+    )
+    if isinstance(path_or_file, (bytes, bytearray, memoryview)):
+        raw = bytes(path_or_file)
+        name = "uploaded data"
+    elif isinstance(path_or_file, (str, os.PathLike)):
+        path = Path(path_or_file)
+        if not path.is_file():
+            raise DataError(
+                f"No file was found at '{path}'. Fix: check the file name and folder."
+            )
+        size = path.stat().st_size
+        if size > limit:
+            raise DataError(too_big.format(size=_mb(size), limit=_mb(limit)))
+        raw = path.read_bytes()
+        name = path.name
+    elif hasattr(path_or_file, "read"):
+        if hasattr(path_or_file, "seek"):
+            try:
+                path_or_file.seek(0)
+            except (OSError, ValueError):
+                pass
+        raw = path_or_file.read(limit + 1)
+        if isinstance(raw, str):
+            raise DataError(
+                "The file was opened in text mode. Fix: open it in binary mode "
+                "(open(path, 'rb')) or pass the file name instead."
+            )
+        name = str(getattr(path_or_file, "name", "") or "uploaded data")
+        name = os.path.basename(name) or "uploaded data"
+    else:
+        raise DataError(
+            "read_csv needs a file name, the file's bytes, or an open binary file "
+            f"(got a {type(path_or_file).__name__}). Fix: pass the path to the CSV file."
+        )
+    if len(raw) > limit:
+        raise DataError(too_big.format(size=f"more than {_mb(limit)}", limit=_mb(limit)))
+    return raw, name
+
+
+def decode(raw: bytes) -> tuple[str, str]:
+    """Decode bytes as utf-8 (with or without BOM), else latin-1.
+
+    Raises DataError for files that look binary (NUL bytes, or mostly control
+    characters when read as latin-1).
+    """
+    if not raw.strip():
+        raise DataError(
+            "The file is empty. Fix: choose a CSV file that has a header row "
+            "and at least one row of data."
+        )
+    binary_msg = (
+        "This looks like a binary file (for example a spreadsheet, image or "
+        "zip), not a CSV text file. Fix: open it in your spreadsheet program "
+        "and use 'Save as' > 'CSV UTF-8 (comma delimited)'."
+    )
+    if b"\x00" in raw[:_SNIFF_BYTES]:
+        raise DataError(binary_msg)
+    if raw.startswith(b"\xef\xbb\xbf"):
+        try:
+            return raw.decode("utf-8-sig"), "utf-8-sig"
+        except UnicodeDecodeError:
+            pass
+    else:
+        try:
+            return raw.decode("utf-8"), "utf-8"
+        except UnicodeDecodeError:
+            pass
+    text = raw.decode("latin-1")
+    sample = text[:_SNIFF_BYTES]
+    bad = sum(1 for c in sample if (ord(c) < 32 and c not in "\t\r\n") or 127 <= ord(c) < 160)
+    if bad > max(2, 0.01 * len(sample)):
+        raise DataError(binary_msg)
+    return text, "latin-1"
+
+
+def sniff(text: str) -> str:
+    """Guess the delimiter from a prefix; fall back to a comma."""
+    prefix = text[:_SNIFF_BYTES]
+    if len(text) > _SNIFF_BYTES and "\n" in prefix:
+        prefix = prefix[: prefix.rfind("\n")]
+    try:
+        delim = csv.Sniffer().sniff(prefix, delimiters=_DELIMITERS).delimiter
+    except csv.Error:
+        delim = ","
+    if delim not in _DELIMITERS:
+        delim = ","
+    return delim
+
+
+def _guess_header(first: list[str], rest: list[list[str]], wanted: list[str]) -> bool:
+    """Is the first row a header?
+
+    Yes if it names a column we were asked for; otherwise yes unless some
+    column of it looks like the data below it (a number above numbers).
+    """
+    cells = [c.strip() for c in first]
+    if any(w in cells for w in wanted):
+        return True
+    if not rest:
+        return True
+    for j, c in enumerate(cells):
+        below = [r[j].strip() for r in rest[:50] if j < len(r) and r[j].strip()]
+        if below and is_number(c) and all(is_number(b) for b in below):
+            return False
+    return True
+
+
+_NUM_RE = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$|^[+-]?(nan|inf|infinity)$", re.I)
+
+
+def is_number(s: str) -> bool:
+    return bool(_NUM_RE.match(s.strip()))
+
+
+def parse(text: str, header: bool | None, wanted: list[str]) -> dict:
+    """Split text into header and rows.  Returns a dict with keys
+    delimiter, header (bool), columns, rows, line_numbers."""
+    delim = sniff(text)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delim, quotechar='"',
+                        doublequote=True, strict=False)
+    rows: list[list[str]] = []
+    lines: list[int] = []
+    try:
+        for row in reader:
+            if not row or all(not c.strip() for c in row) and len(row) <= 1:
+                continue  # blank line
+            rows.append(row)
+            lines.append(reader.line_num)
+    except csv.Error as exc:
+        raise DataError(
+            f"The file could not be read as CSV near line {reader.line_num} "
+            f"({_plain(exc)}). Fix: check that quotes are balanced and that "
+            "the file is saved as CSV text."
+        ) from None
+    if not rows:
+        raise DataError(
+            "The file is empty. Fix: choose a CSV file that has a header row "
+            "and at least one row of data."
+        )
+    if header is None:
+        header = _guess_header(rows[0], rows[1:], wanted)
+    if header:
+        columns = [c.strip() for c in rows[0]]
+        first_line = lines[0]
+        rows, lines = rows[1:], lines[1:]
+        if not rows:
+            raise DataError(
+                f"The file has only a header row ({', '.join(columns)}) and no "
+                "data rows. Fix: add at least one row of data under the header."
+            )
+        seen = set()
+        for c in columns:
+            if c in seen:
+                raise DataError(
+                    f"The column name '{c}' appears twice in the header (line "
+                    f"{first_line}). Fix: give every column a different name."
+                )
+            seen.add(c)
+    else:
+        columns = [f"column {j + 1}" for j in range(len(rows[0]))]
+    width = len(columns)
+    for row, line in zip(rows, lines):
+        if len(row) != width:
+            raise DataError(
+                f"Line {line} has {len(row)} values but the "
+                f"{'header' if header else 'first row'} has {width} columns. "
+                "Fix: make every row have the same number of values (check for "
+                f"extra or missing {_DELIM_NAMES[delim]}s, or text with a "
+                f"{_DELIM_NAMES[delim]} that is not inside double quotes)."
+            )
+    return {"delimiter": delim, "header": bool(header), "columns": columns,
+            "rows": rows, "lines": lines}
+
+
+def _plain(exc: Exception) -> str:
+    msg = str(exc).strip().rstrip(".")
+    return msg[:1].lower() + msg[1:] if msg else "unreadable text"
+
+
+def column_as_float(cells: list[str], name: str, lines: list[int]) -> np.ndarray:
+    """Parse a numeric column; clear errors for words, blanks, NaN and inf."""
+    stripped = [c.strip() for c in cells]
+    try:
+        values = np.array(stripped, dtype=np.float64)
+    except ValueError:
+        values = None
+    if values is None:
+        for c, line in zip(stripped, lines):
+            if c == "":
+                raise DataError(
+                    f"Column '{name}' has an empty cell on line {line}. Fix: fill "
+                    "in a number there, or delete that row."
+                )
+            try:
+                float(c)
+            except ValueError:
+                hint = ""
+                if re.fullmatch(r"[+-]?\d+,\d+", c):
+                    hint = " If it uses a decimal comma, write it with a decimal point (3.5, not 3,5)."
+                shown = c if len(c) <= 30 else c[:27] + "..."
+                raise DataError(
+                    f"Column '{name}' holds numbers, but line {line} has '{shown}', "
+                    f"which is not a number. Fix: correct or delete that cell's row.{hint}"
+                ) from None
+    bad = ~np.isfinite(values)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise DataError(
+            f"Column '{name}' has '{stripped[i]}' on line {lines[i]}: NaN and "
+            "infinity are not usable numbers. Fix: replace it with a real "
+            "number, or delete that row."
+        )
+    return values
+
+
+def fmt_float(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() and abs(x) < 1e15 else repr(float(x))
+
+
+__all__ = ["DataError", "MAX_UPLOAD_BYTES", "read_bytes", "decode", "parse",
+           "column_as_float", "is_number"]
