@@ -1,25 +1,61 @@
 """nbcore: Naive Bayes + EM, one iteration at a time.
 
 A small numpy/scipy engine for teaching Naive Bayes and the EM algorithm.
-The notation follows the course notes: alpha is the class prior (K,),
-beta[j, k] = p(word j present | class k) has shape (V, K), lambda is the
-smoothing (called ``smoothing`` in code).
+The notation follows the course notes (seed 000): α is the class prior (K,),
+β[j, k] = p(word j present | class k) has shape (V, K), λ is the smoothing
+(``smoothing`` in code).
+
+>>> import nbcore
+>>> run = nbcore.EM(model="bernoulli", n_classes=2, smoothing=1.0).start(X, y)  # doctest: +SKIP
+>>> snap = run.step()                                                          # doctest: +SKIP
 
 ``import nbcore`` never imports streamlit.
 """
 
 __version__ = "0.1.0"
 
-from .data import (  # noqa: E402
-    Dataset,
-    hide_labels,
-    list_datasets,
-    load_dataset,
-    read_csv,
-    sample,
+from .align import align_clusters, aligned_accuracy, confusion
+from .data import Dataset, hide_labels, list_datasets, load_dataset, read_csv, sample
+from .em import (
+    EM,
+    EMRun,
+    Snapshot,
+    class_prior,
+    log_joint,
+    m_step,
+    normalize_log,
+    observed_log_likelihood,
+    predict_proba,
+    responsibilities,
+    supervised_fit,
 )
+from .estimators import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB, SemiSupervisedNB
+from .models import MODELS, get_model
+from ._validation import ImpossibleDocumentWarning
 
 __all__ = [
+    "EM",
+    "EMRun",
+    "Snapshot",
+    "class_prior",
+    "log_joint",
+    "m_step",
+    "normalize_log",
+    "observed_log_likelihood",
+    "predict_proba",
+    "responsibilities",
+    "supervised_fit",
+    "align_clusters",
+    "aligned_accuracy",
+    "confusion",
+    "BernoulliNB",
+    "MultinomialNB",
+    "CategoricalNB",
+    "GaussianNB",
+    "SemiSupervisedNB",
+    "MODELS",
+    "get_model",
+    "ImpossibleDocumentWarning",
     "Dataset",
     "hide_labels",
     "list_datasets",

@@ -1,0 +1,201 @@
+"""Input checks for the engine, with the exact messages students see.
+
+Every check raises ``ValueError`` (or a subclass) with a message that names
+the problem *and* the fix. Tests in ``tests/test_validation.py`` pin each
+message.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = [
+    "ImpossibleDocumentWarning",
+    "check_matrix",
+    "check_labels",
+    "check_n_classes",
+    "check_smoothing",
+    "check_unlabeled_weight",
+    "check_random_state",
+]
+
+
+class ImpossibleDocumentWarning(RuntimeWarning):
+    """A document has probability zero under every class (only with λ = 0)."""
+
+
+def check_matrix(X, *, name: str = "X", allow_sparse: bool = True):
+    """Return X as float64 CSR (if sparse) or a 2-D float64 ndarray.
+
+    Raises a clear ``ValueError`` for wrong dimensionality, empty input,
+    non-numeric values, NaN and infinity.
+    """
+    if sp.issparse(X):
+        if not allow_sparse:
+            raise ValueError(
+                f"{name} is a sparse matrix, but this event model needs a dense "
+                f"array. Convert it with {name}.toarray() first."
+            )
+        X = sp.csr_matrix(X, dtype=np.float64)
+        data = X.data
+    else:
+        try:
+            X = np.asarray(X, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"{name} contains values that are not numbers. Every entry of {name} "
+                "must be a number (0/1 for Bernoulli, counts for multinomial, "
+                "category codes for categorical, measurements for Gaussian)."
+            ) from None
+        data = X
+    if X.ndim != 2:
+        raise ValueError(
+            f"{name} must be a 2-D table of shape (documents, features); got an array "
+            f"with {X.ndim} dimension(s) and shape {X.shape}. For a single document "
+            f"use {name}.reshape(1, -1)."
+        )
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(
+            f"{name} is empty (shape {X.shape}): it needs at least one document "
+            "and one feature."
+        )
+    if not np.all(np.isfinite(data)):
+        bad = "NaN" if np.isnan(data).any() else "infinite"
+        raise ValueError(
+            f"{name} contains {bad} values. Naive Bayes needs a number in every "
+            "cell: fill in or drop the missing entries first."
+        )
+    return X
+
+
+def _values(X):
+    return X.data if sp.issparse(X) else X
+
+
+def check_binary(X, *, name: str = "X"):
+    v = _values(X)
+    if not np.all((v == 0) | (v == 1)):
+        bad = v[(v != 0) & (v != 1)].ravel()[0]
+        raise ValueError(
+            f"Bernoulli Naive Bayes needs binary data (1 = word present, 0 = absent), "
+            f"but {name} contains the value {bad:g}. Binarise it first, e.g. "
+            f"({name} > 0).astype(float), or use the multinomial model for counts."
+        )
+
+
+def check_non_negative(X, *, name: str = "X", model: str = "multinomial"):
+    v = _values(X)
+    if v.size and v.min() < 0:
+        raise ValueError(
+            f"Negative values in data: the {model} model needs counts, which cannot be negative, but {name} "
+            f"contains {v.min():g}. Use word counts (0, 1, 2, ...) or the Gaussian "
+            "model for measurements that can be negative."
+        )
+
+
+def check_n_classes(n_classes) -> int:
+    if isinstance(n_classes, bool) or not isinstance(n_classes, numbers.Integral):
+        raise ValueError(
+            f"n_classes must be a whole number (the number of classes K), got {n_classes!r}."
+        )
+    if n_classes < 2:
+        raise ValueError(
+            f"n_classes must be at least 2 (K = {n_classes} leaves nothing to "
+            "classify): a Naive Bayes model needs two or more classes."
+        )
+    return int(n_classes)
+
+
+def check_smoothing(smoothing) -> float:
+    try:
+        value = float(smoothing)
+    except (TypeError, ValueError):
+        raise ValueError(f"smoothing λ must be a number ≥ 0, got {smoothing!r}.") from None
+    if not np.isfinite(value) or value < 0:
+        raise ValueError(
+            f"smoothing λ must be ≥ 0 (λ = 0 is plain maximum likelihood, λ = 1 is "
+            f"Laplace smoothing); got {smoothing!r}."
+        )
+    return value
+
+
+def check_unlabeled_weight(weight) -> float:
+    try:
+        value = float(weight)
+    except (TypeError, ValueError):
+        raise ValueError(f"unlabeled_weight must be a number in [0, 1], got {weight!r}.") from None
+    if not (0.0 <= value <= 1.0):
+        raise ValueError(
+            f"unlabeled_weight must be between 0 and 1 (0 = ignore unlabelled rows, "
+            f"1 = plain EM); got {weight!r}."
+        )
+    return value
+
+
+def check_labels(y, n_samples: int, n_classes: int) -> np.ndarray:
+    """Return y as int64 with -1 for hidden labels.
+
+    Accepts ints with -1 for "hidden" and floats with NaN for "hidden".
+    """
+    y = np.asarray(y)
+    if y.ndim != 1:
+        if y.ndim == 2 and 1 in y.shape:
+            y = y.ravel()
+        else:
+            raise ValueError(
+                f"y must be a 1-D array of labels (one per document); got shape {y.shape}."
+            )
+    if y.shape[0] != n_samples:
+        raise ValueError(
+            f"X has {n_samples} rows but y has {y.shape[0]} labels: give exactly one "
+            "label per document (-1 for a hidden label)."
+        )
+    if y.dtype.kind == "f":
+        nan = np.isnan(y)
+        if np.isinf(y).any():
+            raise ValueError("y contains infinity; labels must be 0..K-1, or -1/NaN for hidden.")
+        filled = np.where(nan, -1.0, y)
+        if not np.all(filled == np.round(filled)):
+            raise ValueError(
+                "y contains fractional labels; labels must be whole numbers 0..K-1, "
+                "or -1/NaN for hidden."
+            )
+        y = filled.astype(np.int64)
+    elif y.dtype.kind in "iub":
+        y = y.astype(np.int64)
+    else:
+        raise ValueError(
+            f"y must hold integer class codes 0..K-1 (-1 = hidden), got values of type "
+            f"{y.dtype}. Encode string labels first, e.g. with np.unique(y, return_inverse=True)."
+        )
+    bad = (y < -1) | (y >= n_classes)
+    if bad.any():
+        raise ValueError(
+            f"y contains the label {int(y[bad][0])}, outside 0..{n_classes - 1} for "
+            f"K = {n_classes} classes. Use 0..{n_classes - 1} for known labels and -1 "
+            "for hidden ones (or raise n_classes)."
+        )
+    return y
+
+
+def check_random_state(random_state) -> np.random.Generator:
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if random_state is None or isinstance(random_state, (numbers.Integral, np.random.SeedSequence)):
+        return np.random.default_rng(random_state)
+    raise ValueError(f"random_state must be None, an int or a numpy Generator; got {random_state!r}.")
+
+
+def warn_impossible(n_rows: int, first: int) -> None:
+    warnings.warn(
+        f"{n_rows} document(s) (first: row {first}) have probability zero under every "
+        "class: each contains a word never seen with any class (or lacks a word every "
+        "document of each class had). This happens with smoothing λ = 0; their "
+        "posterior is set to uniform. Use λ > 0 to avoid it.",
+        ImpossibleDocumentWarning,
+        stacklevel=3,
+    )

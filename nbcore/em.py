@@ -1,0 +1,531 @@
+"""EM for Naive Bayes, one iteration at a time (seed 000 fig. 1-2, seed 003 steps 1-4).
+
+The maths sits in small module-level functions, one per equation of seed 000:
+
+=====================  ==========================================================
+``log_joint``          log α_k + log p(x_i | k)                        eq. (10-11)
+``responsibilities``   p(y_i = k | x_i) for hidden rows (eq. 18/21), one-hot for
+                       labelled rows (eq. 22)
+``class_prior``        α_k = Σ_i r_ik / N                              eq. (12/19/23)
+``m_step``             α from ``class_prior`` and β from the event model's
+                       ``statistics`` + ``params_from``               eq. (13/14/20/24)
+``observed_log_likelihood``  Σ_lab log p(x_i, y_i) + w Σ_unlab log Σ_k p(x_i, k)  eq. (15-17)
+=====================  ==========================================================
+
+:class:`EM` holds the settings (``__init__`` only stores them);
+:meth:`EM.start` returns an :class:`EMRun`, whose :meth:`EMRun.step` performs
+one E-step + M-step and returns a new immutable :class:`Snapshot`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+
+from ._validation import (
+    check_labels,
+    check_n_classes,
+    check_random_state,
+    check_smoothing,
+    check_unlabeled_weight,
+    warn_impossible,
+)
+from .models import get_model
+from .models._base import safe_log
+
+__all__ = [
+    "EM",
+    "EMRun",
+    "Snapshot",
+    "log_joint",
+    "normalize_log",
+    "responsibilities",
+    "class_prior",
+    "m_step",
+    "observed_log_likelihood",
+    "supervised_fit",
+    "predict_proba",
+    "INITS",
+]
+
+INITS = ("uniform", "random", "labeled")
+
+
+# ---------------------------------------------------------------------------
+# The equations
+# ---------------------------------------------------------------------------
+def log_joint(log_likelihood: np.ndarray, alpha: np.ndarray) -> np.ndarray:
+    """log p(x_i, y = k) = log α_k + log p(x_i | y = k)   (eq. 10-11).
+
+    Parameters
+    ----------
+    log_likelihood : (N, K) log p(x_i | k) from an event model
+    alpha : (K,) class prior
+
+    Returns
+    -------
+    (N, K) ndarray (−inf where α_k = 0 or the document is impossible).
+    """
+    return log_likelihood + safe_log(alpha)
+
+
+def normalize_log(joint: np.ndarray):
+    """Posterior p(y = k | x_i) and log p(x_i) from log p(x_i, k), stably (eq. 8-9).
+
+    The shift-by-the-maximum log-sum-exp, written inline (it is the same as
+    ``scipy.special.logsumexp`` but avoids a second pass over the array).
+    A row that is −inf for every class (impossible under every class, λ = 0)
+    gets a uniform posterior and log p(x_i) = −inf, never NaN.
+
+    Returns
+    -------
+    posterior : (N, K)
+    log_marginal : (N,)
+    impossible : (N,) bool
+    """
+    top = joint.max(axis=1)
+    impossible = ~np.isfinite(top)
+    if impossible.any():
+        top = np.where(impossible, 0.0, top)
+    shifted = np.exp(joint - top[:, None])
+    total = shifted.sum(axis=1)
+    if impossible.any():
+        shifted[impossible] = 1.0
+        total = np.where(impossible, joint.shape[1], total)
+    posterior = shifted / total[:, None]
+    with np.errstate(divide="ignore"):
+        log_marginal = top + np.log(np.where(impossible, 0.0, total))
+    return posterior, log_marginal, impossible
+
+
+def responsibilities(joint: np.ndarray, y: np.ndarray):
+    """E-step: r_ik = p(y_i = k | x_i, θ) for hidden rows (eq. 21), one-hot for labelled rows (eq. 22).
+
+    Labelled rows are never overwritten by a prediction.
+
+    Parameters
+    ----------
+    joint : (N, K) log p(x_i, k)
+    y : (N,) int labels, −1 = hidden
+
+    Returns
+    -------
+    resp : (N, K)
+    log_marginal : (N,) log p(x_i) = log Σ_k p(x_i, k)
+    impossible : (N,) bool rows with p(x_i) = 0
+    """
+    resp, log_marginal, impossible = normalize_log(joint)
+    labelled = y >= 0
+    if labelled.any():
+        rows = np.flatnonzero(labelled)
+        resp[rows] = 0.0
+        resp[rows, y[rows]] = 1.0
+    return resp, log_marginal, impossible
+
+
+def observed_log_likelihood(joint: np.ndarray, log_marginal: np.ndarray, y: np.ndarray, unlabeled_weight: float = 1.0) -> float:
+    """L(θ) = Σ_labelled log p(x_i, y_i) + w · Σ_hidden log Σ_k p(x_i, k)   (eq. 7 + eq. 15-17)."""
+    labelled = y >= 0
+    total = 0.0
+    if labelled.any():
+        rows = np.flatnonzero(labelled)
+        total += float(joint[rows, y[rows]].sum())
+    if unlabeled_weight > 0 and not labelled.all():
+        total += unlabeled_weight * float(log_marginal[~labelled].sum())
+    return total
+
+
+def class_prior(weights: np.ndarray) -> np.ndarray:
+    """α_k = Σ_i w_ik / Σ_i Σ_k w_ik   (eq. 12 with one-hot w; eq. 19/23 with responsibilities)."""
+    class_weight = weights.sum(axis=0)
+    return class_weight / class_weight.sum()
+
+
+def m_step(model, Xp, weights: np.ndarray, smoothing: float):
+    """M-step: (α, params) from weights (eq. 23-24; eq. 12-14 with hard weights).
+
+    Parameters
+    ----------
+    model : EventModel
+    Xp : data prepared by ``model.prepare``
+    weights : (N, K) one-hot labels, responsibilities, or a mix
+    smoothing : λ ≥ 0
+
+    Returns
+    -------
+    alpha : (K,) read-only
+    params : mapping of read-only arrays (e.g. ``{"beta": (V, K)}``)
+    """
+    alpha = class_prior(weights)
+    alpha.flags.writeable = False
+    params = model.params_from(model.statistics(Xp, weights), smoothing)
+    return alpha, params
+
+
+def one_hot_labels(y: np.ndarray, n_classes: int) -> np.ndarray:
+    """(N, K) indicator 1(y_i = k); hidden rows (−1) are all zero."""
+    out = np.zeros((y.shape[0], n_classes))
+    rows = np.flatnonzero(y >= 0)
+    out[rows, y[rows]] = 1.0
+    return out
+
+
+def supervised_fit(model, X, y, n_classes: int, smoothing: float = 1.0, sample_weight=None, **model_options):
+    """Fully supervised Naive Bayes on the labelled rows of (X, y): eq. (12)-(14).
+
+    Hidden rows (y = −1) are ignored. Returns ``(alpha, params)``.
+    """
+    model = get_model(model, **model_options)
+    n_classes = check_n_classes(n_classes)
+    smoothing = check_smoothing(smoothing)
+    Xp = model.prepare(X)
+    y = check_labels(y, Xp.shape[0], n_classes)
+    if not (y >= 0).any():
+        raise ValueError("Every label is hidden: supervised Naive Bayes needs at least one labelled row.")
+    weights = one_hot_labels(y, n_classes)
+    if sample_weight is not None:
+        weights *= np.asarray(sample_weight, dtype=np.float64)[:, None]
+    return m_step(model, Xp, weights, smoothing)
+
+
+def predict_proba(model, alpha, params, X, **model_options) -> np.ndarray:
+    """p(y = k | x_i) for every row of X under (α, params)  (eq. 8)."""
+    model = get_model(model, **model_options)
+    Xp = model.prepare(X, params)
+    posterior, _, impossible = normalize_log(log_joint(model.log_likelihood(Xp, params), np.asarray(alpha)))
+    if impossible.any():
+        warn_impossible(int(impossible.sum()), int(np.flatnonzero(impossible)[0]))
+    return posterior
+
+
+# ---------------------------------------------------------------------------
+# Snapshots and runs
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class Snapshot:
+    """The state of EM after iteration t (immutable; arrays are read-only and shared).
+
+    Attributes
+    ----------
+    iteration : int
+        t (0 = the initial parameters).
+    alpha : (K,) ndarray
+        Class prior α_t.
+    params : mapping
+        Event-model parameters: ``beta`` (V, K) for bernoulli/multinomial;
+        ``theta`` (tuple of (D_j, K)) for categorical; ``mean`` and ``var``
+        (V, K) for gaussian. Also reachable as ``snap.beta`` etc.
+    resp : (N, K) ndarray or None
+        Responsibilities used by the M-step that produced θ_t (None at t = 0).
+        Labelled rows are one-hot; the unlabelled weight w is *not* applied here.
+    log_likelihood : float
+        Observed-data log-likelihood of θ_t.
+    objective : float
+        log_likelihood + log prior of θ_t implied by λ (what EM maximises).
+    delta : float or None
+        ‖θ_t − θ_{t−1}‖² over α and all parameters (seed 003 step 4).
+    smoothing : float
+        λ used by the M-step that produced θ_t.
+    """
+
+    iteration: int
+    alpha: np.ndarray
+    params: Mapping[str, Any]
+    resp: np.ndarray | None
+    log_likelihood: float
+    objective: float
+    delta: float | None
+    smoothing: float
+
+    def _param(self, name):
+        try:
+            return self.params[name]
+        except KeyError:
+            raise AttributeError(
+                f"this snapshot has no '{name}' (its parameters are: {', '.join(self.params)})"
+            ) from None
+
+    @property
+    def beta(self) -> np.ndarray:
+        """(V, K) β for the bernoulli and multinomial models."""
+        return self._param("beta")
+
+    @property
+    def theta(self) -> tuple:
+        """Categorical model: tuple of (D_j, K) tables θ_j[d, k] = p(x_j = d | k)."""
+        return self._param("theta")
+
+    @property
+    def mean(self) -> np.ndarray:
+        """Gaussian model: (V, K) means μ_jk."""
+        return self._param("mean")
+
+    @property
+    def var(self) -> np.ndarray:
+        """Gaussian model: (V, K) variances σ²_jk."""
+        return self._param("var")
+
+
+@dataclass(frozen=True)
+class EM:
+    """Settings of an EM run for (semi-)supervised Naive Bayes.
+
+    Parameters
+    ----------
+    model : {"bernoulli", "multinomial", "categorical", "gaussian"} or EventModel
+    n_classes : int, K ≥ 2
+    smoothing : float, λ ≥ 0 (0 = maximum likelihood)
+    init : {"uniform", "random", "labeled"}
+        "uniform": α = 1/K, β = ½ (seed 000); "random": seeded random parameters
+        (seed 004); "labeled": an M-step on the labelled rows only (seed 003 step 1).
+    unlabeled_weight : float in [0, 1]
+        w: hidden rows count w times in the M-step (Nigam et al. 2000, EM-λ).
+    max_iter : int
+        Stop after this many iterations.
+    tol : float
+        Stop when |objective_t − objective_{t−1}| ≤ tol · |objective_{t−1}|.
+    theta_tol : float or None
+        Stop when ‖θ_t − θ_{t−1}‖² < theta_tol (seed 003 step 4).
+    n_init : int
+        Restarts used by :meth:`fit` (best final objective wins).
+    random_state : int, Generator or None
+    model_options : dict
+        Passed to the event model (e.g. ``{"variance": "unbiased"}`` for gaussian).
+    """
+
+    model: Any = "bernoulli"
+    n_classes: int = 2
+    smoothing: float = 1.0
+    init: str = "uniform"
+    unlabeled_weight: float = 1.0
+    max_iter: int = 100
+    tol: float = 1e-6
+    theta_tol: float | None = None
+    n_init: int = 1
+    random_state: Any = None
+    model_options: Mapping[str, Any] = field(default_factory=dict)
+
+    def start(self, X, y=None) -> "EMRun":
+        """Validate the data, build snapshot 0 (the initial parameters) and return the run.
+
+        Parameters
+        ----------
+        X : (N, V) ndarray or scipy.sparse matrix
+        y : (N,) ints with −1 (or NaN) for hidden labels; None = all hidden
+        """
+        return EMRun(self, X, y, random_state=self.random_state)
+
+    def fit(self, X, y=None, callback=None) -> "EMRun":
+        """Run to convergence ``n_init`` times from different seeds; return the best run.
+
+        The returned run has ``restarts``: one ``(seed_index, objective, converged)``
+        per start. ``callback(i, run)`` is called after each start (for progress bars).
+        """
+        if not isinstance(self.n_init, int) or self.n_init < 1:
+            raise ValueError(f"n_init must be a whole number ≥ 1, got {self.n_init!r}.")
+        seeds = np.random.SeedSequence(self.random_state if isinstance(self.random_state, int) else None).spawn(self.n_init)
+        best, summary = None, []
+        for i, seed in enumerate(seeds):
+            run = EMRun(self, X, y, random_state=np.random.default_rng(seed) if self.n_init > 1 else self.random_state)
+            run.run_to_convergence()
+            summary.append((i, run.current.objective, run.converged))
+            if best is None or run.current.objective > best.current.objective:
+                best = run
+            if callback is not None:
+                callback(i, run)
+        best.restarts = summary
+        return best
+
+
+class EMRun:
+    """One EM run: data, settings and the list of snapshots so far.
+
+    Create it with :meth:`EM.start`. :meth:`step` runs one E-step + M-step.
+    """
+
+    def __init__(self, settings: EM, X, y, random_state=None, _from=None):
+        self.settings = settings
+        self.model = get_model(settings.model, **dict(settings.model_options))
+        self.smoothing = check_smoothing(settings.smoothing)
+        self.unlabeled_weight = check_unlabeled_weight(settings.unlabeled_weight)
+        self.n_classes = check_n_classes(settings.n_classes)
+        if settings.init not in INITS:
+            raise ValueError(f"init must be one of {', '.join(INITS)}; got {settings.init!r}.")
+        if not isinstance(settings.max_iter, (int, np.integer)) or settings.max_iter < 0:
+            raise ValueError(f"max_iter must be a whole number ≥ 0, got {settings.max_iter!r}.")
+        self.restarts = None
+        if _from is not None:  # continue another run with new settings (with_smoothing)
+            self.Xp, self.y, self._labels = _from.Xp, _from.y, _from._labels
+            self.history = list(_from.history)
+            self._joint, self._log_marginal, self._impossible = _from._joint, _from._log_marginal, _from._impossible
+            self.stop_reason = None
+            return
+        self.Xp = self.model.prepare(X)
+        n = self.Xp.shape[0]
+        self.y = check_labels(np.full(n, -1) if y is None else y, n, self.n_classes)
+        self.y.flags.writeable = False
+        self._labels = one_hot_labels(self.y, self.n_classes)
+        n_labelled = int((self.y >= 0).sum())
+        if n_labelled == 0 and settings.init == "labeled":
+            raise ValueError(
+                "init='labeled' needs at least one labelled row, but every label is "
+                "hidden. Use init='random' (or 'uniform') for fully unsupervised EM, or "
+                "reveal some labels."
+            )
+        if n_labelled == 0 and self.unlabeled_weight == 0:
+            raise ValueError(
+                "Every label is hidden and unlabeled_weight is 0, so there is nothing to "
+                "learn from. Reveal some labels or set unlabeled_weight > 0."
+            )
+        rng = check_random_state(random_state)
+        alpha, params = self._initial_parameters(settings.init, rng)
+        self.stop_reason = None
+        self._evaluate(params, alpha)
+        ll = observed_log_likelihood(self._joint, self._log_marginal, self.y, self.unlabeled_weight)
+        self.history = [
+            Snapshot(0, alpha, params, None, ll, ll + self.model.log_prior(params, self.smoothing), None, self.smoothing)
+        ]
+
+    # -- initialisation ------------------------------------------------------
+    def _initial_parameters(self, init, rng):
+        K = self.n_classes
+        if init == "uniform":
+            alpha = np.full(K, 1.0 / K)
+            params = self.model.uniform_params(self.Xp, K)
+        elif init == "random":
+            raw = rng.uniform(0.01, 0.99, size=K)  # seed 004's ``initialize``
+            alpha = raw / raw.sum()
+            params = self.model.random_params(self.Xp, K, rng)
+        else:  # "labeled": seed 003 step 1, an M-step on the labelled rows only
+            alpha, params = m_step(self.model, self.Xp, self._labels, self.smoothing)
+            if (alpha == 0).any():
+                import warnings
+
+                missing = ", ".join(str(k) for k in np.flatnonzero(alpha == 0))
+                warnings.warn(
+                    f"No labelled row has class {missing}: with init='labeled' its prior α "
+                    "starts at 0 and EM can never bring it back. Reveal at least one label "
+                    "per class or use another initialisation.",
+                    RuntimeWarning,
+                    stacklevel=4,
+                )
+        alpha = np.asarray(alpha, dtype=np.float64)
+        alpha.flags.writeable = False
+        return alpha, params
+
+    # -- one iteration ---------------------------------------------------------
+    def _evaluate(self, params, alpha):
+        """log p(x_i, k) under θ: the E-step's product, cached for the next step."""
+        self._joint = log_joint(self.model.log_likelihood(self.Xp, params), alpha)
+        self._resp, self._log_marginal, self._impossible = responsibilities(self._joint, self.y)
+        hidden_impossible = self._impossible
+        if hidden_impossible.any():
+            warn_impossible(int(hidden_impossible.sum()), int(np.flatnonzero(hidden_impossible)[0]))
+
+    @property
+    def current(self) -> Snapshot:
+        return self.history[-1]
+
+    @property
+    def iteration(self) -> int:
+        return self.current.iteration
+
+    @property
+    def converged(self) -> bool:
+        return self.stop_reason in ("tol", "theta")
+
+    @property
+    def done(self) -> bool:
+        return self.stop_reason is not None or self.iteration >= self.settings.max_iter
+
+    def step(self) -> Snapshot:
+        """One E-step (eq. 21-22) + M-step (eq. 23-24). Returns the new snapshot."""
+        previous = self.current
+        resp = self._resp  # E-step at θ_t (computed when θ_t was made)
+        weights = resp
+        if self.unlabeled_weight != 1.0:
+            weights = resp.copy()
+            weights[self.y < 0] *= self.unlabeled_weight
+        alpha, params = m_step(self.model, self.Xp, weights, self.smoothing)
+        self._evaluate(params, alpha)  # E-step product for θ_{t+1}: its likelihood, and the next resp
+        ll = observed_log_likelihood(self._joint, self._log_marginal, self.y, self.unlabeled_weight)
+        objective = ll + self.model.log_prior(params, self.smoothing)
+        delta = float(
+            np.sum((alpha - previous.alpha) ** 2)
+            + np.sum((self.model.flatten(params) - self.model.flatten(previous.params)) ** 2)
+        )
+        resp.flags.writeable = False
+        snap = Snapshot(previous.iteration + 1, alpha, params, resp, ll, objective, delta, self.smoothing)
+        self.history.append(snap)
+        self._update_stop_reason(previous, snap)
+        return snap
+
+    def _update_stop_reason(self, previous: Snapshot, snap: Snapshot) -> None:
+        s = self.settings
+        self.stop_reason = None
+        if s.theta_tol is not None and snap.delta < s.theta_tol:
+            self.stop_reason = "theta"
+        elif (
+            s.tol is not None
+            and previous.smoothing == snap.smoothing
+            and math.isfinite(snap.objective)
+            and math.isfinite(previous.objective)
+            and abs(snap.objective - previous.objective) <= s.tol * abs(previous.objective)
+        ):
+            self.stop_reason = "tol"
+        elif snap.iteration >= s.max_iter:
+            self.stop_reason = "max_iter"
+
+    def run_to_convergence(self, max_steps: int | None = None, callback=None) -> Snapshot:
+        """Step until converged or ``max_iter`` (or ``max_steps`` more steps)."""
+        steps = 0
+        while not self.done and (max_steps is None or steps < max_steps):
+            self.step()
+            steps += 1
+            if callback is not None:
+                callback(self)
+        return self.current
+
+    def with_smoothing(self, smoothing: float) -> "EMRun":
+        """A new run that continues from the current parameters with a new λ.
+
+        The history so far is kept; the next step's M-step uses the new λ.
+        """
+        settings = EM(**{**self.settings.__dict__, "smoothing": check_smoothing(smoothing)})
+        return EMRun(settings, None, None, _from=self)
+
+    def objective_decreases(self, rtol: float = 1e-10) -> list[int]:
+        """Iterations t at which the objective fell below that of t − 1 at the same λ.
+
+        EM guarantees this list is empty (for the discrete models); the dashboard
+        flags any entry.
+        """
+        out = []
+        for a, b in zip(self.history, self.history[1:]):
+            if a.smoothing == b.smoothing and b.objective < a.objective - rtol * max(1.0, abs(a.objective)):
+                out.append(b.iteration)
+        return out
+
+    def predict_proba(self, X=None, t: int | None = None) -> np.ndarray:
+        """p(y = k | x_i) under snapshot t (default: the current one), shape (N, K).
+
+        With ``X=None`` the training data are used. Labelled rows get the
+        model's posterior too (not their one-hot label).
+        """
+        snap = self.current if t is None else self.history[t]
+        if X is None and t is None or (X is None and t == self.iteration):
+            return normalize_log(self._joint)[0]
+        Xp = self.Xp if X is None else self.model.prepare(X, snap.params)
+        return normalize_log(log_joint(self.model.log_likelihood(Xp, snap.params), snap.alpha))[0]
+
+    def predict(self, X=None, t: int | None = None) -> np.ndarray:
+        return self.predict_proba(X, t).argmax(axis=1)
+
+    def __repr__(self) -> str:
+        return (
+            f"<EMRun {self.model.name} K={self.n_classes} λ={self.smoothing:g} "
+            f"t={self.iteration} stop={self.stop_reason}>"
+        )

@@ -1,0 +1,144 @@
+"""Categorical event model: D_j-valued features (seed 002's PlayTennis, seed 003).
+
+θ_j[d, k] = p(feature j takes value d | class k); each θ_j has shape (D_j, K)
+and its columns sum to 1. Internally X is one-hot encoded once into a sparse
+(N, Σ_j D_j) matrix, so the maths is the same two products as for words.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._validation import check_matrix
+from ._base import EventModel, freeze, log_dot, safe_log
+
+__all__ = ["CategoricalModel", "OneHot", "one_hot", "categorical_theta"]
+
+
+@dataclass(frozen=True)
+class OneHot:
+    """Categorical data as a one-hot sparse matrix plus the block layout."""
+
+    matrix: sp.csr_matrix  # (N, Σ_j D_j)
+    n_categories: tuple  # (V,) D_j per feature
+
+    @property
+    def shape(self):
+        return (self.matrix.shape[0], len(self.n_categories))
+
+    @property
+    def offsets(self) -> np.ndarray:
+        return np.concatenate([[0], np.cumsum(self.n_categories)])
+
+
+def one_hot(codes: np.ndarray, n_categories) -> OneHot:
+    """Encode integer codes (N, V) with feature j in 0..D_j−1 as one-hot CSR."""
+    n, v = codes.shape
+    offsets = np.concatenate([[0], np.cumsum(n_categories)])
+    cols = (codes + offsets[:-1]).ravel()
+    rows = np.repeat(np.arange(n), v)
+    matrix = sp.csr_matrix((np.ones(n * v), (rows, cols)), shape=(n, int(offsets[-1])))
+    return OneHot(matrix, tuple(int(d) for d in n_categories))
+
+
+def categorical_theta(counts: np.ndarray, class_weight: np.ndarray, n_categories, smoothing: float):
+    """θ_j[d, k] = (λ + Σ_i [x_ij = d] r_ik) / (λ D_j + Σ_i r_ik), one block per feature.
+
+    A class with no weight and λ = 0 gets the uniform 1/D_j.
+    """
+    blocks = []
+    start = 0
+    for d in n_categories:
+        block = counts[start:start + d]
+        start += d
+        denominator = smoothing * d + class_weight
+        empty = denominator <= 0
+        safe = np.where(empty, 1.0, denominator)
+        blocks.append(np.where(empty, 1.0 / d, (smoothing + block) / safe))
+    return tuple(blocks)
+
+
+class CategoricalModel(EventModel):
+    """Features with D_j values each, coded 0..D_j−1."""
+
+    name = "categorical"
+    param_names = ("theta",)
+
+    def __init__(self, n_categories=None):
+        self.n_categories = n_categories
+
+    def prepare(self, X, params=None):
+        if isinstance(X, OneHot):
+            return X
+        X = check_matrix(X, allow_sparse=False)
+        if X.min() < 0 or not np.all(X == np.round(X)):
+            raise ValueError(
+                "Categorical Naive Bayes needs each feature coded as 0, 1, ..., D−1 "
+                "(whole numbers ≥ 0). Encode the categories first, e.g. with "
+                "sklearn.preprocessing.OrdinalEncoder."
+            )
+        codes = X.astype(np.int64)
+        seen = codes.max(axis=0) + 1
+        if params is not None:
+            n_categories = np.array([t.shape[0] for t in params["theta"]])
+            self.check_n_features(codes, len(n_categories))
+            unseen = seen > n_categories
+            if unseen.any():
+                j = int(np.flatnonzero(unseen)[0])
+                raise ValueError(
+                    f"Feature {j} has the value {int(seen[j] - 1)}, but the model only knows "
+                    f"values 0..{int(n_categories[j] - 1)} for it (from the training data). "
+                    "Use the same category coding as for training."
+                )
+        elif self.n_categories is not None:
+            n_categories = np.broadcast_to(np.asarray(self.n_categories), seen.shape)
+            if (seen > n_categories).any():
+                j = int(np.flatnonzero(seen > n_categories)[0])
+                raise ValueError(
+                    f"Feature {j} has the value {int(seen[j] - 1)}, beyond n_categories = "
+                    f"{int(n_categories[j])}."
+                )
+        else:
+            n_categories = seen
+        return one_hot(codes, n_categories)
+
+    def log_likelihood(self, Xp, params):
+        """log p(x_i | k) = Σ_j log θ_j[x_ij, k]."""
+        return log_dot(Xp.matrix, safe_log(np.concatenate(params["theta"])))
+
+    def statistics(self, Xp, weights):
+        return {
+            "counts": self.weighted_counts(Xp.matrix, weights),
+            "class_weight": weights.sum(axis=0),
+            "n_categories": Xp.n_categories,
+        }
+
+    def params_from(self, stats, smoothing):
+        return freeze(theta=categorical_theta(stats["counts"], stats["class_weight"], stats["n_categories"], smoothing))
+
+    def log_prior(self, params, smoothing):
+        """Dirichlet(λ + 1) prior on each θ_j[·, k]: λ Σ log θ."""
+        if smoothing == 0:
+            return 0.0
+        return float(smoothing * sum(safe_log(t).sum() for t in params["theta"]))
+
+    def uniform_params(self, Xp, n_classes):
+        return freeze(theta=tuple(np.full((d, n_classes), 1.0 / d) for d in Xp.n_categories))
+
+    def random_params(self, Xp, n_classes, rng):
+        blocks = []
+        for d in Xp.n_categories:
+            raw = rng.uniform(0.01, 0.99, size=(d, n_classes))
+            blocks.append(raw / raw.sum(axis=0))
+        return freeze(theta=tuple(blocks))
+
+    def sample(self, params, y, rng):
+        columns = []
+        for theta in params["theta"]:
+            cdf = np.cumsum(theta[:, y], axis=0)  # (D, n)
+            u = rng.random(len(y))
+            columns.append(np.minimum((u > cdf).sum(axis=0), theta.shape[0] - 1))
+        return np.stack(columns, axis=1).astype(np.float64)

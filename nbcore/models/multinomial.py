@@ -1,0 +1,87 @@
+"""Multinomial event model: word counts (seed 004, exercise 3).
+
+β[j, k] = p(next token is word j | class k); each column of β sums to 1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import check_matrix, check_non_negative
+from ._base import EventModel, freeze, log_dot, safe_log
+
+__all__ = ["MultinomialModel", "multinomial_log_likelihood", "multinomial_beta"]
+
+
+def multinomial_log_likelihood(X, beta: np.ndarray) -> np.ndarray:
+    """log p(x_i | y = k) = Σ_j x_ij log β_jk, up to the multinomial coefficient
+    log(n_i! / Π_j x_ij!), which does not depend on θ and is left out (as in
+    scikit-learn).
+
+    Parameters
+    ----------
+    X : (N, V) non-negative counts, ndarray or scipy.sparse
+    beta : (V, K), columns summing to 1
+
+    Returns
+    -------
+    (N, K) ndarray; -inf where a document uses a word with β = 0 (λ = 0).
+    """
+    return log_dot(X, safe_log(beta))
+
+
+def multinomial_beta(counts: np.ndarray, smoothing: float) -> np.ndarray:
+    """β_jk = (λ + Σ_i x_ij r_ik) / (λV + Σ_j Σ_i x_ij r_ik).
+
+    A class without a single (weighted) token and λ = 0 gets the uniform 1/V.
+    """
+    n_features = counts.shape[0]
+    numerator = smoothing + counts
+    denominator = smoothing * n_features + counts.sum(axis=0)
+    empty = denominator <= 0
+    if empty.any():
+        return np.where(empty, 1.0 / n_features, numerator / np.where(empty, 1.0, denominator))
+    return numerator / denominator
+
+
+class MultinomialModel(EventModel):
+    """Count features: p(x | k) ∝ Π_j β_jk^x_j."""
+
+    name = "multinomial"
+    param_names = ("beta",)
+
+    def prepare(self, X, params=None):
+        X = check_matrix(X)
+        if params is not None:
+            self.check_n_features(X, params["beta"].shape[0])
+        check_non_negative(X, model="multinomial")
+        return X
+
+    def log_likelihood(self, Xp, params):
+        return multinomial_log_likelihood(Xp, params["beta"])
+
+    def statistics(self, Xp, weights):
+        return {"counts": self.weighted_counts(Xp, weights), "class_weight": weights.sum(axis=0)}
+
+    def params_from(self, stats, smoothing):
+        return freeze(beta=multinomial_beta(stats["counts"], smoothing))
+
+    def log_prior(self, params, smoothing):
+        """Dirichlet(λ + 1) prior on each column of β: λ Σ log β."""
+        if smoothing == 0:
+            return 0.0
+        return float(smoothing * safe_log(params["beta"]).sum())
+
+    def uniform_params(self, Xp, n_classes):
+        n_features = Xp.shape[1]
+        return freeze(beta=np.full((n_features, n_classes), 1.0 / n_features))
+
+    def random_params(self, Xp, n_classes, rng):
+        """Normalised Uniform(0.01, 0.99) draws (seed 004's ``initialize``)."""
+        raw = rng.uniform(0.01, 0.99, size=(Xp.shape[1], n_classes))
+        return freeze(beta=raw / raw.sum(axis=0))
+
+    def sample(self, params, y, rng, doc_length: float = 20.0):
+        beta = params["beta"]
+        lengths = np.maximum(rng.poisson(doc_length, size=len(y)), 1)
+        return np.stack([rng.multinomial(n, beta[:, k]) for n, k in zip(lengths, y)]).astype(np.float64)
