@@ -1,0 +1,1 @@
+"""Streamlit dashboard for the Naive Bayes + EM Lab (run: streamlit run dashboard/app.py)."""

@@ -1,0 +1,199 @@
+"""Lesson page: watch EM learn from partly labelled data."""
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from dashboard import charts, controls, derive, maths, runner, state
+
+state.init()
+
+# ---- sidebar: classroom mode, upload, data controls -------------------------------
+classroom = controls.classroom_toggle()
+FS = 22 if classroom else 15  # chart font size
+
+if classroom:
+    st.markdown(
+        """<style>
+        html, body, [data-testid="stAppViewContainer"] { font-size: 22px; }
+        [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li,
+        [data-testid="stCaptionContainer"], label, button p { font-size: 1.25rem !important; }
+        [data-testid="stMetricValue"] { font-size: 3.2rem !important; }
+        [data-testid="stMetricLabel"] p { font-size: 1.3rem !important; }
+        h1 { font-size: 3rem !important; } h2, h3 { font-size: 2.1rem !important; }
+        .katex { font-size: 1.45em !important; }
+        </style>""",
+        unsafe_allow_html=True,
+    )
+
+upload_msg = runner.process_pending_upload()  # before the widgets: may select the upload
+names, descriptions = runner.dataset_names()
+settings = controls.data_controls(names, descriptions, state.get(state.UPLOAD_NAME), runner.models_for, classroom)
+controls.upload_control(runner.on_upload_change)
+if state.get(state.UPLOAD_ERROR):
+    st.sidebar.error(state.get(state.UPLOAD_ERROR))
+elif upload_msg:
+    st.sidebar.success(upload_msg)
+
+runner.sync_run(settings)
+
+st.title("Watch EM learn" if classroom else "🧪 Naive Bayes + EM: watch EM learn")
+if state.get(state.UPLOAD_ERROR):
+    st.error(state.get(state.UPLOAD_ERROR) + " — the previous data set and run are unchanged.")
+if state.get(state.ERROR):
+    st.error(f"Can't start a run with these settings: {state.get(state.ERROR)}"
+             + (" The previous run is still shown." if state.get(state.RUN) is not None else ""))
+if state.get(state.RUN) is None:
+    st.info("Pick a data set in the sidebar to start.")
+    st.stop()
+
+
+# ---- run-control callbacks (run before the fragment reruns) ------------------------
+def _on_step():
+    runner.step(1)
+
+
+def _on_play():
+    state.put(state.PLAYING, not state.get(state.PLAYING))
+    state.put(state.VIEW_T, None)
+    st.session_state["_app_rerun"] = True  # run_every changes: needs a full rerun
+
+
+def _on_reset():
+    runner.reset()
+    st.session_state["_app_rerun"] = True
+
+
+def _on_converge():
+    st.session_state["_converge"] = True
+
+
+def _on_scrub():
+    run = state.get(state.RUN)
+    v = st.session_state.get(controls.K_SCRUB)
+    latest = len(run.history) - 1
+    state.put(state.VIEW_T, None if v is None or v >= latest else int(v))
+    if state.get(state.PLAYING):
+        state.put(state.PLAYING, False)
+        st.session_state["_app_rerun"] = True
+
+
+def live() -> None:
+    """Everything that changes while EM runs. Runs as a fragment, with run_every while playing."""
+    if st.session_state.pop("_app_rerun", False):
+        st.rerun(scope="app")
+    run = state.get(state.RUN)
+    prep = state.get(runner.PREP)
+    cfg = state.get(state.RUN_KEY)
+    lam_next = state.get(runner.RUN_LAM)
+
+    if st.session_state.pop("_converge", False) and not run.done:
+        bar = st.progress(0.0, text="Running EM to convergence …")
+        start = run.current.iteration
+        while not run.done:
+            run.step()
+            done_frac = (run.current.iteration - start) / max(1, cfg.max_iter - start)
+            bar.progress(min(1.0, done_frac), text=f"Running EM … t = {run.current.iteration}")
+        bar.empty()
+        state.put(state.VIEW_T, None)
+
+    if state.get(state.PLAYING):
+        if run.done:
+            state.put(state.PLAYING, False)
+            st.rerun(scope="app")
+        runner.step(runner.STEPS_PER_TICK)
+
+    notice = state.get(state.NOTICE)
+    if notice:
+        kind, text = notice
+        (st.success if kind == "continued" else st.info)(("🔁 " if kind == "continued" else "🆕 ") + text)
+
+    latest = len(run.history) - 1
+    view_t = state.get(state.VIEW_T)
+    t = latest if view_t is None else min(view_t, latest)
+    snap = run.history[t]
+    acc = runner.accuracy_series(run, prep)
+    base = runner.baseline_accuracy(cfg, lam_next, prep)
+
+    kind, status = runner.status_line(run)
+    m1, m2, m3, m4 = st.columns([1, 1, 1, 3])
+    m1.metric("Iteration", latest)
+    a_now = acc[t] if t < len(acc) else float("nan")
+    m2.metric(f"Accuracy (t={t})", "—" if not np.isfinite(a_now) else f"{a_now:.1%}",
+              delta=None if (base is None or not np.isfinite(a_now)) else f"{(a_now - base) * 100:+.1f} pts vs supervised")
+    m3.metric("Supervised only", "—" if base is None else f"{base:.1%}",
+              help="Naive Bayes trained on the visible labels alone, scored on the same hidden documents.")
+    with m4:
+        st.markdown(f"**Status:** {status}")
+        st.caption(f"{cfg.dataset} · {cfg.model} · {cfg.hidden_pct}% labels hidden · λ = {lam_next:g} · "
+                   f"init {cfg.init} · seed {cfg.seed}")
+
+    controls.run_controls(bool(state.get(state.PLAYING)), bool(run.done),
+                          on_step=_on_step, on_play=_on_play, on_reset=_on_reset, on_converge=_on_converge)
+    controls.scrubber(len(run.history), t, on_change=_on_scrub)
+    if view_t is not None and view_t < latest:
+        st.caption(f"Showing iteration {t} of {latest} (drag the slider to the right end to follow the run).")
+
+    lams = [s.smoothing for s in run.history]
+    lam_changes = [(k, lams[k]) for k in range(1, len(lams)) if lams[k] != lams[k - 1]]
+    c1, c2, c3 = st.columns(3)
+    alphas = np.array([s.alpha for s in run.history])
+    c1.plotly_chart(charts.alpha_figure(alphas, prep.class_names, t, lam_changes, font_size=FS),
+                    key="fig_alpha", config={"displayModeBar": False})
+    n_hidden = int((prep.hidden & (prep.y_eval >= 0)).sum())
+    if n_hidden:
+        c2.plotly_chart(charts.accuracy_figure(acc, base, t, font_size=FS, n_hidden=n_hidden),
+                        key="fig_acc", config={"displayModeBar": False})
+    else:
+        c2.info("No hidden labels to score: raise “Labels hidden” to measure accuracy.")
+    c3.plotly_chart(charts.likelihood_figure([s.log_likelihood for s in run.history],
+                                             [s.objective for s in run.history], lams, t, font_size=FS),
+                    key="fig_ll", config={"displayModeBar": False})
+    if charts.decreases([s.objective for s in run.history], lams):
+        st.warning("⚠ The MAP objective went down at fixed λ — EM should never do that. Please report it.")
+
+    view = derive.param_view(snap, cfg.model, prep.feature_names)
+    prev_view = derive.param_view(run.history[t - 1], cfg.model, prep.feature_names) if t > 0 else None
+    options = ["Top features", "Heatmap"]
+    shape = getattr(prep.ds, "image_shape", None)
+    if shape:
+        options.insert(0, "Images")
+    truth = getattr(prep.ds, "truth", None) if cfg.dataset != controls.UPLOAD else None
+    has_truth = bool(truth) and "beta" in truth and cfg.model in ("bernoulli", "multinomial")
+    left, right = st.columns([3, 2] if has_truth else [1, 0.0001])
+    with left:
+        pick = st.segmented_control("Parameters view", options, default=options[0], key=controls.K_PARAM_VIEW,
+                                    label_visibility="collapsed") or options[0]
+        if pick == "Images":
+            fig = charts.digits_figure(view.mat, tuple(shape), prep.class_names, view.short, FS,
+                                       zmin=view.zmin, zmax=view.zmax)
+        elif pick == "Heatmap":
+            fig = charts.heatmap_figure(view.mat, view.rows, prep.class_names, view.short, FS,
+                                        zmin=view.zmin, zmax=view.zmax)
+        else:
+            fig = charts.beta_bars_figure(view.mat, None if prev_view is None else prev_view.mat, view.rows,
+                                          prep.class_names, n_top=10 if classroom else 12,
+                                          value_label=view.label, log_scale=view.log_scale, font_size=FS)
+        st.plotly_chart(fig, key="fig_params", config={"displayModeBar": False})
+    if has_truth:
+        with right:
+            est = runner.aligned(np.asarray(snap.beta, dtype=float), run, prep, t)
+            st.plotly_chart(charts.truth_figure(np.asarray(truth["beta"]), est, prep.class_names, "β", FS),
+                            key="fig_truth", config={"displayModeBar": False})
+
+    with st.expander("🧮 The maths of this iteration (eq. 21–24 of the notes)", expanded=not classroom):
+        maths.maths_panel(run, prep, cfg, t, lam_next)
+
+    with st.expander("⬇ Export", expanded=False):
+        e1, e2, e3 = st.columns(3)
+        e1.download_button("α (CSV)", derive.alpha_frame(snap, prep.class_names).to_csv(index=False),
+                           file_name=f"alpha_t{t}.csv", mime="text/csv", key="dl_alpha")
+        e2.download_button(f"{view.short} (CSV)", derive.params_frame(view, prep.class_names).to_csv(index=False),
+                           file_name=f"params_t{t}.csv", mime="text/csv", key="dl_params")
+        e3.download_button("History (CSV)",
+                           derive.history_frame(run.history, prep.class_names, acc).to_csv(index=False),
+                           file_name="em_history.csv", mime="text/csv", key="dl_history")
+
+
+interval = runner.TICK_SECONDS if state.get(state.PLAYING) else None
+st.fragment(live, run_every=interval)()

@@ -1,0 +1,317 @@
+"""The session's EM run: build / continue / reset / step, uploads, derived series.
+
+All computation is nbcore's; this module only calls it, caches what is
+expensive, and keeps everything per session in st.session_state (state.py).
+"""
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, replace
+
+import numpy as np
+import streamlit as st
+
+import nbcore
+from dashboard import controls, state
+from dashboard.controls import DataConfig, Settings
+
+PREP = "prep"        # Prepared data of the current run (session_state key)
+RUN_LAM = "run_lam"  # the λ the next step of the current run uses
+
+STEPS_PER_TICK = 1   # Play: EM steps per fragment tick
+TICK_SECONDS = 0.3   # Play: fragment run_every
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """Data of one run: the matrix for the chosen event model and which labels are hidden."""
+    ds: object
+    X: object
+    y_obs: np.ndarray     # -1 = hidden from EM
+    hidden: np.ndarray    # bool: label existed but was hidden (scored for accuracy)
+    y_eval: np.ndarray    # labels used for scoring (-1 = none)
+    n_classes: int
+    class_names: list
+    feature_names: list
+
+
+# ---- data -------------------------------------------------------------------
+
+def dataset_names() -> tuple[list[str], dict[str, str]]:
+    """Shipped data sets and one-line descriptions (falls back to the known names)."""
+    try:
+        listed = nbcore.list_datasets()
+    except Exception:  # data module not there yet: keep the app usable
+        return list(controls.SHIPPED), {}
+    if isinstance(listed, dict):
+        return list(listed), {k: str(v) for k, v in listed.items()}
+    names, desc = [], {}
+    for item in listed:
+        if isinstance(item, (tuple, list)):
+            names.append(str(item[0]))
+            desc[str(item[0])] = str(item[1]) if len(item) > 1 else ""
+        else:
+            names.append(str(item))
+    return names, desc
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def load_shipped(name: str):
+    """Shipped data sets are the same for everybody: cached across sessions."""
+    return nbcore.load_dataset(name)
+
+
+def get_dataset(name: str):
+    if name == controls.UPLOAD:
+        ds = state.get(state.UPLOAD_DS)
+        if ds is None:
+            raise ValueError("There is no uploaded file in this session any more; pick a data set.")
+        return ds
+    return load_shipped(name)
+
+
+def models_for(name: str) -> list[str]:
+    try:
+        return list(get_dataset(name).models)
+    except Exception:
+        return ["bernoulli"]
+
+
+def handle_upload(name: str, data: bytes) -> tuple[bool, str]:
+    """Parse an uploaded CSV for this session only (never cached across sessions).
+
+    On success the upload becomes the selected data set. On failure nothing the
+    user had is touched: the message is stored for display and the previous
+    data set and run stay. Must be called before the sidebar widgets are drawn."""
+    try:
+        ds = nbcore.read_csv(io.BytesIO(data))
+        X = ds.for_model(ds.models[0])
+        if getattr(X, "shape", (0,))[0] == 0:
+            raise ValueError("The file has no rows.")
+    except ValueError as e:  # nbcore.data.DataError is a ValueError
+        msg = f"Could not use “{name}”: {e}"
+        state.put(state.UPLOAD_ERROR, msg)
+        return False, msg
+    except Exception as e:  # a parser crash must not give a student a traceback either
+        msg = f"Could not read “{name}” as a CSV file ({type(e).__name__}: {e})."
+        state.put(state.UPLOAD_ERROR, msg)
+        return False, msg
+    state.put(state.UPLOAD_DS, ds)
+    state.put(state.UPLOAD_NAME, name)
+    state.put(state.UPLOAD_ERROR, None)
+    st.session_state[controls.K_DATASET] = controls.UPLOAD
+    return True, f"Loaded “{name}”: {X.shape[0]} rows, {X.shape[1]} features."
+
+
+def on_upload_change() -> None:
+    """file_uploader callback: stash the bytes; they are parsed at the top of the next run."""
+    f = st.session_state.get(controls.K_UPLOADER)
+    if f is not None and state.get(state.UPLOAD_SEEN) != f.file_id:
+        state.put(state.UPLOAD_SEEN, f.file_id)
+        state.put(state.PENDING_UPLOAD, (f.name, f.getvalue()))
+
+
+def process_pending_upload() -> str | None:
+    pending = state.get(state.PENDING_UPLOAD)
+    if not pending:
+        return None
+    state.put(state.PENDING_UPLOAD, None)
+    name, data = pending
+    with st.spinner(f"Reading {name} …"):
+        ok, msg = handle_upload(name, data)
+    return msg if ok else None
+
+
+# ---- runs -------------------------------------------------------------------
+
+def prepare(cfg: DataConfig) -> Prepared:
+    ds = get_dataset(cfg.dataset)
+    if cfg.model not in ds.models:
+        raise ValueError(f"The {cfg.dataset} data can't be used with the {cfg.model} model "
+                         f"(it allows: {', '.join(ds.models)}).")
+    X = ds.for_model(cfg.model)
+    y = np.asarray(ds.y)
+    y_obs, hidden = nbcore.hide_labels(y, fraction=cfg.hidden_pct / 100.0, random_state=cfg.seed)
+    y_obs = np.asarray(y_obs)
+    hidden = np.asarray(hidden, dtype=bool)
+    y_true = getattr(ds, "y_true", None)
+    y_eval = np.asarray(y_true) if y_true is not None else y
+    K = int(ds.n_classes)
+    class_names = list(getattr(ds, "class_names", None) or [str(k) for k in range(K)])
+    feature_names = list(getattr(ds, "feature_names", None) or [f"x{j}" for j in range(X.shape[1])])
+    return Prepared(ds, X, y_obs, hidden, y_eval, K, class_names, feature_names)
+
+
+def build_run(cfg: DataConfig, lam: float):
+    prep = prepare(cfg)
+    em = nbcore.EM(model=cfg.model, n_classes=prep.n_classes, smoothing=lam, init=cfg.init,
+                   unlabeled_weight=cfg.unlabeled_weight, max_iter=cfg.max_iter, tol=cfg.tol,
+                   random_state=cfg.seed)
+    run = em.start(prep.X, prep.y_obs)
+    return prep, run
+
+
+def _install(cfg: DataConfig, lam: float, prep: Prepared, run) -> None:
+    state.put(state.RUN, run)
+    state.put(state.RUN_KEY, cfg)
+    state.put(RUN_LAM, lam)
+    state.put(PREP, prep)
+    state.put(state.RUN_SERIAL, state.get(state.RUN_SERIAL) + 1)
+    state.put(state.VIEW_T, None)
+    state.put(state.PLAYING, False)
+    state.put(state.ERROR, None)
+
+
+_LABELS = {"dataset": "data set", "model": "event model", "hidden_pct": "labels hidden", "init": "initialisation",
+           "seed": "seed", "unlabeled_weight": "unlabelled weight", "max_iter": "max iterations", "tol": "tolerance"}
+
+
+def _fmt(field: str, v) -> str:
+    if field == "hidden_pct":
+        return f"{v}%"
+    if field == "tol":
+        return f"{v:.0e}"
+    return str(v)
+
+
+def describe_change(old: DataConfig | None, new: DataConfig) -> str:
+    if old is None:
+        return ""
+    parts = [f"{_LABELS[f]} {_fmt(f, getattr(old, f))} → {_fmt(f, getattr(new, f))}"
+             for f in _LABELS if getattr(old, f) != getattr(new, f)]
+    return ", ".join(parts)
+
+
+def sync_run(settings: Settings) -> None:
+    """Bring the run in line with the controls.
+
+    A changed data setting rebuilds the run (iteration 0); a changed λ alone
+    continues from the current parameters via run.with_smoothing (history kept).
+    Either way NOTICE says which happened. A ValueError from nbcore keeps the
+    previous run and is shown as a message (state.ERROR)."""
+    cfg, lam = settings.data, settings.lam
+    run, old_cfg, old_lam = state.get(state.RUN), state.get(state.RUN_KEY), state.get(RUN_LAM)
+    if run is not None and old_cfg == cfg and old_lam == lam:
+        state.put(state.ERROR, None)
+        return
+    if run is not None and old_cfg == cfg and run.current.iteration > 0:
+        t = run.current.iteration
+        state.put(state.RUN, run.with_smoothing(lam))
+        state.put(RUN_LAM, lam)
+        state.put(state.NOTICE, ("continued",
+                                 f"λ changed {old_lam:g} → {lam:g}: EM **continues** from iteration {t} with the "
+                                 f"current parameters (history kept; the next steps use λ = {lam:g})."))
+        return
+    try:
+        with st.spinner("Preparing the data and the first parameters …"):
+            prep, new_run = build_run(cfg, lam)
+    except ValueError as e:
+        state.put(state.ERROR, str(e))
+        return
+    _install(cfg, lam, prep, new_run)
+    if run is None:
+        state.put(state.NOTICE, None)
+    elif old_cfg == cfg:
+        state.put(state.NOTICE, ("rebuilt", f"λ changed {old_lam:g} → {lam:g} before any step: "
+                                            f"**new run** from iteration 0 with λ = {lam:g}."))
+    else:
+        state.put(state.NOTICE, ("rebuilt", f"Data settings changed ({describe_change(old_cfg, cfg)}): "
+                                            f"**new run** from iteration 0."))
+
+
+def reset() -> None:
+    cfg, lam = state.get(state.RUN_KEY), state.get(RUN_LAM)
+    if cfg is None:
+        return
+    try:
+        prep, run = build_run(cfg, lam)
+    except ValueError as e:
+        state.put(state.ERROR, str(e))
+        return
+    _install(cfg, lam, prep, run)
+    state.put(state.NOTICE, ("rebuilt", "Reset: **new run** from iteration 0 with the same settings."))
+
+
+def step(n: int = 1) -> None:
+    run = state.get(state.RUN)
+    for _ in range(n):
+        if run is None or run.done:
+            break
+        run.step()
+    state.put(state.VIEW_T, None)
+
+
+# ---- derived series ------------------------------------------------------------
+
+def _score(pred: np.ndarray, prep: Prepared) -> float:
+    mask = prep.hidden & (prep.y_eval >= 0)
+    if not mask.any():
+        return float("nan")
+    if not (prep.y_obs >= 0).any():  # no visible labels: clusters carry no names -> align (Hungarian)
+        mapping = np.asarray(nbcore.align_clusters(prep.y_eval[mask], pred[mask], prep.n_classes))
+        pred = mapping[pred]
+    return float(np.mean(pred[mask] == prep.y_eval[mask]))
+
+
+def accuracy_series(run, prep: Prepared) -> list[float]:
+    """Accuracy on the hidden labels at every iteration (computed once per snapshot)."""
+    serial = state.get(state.RUN_SERIAL)
+    cache = state.get(state.ACC_CACHE)
+    if not cache or cache["serial"] != serial:
+        cache = {"serial": serial, "acc": []}
+    acc = cache["acc"]
+    for t in range(len(acc), len(run.history)):
+        proba = run.predict_proba(t=t)
+        acc.append(_score(np.asarray(proba).argmax(axis=1), prep))
+    state.put(state.ACC_CACHE, cache)
+    return acc
+
+
+def baseline_accuracy(cfg: DataConfig, lam: float, prep: Prepared) -> float | None:
+    """Supervised-only Naive Bayes on the visible labels, scored on the hidden ones."""
+    key = (cfg, lam)
+    cached = state.get(state.BASELINE)
+    if cached and cached["key"] == key:
+        return cached["acc"]
+    acc = None
+    if (prep.y_obs >= 0).any() and (prep.hidden & (prep.y_eval >= 0)).any():
+        try:
+            alpha, params = nbcore.supervised_fit(cfg.model, prep.X, prep.y_obs, prep.n_classes, lam)
+            proba = nbcore.predict_proba(cfg.model, alpha, params, prep.X)
+            mask = prep.hidden & (prep.y_eval >= 0)
+            acc = float(np.mean(np.asarray(proba).argmax(axis=1)[mask] == prep.y_eval[mask]))
+        except ValueError:
+            acc = None
+    state.put(state.BASELINE, {"key": key, "acc": acc})
+    return acc
+
+
+def status_line(run) -> tuple[str, str]:
+    """(kind, text) for the status line: kind in running|converged|max|ready|paused."""
+    t = run.current.iteration
+    reason = getattr(run, "stop_reason", None)
+    if run.converged:
+        why = {"tol": "objective changed less than the tolerance",
+               "theta": "parameters changed less than the tolerance"}.get(reason, reason or "")
+        return "converged", f"✅ Converged at t = {t}" + (f" ({why})" if why else "")
+    if run.done:
+        return "max", f"⏹ Stopped at the maximum number of iterations (t = {t})"
+    if state.get(state.PLAYING):
+        return "running", f"▶ Running … t = {t}"
+    if t == 0:
+        return "ready", "Ready: t = 0 (initial parameters). Press Step or Play."
+    return "paused", f"⏸ Paused at t = {t}"
+
+
+def aligned(mat: np.ndarray, run, prep: Prepared, t: int) -> np.ndarray:
+    """Columns of a (V,K) parameter matrix reordered so column k is label k."""
+    if (prep.y_obs >= 0).any():
+        return mat
+    mask = prep.y_eval >= 0
+    if not mask.any():
+        return mat
+    pred = np.asarray(run.predict_proba(t=t)).argmax(axis=1)
+    mapping = np.asarray(nbcore.align_clusters(prep.y_eval[mask], pred[mask], prep.n_classes))
+    out = np.empty_like(mat)
+    out[:, mapping] = mat
+    return out

@@ -1,0 +1,57 @@
+"""Every st.session_state key the lesson uses, initialised in one place.
+
+Everything user-specific (the run, an uploaded data set, notices) lives in
+st.session_state, i.e. per browser session. Nothing user-specific is kept at
+module level, so one student's upload or run is never visible to another.
+Widget keys (which double as URL query-parameter names) are in controls.py.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+RUN = "run"                  # nbcore EMRun or None
+RUN_KEY = "run_key"          # DataConfig the run was built from (frozen dataclass)
+RUN_SERIAL = "run_serial"    # int, bumped every time a run is (re)built: cache key for derived series
+NOTICE = "notice"            # (kind, text): what the last control change did ("rebuilt" / "continued")
+PLAYING = "playing"          # bool: Play is on
+VIEW_T = "view_t"            # int or None: iteration picked with the scrubber; None = follow the latest
+ACC_CACHE = "acc_cache"      # {"serial": int, "acc": [float, ...]} accuracy per iteration
+BASELINE = "baseline"        # {"key": (DataConfig, lam), "acc": float}
+UPLOAD_DS = "upload_ds"      # the session's parsed upload (nbcore Dataset) or None
+UPLOAD_NAME = "upload_name"  # file name of that upload
+PENDING_UPLOAD = "pending_upload"  # (name, bytes) waiting to be parsed (set by the uploader callback)
+UPLOAD_ERROR = "upload_error"      # message of the last failed upload, or None
+UPLOAD_SEEN = "upload_seen"        # file_id of the last handled upload, so a file is parsed once
+ERROR = "error"              # message of the last failed run build, or None
+
+_DEFAULTS = {
+    RUN: None,
+    RUN_KEY: None,
+    RUN_SERIAL: 0,
+    NOTICE: None,
+    PLAYING: False,
+    VIEW_T: None,
+    ACC_CACHE: None,
+    BASELINE: None,
+    UPLOAD_DS: None,
+    UPLOAD_NAME: None,
+    PENDING_UPLOAD: None,
+    UPLOAD_ERROR: None,
+    UPLOAD_SEEN: None,
+    ERROR: None,
+}
+
+
+def init() -> None:
+    """Create every non-widget key with its default (idempotent)."""
+    for key, value in _DEFAULTS.items():
+        if key not in st.session_state:
+            st.session_state[key] = value
+
+
+def get(key):
+    return st.session_state.get(key, _DEFAULTS.get(key))
+
+
+def put(key, value) -> None:
+    st.session_state[key] = value
