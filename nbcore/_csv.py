@@ -88,6 +88,8 @@ def read_bytes(path_or_file, max_bytes: int | None) -> tuple[bytes, str]:
 def decode(raw: bytes) -> tuple[str, str]:
     """Decode bytes as utf-8 (with or without BOM), else latin-1.
 
+    UTF-16 with a byte-order mark (Excel's "Unicode text") is also accepted.
+
     Raises DataError for files that look binary (NUL bytes, or mostly control
     characters when read as latin-1).
     """
@@ -101,6 +103,11 @@ def decode(raw: bytes) -> tuple[str, str]:
         "zip), not a CSV text file. Fix: open it in your spreadsheet program "
         "and use 'Save as' > 'CSV UTF-8 (comma delimited)'."
     )
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16 ("Unicode text" from Excel)
+        try:
+            return raw.decode("utf-16"), "utf-16"
+        except UnicodeDecodeError:
+            pass
     if b"\x00" in raw[:_SNIFF_BYTES]:
         raise DataError(binary_msg)
     if raw.startswith(b"\xef\xbb\xbf"):

@@ -335,7 +335,7 @@ def _looks_like_text(cells: list[str]) -> bool:
     vals = [c.strip() for c in cells if c.strip()]
     if not vals or sum(is_number(v) for v in vals) > len(vals) / 2:
         return False
-    return any(" " in v for v in vals) or np.mean([len(v) for v in vals]) >= 15
+    return any(any(ch.isspace() for ch in v) for v in vals) or np.mean([len(v) for v in vals]) >= 15
 
 
 def read_csv(path_or_file, text_column=None, label_column="label", ngram_range=(1, 1),
