@@ -171,6 +171,20 @@ def parse(text: str, header: bool | None, wanted: list[str]) -> dict:
     """Split text into header and rows.  Returns a dict with keys
     delimiter, header (bool), columns, rows, line_numbers."""
     delim = sniff(text)
+    if wanted:
+        # If the guess splits the first line so that no requested column name
+        # appears, but another delimiter does, trust the column names.
+        first = text.lstrip("\ufeff").split("\n", 1)[0].rstrip("\r")
+
+        def names(d):
+            return [c.strip().strip('"').lower() for c in first.split(d)]
+
+        want = [w.lower() for w in wanted]
+        if not any(w in names(delim) for w in want):
+            for d in _DELIMITERS:
+                if any(w in names(d) for w in want):
+                    delim = d
+                    break
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delim, quotechar='"',
                         doublequote=True, strict=False)
     rows: list[list[str]] = []

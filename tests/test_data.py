@@ -269,6 +269,19 @@ def test_delimiters_encodings_and_headerless():
     assert ds.X.shape == (3, 2)
 
 
+def test_utf16_delimiter_from_column_names_and_pickle():
+    ds = read_csv("a\tlabel\n1\tx\n2\ty\n".encode("utf-16"))
+    assert ds.inferred["encoding"] == "utf-16" and ds.inferred["delimiter"] == "\t"
+    np.testing.assert_array_equal(ds.X, [[1], [2]])
+    semis = b'text,label\n"a;b;c;d",x\n"e;f;g",y\n"h;i;j;k",x\n'
+    ds = read_csv(semis, text_column="text")
+    assert ds.inferred["delimiter"] == "," and ds.feature_names[:2] == ["a", "b"]
+    import pickle  # streamlit's cache pickles datasets
+
+    again = pickle.loads(pickle.dumps(ds))
+    assert again.transform("a z").nnz == 1
+
+
 def test_label_values_sorted_numerically_and_categorical_table():
     ds = read_csv(b"f,label\n1.5,10\n2.5,2\n3.5,2\n")
     assert ds.class_names == ["2", "10"]
