@@ -36,6 +36,10 @@ DataError.__module__ = "nbcore.data"
 
 
 def _mb(n: int) -> str:
+    if n < 1024:
+        return f"{n} bytes"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.0f} KB"
     return f"{n / (1024 * 1024):.1f} MB"
 
 
@@ -86,7 +90,7 @@ def read_bytes(path_or_file, max_bytes: int | None) -> tuple[bytes, str]:
 
 
 def decode(raw: bytes) -> tuple[str, str]:
-    """Decode bytes as utf-8 (with or without BOM), else latin-1.
+    """Decode bytes as utf-8 (with or without BOM), else cp1252 / latin-1.
 
     UTF-16 with a byte-order mark (Excel's "Unicode text") is also accepted.
 
@@ -120,12 +124,22 @@ def decode(raw: bytes) -> tuple[str, str]:
             return raw.decode("utf-8"), "utf-8"
         except UnicodeDecodeError:
             pass
-    text = raw.decode("latin-1")
+    # Not UTF-8.  Windows "ANSI" (cp1252) and latin-1 agree on every byte except
+    # 0x80-0x9f (curly quotes, euro sign, ... in cp1252; control codes in latin-1).
+    encoding = "latin-1"
+    if re.search(rb"[\x80-\x9f]", raw):
+        try:
+            text = raw.decode("cp1252")
+            encoding = "cp1252"
+        except UnicodeDecodeError:
+            text = raw.decode("latin-1")
+    else:
+        text = raw.decode("latin-1")
     sample = text[:_SNIFF_BYTES]
-    bad = sum(1 for c in sample if (ord(c) < 32 and c not in "\t\r\n") or 127 <= ord(c) < 160)
+    bad = sum(1 for c in sample if (ord(c) < 32 and c not in "\t\r\n\f\v") or 127 <= ord(c) < 160)
     if bad > max(2, 0.01 * len(sample)):
         raise DataError(binary_msg)
-    return text, "latin-1"
+    return text, encoding
 
 
 def sniff(text: str) -> str:
@@ -191,8 +205,8 @@ def parse(text: str, header: bool | None, wanted: list[str]) -> dict:
     lines: list[int] = []
     try:
         for row in reader:
-            if not row or all(not c.strip() for c in row) and len(row) <= 1:
-                continue  # blank line
+            if not any(c.strip() for c in row):
+                continue  # blank line (or only delimiters)
             rows.append(row)
             lines.append(reader.line_num)
     except csv.Error as exc:

@@ -137,7 +137,8 @@ class Dataset:
                              "there is no vocabulary to score new text with.")
         if isinstance(texts, str):
             texts = [texts]
-        return self.vectorizer.transform(list(texts)).astype(np.float64).tocsr()
+        texts = ["" if t is None else str(t) for t in texts]
+        return self.vectorizer.transform(texts).astype(np.float64).tocsr()
 
 
 def _binarize(X):
@@ -340,7 +341,7 @@ def _looks_like_text(cells: list[str]) -> bool:
 
 def read_csv(path_or_file, text_column=None, label_column="label", ngram_range=(1, 1),
              analyzer="word", binary=True, min_df=1, max_features=None, stop_words=None,
-             max_bytes=MAX_UPLOAD_BYTES, *, binarize=False, header=None) -> Dataset:
+             max_bytes=None, *, binarize=False, header=None) -> Dataset:
     """Read a teacher's CSV into a :class:`Dataset`.
 
     ``path_or_file``: a path, the file's bytes, or a binary file-like (e.g.
@@ -372,9 +373,15 @@ def read_csv(path_or_file, text_column=None, label_column="label", ngram_range=(
     values, names in ``ds.categories``.  Numeric columns with at most 20
     distinct values are treated as categories when mixed with word columns.
 
+    Limits: files over ``max_bytes`` (default :data:`MAX_UPLOAD_BYTES`, 5 MB)
+    are refused.  Encodings tried: UTF-16 with a byte-order mark, UTF-8 (with or
+    without BOM, reported as "utf-8-sig" / "utf-8"), then Windows cp1252 when
+    the bytes need it, else latin-1.  Files with NUL bytes or many control
+    characters are refused as binary.
+
     Cells are always plain text: spreadsheet formulas (``=...``) are not run.
     """
-    raw, fname = read_bytes(path_or_file, max_bytes)
+    raw, fname = read_bytes(path_or_file, MAX_UPLOAD_BYTES if max_bytes is None else max_bytes)
     text, encoding = decode(raw)
     wanted = [str(c) for c in (label_column, text_column) if isinstance(c, str)]
     table = parse(text, header, wanted)

@@ -262,6 +262,11 @@ def test_delimiters_encodings_and_headerless():
     latin = "texte,label\ncafé crème gratuit,spam\nréunion à midi,ham\n".encode("latin-1")
     ds = read_csv(latin)
     assert ds.inferred["encoding"] == "latin-1" and "café" in ds.feature_names
+    windows = "text,label\n\u201cfree\u201d \u20ac5 now,spam\nsee you,ham\n".encode("cp1252")
+    ds = read_csv(windows)
+    assert ds.inferred["encoding"] == "cp1252" and "free" in ds.feature_names
+    ds = read_csv(b"a,b,label\n1,0,x\n,,\n0,1,y\n")  # a row of only commas is skipped
+    assert ds.X.shape == (2, 2)
     nohead = b"1.0,2.0,0\n3.0,4.0,1\n5.0,6.0,1\n"
     ds = read_csv(nohead, label_column=-1)
     assert ds.inferred["header"] is False
@@ -368,7 +373,7 @@ def test_error_empty_vocabulary():
     assert "min_df" in _err(TEXT_CSV.encode(), min_df=50)
 
 
-def test_error_file_too_big(tmp_path):
+def test_error_file_too_big(tmp_path, monkeypatch):
     big = b"text,label\n" + b"hello world,a\n" * 100
     msg = _err(big, max_bytes=500)
     assert "over the" in msg and "limit" in msg
@@ -376,6 +381,10 @@ def test_error_file_too_big(tmp_path):
     path.write_bytes(big)
     assert "limit" in _err(path, max_bytes=500)
     assert "limit" in _err(io.BytesIO(big), max_bytes=500)
+    import nbcore.data
+
+    monkeypatch.setattr(nbcore.data, "MAX_UPLOAD_BYTES", 500)
+    assert "500 bytes limit" in _err(big)
 
 
 def test_error_bad_inputs():
