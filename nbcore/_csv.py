@@ -85,7 +85,9 @@ def read_bytes(path_or_file, max_bytes: int | None) -> tuple[bytes, str]:
             f"(got a {type(path_or_file).__name__}). Fix: pass the path to the CSV file."
         )
     if len(raw) > limit:
-        raise DataError(too_big.format(size=f"more than {_mb(limit)}", limit=_mb(limit)))
+        exact = isinstance(path_or_file, (bytes, bytearray, memoryview))
+        size = _mb(len(raw)) if exact else f"more than {_mb(limit)}"
+        raise DataError(too_big.format(size=size, limit=_mb(limit)))
     return raw, name
 
 
