@@ -360,7 +360,8 @@ class EMRun:
         if _from is not None:  # continue another run with new settings (with_smoothing)
             self.Xp, self.y, self._labels = _from.Xp, _from.y, _from._labels
             self.history = list(_from.history)
-            self._joint, self._log_marginal, self._impossible = _from._joint, _from._log_marginal, _from._impossible
+            self._joint, self._resp = _from._joint, _from._resp
+            self._log_marginal, self._impossible = _from._log_marginal, _from._impossible
             self.stop_reason = None
             return
         self.Xp = self.model.prepare(X)

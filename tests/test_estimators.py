@@ -1,0 +1,161 @@
+"""Supervised estimators against scikit-learn (oracle), PlayTennis by hand, check_estimator."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import sklearn.naive_bayes as skl
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import nbcore
+
+
+def _random_data(seed, n=120, v=9, k=3, kind="binary"):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, k, n)
+    if kind == "binary":
+        X = (rng.random((n, v)) < 0.2 + 0.5 * rng.random((1, v)) * (y[:, None] % 2)).astype(float)
+    elif kind == "counts":
+        X = rng.poisson(1.0 + y[:, None] * rng.random((1, v)), (n, v)).astype(float)
+    elif kind == "categorical":
+        X = rng.integers(0, 4, (n, v)).astype(float)
+    else:
+        X = rng.normal(y[:, None] * 0.7, 1.0 + y[:, None] * 0.3, (n, v))
+    return X, y
+
+
+@pytest.mark.parametrize("lam", [0.3, 1.0, 2.5])
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize(
+    "ours, theirs, kind",
+    [
+        (nbcore.BernoulliNB, skl.BernoulliNB, "binary"),
+        (nbcore.MultinomialNB, skl.MultinomialNB, "counts"),
+    ],
+)
+def test_discrete_predict_proba_equals_sklearn(ours, theirs, kind, sparse, lam):
+    X, y = _random_data(11, kind=kind)
+    Xt, _ = _random_data(12, kind=kind)
+    if sparse:
+        X, Xt = sp.csr_matrix(X), sp.csr_matrix(Xt)
+    a = ours(smoothing=lam).fit(X, y)
+    b = theirs(alpha=lam, force_alpha=True).fit(X, y)
+    np.testing.assert_allclose(a.predict_proba(Xt), b.predict_proba(Xt), rtol=0, atol=1e-9)
+    np.testing.assert_allclose(a.predict_log_proba(Xt), b.predict_log_proba(Xt), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(a.class_prior_, np.exp(b.class_log_prior_), atol=1e-12)
+    np.testing.assert_allclose(a.beta_.T, np.exp(b.feature_log_prob_), atol=1e-12)
+    np.testing.assert_array_equal(a.predict(Xt), b.predict(Xt))
+
+
+@pytest.mark.parametrize("lam", [0.3, 1.0, 2.5])
+def test_categorical_predict_proba_equals_sklearn(lam):
+    X, y = _random_data(13, kind="categorical")
+    a = nbcore.CategoricalNB(smoothing=lam).fit(X, y)
+    b = skl.CategoricalNB(alpha=lam, force_alpha=True).fit(X, y)
+    np.testing.assert_allclose(a.predict_proba(X[:50]), b.predict_proba(X[:50]), atol=1e-9)
+    for ours, theirs in zip(a.theta_, b.feature_log_prob_):
+        np.testing.assert_allclose(ours.T, np.exp(theirs), atol=1e-12)
+
+
+@pytest.mark.parametrize("var_smoothing", [1e-9, 1e-3])
+def test_gaussian_predict_proba_equals_sklearn(var_smoothing):
+    X, y = _random_data(14, kind="continuous")
+    Xt, _ = _random_data(15, kind="continuous")
+    a = nbcore.GaussianNB(var_smoothing=var_smoothing).fit(X, y)
+    b = skl.GaussianNB(var_smoothing=var_smoothing).fit(X, y)
+    np.testing.assert_allclose(a.predict_proba(Xt), b.predict_proba(Xt), atol=1e-9)
+    np.testing.assert_allclose(a.mean_.T, b.theta_, atol=1e-12)
+    np.testing.assert_allclose(a.var_.T, b.var_, atol=1e-12)
+
+
+def test_gaussian_biased_vs_unbiased_variance_by_hand():
+    X = np.array([[1.0], [2.0], [6.0], [10.0], [12.0]])
+    y = np.array([0, 0, 0, 1, 1])
+    mle = nbcore.GaussianNB(var_smoothing=0).fit(X, y)
+    unb = nbcore.GaussianNB(var_smoothing=0, variance="unbiased").fit(X, y)
+    # class 0: mean 3, squared deviations 4 + 1 + 9 = 14 ; class 1: mean 11, 1 + 1 = 2
+    np.testing.assert_allclose(mle.mean_[0], [3.0, 11.0])
+    np.testing.assert_allclose(mle.var_[0], [14 / 3, 2 / 2])
+    np.testing.assert_allclose(unb.var_[0], [14 / 2, 2 / 1])
+    floored = nbcore.GaussianNB(var_smoothing=0, var_floor=3.0).fit(X, y)
+    np.testing.assert_allclose(floored.var_[0], [14 / 3, 3.0])
+
+
+def test_play_tennis_seed002_tables():
+    """α = (5/14, 9/14) and the conditional tables counted by hand from seed 002's 14 days."""
+    ds = nbcore.load_dataset("play_tennis")
+    clf = nbcore.CategoricalNB(smoothing=0.0).fit(ds.X, ds.y)
+    no, yes = ds.class_names.index("No"), ds.class_names.index("Yes")
+    assert clf.class_prior_[no] == pytest.approx(5 / 14)
+    assert clf.class_prior_[yes] == pytest.approx(9 / 14)
+    by_hand = {  # feature: {value: (count | No of 5, count | Yes of 9)}
+        "Outlook": {"Sunny": (3, 2), "Overcast": (0, 4), "Rain": (2, 3)},
+        "Temperature": {"Hot": (2, 2), "Mild": (2, 4), "Cool": (1, 3)},
+        "Humidity": {"High": (4, 3), "Normal": (1, 6)},
+        "Wind": {"Weak": (2, 6), "Strong": (3, 3)},
+    }
+    for j, feature in enumerate(ds.feature_names):
+        for value, (n_no, n_yes) in by_hand[feature].items():
+            d = ds.categories[j].index(value)
+            assert clf.theta_[j][d, no] == pytest.approx(n_no / 5), (feature, value)
+            assert clf.theta_[j][d, yes] == pytest.approx(n_yes / 9), (feature, value)
+
+
+def test_any_label_values_are_classes():
+    X, y = _random_data(16, kind="binary", k=4)
+    labels = np.array(["neg", "-1", "pos", "zzz"])[y]
+    clf = nbcore.BernoulliNB().fit(X, labels)
+    assert list(clf.classes_) == ["-1", "neg", "pos", "zzz"]
+    assert set(clf.predict(X)) <= set(labels)
+    clf2 = nbcore.BernoulliNB().fit(X, y - 1)  # -1 is an ordinary class for supervised NB
+    assert -1 in clf2.classes_
+
+
+def test_semisupervised_estimator_uses_em_and_nan_labels():
+    ds = nbcore.load_dataset("synthetic_spam")
+    y_obs, hidden = nbcore.hide_labels(ds.y, 0.9, random_state=0)
+    y_float = np.where(y_obs < 0, np.nan, y_obs.astype(float))
+    est = nbcore.SemiSupervisedNB(smoothing=1.0, random_state=0).fit(ds.X, y_float)
+    sup = nbcore.BernoulliNB(smoothing=1.0).fit(ds.X[~hidden], ds.y[~hidden])
+    acc_em = np.mean(est.predict(ds.X[hidden]) == ds.y[hidden])
+    acc_sup = np.mean(sup.predict(ds.X[hidden]) == ds.y[hidden])
+    assert est.history_[0].iteration == 0 and est.n_iter_ == len(est.history_) - 1
+    assert acc_em > acc_sup  # the lesson the dashboard teaches
+    objectives = [s.objective for s in est.history_]
+    assert all(b >= a - 1e-9 * abs(a) for a, b in zip(objectives, objectives[1:]))
+
+
+def test_semisupervised_fully_unsupervised_needs_n_classes():
+    X = np.array([[1, 1, 0, 0], [0, 0, 1, 1], [0, 0, 1, 1], [1, 1, 0, 0], [1, 1, 0, 0]], float)
+    with pytest.raises(ValueError, match="pass n_classes"):
+        nbcore.SemiSupervisedNB(init="random").fit(X, np.full(5, -1))
+    est = nbcore.SemiSupervisedNB(init="random", n_classes=2, random_state=0, n_init=3).fit(X, np.full(5, -1))
+    pred = est.predict(X)
+    assert pred[0] == pred[3] == pred[4] != pred[1] == pred[2]
+
+
+_CLASS_MINUS_ONE = (
+    "scikit-learn's check feeds -1 as an ordinary class label, but for "
+    "SemiSupervisedNB -1 marks an unlabelled row (sklearn.semi_supervised convention)"
+)
+
+
+def _expected_failures(estimator):
+    if isinstance(estimator, nbcore.SemiSupervisedNB):
+        return {"check_classifiers_classes": _CLASS_MINUS_ONE}
+    return {}
+
+
+@parametrize_with_checks(
+    [
+        nbcore.BernoulliNB(),
+        nbcore.MultinomialNB(),
+        nbcore.CategoricalNB(),
+        nbcore.GaussianNB(),
+        nbcore.SemiSupervisedNB(),
+        nbcore.SemiSupervisedNB(model="gaussian"),
+        nbcore.SemiSupervisedNB(model="multinomial"),
+    ],
+    expected_failed_checks=_expected_failures,
+)
+def test_sklearn_check_estimator(estimator, check):
+    check(estimator)
