@@ -82,7 +82,8 @@ class MathsChoice:
 
 
 def fmt_lam(v: float) -> str:
-    return "0 (no smoothing)" if v == 0 else f"{v:g}"
+    # also the URL value (bound widgets put the formatted option in the URL): keep it short
+    return f"{v:g}"
 
 
 def classroom_toggle() -> bool:
@@ -132,7 +133,7 @@ def data_controls(dataset_names: list[str], descriptions: dict[str, str], upload
                             "Accuracy is measured on exactly these documents.")
     lam = sb.select_slider("Smoothing λ", LAMBDAS, value=DEFAULTS["lam"], format_func=fmt_lam,
                            key=K_LAM, bind=QP,
-                           help="Pseudo-counts in eq. 24. Changing λ mid-run continues from the "
+                           help="Pseudo-counts in eq. 24 (0 = no smoothing). Changing λ mid-run continues from the "
                                 "current parameters; every other setting starts a new run.")
 
     if classroom:
@@ -146,7 +147,8 @@ def data_controls(dataset_names: list[str], descriptions: dict[str, str], upload
     else:
         with sb.expander("Advanced", expanded=False):
             init = st.selectbox("Initialisation", INITS, index=INITS.index(DEFAULTS["init"]),
-                                format_func=INIT_LABELS.get, key=K_INIT, bind=QP, persist_state="session")
+                                key=K_INIT, bind=QP, persist_state="session",
+                                help="; ".join(f"**{k}**: {v}" for k, v in INIT_LABELS.items()))
             seed = st.number_input("Seed", 0, 9999, DEFAULTS["seed"], step=1, key=K_SEED, bind=QP,
                                    persist_state="session",
                                    help="Which labels are hidden, and the random initialisation.")

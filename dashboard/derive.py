@@ -18,16 +18,17 @@ class ParamView:
     zmax: float | None
 
 
-def param_view(snap, model: str, feature_names) -> ParamView:
+def param_view(snap, model: str, feature_names, categories=None) -> ParamView:
     """One (rows × classes) matrix for any event model."""
-    if model == "categorical" and getattr(snap, "theta", None) is not None:
+    if model == "categorical":
         mats, rows = [], []
         for j, th in enumerate(snap.theta):
             th = np.asarray(th, dtype=float)
             mats.append(th)
-            rows += [f"{feature_names[j]} = {v}" for v in range(th.shape[0])]
+            vals = categories[j] if categories is not None and j < len(categories) else range(th.shape[0])
+            rows += [f"{feature_names[j]} = {v}" for v in vals]
         return ParamView(np.vstack(mats), rows, "θ = p(value | class)", "θ", True, 0.0, 1.0)
-    if model == "gaussian" and getattr(snap, "mean", None) is not None:
+    if model == "gaussian":
         m = np.asarray(snap.mean, dtype=float)
         return ParamView(m, list(feature_names), "mean μ of each feature", "μ", False, None, None)
     b = np.asarray(snap.beta, dtype=float)

@@ -31,7 +31,7 @@ def maths_panel(run, prep, cfg, t: int, lam_next: float) -> None:
     names = prep.class_names
 
     # default document: the hidden one EM is least sure about; default feature: the top separating one
-    view = derive.param_view(snap, model, prep.feature_names)
+    view = derive.param_view(snap, model, prep.feature_names, getattr(prep.ds, "categories", None))
     unl = np.flatnonzero(prep.y_obs < 0)  # default document: the hidden one EM is least sure about
     default_doc = int(unl[0]) if len(unl) else 0
     if len(unl):

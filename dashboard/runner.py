@@ -6,7 +6,7 @@ expensive, and keeps everything per session in st.session_state (state.py).
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import streamlit as st
@@ -33,6 +33,11 @@ class Prepared:
     n_classes: int
     class_names: list
     feature_names: list
+
+    @property
+    def score_mask(self) -> np.ndarray:
+        """Rows scored for accuracy: EM doesn't see their label, but we know it."""
+        return (self.y_obs < 0) & (self.y_eval >= 0)
 
 
 # ---- data -------------------------------------------------------------------
@@ -84,7 +89,7 @@ def handle_upload(name: str, data: bytes) -> tuple[bool, str]:
     user had is touched: the message is stored for display and the previous
     data set and run stay. Must be called before the sidebar widgets are drawn."""
     try:
-        ds = nbcore.read_csv(io.BytesIO(data))
+        ds = nbcore.read_csv(io.BytesIO(data))  # per session; never cached across sessions
         X = ds.for_model(ds.models[0])
         if getattr(X, "shape", (0,))[0] == 0:
             raise ValueError("The file has no rows.")
@@ -142,9 +147,16 @@ def prepare(cfg: DataConfig) -> Prepared:
     return Prepared(ds, X, y_obs, hidden, y_eval, K, class_names, feature_names)
 
 
+def effective_init(cfg: DataConfig, prep: Prepared) -> str:
+    """'from labelled' needs a visible label; with none (e.g. abcd, or 100% hidden) start at random."""
+    if cfg.init == "labeled" and not (prep.y_obs >= 0).any():
+        return "random"
+    return cfg.init
+
+
 def build_run(cfg: DataConfig, lam: float):
     prep = prepare(cfg)
-    em = nbcore.EM(model=cfg.model, n_classes=prep.n_classes, smoothing=lam, init=cfg.init,
+    em = nbcore.EM(model=cfg.model, n_classes=prep.n_classes, smoothing=lam, init=effective_init(cfg, prep),
                    unlabeled_weight=cfg.unlabeled_weight, max_iter=cfg.max_iter, tol=cfg.tol,
                    random_state=cfg.seed)
     run = em.start(prep.X, prep.y_obs)
@@ -206,7 +218,10 @@ def sync_run(settings: Settings) -> None:
         with st.spinner("Preparing the data and the first parameters …"):
             prep, new_run = build_run(cfg, lam)
     except ValueError as e:
-        state.put(state.ERROR, str(e))
+        msg = str(e)
+        if "init=" in msg:
+            msg += " (Sidebar → Advanced → Initialisation.)"
+        state.put(state.ERROR, msg)
         return
     _install(cfg, lam, prep, new_run)
     if run is None:
@@ -217,6 +232,11 @@ def sync_run(settings: Settings) -> None:
     else:
         state.put(state.NOTICE, ("rebuilt", f"Data settings changed ({describe_change(old_cfg, cfg)}): "
                                             f"**new run** from iteration 0."))
+    if effective_init(cfg, prep) != cfg.init:
+        kind, text = state.get(state.NOTICE) or ("rebuilt", "")
+        state.put(state.NOTICE, (kind, (text + " " if text else "") +
+                                 "No label is visible, so EM starts from a **random** initialisation "
+                                 "(“from the labelled documents” needs at least one label)."))
 
 
 def reset() -> None:
@@ -244,7 +264,7 @@ def step(n: int = 1) -> None:
 # ---- derived series ------------------------------------------------------------
 
 def _score(pred: np.ndarray, prep: Prepared) -> float:
-    mask = prep.hidden & (prep.y_eval >= 0)
+    mask = prep.score_mask
     if not mask.any():
         return float("nan")
     if not (prep.y_obs >= 0).any():  # no visible labels: clusters carry no names -> align (Hungarian)
@@ -274,11 +294,11 @@ def baseline_accuracy(cfg: DataConfig, lam: float, prep: Prepared) -> float | No
     if cached and cached["key"] == key:
         return cached["acc"]
     acc = None
-    if (prep.y_obs >= 0).any() and (prep.hidden & (prep.y_eval >= 0)).any():
+    if (prep.y_obs >= 0).any() and prep.score_mask.any():
         try:
             alpha, params = nbcore.supervised_fit(cfg.model, prep.X, prep.y_obs, prep.n_classes, lam)
             proba = nbcore.predict_proba(cfg.model, alpha, params, prep.X)
-            mask = prep.hidden & (prep.y_eval >= 0)
+            mask = prep.score_mask
             acc = float(np.mean(np.asarray(proba).argmax(axis=1)[mask] == prep.y_eval[mask]))
         except ValueError:
             acc = None

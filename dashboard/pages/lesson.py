@@ -140,7 +140,7 @@ def live() -> None:
     alphas = np.array([s.alpha for s in run.history])
     c1.plotly_chart(charts.alpha_figure(alphas, prep.class_names, t, lam_changes, font_size=FS),
                     key="fig_alpha", config={"displayModeBar": False})
-    n_hidden = int((prep.hidden & (prep.y_eval >= 0)).sum())
+    n_hidden = int(prep.score_mask.sum())
     if n_hidden:
         c2.plotly_chart(charts.accuracy_figure(acc, base, t, font_size=FS, n_hidden=n_hidden),
                         key="fig_acc", config={"displayModeBar": False})
@@ -152,8 +152,9 @@ def live() -> None:
     if charts.decreases([s.objective for s in run.history], lams):
         st.warning("⚠ The MAP objective went down at fixed λ — EM should never do that. Please report it.")
 
-    view = derive.param_view(snap, cfg.model, prep.feature_names)
-    prev_view = derive.param_view(run.history[t - 1], cfg.model, prep.feature_names) if t > 0 else None
+    view = derive.param_view(snap, cfg.model, prep.feature_names, getattr(prep.ds, "categories", None))
+    prev_view = derive.param_view(run.history[t - 1], cfg.model, prep.feature_names,
+                                  getattr(prep.ds, "categories", None)) if t > 0 else None
     options = ["Top features", "Heatmap"]
     shape = getattr(prep.ds, "image_shape", None)
     if shape:
