@@ -165,7 +165,8 @@ def _guess_header(first: list[str], rest: list[list[str]], wanted: list[str]) ->
     column of it looks like the data below it (a number above numbers).
     """
     cells = [c.strip() for c in first]
-    if any(w in cells for w in wanted):
+    lower = [c.lower() for c in cells]
+    if any(w.lower() in lower for w in wanted):
         return True
     if not rest:
         return True
