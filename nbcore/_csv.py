@@ -96,8 +96,8 @@ def decode(raw: bytes) -> tuple[str, str]:
 
     UTF-16 with a byte-order mark (Excel's "Unicode text") is also accepted.
 
-    Raises DataError for files that look binary (NUL bytes, or mostly control
-    characters when read as latin-1).
+    Raises DataError for files that look binary (NUL bytes, or more than 1% of
+    control characters once decoded).
     """
     if not raw.strip():
         raise DataError(
@@ -109,6 +109,15 @@ def decode(raw: bytes) -> tuple[str, str]:
         "zip), not a CSV text file. Fix: open it in your spreadsheet program "
         "and use 'Save as' > 'CSV UTF-8 (comma delimited)'."
     )
+    text, encoding = _decode_text(raw, binary_msg)
+    sample = text[:_SNIFF_BYTES]
+    bad = sum(1 for c in sample if (ord(c) < 32 and c not in "\t\r\n\f\v") or 127 <= ord(c) < 160)
+    if bad > max(2, 0.01 * len(sample)):
+        raise DataError(binary_msg)
+    return text, encoding
+
+
+def _decode_text(raw: bytes, binary_msg: str) -> tuple[str, str]:
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16 ("Unicode text" from Excel)
         try:
             return raw.decode("utf-16"), "utf-16"
@@ -128,20 +137,12 @@ def decode(raw: bytes) -> tuple[str, str]:
             pass
     # Not UTF-8.  Windows "ANSI" (cp1252) and latin-1 agree on every byte except
     # 0x80-0x9f (curly quotes, euro sign, ... in cp1252; control codes in latin-1).
-    encoding = "latin-1"
     if re.search(rb"[\x80-\x9f]", raw):
         try:
-            text = raw.decode("cp1252")
-            encoding = "cp1252"
+            return raw.decode("cp1252"), "cp1252"
         except UnicodeDecodeError:
-            text = raw.decode("latin-1")
-    else:
-        text = raw.decode("latin-1")
-    sample = text[:_SNIFF_BYTES]
-    bad = sum(1 for c in sample if (ord(c) < 32 and c not in "\t\r\n\f\v") or 127 <= ord(c) < 160)
-    if bad > max(2, 0.01 * len(sample)):
-        raise DataError(binary_msg)
-    return text, encoding
+            pass
+    return raw.decode("latin-1"), "latin-1"
 
 
 def sniff(text: str) -> str:

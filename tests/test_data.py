@@ -347,6 +347,7 @@ def test_error_binary_garbage():
     assert "binary file" in _err(b"PK\x03\x04\x00\x00garbage\x00")
     noisy = bytes(range(1, 32)) * 20 + b"\xff\xfe" * 50
     assert "binary file" in _err(noisy)
+    assert "binary file" in _err(bytes(range(1, 32)) * 20)  # valid ASCII, still not text
 
 
 def test_error_ragged_rows_say_which_line():
