@@ -29,6 +29,7 @@ from .em import (
     responsibilities,
     supervised_fit,
 )
+from .experiments import Explanation, explain, hidden_accuracy, label_budget_curve, restarts, smoothing_sweep
 from .estimators import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB, SemiSupervisedNB
 from .models import MODELS, get_model
 from ._validation import ImpossibleDocumentWarning
@@ -53,6 +54,12 @@ __all__ = [
     "CategoricalNB",
     "GaussianNB",
     "SemiSupervisedNB",
+    "Explanation",
+    "explain",
+    "hidden_accuracy",
+    "label_budget_curve",
+    "restarts",
+    "smoothing_sweep",
     "MODELS",
     "get_model",
     "ImpossibleDocumentWarning",

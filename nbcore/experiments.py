@@ -1,0 +1,222 @@
+"""Experiments behind the teaching views: explanations, sweeps, restarts, label budgets.
+
+Pure functions (no UI). Each long one takes ``callback(done, total)``, called
+after every unit of work, so a UI can draw a progress bar (and a rerun of the
+UI script can stop it there).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from .align import aligned_accuracy
+from .em import EM, normalize_log, predict_proba, supervised_fit
+from .models import get_model
+from .models._base import safe_log
+
+__all__ = ["Explanation", "explain", "smoothing_sweep", "restarts", "label_budget_curve", "hidden_accuracy"]
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """Why a document got its posterior: every term of eq. (11), per feature and class.
+
+    Attributes
+    ----------
+    log_prior : (K,) log α_k
+    contributions : (V, K) the feature's term of log p(x | k): for Bernoulli
+        x_j log β_jk + (1 − x_j) log(1 − β_jk) (absent words count too); for
+        multinomial x_j log β_jk (absent words contribute 0); for categorical
+        log θ_j[x_j, k]; for Gaussian log N(x_j; μ_jk, σ²_jk).
+    present : (V,) bool, x_j > 0
+    log_joint : (K,) log α_k + Σ_j contributions[j, k]
+    posterior : (K,) p(y = k | x)
+    """
+
+    log_prior: np.ndarray
+    contributions: np.ndarray
+    present: np.ndarray
+    log_joint: np.ndarray
+    posterior: np.ndarray
+
+    def log_odds(self, a: int, b: int) -> np.ndarray:
+        """(V,) how much each feature pushes towards class a rather than b.
+
+        Sums with ``log_prior[a] − log_prior[b]`` to log p(a | x) − log p(b | x).
+        Infinite entries (λ = 0) stay ±inf; −inf − (−inf) is reported as 0.
+        """
+        ca, cb = self.contributions[:, a], self.contributions[:, b]
+        with np.errstate(invalid="ignore"):
+            out = ca - cb
+        return np.where(np.isnan(out), 0.0, out)
+
+
+def _term_matrix(model_name: str, params, x: np.ndarray) -> np.ndarray:
+    if model_name == "bernoulli":
+        beta = params["beta"]
+        with np.errstate(invalid="ignore"):
+            present = np.where(x[:, None] > 0, safe_log(beta), 0.0)
+            absent = np.where(x[:, None] > 0, 0.0, safe_log(1.0 - beta))
+        return present + absent
+    if model_name == "multinomial":
+        with np.errstate(invalid="ignore"):
+            return np.where(x[:, None] > 0, x[:, None] * safe_log(params["beta"]), 0.0)
+    if model_name == "categorical":
+        return np.stack([safe_log(theta[int(v)]) for theta, v in zip(params["theta"], x)])
+    if model_name == "gaussian":
+        mean, var = params["mean"], params["var"]
+        return -0.5 * (np.log(2 * np.pi * var) + (x[:, None] - mean) ** 2 / var)
+    raise ValueError(f"Unknown event model {model_name!r}.")
+
+
+def explain(model, alpha, params, x) -> Explanation:
+    """Per-feature breakdown of log p(x, y = k) for one document x (eq. 11).
+
+    Parameters
+    ----------
+    model : str or EventModel
+    alpha : (K,) ; params : the model's parameters ; x : (V,) one document
+        (dense or a 1-row sparse matrix)
+    """
+    m = get_model(model)
+    if sp.issparse(x):
+        x = x.toarray()  # one row only
+    x = np.asarray(x, dtype=np.float64).ravel()
+    m.prepare(x[None, :], params)  # same checks as for a batch (binary, counts, codes, shape)
+    terms = _term_matrix(m.name, params, x)
+    log_prior = safe_log(np.asarray(alpha, dtype=np.float64))
+    joint = log_prior + terms.sum(axis=0)
+    posterior = normalize_log(joint[None, :])[0][0]
+    return Explanation(log_prior, terms, x > 0, joint, posterior)
+
+
+def hidden_accuracy(pred, y_true, hidden) -> float | None:
+    """Accuracy of ``pred`` on the hidden rows whose true label is known (None if none)."""
+    if y_true is None or hidden is None:
+        return None
+    mask = np.asarray(hidden) & (np.asarray(y_true) >= 0)
+    if not mask.any():
+        return None
+    return float(np.mean(np.asarray(pred)[mask] == np.asarray(y_true)[mask]))
+
+
+def smoothing_sweep(model, X, y_obs, n_classes, lambdas, y_true=None, hidden=None, init="labeled",
+                    max_iter=50, random_state=0, callback=None):
+    """For each λ: supervised NB on the visible labels and EM from ``init``.
+
+    Returns one dict per λ with keys ``smoothing``, ``alpha_supervised``,
+    ``beta_supervised`` (the supervised params), ``acc_supervised``, ``acc_em``,
+    ``beta_em`` (EM's final params), ``objective_em``, ``n_iter``.
+    """
+    lambdas = list(lambdas)
+    out = []
+    for i, lam in enumerate(lambdas):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            alpha_s, params_s = supervised_fit(model, X, y_obs, n_classes, lam)
+            pred_s = predict_proba(model, alpha_s, params_s, X).argmax(axis=1)
+            run = EM(model=model, n_classes=n_classes, smoothing=lam, init=init, max_iter=max_iter,
+                     random_state=random_state).start(X, y_obs)
+            run.run_to_convergence()
+            pred_em = run.predict()
+        out.append({
+            "smoothing": float(lam),
+            "alpha_supervised": alpha_s,
+            "beta_supervised": params_s,
+            "acc_supervised": hidden_accuracy(pred_s, y_true, hidden),
+            "acc_em": hidden_accuracy(pred_em, y_true, hidden),
+            "beta_em": run.current.params,
+            "objective_em": run.current.objective,
+            "n_iter": run.iteration,
+        })
+        if callback is not None:
+            callback(i + 1, len(lambdas))
+    return out
+
+
+def restarts(model, X, y_obs, n_classes, n_starts, y_true=None, hidden=None, smoothing=1.0, max_iter=100,
+             random_state=0, callback=None):
+    """``n_starts`` EM runs from random starts (seeds random_state, random_state + 1, ...).
+
+    Returns one dict per start: ``seed``, ``objective``, ``log_likelihood``,
+    ``acc`` (hidden-label accuracy as labelled), ``acc_aligned`` (after the best
+    cluster-to-label matching; equals ``acc`` when labels anchor the classes),
+    ``n_iter``, ``converged`` and ``run`` (the EMRun itself).
+    """
+    out = []
+    for i in range(n_starts):
+        seed = int(random_state) + i
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            run = EM(model=model, n_classes=n_classes, smoothing=smoothing, init="random", max_iter=max_iter,
+                     random_state=seed).start(X, y_obs)
+            run.run_to_convergence()
+        pred = run.predict()
+        acc = hidden_accuracy(pred, y_true, hidden)
+        acc_aligned = acc
+        if y_true is not None and hidden is not None and acc is not None:
+            mask = np.asarray(hidden) & (np.asarray(y_true) >= 0)
+            _, acc_aligned, _ = aligned_accuracy(np.asarray(y_true)[mask], pred[mask], n_classes)
+        out.append({
+            "seed": seed,
+            "objective": run.current.objective,
+            "log_likelihood": run.current.log_likelihood,
+            "acc": acc,
+            "acc_aligned": acc_aligned,
+            "n_iter": run.iteration,
+            "converged": run.converged,
+            "run": run,
+        })
+        if callback is not None:
+            callback(i + 1, n_starts)
+    return out
+
+
+def label_budget_curve(model, X, y_true, n_labelled, seeds, n_classes, smoothing=1.0, unlabeled_weight=1.0,
+                       max_iter=50, callback=None):
+    """Accuracy against the number of labelled examples (Nigam et al. 2000, fig. 1).
+
+    For each budget n and seed, n rows are labelled (stratified: at least one
+    per class when n ≥ K), the rest hidden; supervised NB uses the n labels
+    only, EM (init "labeled") also uses the hidden rows with weight
+    ``unlabeled_weight``. Accuracy is measured on the hidden rows.
+
+    Returns a list of dicts ``{"n_labelled", "seed", "acc_supervised", "acc_em"}``.
+    """
+    y_true = np.asarray(y_true)
+    n_rows = y_true.shape[0]
+    budgets = [int(n) for n in n_labelled]
+    seeds = list(seeds)
+    total = len(budgets) * len(seeds)
+    out, done = [], 0
+    for n in budgets:
+        if not 1 <= n < n_rows:
+            raise ValueError(f"Each labelled budget must be between 1 and {n_rows - 1}; got {n}.")
+        for seed in seeds:
+            rng = np.random.default_rng(seed)
+            order = rng.permutation(n_rows)
+            # one row per class first (if the budget allows), then the rest at random
+            first = [order[y_true[order] == k][0] for k in range(n_classes) if (y_true == k).any()][: n]
+            taken = set(first)
+            rest = [i for i in order if i not in taken][: n - len(first)]
+            chosen = np.array(first + rest, dtype=np.int64)
+            y_obs = np.full(n_rows, -1)
+            y_obs[chosen] = y_true[chosen]
+            hidden = y_obs < 0
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                alpha, params = supervised_fit(model, X, y_obs, n_classes, smoothing)
+                acc_s = hidden_accuracy(predict_proba(model, alpha, params, X).argmax(axis=1), y_true, hidden)
+                run = EM(model=model, n_classes=n_classes, smoothing=smoothing, init="labeled",
+                         unlabeled_weight=unlabeled_weight, max_iter=max_iter).start(X, y_obs)
+                run.run_to_convergence()
+            out.append({"n_labelled": n, "seed": seed, "acc_supervised": acc_s,
+                        "acc_em": hidden_accuracy(run.predict(), y_true, hidden)})
+            done += 1
+            if callback is not None:
+                callback(done, total)
+    return out
