@@ -1,0 +1,534 @@
+#!/usr/bin/env python
+"""Load test: N simulated students on one Streamlit server (issue 7, part 1).
+
+    python loadtest/run_load.py                 # 30 sessions, 60 s, + 2 real-browser checks
+    python loadtest/run_load.py --quick         # 3 sessions, 10 s, no browser (CI smoke)
+    python loadtest/run_load.py --sessions 50 --duration 120 --json out.json
+
+It starts `streamlit run dashboard/app.py` itself on 127.0.0.1 and a free port,
+waits for /_stcore/health, opens the page once (cold start, timed apart), then
+runs the students: each is a websocket client speaking Streamlit's own protocol
+(loadtest/stclient.py: BackMsg.rerun_script with widget_states, ForwardMsg
+deltas / script_finished / auto_rerun), and does what a student does for
+`--duration` seconds with a think time between actions: moves the "labels
+hidden" and "λ" sliders, presses Step, Play (then follows the fragment's
+auto-reruns like the browser does) and Pause, drags the iteration scrubber,
+Reset, Run to convergence, now and then another data set.
+
+Measured:
+  latency  send of a BackMsg -> ForwardMsg.script_finished of the run it caused
+           (FINISHED_EARLY_FOR_RERUN is not an end: st.rerun(scope="app") from
+           the fragment continues into a full run). Page loads and Play ticks
+           (auto-reruns) are reported apart from interactions.
+  errors   exception elements in the ForwardMsg deltas, compile errors,
+           timeouts (> --run-timeout), dropped websockets, failed connects,
+           tracebacks in the server log.
+  memory   VmRSS of the server pid from /proc every second; peak, and growth
+           over the warm second half of the run (MB and KB per interaction).
+
+Every loop is bounded in count and time; the server is stopped at the end
+(SIGTERM, then SIGKILL after 10 s), also on Ctrl-C. Exit status 0 when the
+targets hold (0 errors, p95 < --p95-target s, warm growth < --growth-target
+KB/interaction), 1 otherwise, 2 when the server did not start.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from loadtest.stclient import Session  # noqa: E402
+
+MAX_ACTIONS_PER_SESSION = 2000   # hard bound on top of the time bound
+MAX_TICKS_PER_PLAY = 40          # a Play lasts at most this many auto-reruns
+
+
+# ---------------------------------------------------------------------------- server
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(app: str, port: int, log_path: Path, extra: list[str] | None = None) -> subprocess.Popen:
+    cmd = [sys.executable, "-m", "streamlit", "run", app,
+           "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
+           "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+           "--server.runOnSave", "false"] + list(extra or [])
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    return subprocess.Popen(cmd, cwd=str(ROOT), stdout=open(log_path, "w"), stderr=subprocess.STDOUT,
+                            env=env, start_new_session=True)
+
+
+def wait_health(port: int, proc: subprocess.Popen, timeout: float = 60.0) -> float:
+    t0 = time.perf_counter()
+    url = f"http://127.0.0.1:{port}/_stcore/health"
+    while time.perf_counter() - t0 < timeout:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited with status {proc.returncode}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as r:
+                if r.status == 200:
+                    return time.perf_counter() - t0
+        except Exception:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(f"no answer from {url} within {timeout:.0f} s")
+
+
+def stop_server(proc: subprocess.Popen) -> None:
+    if proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(5)
+
+
+def rss_mb(pid: int) -> float | None:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        return None
+    return None
+
+
+# ---------------------------------------------------------------------------- stats
+@dataclass
+class Stats:
+    latencies: dict = field(default_factory=lambda: {"interaction": [], "load": [], "tick": []})
+    by_action: dict = field(default_factory=dict)
+    errors: list = field(default_factory=list)        # (session, action, what)
+    error_alerts: list = field(default_factory=list)  # st.error texts shown (not counted as errors)
+    interactions: int = 0
+    sessions_started: int = 0
+    sessions_completed: int = 0
+
+    def record(self, name: str, action: str, res, kind: str = "interaction") -> None:
+        if res is None:
+            return
+        self.latencies[kind].append(res.latency)
+        self.by_action.setdefault(action, []).append(res.latency)
+        if kind != "load":
+            self.interactions += 1
+        if not res.ok:
+            what = res.status if not res.exceptions else "; ".join(res.exceptions)[:300]
+            self.errors.append((name, action, what))
+
+
+def pct(xs: list[float], q: float) -> float | None:
+    if not xs:
+        return None
+    xs = sorted(xs)
+    k = (len(xs) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
+
+
+# ---------------------------------------------------------------------------- a student
+class Student:
+    def __init__(self, idx: int, url: str, stats: Stats, deadline: float, rng: random.Random,
+                 think: tuple[float, float], run_timeout: float):
+        self.name = f"s{idx:02d}"
+        self.s = Session(url, name=self.name, run_timeout=run_timeout)
+        self.stats = stats
+        self.deadline = deadline
+        self.rng = rng
+        self.think = think
+        self.seen_alerts = 0
+
+    def _check(self, action: str, res, kind: str = "interaction") -> bool:
+        self.stats.record(self.name, action, res, kind)
+        for fmt, body in self.s.alerts:
+            if fmt == "ERROR":
+                self.stats.error_alerts.append((self.name, action, body[:200]))
+        self.s.alerts.clear()
+        return res is None or res.status not in ("timeout",) and not res.status.startswith("disconnected")
+
+    def _usable(self, key: str) -> bool:
+        w = self.s.widget(key)
+        return w is not None and not w.disabled
+
+    async def _sleep(self, seconds: float) -> None:
+        await asyncio.sleep(max(0.0, min(seconds, self.deadline - time.perf_counter())))
+
+    async def run(self) -> None:
+        self.stats.sessions_started += 1
+        try:
+            await self.s.connect()
+        except Exception as e:  # noqa: BLE001
+            self.stats.errors.append((self.name, "connect", repr(e)[:300]))
+            return
+        try:
+            res = await self.s.load()
+            if not self._check("load", res, "load"):
+                return
+            n = 0
+            while time.perf_counter() < self.deadline and n < MAX_ACTIONS_PER_SESSION:
+                n += 1
+                if not await self.act():
+                    return
+                await self._sleep(self.rng.uniform(*self.think))
+            if self.s.reader_error is None:
+                self.stats.sessions_completed += 1
+        finally:
+            await self.s.close()
+
+    async def act(self) -> bool:
+        rng, s = self.rng, self.s
+        choices = [("hidden", 3), ("lam", 3), ("step", 5), ("play", 3), ("scrub", 2), ("reset", 1),
+                   ("converge", 1), ("dataset", 1)]
+        action = rng.choices([c for c, _ in choices], [w for _, w in choices])[0]
+        if action in ("step", "converge", "reset", "play") and not self._usable(action):
+            action = "reset" if self._usable("reset") else "hidden"
+        if action == "scrub" and not self._usable("scrub"):
+            action = "step" if self._usable("step") else "lam"
+        if action == "hidden" and self._usable("hidden"):
+            return self._check(action, await s.set_value("hidden", rng.randrange(10, 100, 5)))
+        if action == "lam" and self._usable("lam"):
+            return self._check(action, await s.set_value("lam", rng.choice(list(s.widget("lam").proto.options))))
+        if action == "scrub":
+            w = s.widget("scrub")
+            return self._check(action, await s.set_value("scrub", rng.randint(int(w.proto.min), int(w.proto.max))))
+        if action == "dataset" and self._usable("dataset"):
+            opts = [o for o in s.widget("dataset").proto.options if o != "upload"]
+            return self._check(action, await s.set_value("dataset", rng.choice(opts)))
+        if action == "play":
+            return await self.play()
+        if action in ("step", "reset", "converge") and self._usable(action):
+            return self._check(action, await s.click(action))
+        return True
+
+    async def play(self) -> bool:
+        """Play, follow the auto-reruns like the browser does for a few seconds, then Pause."""
+        s = self.s
+        if not self._check("play", await s.click("play")):
+            return False
+        until = min(self.deadline, time.perf_counter() + self.rng.uniform(2.0, 5.0))
+        ticks = 0
+        while s.auto_reruns and time.perf_counter() < until and ticks < MAX_TICKS_PER_PLAY:
+            interval = next(iter(s.auto_reruns.values()))
+            await asyncio.sleep(interval)
+            ticks += 1
+            if not self._check("tick", await s.auto_tick(), "tick"):
+                return False
+        w = s.widget("play")
+        if s.auto_reruns and w is not None and "Pause" in w.proto.label and not w.disabled:
+            return self._check("pause", await s.click("play"))
+        return True
+
+
+# ---------------------------------------------------------------------------- real browsers
+async def browser_check(url: str, n: int, deadline: float, executable: str) -> dict:
+    """A few real Chromium pages next to the simulated students: load, Step, look for tracebacks."""
+    out = {"pages": n, "loaded": 0, "steps": 0, "step_latencies": [], "load_latencies": [], "errors": []}
+    try:
+        from playwright.async_api import async_playwright
+    except Exception as e:  # noqa: BLE001
+        out["errors"].append(f"playwright unavailable: {e!r}")
+        return out
+    if not Path(executable).exists():
+        out["errors"].append(f"{executable} not found: browser check skipped")
+        return out
+    args = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=executable, args=args, headless=True)
+        try:
+            async def one(i: int):
+                ctx = await browser.new_context(viewport={"width": 1400, "height": 1000})
+                page = await ctx.new_page()
+                try:
+                    t0 = time.perf_counter()
+                    await page.goto(url, timeout=90_000)
+                    await page.get_by_text("Iteration", exact=True).first.wait_for(timeout=90_000)
+                    out["load_latencies"].append(time.perf_counter() - t0)
+                    out["loaded"] += 1
+                    k = 0
+                    while time.perf_counter() < deadline and k < 20:
+                        k += 1
+                        step = page.get_by_role("button", name=re.compile("Step"))
+                        if await step.is_disabled():
+                            await page.get_by_role("button", name=re.compile("Reset")).click()
+                            await page.wait_for_timeout(1500)
+                            continue
+                        metric = page.locator('[data-testid="stMetricValue"]').first
+                        before = (await metric.inner_text()).strip()
+                        t0 = time.perf_counter()
+                        await step.click()
+                        for _ in range(300):  # bounded wait for the iteration number to change
+                            if (await metric.inner_text()).strip() != before:
+                                break
+                            await page.wait_for_timeout(20)
+                        out["step_latencies"].append(time.perf_counter() - t0)
+                        out["steps"] += 1
+                        if await page.locator('[data-testid="stException"]').count():
+                            out["errors"].append(f"browser {i}: exception shown: "
+                                                 + (await page.locator('[data-testid="stException"]').first.inner_text())[:300])
+                            break
+                        await page.wait_for_timeout(1500)
+                except Exception as e:  # noqa: BLE001
+                    out["errors"].append(f"browser {i}: {type(e).__name__}: {str(e)[:200]}")
+                finally:
+                    await ctx.close()
+            await asyncio.gather(*(one(i) for i in range(n)))
+        finally:
+            await browser.close()
+    return out
+
+
+# ---------------------------------------------------------------------------- main
+async def run_students(port: int, args, stats: Stats, pid: int) -> dict:
+    url = f"ws://127.0.0.1:{port}/_stcore/stream"
+    mem: list[tuple[float, float, int]] = []   # (t, rss MB, interactions so far)
+    t_start = time.perf_counter()
+    stop = asyncio.Event()
+
+    async def sampler():
+        n = 0
+        while not stop.is_set() and n < int(args.duration + 300):
+            n += 1
+            r = rss_mb(pid)
+            if r is not None:
+                mem.append((time.perf_counter() - t_start, r, stats.interactions))
+            try:
+                await asyncio.wait_for(stop.wait(), timeout=1.0)
+            except asyncio.TimeoutError:
+                pass
+
+    samp = asyncio.create_task(sampler())
+
+    # cold start: the first page view imports numpy/plotly/sklearn in the server; timed apart
+    first = Session(url, name="cold", run_timeout=max(60.0, args.run_timeout))
+    cold = None
+    try:
+        await first.connect()
+        r = await first.load()
+        cold = r.latency
+        if not r.ok:
+            stats.errors.append(("cold", "load", r.status + " " + "; ".join(r.exceptions)[:300]))
+    except Exception as e:  # noqa: BLE001
+        stats.errors.append(("cold", "connect", repr(e)[:300]))
+    finally:
+        await first.close()
+    rss_warm0 = rss_mb(pid)
+
+    t_students = time.perf_counter()
+    deadline = t_students + args.ramp + args.duration
+    master = random.Random(args.seed)
+    students = [Student(i, url, stats, deadline, random.Random(master.random()),
+                        (args.think_min, args.think_max), args.run_timeout) for i in range(args.sessions)]
+
+    async def start(st: Student, delay: float):
+        await asyncio.sleep(delay)
+        await st.run()
+
+    tasks = [start(st, args.ramp * i / max(1, args.sessions)) for i, st in enumerate(students)]
+    browser = None
+    if args.browsers > 0:
+        http = f"http://127.0.0.1:{port}/"
+        tasks.append(browser_check(http, args.browsers, deadline, args.chromium))
+    hard_limit = args.ramp + args.duration + 2 * args.run_timeout + 120
+    try:
+        results = await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), timeout=hard_limit)
+    except asyncio.TimeoutError:
+        results = []
+        stats.errors.append(("all", "run", f"hard time limit {hard_limit:.0f} s hit"))
+    for r in results:
+        if isinstance(r, BaseException):
+            stats.errors.append(("task", "run", repr(r)[:300]))
+        elif isinstance(r, dict):
+            browser = r
+    t_end = time.perf_counter() - t_start
+    await asyncio.sleep(2.0)
+    stop.set()
+    await samp
+    return {"mem": mem, "cold_load_s": cold, "rss_after_cold_mb": rss_warm0,
+            "students_start_s": t_students - t_start, "students_end_s": t_end, "browser": browser}
+
+
+def summarise(args, stats: Stats, run: dict, log_text: str, startup_s: float) -> dict:
+    mem = run["mem"]
+    rss = [m[1] for m in mem]
+    t0, t1 = run["students_start_s"], run["students_end_s"]
+    during = [m for m in mem if t0 <= m[0] <= t1]
+    # warm phase: the second half of the student period
+    mid = t0 + (t1 - t0) / 2
+    warm = [m for m in during if m[0] >= mid]
+    growth_mb = growth_kb_per = slope = None
+    if len(warm) >= 2:
+        growth_mb = warm[-1][1] - warm[0][1]
+        n_int = warm[-1][2] - warm[0][2]
+        growth_kb_per = (growth_mb * 1024 / n_int) if n_int else None
+        # least-squares slope of RSS against interactions over the warm phase (robust to one spike)
+        xs = [m[2] for m in warm]
+        ys = [m[1] for m in warm]
+        if len(set(xs)) > 1:
+            mx, my = statistics.fmean(xs), statistics.fmean(ys)
+            slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs) * 1024
+    tracebacks = log_text.count("Traceback (most recent call last)")
+    lat = stats.latencies
+    inter = lat["interaction"]
+    summary = {
+        "sessions": args.sessions, "duration_s": args.duration, "ramp_s": args.ramp,
+        "think_s": [args.think_min, args.think_max],
+        "cpu_count": os.cpu_count(),
+        "server_startup_s": round(startup_s, 2),
+        "cold_first_load_s": None if run["cold_load_s"] is None else round(run["cold_load_s"], 2),
+        "sessions_started": stats.sessions_started, "sessions_completed": stats.sessions_completed,
+        "interactions": len(inter), "play_ticks": len(lat["tick"]),
+        "errors": len(stats.errors) + tracebacks, "server_log_tracebacks": tracebacks,
+        "error_samples": stats.errors[:10],
+        "st_error_messages_shown": len(stats.error_alerts),
+        "st_error_samples": sorted(set(e[2] for e in stats.error_alerts))[:5],
+        "latency_s": {
+            kind: {"n": len(xs), "p50": _r(pct(xs, 0.5)), "p95": _r(pct(xs, 0.95)), "max": _r(max(xs) if xs else None)}
+            for kind, xs in lat.items()},
+        "latency_by_action_s": {a: {"n": len(xs), "p50": _r(pct(xs, 0.5)), "p95": _r(pct(xs, 0.95))}
+                                for a, xs in sorted(stats.by_action.items())},
+        "rss_mb": {"after_cold_load": _r(run["rss_after_cold_mb"], 1), "peak": _r(max(rss) if rss else None, 1),
+                   "end": _r(rss[-1] if rss else None, 1),
+                   "warm_growth": _r(growth_mb, 1), "warm_growth_kb_per_interaction": _r(growth_kb_per, 1),
+                   "warm_slope_kb_per_interaction": _r(slope, 1)},
+        "rss_samples": [(round(t, 1), round(r, 1), n) for t, r, n in mem],
+        "browser": run["browser"],
+    }
+    b = run["browser"]
+    if b:
+        b["step_p50"] = _r(pct(b["step_latencies"], 0.5))
+        b["step_p95"] = _r(pct(b["step_latencies"], 0.95))
+        b["load_max"] = _r(max(b["load_latencies"]) if b["load_latencies"] else None)
+    p95 = pct(inter, 0.95)
+    checks = {
+        "zero_errors": summary["errors"] == 0 and stats.sessions_completed == stats.sessions_started == args.sessions,
+        f"p95_under_{args.p95_target:g}s": p95 is not None and p95 < args.p95_target,
+        "memory_bounded": growth_kb_per is not None and growth_kb_per < args.growth_target,
+    }
+    if b:
+        checks["browsers_ok"] = not b["errors"] and b["loaded"] == b["pages"]
+    summary["checks"] = checks
+    summary["passed"] = all(checks.values())
+    return summary
+
+
+def _r(x, nd=3):
+    return None if x is None else round(x, nd)
+
+
+def print_table(s: dict) -> None:
+    L = s["latency_s"]
+    rows = [
+        ("sessions (started / completed)", f"{s['sessions_started']} / {s['sessions_completed']} of {s['sessions']}"),
+        ("duration per student", f"{s['duration_s']:g} s (ramp {s['ramp_s']:g} s, think {s['think_s'][0]:g}-{s['think_s'][1]:g} s)"),
+        ("server start / cold first page", f"{s['server_startup_s']} s / {s['cold_first_load_s']} s"),
+        ("interactions / Play ticks", f"{s['interactions']} / {s['play_ticks']}"),
+        ("errors (of which server tracebacks)", f"{s['errors']} ({s['server_log_tracebacks']})"),
+        ("st.error messages shown to students", f"{s['st_error_messages_shown']}"),
+        ("interaction -> script_finished p50 / p95 / max",
+         f"{L['interaction']['p50']} / {L['interaction']['p95']} / {L['interaction']['max']} s"),
+        ("Play tick p50 / p95", f"{L['tick']['p50']} / {L['tick']['p95']} s"),
+        ("page load p50 / p95 / max", f"{L['load']['p50']} / {L['load']['p95']} / {L['load']['max']} s"),
+        ("server RSS after cold load / peak / end",
+         f"{s['rss_mb']['after_cold_load']} / {s['rss_mb']['peak']} / {s['rss_mb']['end']} MB"),
+        ("RSS growth, warm half", f"{s['rss_mb']['warm_growth']} MB = {s['rss_mb']['warm_growth_kb_per_interaction']} KB/interaction "
+                                  f"(slope {s['rss_mb']['warm_slope_kb_per_interaction']} KB/interaction)"),
+    ]
+    b = s.get("browser")
+    if b:
+        rows.append(("real browsers (loaded / steps / errors)", f"{b['loaded']}/{b['pages']} / {b['steps']} / {len(b['errors'])}"))
+        rows.append(("browser Step -> new iteration p50 / p95", f"{b['step_p50']} / {b['step_p95']} s"))
+    w = max(len(r[0]) for r in rows)
+    print()
+    for k, v in rows:
+        print(f"  {k:<{w}}  {v}")
+    print("\n  by action (n, p50, p95 s):  " + ",  ".join(
+        f"{a} {d['n']} {d['p50']} {d['p95']}" for a, d in s["latency_by_action_s"].items()))
+    for e in s["error_samples"]:
+        print("  ERROR", e)
+    if b:
+        for e in b["errors"]:
+            print("  BROWSER", e)
+    print("\n  checks: " + ", ".join(f"{k}={'ok' if v else 'FAIL'}" for k, v in s["checks"].items())
+          + f"  => {'PASS' if s['passed'] else 'FAIL'}")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sessions", type=int, default=30, help="simulated students (default 30)")
+    ap.add_argument("--duration", type=float, default=60.0, help="seconds each student keeps interacting (default 60)")
+    ap.add_argument("--quick", action="store_true", help="smoke run: 3 sessions, 10 s, no browsers")
+    ap.add_argument("--ramp", type=float, default=5.0, help="students join evenly over this many seconds (default 5)")
+    ap.add_argument("--think-min", type=float, default=0.5)
+    ap.add_argument("--think-max", type=float, default=2.0)
+    ap.add_argument("--browsers", type=int, default=2, help="real Chromium pages beside the clients (default 2, 0 = none)")
+    ap.add_argument("--chromium", default="/usr/bin/chromium")
+    ap.add_argument("--run-timeout", type=float, default=30.0, help="a run slower than this is an error")
+    ap.add_argument("--p95-target", type=float, default=2.0)
+    ap.add_argument("--growth-target", type=float, default=50.0, help="KB of RSS per interaction, warm half")
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--app", default="dashboard/app.py")
+    ap.add_argument("--port", type=int, default=0, help="default: a free port")
+    ap.add_argument("--json", metavar="FILE", help="also write the summary as JSON ('-' = stdout)")
+    ap.add_argument("--server-arg", action="append", default=[], help="extra `streamlit run` flag, repeatable")
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.sessions, args.duration, args.browsers, args.ramp = 3, 10.0, 0, 1.0
+    args.sessions = max(1, min(args.sessions, 500))
+    args.duration = max(1.0, min(args.duration, 3600.0))
+
+    port = args.port or free_port()
+    log_path = Path(tempfile.gettempdir()) / f"loadtest_server_{port}.log"
+    print(f"starting streamlit on 127.0.0.1:{port} (log {log_path}) ...", flush=True)
+    proc = start_server(args.app, port, log_path, args.server_arg)
+    try:
+        try:
+            startup = wait_health(port, proc)
+        except RuntimeError as e:
+            print(f"server did not start: {e}\n{log_path.read_text()[-3000:]}", file=sys.stderr)
+            return 2
+        print(f"server up in {startup:.1f} s (pid {proc.pid}); {args.sessions} students for {args.duration:g} s ...",
+              flush=True)
+        stats = Stats()
+        run = asyncio.run(run_students(port, args, stats, proc.pid))
+    finally:
+        stop_server(proc)
+    log_text = log_path.read_text(errors="replace")
+    summary = summarise(args, stats, run, log_text, startup)
+    if summary["server_log_tracebacks"]:
+        i = log_text.find("Traceback")
+        summary["server_log_excerpt"] = log_text[i:i + 2000]
+    print_table(summary)
+    if args.json:
+        text = json.dumps(summary, indent=2, default=str)
+        if args.json == "-":
+            print(text)
+        else:
+            Path(args.json).write_text(text)
+    return 0 if summary["passed"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

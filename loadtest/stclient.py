@@ -1,0 +1,300 @@
+"""A minimal Streamlit websocket client: speaks the protocol the JS frontend speaks.
+
+One `Session` = one browser tab. It connects to ws://host:port/_stcore/stream,
+sends BackMsg.rerun_script with a ClientState (query_string, widget_states,
+page_script_hash, fragment_id, is_auto_rerun) exactly like the frontend's
+`sendRerunBackMsg`, and reads ForwardMsgs:
+
+* delta.new_element   -> widgets (their proto carries `id`, which ends in
+                          "-<user key>"), exceptions, alerts, text
+* script_finished     -> the end of a script (or fragment) run
+* auto_rerun          -> a fragment with run_every: the frontend then sends a
+                          rerun_script(fragment_id=..., is_auto_rerun=True)
+                          every `interval` seconds until stop_auto_rerun
+* new_session         -> the page_script_hash to send with later reruns
+
+Only the standard library, `websockets` (a streamlit dependency) and the
+protobuf classes inside the `streamlit` package are used.
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+
+import websockets
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+FS = ForwardMsg.ScriptFinishedStatus
+FINAL = {FS.FINISHED_SUCCESSFULLY, FS.FINISHED_FRAGMENT_RUN_SUCCESSFULLY, FS.FINISHED_WITH_COMPILE_ERROR}
+
+# element oneof name -> WidgetState value field the frontend uses for it
+WIDGET_TYPES = {
+    "slider", "select_slider", "selectbox", "number_input", "checkbox", "radio", "button",
+    "button_group", "file_uploader", "download_button", "text_input", "text_area",
+    "multiselect", "color_picker", "date_input", "time_input", "toggle",
+}
+
+
+@dataclass
+class Widget:
+    id: str
+    kind: str            # element oneof name, e.g. "slider"
+    proto: object        # the element's widget proto (options, min/max, disabled, ...)
+    fragment_id: str     # "" when not inside a fragment
+    delta_path: tuple
+
+    @property
+    def key(self) -> str:
+        # "$$ID-<hash>-<user key>"; keyless widgets end in "-None"
+        parts = self.id.split("-", 2)
+        return parts[2] if len(parts) == 3 else self.id
+
+    @property
+    def disabled(self) -> bool:
+        return bool(getattr(self.proto, "disabled", False))
+
+
+@dataclass
+class RunResult:
+    ok: bool
+    latency: float
+    status: str
+    exceptions: list = field(default_factory=list)
+
+
+class ProtocolError(RuntimeError):
+    pass
+
+
+class Session:
+    """One simulated browser tab."""
+
+    def __init__(self, url: str, *, name: str = "s", query_string: str = "", origin: str | None = None,
+                 run_timeout: float = 30.0):
+        self.url = url                      # ws://127.0.0.1:PORT/_stcore/stream
+        self.name = name
+        self.query_string = query_string
+        self.origin = origin
+        self.run_timeout = run_timeout
+        self.ws = None
+        self.page_script_hash = ""
+        self.widgets: dict[str, Widget] = {}     # by user key (or id for keyless)
+        self.values: dict[str, object] = {}      # widget id -> (field, value) the client "holds"
+        self.exceptions: list[str] = []          # every exception element ever received
+        self.warnings: list[str] = []            # exception elements with is_warning (deprecations)
+        self.alerts: list[tuple[str, str]] = []  # (format, body) of st.error/warning/... of the last run
+        self.texts: list[str] = []               # markdown/text bodies of the last run (cleared per full run)
+        self.auto_reruns: dict[str, float] = {}  # fragment id -> interval
+        self.msgs_received = 0
+        self.bytes_received = 0
+        self._finished: asyncio.Queue = asyncio.Queue()
+        self._reader_task = None
+        self._closed = False
+        self.reader_error: BaseException | None = None
+
+    # ---- connection ---------------------------------------------------------------
+    async def connect(self, open_timeout: float = 20.0) -> None:
+        kw = dict(subprotocols=["streamlit"], max_size=None, open_timeout=open_timeout,
+                  ping_interval=None, close_timeout=2)
+        if self.origin:
+            kw["origin"] = self.origin
+        self.ws = await websockets.connect(self.url, **kw)
+        self._reader_task = asyncio.create_task(self._reader(), name=f"reader-{self.name}")
+
+    async def close(self) -> None:
+        self._closed = True
+        if self.ws is not None:
+            try:
+                await self.ws.close()
+            except Exception:
+                pass
+        if self._reader_task is not None:
+            self._reader_task.cancel()
+            try:
+                await self._reader_task
+            except (asyncio.CancelledError, Exception):
+                pass
+
+    # ---- reading ------------------------------------------------------------------
+    async def _reader(self) -> None:
+        try:
+            async for raw in self.ws:
+                if isinstance(raw, str):
+                    continue
+                self.msgs_received += 1
+                self.bytes_received += len(raw)
+                msg = ForwardMsg()
+                msg.ParseFromString(raw)
+                self._handle(msg)
+        except asyncio.CancelledError:
+            raise
+        except websockets.ConnectionClosed as e:
+            if not self._closed:
+                self.reader_error = e
+        except Exception as e:  # noqa: BLE001 - reported to the caller
+            self.reader_error = e
+        finally:
+            await self._finished.put(None)  # wake a waiter
+
+    def _handle(self, msg: ForwardMsg) -> None:
+        kind = msg.WhichOneof("type")
+        if kind == "new_session":
+            # like the frontend: a full (non-fragment) run drops every auto-rerun timer;
+            # the fragments that still want one send auto_rerun again in this run
+            if not list(msg.metadata.run.fragment_ids):
+                self.auto_reruns.clear()
+            if msg.new_session.page_script_hash:
+                self.page_script_hash = msg.new_session.page_script_hash
+        elif kind == "delta":
+            d = msg.delta
+            if d.WhichOneof("type") == "new_element":
+                el = d.new_element
+                etype = el.WhichOneof("type")
+                path = tuple(msg.metadata.delta_path)
+                if etype == "exception":
+                    text = f"{el.exception.type}: {el.exception.message}"
+                    (self.warnings if el.exception.is_warning else self.exceptions).append(text)
+                elif etype == "alert":
+                    self.alerts.append((el.alert.Format.Name(el.alert.format), el.alert.body))
+                elif etype == "markdown":
+                    self.texts.append(el.markdown.body)
+                elif etype in WIDGET_TYPES:
+                    w = getattr(el, etype)
+                    wid = getattr(w, "id", "")
+                    if wid:
+                        widget = Widget(wid, etype, w, d.fragment_id, path)
+                        self.widgets[widget.key] = widget
+        elif kind == "script_finished":
+            self._finished.put_nowait(msg.script_finished)
+        elif kind == "auto_rerun":
+            self.auto_reruns[msg.auto_rerun.fragment_id] = msg.auto_rerun.interval
+        elif kind == "stop_auto_rerun":
+            for fid in msg.stop_auto_rerun.fragment_ids:
+                self.auto_reruns.pop(fid, None)
+        elif kind == "page_not_found":
+            self.exceptions.append(f"page_not_found: {msg.page_not_found.page_name}")
+
+    # ---- writing ------------------------------------------------------------------
+    def _back_msg(self, fragment_id: str = "", is_auto_rerun: bool = False, triggers=()) -> bytes:
+        bm = BackMsg()
+        cs = bm.rerun_script
+        cs.query_string = self.query_string
+        cs.page_script_hash = self.page_script_hash
+        cs.page_name = ""
+        cs.fragment_id = fragment_id
+        cs.is_auto_rerun = is_auto_rerun
+        for wid, (fname, value) in self.values.items():
+            ws = cs.widget_states.widgets.add()
+            ws.id = wid
+            _set_value(ws, fname, value)
+        for wid in triggers:
+            ws = cs.widget_states.widgets.add()
+            ws.id = wid
+            ws.trigger_value = True
+        cs.context_info.timezone = "UTC"
+        cs.context_info.timezone_offset = 0
+        cs.context_info.locale = "en-US"
+        cs.context_info.url = self.url.replace("ws://", "http://").replace("/_stcore/stream", "/")
+        cs.context_info.is_embedded = False
+        cs.context_info.color_scheme = "light"
+        return bm.SerializeToString()
+
+    async def rerun(self, *, fragment_id: str = "", is_auto_rerun: bool = False, triggers=()) -> RunResult:
+        """Send one rerun_script and wait for the run it starts to finish.
+
+        Latency = send -> first ForwardMsg.script_finished with a final status
+        (FINISHED_EARLY_FOR_RERUN means the run was replaced by another one, e.g.
+        st.rerun(scope="app") from a fragment: keep waiting)."""
+        while not self._finished.empty():  # stale notifications (e.g. late auto-rerun runs)
+            self._finished.get_nowait()
+        n_exc = len(self.exceptions)
+        if not fragment_id:
+            self.alerts.clear()
+            self.texts.clear()
+        t0 = time.perf_counter()
+        await self.ws.send(self._back_msg(fragment_id, is_auto_rerun, triggers))
+        deadline = t0 + self.run_timeout
+        while True:
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                return RunResult(False, time.perf_counter() - t0, "timeout", self.exceptions[n_exc:])
+            try:
+                st = await asyncio.wait_for(self._finished.get(), timeout=remaining)
+            except asyncio.TimeoutError:
+                return RunResult(False, time.perf_counter() - t0, "timeout", self.exceptions[n_exc:])
+            if st is None:
+                return RunResult(False, time.perf_counter() - t0,
+                                 f"disconnected: {self.reader_error!r}", self.exceptions[n_exc:])
+            if st in FINAL:
+                lat = time.perf_counter() - t0
+                new_exc = self.exceptions[n_exc:]
+                ok = st != FS.FINISHED_WITH_COMPILE_ERROR and not new_exc
+                return RunResult(ok, lat, FS.Name(st), new_exc)
+
+    # ---- widget helpers (what a user does) --------------------------------------------
+    def widget(self, key: str) -> Widget | None:
+        return self.widgets.get(key)
+
+    async def load(self) -> RunResult:
+        """What the browser does on page load: rerun_script with no widget states."""
+        return await self.rerun()
+
+    async def set_value(self, key: str, value) -> RunResult:
+        """Change a widget the way the frontend does: store its new value, send all values."""
+        w = self.widgets[key]
+        self.values[w.id] = encode_value(w, value)
+        return await self.rerun(fragment_id=w.fragment_id)
+
+    async def click(self, key: str) -> RunResult:
+        w = self.widgets[key]
+        return await self.rerun(fragment_id=w.fragment_id, triggers=[w.id])
+
+    async def auto_tick(self) -> RunResult | None:
+        """One auto rerun of the first fragment that asked for it (Play); None if none did."""
+        if not self.auto_reruns:
+            return None
+        fid = next(iter(self.auto_reruns))
+        return await self.rerun(fragment_id=fid, is_auto_rerun=True)
+
+
+def _set_value(ws, fname: str, value) -> None:
+    if fname == "double_array_value":
+        ws.double_array_value.data.extend([float(v) for v in value])
+    elif fname == "int_array_value":
+        ws.int_array_value.data.extend([int(v) for v in value])
+    elif fname == "string_array_value":
+        ws.string_array_value.data.extend([str(v) for v in value])
+    else:
+        setattr(ws, fname, value)
+
+
+def encode_value(w: Widget, value) -> tuple[str, object]:
+    """(WidgetState field, value) the JS frontend would send for `value` on this widget.
+
+    For option widgets `value` is the *formatted* option label as shown in the
+    UI (what the frontend sends since streamlit 1.4x)."""
+    k = w.kind
+    if k == "slider" and w.proto.type == w.proto.SELECT_SLIDER:
+        vals = value if isinstance(value, (list, tuple)) else [value]
+        return "string_array_value", [str(v) for v in vals]
+    if k == "slider":
+        vals = value if isinstance(value, (list, tuple)) else [value]
+        return "double_array_value", [float(v) for v in vals]
+    if k in ("selectbox", "radio", "text_input", "text_area", "color_picker"):
+        return "string_value", str(value)
+    if k == "number_input":
+        if w.proto.data_type == w.proto.INT:
+            return "int_value", int(value)
+        return "double_value", float(value)
+    if k in ("checkbox", "toggle"):
+        return "bool_value", bool(value)
+    if k in ("button_group", "multiselect"):
+        vals = value if isinstance(value, (list, tuple)) else [value]
+        return "string_array_value", [str(v) for v in vals]
+    raise ValueError(f"don't know how to set a {k} widget")
+
+
+def options_of(w: Widget) -> list[str]:
+    return list(getattr(w.proto, "options", []))
