@@ -15,7 +15,7 @@ The notation follows the course notes (seed 000): α is the class prior (K,),
 __version__ = "0.1.0"
 
 from .align import align_clusters, aligned_accuracy, confusion
-from .data import Dataset, hide_labels, list_datasets, load_dataset, read_csv, sample
+from .data import DataError, Dataset, hide_labels, list_datasets, load_dataset, read_csv, sample
 from .em import (
     EM,
     EMRun,
@@ -30,7 +30,6 @@ from .em import (
     supervised_fit,
 )
 from .experiments import Explanation, explain, hidden_accuracy, label_budget_curve, restarts, smoothing_sweep
-from .estimators import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB, SemiSupervisedNB
 from .models import MODELS, get_model
 from ._validation import ImpossibleDocumentWarning
 
@@ -63,6 +62,7 @@ __all__ = [
     "MODELS",
     "get_model",
     "ImpossibleDocumentWarning",
+    "DataError",
     "Dataset",
     "hide_labels",
     "list_datasets",
@@ -70,3 +70,19 @@ __all__ = [
     "read_csv",
     "sample",
 ]
+
+_ESTIMATORS = ("BernoulliNB", "MultinomialNB", "CategoricalNB", "GaussianNB", "SemiSupervisedNB")
+
+
+def __getattr__(name):
+    # The scikit-learn-style estimators import scikit-learn (~1 s); load them on
+    # first use so that ``import nbcore`` needs only numpy and scipy.
+    if name in _ESTIMATORS:
+        from . import estimators
+
+        return getattr(estimators, name)
+    raise AttributeError(f"module 'nbcore' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(list(globals()) + list(_ESTIMATORS))

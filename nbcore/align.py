@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 __all__ = ["confusion", "align_clusters", "aligned_accuracy"]
 
@@ -29,6 +28,8 @@ def align_clusters(y_true, y_pred, n_classes: int) -> np.ndarray:
     -------
     (K,) int array; relabel with ``mapping[y_pred]``.
     """
+    from scipy.optimize import linear_sum_assignment  # imported here: scipy.optimize takes ~1 s to import
+
     table = confusion(y_true, y_pred, n_classes)
     clusters, labels = linear_sum_assignment(table, maximize=True)
     mapping = np.empty(n_classes, dtype=np.int64)
