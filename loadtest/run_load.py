@@ -301,8 +301,15 @@ async def browser_check(url: str, n: int, deadline: float, executable: str) -> d
 
 
 # ---------------------------------------------------------------------------- main
-async def run_students(port: int, args, stats: Stats, pid: int) -> dict:
+async def run_students(ports: list[int], args, stats: Stats, pids: list[int]) -> dict:
+    """Students are spread round-robin over the servers (= sticky sessions behind a proxy)."""
+    port = ports[0]
     url = f"ws://127.0.0.1:{port}/_stcore/stream"
+    urls = [f"ws://127.0.0.1:{p}/_stcore/stream" for p in ports]
+
+    def total_rss():
+        vals = [rss_mb(p) for p in pids]
+        return None if any(v is None for v in vals) else sum(vals)
     mem: list[tuple[float, float, int]] = []   # (t, rss MB, interactions so far)
     t_start = time.perf_counter()
     stop = asyncio.Event()
@@ -311,7 +318,7 @@ async def run_students(port: int, args, stats: Stats, pid: int) -> dict:
         n = 0
         while not stop.is_set() and n < int(args.duration + 300):
             n += 1
-            r = rss_mb(pid)
+            r = total_rss()
             if r is not None:
                 mem.append((time.perf_counter() - t_start, r, stats.interactions))
             try:
@@ -322,24 +329,25 @@ async def run_students(port: int, args, stats: Stats, pid: int) -> dict:
     samp = asyncio.create_task(sampler())
 
     # cold start: the first page view imports numpy/plotly/sklearn in the server; timed apart
-    first = Session(url, name="cold", run_timeout=max(60.0, args.run_timeout))
     cold = None
-    try:
-        await first.connect()
-        r = await first.load()
-        cold = r.latency
-        if not r.ok:
-            stats.errors.append(("cold", "load", r.status + " " + "; ".join(r.exceptions)[:300]))
-    except Exception as e:  # noqa: BLE001
-        stats.errors.append(("cold", "connect", repr(e)[:300]))
-    finally:
-        await first.close()
-    rss_warm0 = rss_mb(pid)
+    for u in urls:
+        first = Session(u, name="cold", run_timeout=max(60.0, args.run_timeout))
+        try:
+            await first.connect()
+            r = await first.load()
+            cold = r.latency if cold is None else max(cold, r.latency)
+            if not r.ok:
+                stats.errors.append(("cold", "load", r.status + " " + "; ".join(r.exceptions)[:300]))
+        except Exception as e:  # noqa: BLE001
+            stats.errors.append(("cold", "connect", repr(e)[:300]))
+        finally:
+            await first.close()
+    rss_warm0 = total_rss()
 
     t_students = time.perf_counter()
     deadline = t_students + args.ramp + args.duration
     master = random.Random(args.seed)
-    students = [Student(i, url, stats, deadline, random.Random(master.random()),
+    students = [Student(i, urls[i % len(urls)], stats, deadline, random.Random(master.random()),
                         (args.think_min, args.think_max), args.run_timeout) for i in range(args.sessions)]
 
     async def start(st: Student, delay: float):
@@ -393,9 +401,9 @@ def summarise(args, stats: Stats, run: dict, log_text: str, startup_s: float) ->
     lat = stats.latencies
     inter = lat["interaction"]
     summary = {
-        "sessions": args.sessions, "duration_s": args.duration, "ramp_s": args.ramp,
+        "sessions": args.sessions, "replicas": args.replicas, "duration_s": args.duration, "ramp_s": args.ramp,
         "think_s": [args.think_min, args.think_max],
-        "cpu_count": os.cpu_count(),
+        "cpu_count": os.cpu_count(), "loadavg_before": args.loadavg_before,
         "server_startup_s": round(startup_s, 2),
         "cold_first_load_s": None if run["cold_load_s"] is None else round(run["cold_load_s"], 2),
         "sessions_started": stats.sessions_started, "sessions_completed": stats.sessions_completed,
@@ -441,7 +449,9 @@ def _r(x, nd=3):
 def print_table(s: dict) -> None:
     L = s["latency_s"]
     rows = [
-        ("sessions (started / completed)", f"{s['sessions_started']} / {s['sessions_completed']} of {s['sessions']}"),
+        ("sessions (started / completed)", f"{s['sessions_started']} / {s['sessions_completed']} of {s['sessions']}"
+                                           f" on {s['replicas']} server process(es)"),
+        ("machine: cores / load average before", f"{s['cpu_count']} / {s['loadavg_before']}"),
         ("duration per student", f"{s['duration_s']:g} s (ramp {s['ramp_s']:g} s, think {s['think_s'][0]:g}-{s['think_s'][1]:g} s)"),
         ("server start / cold first page", f"{s['server_startup_s']} s / {s['cold_first_load_s']} s"),
         ("interactions / Play ticks", f"{s['interactions']} / {s['play_ticks']}"),
@@ -451,7 +461,7 @@ def print_table(s: dict) -> None:
          f"{L['interaction']['p50']} / {L['interaction']['p95']} / {L['interaction']['max']} s"),
         ("Play tick p50 / p95", f"{L['tick']['p50']} / {L['tick']['p95']} s"),
         ("page load p50 / p95 / max", f"{L['load']['p50']} / {L['load']['p95']} / {L['load']['max']} s"),
-        ("server RSS after cold load / peak / end",
+        ("server RSS (all replicas) after cold load / peak / end",
          f"{s['rss_mb']['after_cold_load']} / {s['rss_mb']['peak']} / {s['rss_mb']['end']} MB"),
         ("RSS growth, warm half", f"{s['rss_mb']['warm_growth']} MB = {s['rss_mb']['warm_growth_kb_per_interaction']} KB/interaction "
                                   f"(slope {s['rss_mb']['warm_slope_kb_per_interaction']} KB/interaction)"),
@@ -491,6 +501,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--app", default="dashboard/app.py")
     ap.add_argument("--port", type=int, default=0, help="default: a free port")
+    ap.add_argument("--replicas", type=int, default=1,
+                    help="start this many servers; students are spread over them like sticky sessions (default 1)")
     ap.add_argument("--json", metavar="FILE", help="also write the summary as JSON ('-' = stdout)")
     ap.add_argument("--server-arg", action="append", default=[], help="extra `streamlit run` flag, repeatable")
     args = ap.parse_args(argv)
@@ -499,23 +511,29 @@ def main(argv=None) -> int:
     args.sessions = max(1, min(args.sessions, 500))
     args.duration = max(1.0, min(args.duration, 3600.0))
 
-    port = args.port or free_port()
-    log_path = Path(tempfile.gettempdir()) / f"loadtest_server_{port}.log"
-    print(f"starting streamlit on 127.0.0.1:{port} (log {log_path}) ...", flush=True)
-    proc = start_server(args.app, port, log_path, args.server_arg)
+    args.replicas = max(1, min(args.replicas, 8))
+    args.loadavg_before = [round(x, 2) for x in os.getloadavg()]
+    ports = [args.port or free_port()] + [free_port() for _ in range(args.replicas - 1)]
+    procs, logs = [], []
     try:
+        for port in ports:
+            log_path = Path(tempfile.gettempdir()) / f"loadtest_server_{port}.log"
+            print(f"starting streamlit on 127.0.0.1:{port} (log {log_path}) ...", flush=True)
+            logs.append(log_path)
+            procs.append(start_server(args.app, port, log_path, args.server_arg))
         try:
-            startup = wait_health(port, proc)
+            startup = max(wait_health(port, proc) for port, proc in zip(ports, procs))
         except RuntimeError as e:
-            print(f"server did not start: {e}\n{log_path.read_text()[-3000:]}", file=sys.stderr)
+            print(f"server did not start: {e}\n{logs[-1].read_text()[-3000:]}", file=sys.stderr)
             return 2
-        print(f"server up in {startup:.1f} s (pid {proc.pid}); {args.sessions} students for {args.duration:g} s ...",
-              flush=True)
+        print(f"{len(procs)} server(s) up in {startup:.1f} s (pids {[p.pid for p in procs]}); "
+              f"{args.sessions} students for {args.duration:g} s ...", flush=True)
         stats = Stats()
-        run = asyncio.run(run_students(port, args, stats, proc.pid))
+        run = asyncio.run(run_students(ports, args, stats, [p.pid for p in procs]))
     finally:
-        stop_server(proc)
-    log_text = log_path.read_text(errors="replace")
+        for proc in procs:
+            stop_server(proc)
+    log_text = "\n".join(p.read_text(errors="replace") for p in logs)
     summary = summarise(args, stats, run, log_text, startup)
     if summary["server_log_tracebacks"]:
         i = log_text.find("Traceback")
