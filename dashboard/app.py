@@ -26,6 +26,17 @@ st.set_page_config(page_title="Naive Bayes + EM Lab", page_icon="🧪", layout="
 # are added as files in dashboard/pages/ and listed here.
 PAGES = [
     st.Page(HERE / "pages" / "lesson.py", title="Watch EM learn", icon="📈", default=True),
+    # depth views (one page per view; pure charts in depth_charts.py, lesson texts in lessons.py)
+    st.Page(HERE / "pages" / "guided.py", title="Guided lessons", icon="📚"),
+    st.Page(HERE / "pages" / "inspector.py", title="Posterior inspector", icon="🔎"),
+    st.Page(HERE / "pages" / "smoothing.py", title="Smoothing explorer", icon="🧈"),
+    st.Page(HERE / "pages" / "trap.py", title="The symmetric trap", icon="⚖️"),
+    st.Page(HERE / "pages" / "restarts.py", title="Restarts & local optima", icon="⛰️"),
+    st.Page(HERE / "pages" / "switching.py", title="Label switching", icon="🔀"),
+    st.Page(HERE / "pages" / "budget.py", title="Label-budget curve", icon="📉"),
+    st.Page(HERE / "pages" / "side_by_side.py", title="Side by side", icon="👯"),
+    st.Page(HERE / "pages" / "sampling.py", title="Sampling from the model", icon="🎲"),
+    st.Page(HERE / "pages" / "gaussian.py", title="Gaussian NB corner", icon="🔔"),
 ]
 
 st.navigation(PAGES).run()

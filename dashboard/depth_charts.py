@@ -1,0 +1,356 @@
+"""Pure chart builders for the depth views (arrays -> plotly figures; no st.* calls).
+
+Same conventions as charts.py: large fonts via font_size, one fixed colour per class
+(charts.class_color), the Okabe-Ito palette.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from dashboard.charts import GREY, WARN, class_color
+
+SUP_COLOR = "#D55E00"   # supervised-only NB
+EM_COLOR = "#0072B2"    # EM
+A_COLOR = "#0072B2"     # side-by-side run A
+B_COLOR = "#E69F00"     # side-by-side run B
+
+
+def _layout(fig: go.Figure, title: str, font_size: int, height: int, **kw) -> go.Figure:
+    fig.update_layout(
+        title=dict(text=title, font=dict(size=font_size + 4)),
+        font=dict(size=font_size),
+        height=height,
+        margin=dict(l=10, r=10, t=60 + font_size, b=10),
+        legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0, font=dict(size=font_size)),
+        template="plotly_white",
+        **kw,
+    )
+    return fig
+
+
+def _pct(v) -> str:
+    return "—" if v is None or not np.isfinite(v) else f"{v:.1%}"
+
+
+# ---- 1. posterior inspector ------------------------------------------------------------
+
+def posterior_figure(posterior: Sequence[float], class_names: Sequence[str], font_size: int = 16,
+                     height: int = 260, title: str = "p(y | x)") -> go.Figure:
+    p = np.asarray(posterior, dtype=float)
+    fig = go.Figure(go.Bar(x=p, y=[str(c) for c in class_names], orientation="h",
+                           marker=dict(color=[class_color(k) for k in range(len(p))]),
+                           text=[f"{v:.3f}" for v in p], textposition="auto",
+                           hovertemplate="%{y}: %{x:.4f}<extra></extra>"))
+    fig.update_xaxes(range=[0, 1], title="posterior probability")
+    fig.update_yaxes(autorange="reversed")
+    return _layout(fig, title, font_size, max(height, 80 + 40 * len(p)), showlegend=False)
+
+
+def log_odds_figure(labels: Sequence[str], values: Sequence[float], present: Sequence[bool],
+                    prior_term: float, name_a: str, name_b: str, color_a: str, color_b: str,
+                    font_size: int = 16, top_n: int = 20) -> go.Figure:
+    """Horizontal bars: how much each word pushes towards class a (right) or b (left).
+
+    Present words are solid; absent words (the (1 − x) log(1 − β) terms of Bernoulli NB)
+    are hatched. ±∞ (λ = 0, an "impossible" word) is drawn as a capped bar marked ∞.
+    The prior's log-odds is the first bar."""
+    v = np.asarray(values, dtype=float)
+    pres = np.asarray(present, dtype=bool)
+    order = np.argsort(-np.where(np.isfinite(v), np.abs(v), np.inf), kind="stable")
+    shown = [j for j in order if v[j] != 0.0][:top_n]
+    finite = [abs(v[j]) for j in shown if np.isfinite(v[j])] + ([abs(prior_term)] if np.isfinite(prior_term) else [])
+    cap = 1.3 * max(finite) if finite and max(finite) > 0 else 1.0
+    names = ["prior log α"] + [f"{labels[j]}" + ("" if pres[j] else " (absent)") for j in shown]
+    vals = [prior_term] + [v[j] for j in shown]
+    kinds = ["prior"] + ["present" if pres[j] else "absent" for j in shown]
+    xs, texts, colors, patterns = [], [], [], []
+    for val, kind in zip(vals, kinds):
+        if np.isfinite(val):
+            xs.append(val)
+            texts.append(f"{val:+.2f}")
+        else:
+            xs.append(cap if val > 0 else -cap)
+            texts.append("+∞" if val > 0 else "−∞")
+        colors.append(GREY if kind == "prior" else (color_a if val > 0 else color_b))
+        patterns.append("/" if kind == "absent" else "")
+    fig = go.Figure(go.Bar(
+        x=xs, y=names, orientation="h", text=texts, textposition="outside", cliponaxis=False,
+        marker=dict(color=colors, pattern=dict(shape=patterns, fillmode="overlay", fgcolor="white", size=8)),
+        customdata=kinds, hovertemplate="%{y}: %{text} (%{customdata})<extra></extra>", showlegend=False))
+    for name, col, pat in ((f"→ {name_a}", color_a, ""), (f"→ {name_b}", color_b, ""),
+                           ("absent word (1−x)·log(1−β)", "#bbbbbb", "/")):
+        fig.add_trace(go.Bar(x=[None], y=[None], name=name, orientation="h",
+                             marker=dict(color=col, pattern=dict(shape=pat, fgcolor="white"))))
+    fig.add_vline(x=0, line=dict(color="#333333", width=1))
+    fig.update_yaxes(autorange="reversed", tickfont=dict(size=font_size))
+    fig.update_xaxes(title=f"log-odds contribution: log p(x_j | {name_a}) − log p(x_j | {name_b})",
+                     range=[-cap * 1.25, cap * 1.25])
+    height = min(1000, 140 + 34 * len(names))
+    return _layout(fig, f"Which words push towards {name_a} (right) or {name_b} (left)", font_size, height,
+                   barmode="overlay")
+
+
+# ---- 2. smoothing explorer -------------------------------------------------------------
+
+def _lam_axis(lams: Sequence[float]) -> tuple[np.ndarray, list, list]:
+    """x positions on a log axis; λ = 0 is drawn one decade left of the smallest λ > 0."""
+    lams = np.asarray(lams, dtype=float)
+    pos = lams[lams > 0]
+    zero_at = (pos.min() / 10.0) if pos.size else 1e-3
+    x = np.where(lams > 0, lams, zero_at)
+    ticks = sorted(set(x.tolist()))
+    text = ["0" if t == zero_at and (lams == 0).any() else f"{t:g}" for t in ticks]
+    return x, ticks, text
+
+
+def beta_vs_lambda_figure(lams: Sequence[float], betas: dict, class_names: Sequence[str],
+                          font_size: int = 16, height: int = 430, target: float = 0.5) -> go.Figure:
+    """β_jk against λ (log axis) for a few words; one colour per class, one dash per word.
+
+    betas: {word label: (L, K) array}."""
+    x, ticks, text = _lam_axis(lams)
+    dashes = ["solid", "dash", "dot", "dashdot", "longdash", "longdashdot"]
+    fig = go.Figure()
+    for w, (word, mat) in enumerate(betas.items()):
+        mat = np.asarray(mat, dtype=float)
+        for k, cname in enumerate(class_names):
+            fig.add_trace(go.Scatter(x=x, y=mat[:, k], mode="lines+markers",
+                                     name=f"{word} | {cname}", legendgroup=word,
+                                     line=dict(color=class_color(k), dash=dashes[w % len(dashes)], width=3),
+                                     marker=dict(size=7),
+                                     hovertemplate=f"β({word} | {cname})" + " = %{y:.3f}<extra></extra>"))
+    fig.add_hline(y=target, line=dict(color=GREY, dash="dot", width=2),
+                  annotation_text=("½" if target == 0.5 else f"1/V = {target:.3g}") + " (λ → ∞)",
+                  annotation_position="bottom right")
+    fig.update_xaxes(type="log", title="smoothing λ (log scale; leftmost = 0)", tickvals=ticks, ticktext=text)
+    fig.update_yaxes(title="β = p(word | class)", range=[-0.03, 1.03] if target == 0.5 else None)
+    fig = _layout(fig, "β of a rare and a common word as λ grows", font_size, height)
+    fig.update_layout(legend=dict(orientation="v", yanchor="top", y=1.0, xanchor="left", x=1.01))
+    return fig
+
+
+def accuracy_vs_lambda_figure(lams: Sequence[float], acc_sup: Sequence, acc_em: Sequence,
+                              font_size: int = 16, height: int = 430, n_hidden: int | None = None) -> go.Figure:
+    x, ticks, text = _lam_axis(lams)
+    fig = go.Figure()
+    for name, acc, col in (("supervised NB (visible labels only)", acc_sup, SUP_COLOR), ("EM", acc_em, EM_COLOR)):
+        y = np.array([np.nan if a is None else a for a in acc], dtype=float)
+        fig.add_trace(go.Scatter(x=x, y=y, mode="lines+markers", name=name, line=dict(color=col, width=3),
+                                 marker=dict(size=8), hovertemplate="λ=%{x:g}: %{y:.1%}<extra>" + name + "</extra>"))
+    fig.update_xaxes(type="log", title="smoothing λ (log scale; leftmost = 0)", tickvals=ticks, ticktext=text)
+    fig.update_yaxes(title="accuracy", tickformat=".0%", range=[0, 1.02])
+    title = "Accuracy on the hidden labels" + (f" ({n_hidden} documents)" if n_hidden else "")
+    return _layout(fig, title, font_size, height)
+
+
+# ---- 3. symmetric trap ----------------------------------------------------------------
+
+def resp_histogram_figure(resp_hidden: np.ndarray, class_names: Sequence[str], font_size: int = 16,
+                          height: int = 330) -> go.Figure:
+    """Distribution of p(y = k | x_i) over the hidden documents, one panel colour per class."""
+    r = np.asarray(resp_hidden, dtype=float)
+    K = r.shape[1] if r.ndim == 2 else len(class_names)
+    fig = go.Figure()
+    for k in range(K):
+        fig.add_trace(go.Histogram(x=r[:, k], name=f"p({class_names[k]} | x)", marker=dict(color=class_color(k)),
+                                   opacity=0.75, xbins=dict(start=0, end=1.0001, size=0.02)))
+    fig.add_vline(x=1.0 / K, line=dict(color=WARN, dash="dash", width=2), annotation_text=f"1/K = {1 / K:.3g}")
+    fig.update_xaxes(title="responsibility p(y = k | x_i) of each hidden document", range=[0, 1])
+    fig.update_yaxes(title="documents")
+    return _layout(fig, "Responsibilities after the last E-step", font_size, height, barmode="overlay")
+
+
+def beta_profiles_figure(beta: np.ndarray, feature_names: Sequence[str], class_names: Sequence[str],
+                         font_size: int = 16, height: int = 330, max_features: int = 40) -> go.Figure:
+    """β_jk over the features, one line per class: identical lines = the symmetric point."""
+    b = np.asarray(beta, dtype=float)[:max_features]
+    fig = go.Figure()
+    for k, c in enumerate(class_names):
+        fig.add_trace(go.Scatter(x=[str(f) for f in feature_names[: len(b)]], y=b[:, k], mode="lines+markers",
+                                 name=str(c), line=dict(color=class_color(k), width=3 + 2 * (len(class_names) - k)),
+                                 marker=dict(size=8)))
+    fig.update_yaxes(title="β = p(word | class)", range=[0, 1])
+    fig.update_xaxes(title="word", tickangle=-45 if len(b) > 8 else 0)
+    return _layout(fig, "β of each class (lines on top of each other = no difference)", font_size, height)
+
+
+def spread_figure(spreads: Sequence[float], font_size: int = 16, height: int = 330) -> go.Figure:
+    s = np.asarray(spreads, dtype=float)
+    fig = go.Figure(go.Scatter(x=np.arange(len(s)), y=s, mode="lines+markers", line=dict(color=EM_COLOR, width=3),
+                               name="max difference"))
+    fig.update_xaxes(title="iteration t", rangemode="tozero")
+    fig.update_yaxes(title="max_j,k,k' |β_jk − β_jk'|", rangemode="tozero")
+    return _layout(fig, "How different are the classes?", font_size, height)
+
+
+# ---- 4. restarts ----------------------------------------------------------------------
+
+def restarts_figure(objectives: Sequence[float], accs: Sequence, seeds: Sequence[int], best: int,
+                    selected: int | None = None, font_size: int = 16, height: int = 440,
+                    acc_label: str = "accuracy on the hidden labels") -> go.Figure:
+    """Final objective (x) against accuracy (y), one point per random start."""
+    ob = np.asarray(objectives, dtype=float)
+    ac = np.array([np.nan if a is None else a for a in accs], dtype=float)
+    n = len(ob)
+    # jitter identical objectives vertically? no: show them as they are, with hover details
+    sizes = [22 if i == best else 14 for i in range(n)]
+    colors = [WARN if i == best else EM_COLOR for i in range(n)]
+    fig = go.Figure(go.Scatter(
+        x=ob, y=ac, mode="markers+text", text=[f"#{s}" for s in seeds], textposition="top center",
+        marker=dict(size=sizes, color=colors, opacity=0.8, line=dict(width=1, color="white")),
+        customdata=np.array(seeds), name="random starts",
+        hovertemplate="start #%{customdata}<br>objective %{x:.2f}<br>accuracy %{y:.1%}<extra></extra>"))
+    if selected is not None and 0 <= selected < n:
+        fig.add_trace(go.Scatter(x=[ob[selected]], y=[ac[selected]], mode="markers", name="selected",
+                                 marker=dict(size=30, color="rgba(0,0,0,0)", line=dict(width=3, color="#000000"))))
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name="highest objective",
+                             marker=dict(size=16, color=WARN)))
+    fig.update_xaxes(title="final MAP objective (higher = EM likes it more)")
+    fig.update_yaxes(title=acc_label, tickformat=".0%", range=[-0.02, 1.05])
+    return _layout(fig, "Each random start: where EM stopped vs how good the classifier is", font_size, height)
+
+
+# ---- 5. label switching -----------------------------------------------------------------
+
+def confusion_figure(table: np.ndarray, row_names: Sequence[str], col_names: Sequence[str],
+                     highlight: Sequence[tuple[int, int]] = (), font_size: int = 16, title: str = "",
+                     height: int | None = None, x_title: str = "true label", y_title: str = "cluster") -> go.Figure:
+    """Count table as a heatmap; highlighted cells (the matching) get a thick outline."""
+    t = np.asarray(table, dtype=float)
+    R, C = t.shape
+    fig = go.Figure(go.Heatmap(z=t, x=[str(c) for c in col_names], y=[str(r) for r in row_names],
+                               colorscale="Blues", showscale=False,
+                               text=[[f"{int(v)}" for v in row] for row in t], texttemplate="%{text}",
+                               textfont=dict(size=font_size + (2 if R <= 4 else -2)),
+                               hovertemplate=y_title + " %{y}, " + x_title + " %{x}: %{z}<extra></extra>"))
+    for r, c in highlight:
+        fig.add_shape(type="rect", x0=c - 0.5, x1=c + 0.5, y0=r - 0.5, y1=r + 0.5,
+                      line=dict(color=WARN, width=4))
+    fig.update_xaxes(title=x_title, side="top", tickfont=dict(size=font_size))
+    fig.update_yaxes(title=y_title, autorange="reversed", tickfont=dict(size=font_size))
+    h = height or min(700, 140 + 60 * R)
+    return _layout(fig, title, font_size, h)
+
+
+# ---- 6. label budget ------------------------------------------------------------------
+
+def budget_figure(ns: Sequence[int], sup: dict, em: dict, font_size: int = 16, height: int = 480,
+                  n_seeds: int | None = None, uw: float | None = None) -> go.Figure:
+    """Accuracy against the number of labelled documents; mean line and min–max band over seeds.
+
+    sup/em: {"mean": [...], "lo": [...], "hi": [...]} aligned with ns."""
+    x = np.asarray(ns, dtype=float)
+    fig = go.Figure()
+    for name, d, col, fill in (("supervised NB (labelled only)", sup, SUP_COLOR, "rgba(213,94,0,0.18)"),
+                               ("EM (+ the rest unlabelled" + (f", weight {uw:g})" if uw is not None else ")"),
+                                em, EM_COLOR, "rgba(0,114,178,0.18)")):
+        lo, hi = np.asarray(d["lo"], dtype=float), np.asarray(d["hi"], dtype=float)
+        fig.add_trace(go.Scatter(x=np.r_[x, x[::-1]], y=np.r_[hi, lo[::-1]], fill="toself", fillcolor=fill,
+                                 line=dict(width=0), hoverinfo="skip", showlegend=False, legendgroup=name))
+        fig.add_trace(go.Scatter(x=x, y=d["mean"], mode="lines+markers", name=name, legendgroup=name,
+                                 line=dict(color=col, width=3), marker=dict(size=9),
+                                 hovertemplate="%{x} labelled: %{y:.1%}<extra>" + name + "</extra>"))
+    fig.update_xaxes(type="log", title="number of labelled documents (log scale)", tickvals=list(x),
+                     ticktext=[f"{int(v)}" for v in x])
+    fig.update_yaxes(title="accuracy on the unlabelled documents", tickformat=".0%")
+    band = f" — line: mean, band: min–max over {n_seeds} seeds" if n_seeds else ""
+    return _layout(fig, "Label budget: what do unlabelled documents add?" + band, font_size, height)
+
+
+# ---- 7. side by side ----------------------------------------------------------------------
+
+def two_runs_figure(a: Sequence[float], b: Sequence[float], name_a: str, name_b: str, y_title: str,
+                    title: str, font_size: int = 16, height: int = 360, percent: bool = False) -> go.Figure:
+    fig = go.Figure()
+    for name, s, col, dash in ((name_a, a, A_COLOR, "solid"), (name_b, b, B_COLOR, "dash")):
+        s = np.asarray(s, dtype=float)
+        fig.add_trace(go.Scatter(x=np.arange(len(s)), y=s, mode="lines+markers", name=name,
+                                 line=dict(color=col, width=3, dash=dash), marker=dict(size=7)))
+    fig.update_xaxes(title="iteration t", rangemode="tozero")
+    fig.update_yaxes(title=y_title, tickformat=".0%" if percent else None)
+    return _layout(fig, title, font_size, height)
+
+
+# ---- 8. sampling ------------------------------------------------------------------------
+
+def image_grid_figure(images: Sequence[np.ndarray], titles: Sequence[str], shape: tuple[int, int],
+                      cols: int = 6, font_size: int = 16, zmax: float | None = None,
+                      title: str = "", cell: int = 120) -> go.Figure:
+    n = max(1, len(images))
+    cols = max(1, min(cols, n))
+    rows = int(np.ceil(n / cols))
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[str(t) for t in titles] or None,
+                        horizontal_spacing=0.02, vertical_spacing=0.12 / max(1, rows) + 0.04)
+    top = zmax if zmax is not None else max([float(np.max(im)) for im in images] + [1.0])
+    for i, im in enumerate(images):
+        r, c = divmod(i, cols)
+        fig.add_trace(go.Heatmap(z=np.asarray(im, dtype=float).reshape(shape), colorscale="Greys", zmin=0,
+                                 zmax=top, showscale=False, hovertemplate="%{z:.0f}<extra></extra>"),
+                      row=r + 1, col=c + 1)
+    fig.update_xaxes(showticklabels=False, showgrid=False)
+    fig.update_yaxes(showticklabels=False, autorange="reversed", scaleanchor="x", showgrid=False)
+    for ann in fig.layout.annotations:
+        ann.font = dict(size=max(11, font_size - 2))
+    return _layout(fig, title, font_size, 70 + cell * rows)
+
+
+# ---- 9. Gaussian corner -----------------------------------------------------------------
+
+def _normal_pdf(x, mu, var):
+    return np.exp(-0.5 * (x - mu) ** 2 / var) / np.sqrt(2 * np.pi * var)
+
+
+def gaussian_fit_figure(samples: Sequence[np.ndarray], class_names: Sequence[str], means: Sequence[float],
+                        var_mle: Sequence[float], var_unb: Sequence[float], font_size: int = 16,
+                        height: int = 460, x_title: str = "x") -> go.Figure:
+    """Data of each class as a rug, with the fitted normal curves: solid = 1/N (MLE), dashed = 1/(N−1)."""
+    allx = np.concatenate([np.asarray(s, dtype=float) for s in samples if len(s)]) if samples else np.zeros(1)
+    sd = float(np.sqrt(max(max(var_unb), 1e-12)))
+    lo, hi = float(allx.min()) - 3 * sd, float(allx.max()) + 3 * sd
+    grid = np.linspace(lo, hi, 400)
+    fig = go.Figure()
+    peak = 0.0
+    for k, name in enumerate(class_names):
+        col = class_color(k)
+        y1 = _normal_pdf(grid, means[k], var_mle[k])
+        y2 = _normal_pdf(grid, means[k], var_unb[k])
+        peak = max(peak, float(y1.max()), float(y2.max()))
+        fig.add_trace(go.Scatter(x=grid, y=y1, mode="lines", line=dict(color=col, width=3),
+                                 name=f"{name}: σ² = 1/N Σ (MLE)"))
+        fig.add_trace(go.Scatter(x=grid, y=y2, mode="lines", line=dict(color=col, width=3, dash="dash"),
+                                 name=f"{name}: σ² = 1/(N−1) Σ (unbiased)"))
+    for k, name in enumerate(class_names):
+        s = np.asarray(samples[k], dtype=float)
+        fig.add_trace(go.Scatter(x=s, y=np.full(len(s), -0.06 * peak * (1 + 0.6 * k)), mode="markers",
+                                 marker=dict(symbol="line-ns", size=22, color=class_color(k),
+                                             line=dict(width=3, color=class_color(k))),
+                                 name=f"{name}: data (N = {len(s)})",
+                                 hovertemplate="%{x:.3g}<extra>" + str(name) + "</extra>"))
+    fig.update_xaxes(title=x_title, range=[lo, hi])
+    fig.update_yaxes(title="density p(x | class)", range=[-0.06 * peak * (2 + 0.6 * len(class_names)), peak * 1.1])
+    fig = _layout(fig, "Per-class normal curves over the data", font_size, height)
+    fig.update_layout(legend=dict(orientation="v", yanchor="top", y=1.0, xanchor="left", x=1.01))
+    return fig
+
+
+def bias_figure(ns: Sequence[int], mean_mle: Sequence[float], mean_unb: Sequence[float], true_var: float,
+                font_size: int = 16, height: int = 400, n_reps: int | None = None) -> go.Figure:
+    """Average estimate of σ² over many small samples, against the sample size N."""
+    x = np.asarray(ns, dtype=float)
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=x, y=mean_mle, mode="lines+markers", name="average of σ²_MLE = 1/N Σ",
+                             line=dict(color=SUP_COLOR, width=3), marker=dict(size=9)))
+    fig.add_trace(go.Scatter(x=x, y=mean_unb, mode="lines+markers", name="average of σ²_unbiased = 1/(N−1) Σ",
+                             line=dict(color=EM_COLOR, width=3, dash="dash"), marker=dict(size=9)))
+    fig.add_trace(go.Scatter(x=x, y=true_var * (x - 1) / x, mode="lines", name="theory: (N−1)/N · σ²",
+                             line=dict(color=GREY, dash="dot", width=2)))
+    fig.add_hline(y=true_var, line=dict(color="#000000", width=1.5),
+                  annotation_text=f"true σ² = {true_var:g}", annotation_position="bottom right")
+    fig.update_xaxes(title="sample size N", tickvals=list(x))
+    fig.update_yaxes(title="average estimate of σ²", rangemode="tozero")
+    reps = f" ({n_reps:,} samples per N)" if n_reps else ""
+    return _layout(fig, "The 1/N estimate is too small on average" + reps, font_size, height)

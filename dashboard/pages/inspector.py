@@ -1,0 +1,189 @@
+"""Posterior inspector: p(y | x) for one message and the per-word log-odds behind it."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import nbcore
+from dashboard import controls, depth_charts, lessons, runner, state
+from dashboard.charts import class_color
+
+FS = lessons.page_setup("🔎 Posterior inspector",
+                        "Type or pick a message: which class does Naive Bayes choose, and which words decided it?")
+
+# ---- controls -----------------------------------------------------------------------------
+sb = st.sidebar
+dataset = lessons.dataset_picker("insp_dataset", "toy_spam", models=("bernoulli", "multinomial"))
+model = lessons.model_picker("insp_model", dataset)
+lam = lessons.lam_picker("insp_lam", 1.0)
+source_opts = ["labelled", "run"]
+run = state.get(state.RUN)
+run_cfg = state.get(state.RUN_KEY)
+has_run = run is not None and run_cfg is not None and run_cfg.dataset == dataset and run_cfg.model == model
+source = sb.radio(
+    "Parameters from", source_opts if has_run else source_opts[:1], key="insp_source",
+    format_func=lambda s: {"labelled": "Naive Bayes on the labelled documents",
+                           "run": "the lesson view's current EM run"}[s],
+    help="“Labelled documents”: supervised NB (eq. 12–14) on every row whose label is known. "
+         "“Current EM run”: the α and β the lesson view has reached so far (λ from that run).")
+
+try:
+    ds = runner.get_dataset(dataset)
+    X = ds.for_model(model)
+except ValueError as e:
+    st.error(str(e))
+    st.stop()
+K = ds.n_classes
+names = [str(c) for c in ds.class_names]
+feats = [str(f) for f in ds.feature_names]
+y_known = np.asarray(ds.y_true if ds.y_true is not None else ds.y)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def fit_shipped(name: str, model: str, lam: float):
+    d = runner.load_shipped(name)
+    y = np.asarray(d.y_true if d.y_true is not None else d.y)
+    return nbcore.supervised_fit(model, d.for_model(model), y, d.n_classes, lam)
+
+
+if source == "run" and has_run:
+    snap = run.current
+    alpha, params = np.asarray(snap.alpha), dict(snap.params)
+    st.caption(f"Using the lesson view's run at iteration {snap.iteration} (λ = {snap.smoothing:g}).")
+else:
+    if not (y_known >= 0).any():
+        st.warning("This data set has no labels at all, so there is nothing to count. Pick "
+                   "“the lesson view's current EM run” (run EM there first) or another data set.")
+        st.stop()
+    if lessons.is_shared(dataset):
+        alpha, params = fit_shipped(dataset, model, lam)
+    else:
+        alpha, params = nbcore.supervised_fit(model, X, y_known, K, lam)
+
+# ---- the message --------------------------------------------------------------------------
+st.subheader("The message")
+if getattr(ds, "vectorizer", None) is not None:
+    text = st.text_area("Type a message", value="", key="insp_text",
+                        placeholder="e.g. win a free cruise now",
+                        help="Words outside the data set's vocabulary are ignored.")
+    row_x = np.asarray(ds.transform(text).toarray()).ravel() if text.strip() else None
+else:
+    row_x = None
+
+c1, c2 = st.columns([1, 2])
+n_rows = X.shape[0]
+pick = c1.number_input("…or start from document #", 0, n_rows - 1, 0, step=1, key="insp_row",
+                       help="Loads that document's words into the box on the right.")
+
+
+def _load_row():
+    r = X[int(st.session_state["insp_row"])]
+    r = np.asarray(r.toarray() if hasattr(r, "toarray") else r).ravel()
+    st.session_state["insp_words"] = [feats[j] for j in np.flatnonzero(r > 0)]
+
+
+c1.button("Load this document", key="insp_load", on_click=_load_row)
+if "insp_words" not in st.session_state and st.query_params.get("insp_words") is None:
+    _load_row()
+words = c2.multiselect("Words present in the message (tick / untick)", feats, key="insp_words", bind=controls.QP,
+                       help="Bernoulli NB only asks *whether* each word occurs.")
+if row_x is None:
+    x = np.zeros(len(feats))
+    idx = [feats.index(w) for w in words]
+    x[idx] = 1.0
+    if model == "multinomial" and words:
+        r = X[int(pick)]
+        r = np.asarray(r.toarray() if hasattr(r, "toarray") else r).ravel()
+        # keep the picked document's counts for the ticked words it contains
+        x[idx] = np.where(r[idx] > 0, r[idx], 1.0)
+else:
+    x = row_x
+    st.caption("Scoring the typed text: " + (", ".join(f"{feats[j]}×{x[j]:g}" for j in np.flatnonzero(x))
+                                             or "no known word"))
+
+# ---- explanation --------------------------------------------------------------------------
+ex = nbcore.explain(model, alpha, params, x)
+post = np.asarray(ex.posterior)
+
+st.subheader("Which class? p(y | x)")
+mcols = st.columns(min(K, 5))
+for k in range(K):
+    mcols[k % len(mcols)].metric(f"p({names[k]} | x)", f"{post[k]:.4f}")
+if K > 5:
+    st.plotly_chart(depth_charts.posterior_figure(post, names, FS), key="insp_post",
+                    config={"displayModeBar": False})
+
+order = np.argsort(-post, kind="stable")
+a_default, b_default = int(order[0]), int(order[1])
+if K > 2:
+    d1, d2 = st.columns(2)
+    a = d1.selectbox("Compare class", range(K), index=a_default, format_func=lambda k: names[k], key="insp_a")
+    b = d2.selectbox("against class", range(K), index=b_default, format_func=lambda k: names[k], key="insp_b")
+else:
+    a, b = (1, 0) if names[1].lower() == "spam" or K == 2 else (a_default, b_default)
+if a == b:
+    st.info("Pick two different classes to compare.")
+    st.stop()
+
+lo = ex.log_odds(a, b)
+prior_term = float(ex.log_prior[a] - ex.log_prior[b])
+with np.errstate(invalid="ignore"):
+    total = prior_term + float(np.sum(lo))
+present = np.asarray(ex.present)
+absent_sum = float(np.sum(np.where(present, 0.0, lo)))
+present_sum = float(np.sum(np.where(present, lo, 0.0)))
+
+left, right = st.columns([3, 2])
+with left:
+    st.plotly_chart(depth_charts.log_odds_figure(feats, lo, present, prior_term, names[a], names[b],
+                                                 class_color(a), class_color(b), FS, top_n=20),
+                    key="insp_logodds", config={"displayModeBar": False})
+with right:
+    def _f(v):
+        return "+∞" if v == np.inf else "−∞" if v == -np.inf else f"{v:+.3f}"
+
+    st.markdown(
+        f"**log p({names[a]} | x) − log p({names[b]} | x)**\n\n"
+        f"| part | value |\n|---|---|\n"
+        f"| prior log α | {_f(prior_term)} |\n"
+        f"| words present | {_f(present_sum)} |\n"
+        f"| words absent | {_f(absent_sum)} |\n"
+        f"| **total** | **{_f(total)}** |")
+    if model == "bernoulli":
+        st.info("**Bernoulli NB counts absent words too**: each word *not* in the message adds "
+                "(1 − x) log(1 − β) (eq. 11, hatched bars). Here they add "
+                f"**{_f(absent_sum)}** to the log-odds.")
+    else:
+        st.info("**Multinomial NB ignores absent words**: a word that does not occur contributes "
+                "x log β = 0. Only the words present (times their counts) move the posterior.")
+    other = "multinomial" if model == "bernoulli" else "bernoulli"
+    if other in ds.models and source != "run":
+        try:
+            x_other = (x > 0).astype(float) if other == "bernoulli" else x
+            a2, p2 = (fit_shipped(dataset, other, lam) if lessons.is_shared(dataset)
+                      else nbcore.supervised_fit(other, ds.for_model(other), y_known, K, lam))
+            ex2 = nbcore.explain(other, a2, p2, x_other)
+            st.caption(f"Same message under **{other}** NB: p({names[a]} | x) = {ex2.posterior[a]:.4f} "
+                       f"(vs {post[a]:.4f} here).")
+        except ValueError:
+            pass
+    if not np.isfinite(lo).all():
+        bad = [feats[j] for j in np.flatnonzero(~np.isfinite(lo))]
+        st.warning(f"λ = 0 makes some words **impossible** for a class (β = 0 or 1): {', '.join(bad[:8])}. "
+                   "One such word vetoes a class whatever the other words say (seed 000 §3.1).")
+
+with st.expander("Every term (eq. 11) as a table"):
+    rows = []
+    beta = np.asarray(params["beta"])
+    for j, f in enumerate(feats):
+        r = {"word": f, "x": x[j]}
+        for k in (a, b):
+            r[f"β({names[k]})"] = beta[j, k]
+            r[f"term({names[k]})"] = ex.contributions[j, k]
+        r[f"log-odds {names[a]}:{names[b]}"] = lo[j]
+        rows.append(r)
+    df = pd.DataFrame(rows)
+    st.dataframe(df, hide_index=True, width="stretch")
+    st.caption("Bernoulli term = x log β + (1 − x) log(1 − β); multinomial term = x log β. "
+               f"log α: " + ", ".join(f"{names[k]} {ex.log_prior[k]:.3f}" for k in range(K)))

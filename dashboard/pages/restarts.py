@@ -1,0 +1,131 @@
+"""Restarts and local optima: n random starts, final objective vs hidden-label accuracy."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import nbcore
+from dashboard import controls, depth_charts, lessons, runner, state
+
+FS = lessons.page_setup("⛰️ Restarts & local optima",
+                        "EM climbs the hill it starts on. Start it from many random points and compare where it ends.")
+
+sb = st.sidebar
+dataset = lessons.dataset_picker("rs_dataset", "synthetic_spam", models=("bernoulli", "multinomial"))
+model = lessons.model_picker("rs_model", dataset)
+hidden = sb.slider("Labels hidden", 0, 100, 100, step=5, format="%d%%", key="rs_hidden", bind=controls.QP,
+                   help="100 % = unsupervised: the clusters have no names, so accuracy is also shown after "
+                        "the best matching of clusters to labels.")
+lam = lessons.lam_picker("rs_lam", 1.0)
+n_starts = sb.slider("Random starts", 2, 40, 10, key="rs_n", bind=controls.QP)
+seed = sb.number_input("Seed (hidden labels; starts use seed, seed+1, …)", 0, 9999, 0, key="rs_seed",
+                       bind=controls.QP)
+max_iter = 100
+
+try:
+    prep = lessons.prepare(dataset, model, hidden, seed)
+except ValueError as e:
+    st.error(str(e))
+    st.stop()
+score = prep.score_mask
+unsup = not (prep.y_obs >= 0).any()
+key = (dataset, model, int(hidden), float(lam), int(n_starts), int(seed))
+
+go = st.button("▶ Run restarts", key="rs_go", type="primary",
+               help="Runs EM to convergence from each random start (progress below). Changing a setting "
+                    "stops it.")
+if go:
+    def compute(callback):
+        return nbcore.restarts(model, prep.X, prep.y_obs, prep.n_classes, int(n_starts),
+                               y_true=prep.y_eval if score.any() else None, hidden=score if score.any() else None,
+                               smoothing=lam, max_iter=max_iter, random_state=int(seed), callback=callback)
+
+    res = lessons.cached("restarts", key, compute, "Running EM from random starts …",
+                         shareable=lessons.is_shared(dataset))
+    st.session_state["rs_result"] = (key, res)
+
+stored = st.session_state.get("rs_result")
+if not stored or stored[0] != key:
+    st.info(f"Press **Run restarts** to run EM from {n_starts} random starts"
+            + (" (the settings changed since the last run)." if stored else "."))
+    st.stop()
+res = stored[1]
+
+obj = np.array([r["objective"] for r in res], dtype=float)
+acc = [r["acc_aligned"] if unsup else r["acc"] for r in res]
+seeds = [r["seed"] for r in res]
+best = int(np.argmax(obj))
+acc_arr = np.array([np.nan if a is None else a for a in acc], dtype=float)
+has_acc = np.isfinite(acc_arr).any()
+
+levels = np.unique(np.round(obj, 3))
+m1, m2, m3, m4 = st.columns(4)
+m1.metric("Random starts", len(res))
+m2.metric("Different end points", len(levels), help="Distinct final objectives (to 3 decimals).")
+m3.metric("Highest objective", f"{obj[best]:.2f}", help=f"start #{seeds[best]}")
+m4.metric("Its accuracy", depth_charts._pct(acc_arr[best]) if has_acc else "—")
+
+if has_acc:
+    best_acc = int(np.nanargmax(acc_arr))
+    if acc_arr[best_acc] > acc_arr[best] + 1e-9:
+        st.warning(f"**A higher likelihood did not mean a better classifier here.** The start with the highest "
+                   f"objective (#{seeds[best]}, {obj[best]:.2f}) scores {acc_arr[best]:.1%}, but start "
+                   f"#{seeds[best_acc]} ends lower ({obj[best_acc]:.2f}) and scores {acc_arr[best_acc]:.1%}. "
+                   "EM maximises the likelihood of the *words*; nothing forces its best clusters to be the "
+                   "classes we care about.")
+    else:
+        worse = [i for i in range(len(res)) if obj[i] < obj[best] - 1e-6]
+        if worse:
+            st.success(f"Here the highest objective (#{seeds[best]}) is also the most accurate "
+                       f"({acc_arr[best]:.1%}); {len(worse)} start(s) got stuck lower. Restarts and keeping the "
+                       "best objective paid off — but that is not guaranteed (try other settings).")
+        else:
+            st.info("Every start reached the same objective: on this data, with these settings, EM finds one "
+                    "hill. Try 100 % hidden, more starts or another data set.")
+    if unsup:
+        raw = np.array([np.nan if r["acc"] is None else r["acc"] for r in res])
+        swapped = int(np.sum(raw < acc_arr - 1e-9))
+        if swapped:
+            st.caption(f"No labels: accuracy shown after matching clusters to labels. {swapped} start(s) found "
+                       "the classes with swapped names (see **Label switching**).")
+
+sel_default = best
+selected = st.selectbox("Look at start", range(len(res)), index=sel_default, key="rs_pick",
+                        format_func=lambda i: f"#{seeds[i]}: objective {obj[i]:.2f}, accuracy "
+                                              f"{depth_charts._pct(acc_arr[i])}, {res[i]['n_iter']} iterations"
+                                              + (" (highest objective)" if i == best else ""))
+st.plotly_chart(depth_charts.restarts_figure(obj, acc, seeds, best, selected, FS,
+                                             acc_label="accuracy on the hidden labels"
+                                                       + (" (after matching)" if unsup else "")),
+                key="rs_fig", config={"displayModeBar": False})
+
+
+def _open(i: int) -> None:
+    """Put start i into the lesson view's run slot and set its controls to match."""
+    run = res[i]["run"]
+    init = "random"
+    cfg = controls.DataConfig(dataset, model, int(hidden), init, int(seed), 1.0, max_iter,
+                              float(run.settings.tol))
+    runner._install(cfg, float(lam), prep, run)  # TODO(lesson page): a public runner.install_run()
+    state.put(state.NOTICE, ("rebuilt", f"Opened random start #{seeds[i]} from **Restarts & local optima** "
+                                        f"(objective {obj[i]:.2f}). Reset would start a new random run."))
+    ss = st.session_state
+    ss[controls.K_DATASET], ss[controls.K_MODEL], ss[controls.K_HIDDEN] = dataset, model, int(hidden)
+    ss[controls.K_LAM], ss[controls.K_INIT], ss[controls.K_SEED] = float(lam), init, int(seed)
+    ss[controls.K_UW], ss[controls.K_MAXIT], ss[controls.K_TOL] = 1.0, max_iter, float(run.settings.tol)
+    ss["rs_switch"] = True
+
+
+st.button(f"📈 Open start #{seeds[selected]} in “Watch EM learn”", key="rs_open", on_click=_open, args=(selected,),
+          help="Replaces the lesson view's run with this one (all its iterations), ready to scrub.")
+if st.session_state.pop("rs_switch", False):
+    st.switch_page(lessons.P_LESSON)
+
+with st.expander("All starts as a table"):
+    df = pd.DataFrame({"start (seed)": seeds, "final objective": obj,
+                       "log-likelihood": [r["log_likelihood"] for r in res],
+                       "accuracy as labelled": [r["acc"] for r in res],
+                       "accuracy after matching": [r["acc_aligned"] for r in res],
+                       "iterations": [r["n_iter"] for r in res], "converged": [r["converged"] for r in res]})
+    st.dataframe(df.sort_values("final objective", ascending=False), hide_index=True, width="stretch")
