@@ -36,6 +36,11 @@ def _layout(fig: go.Figure, title: str, font_size: int, height: int, **kw) -> go
     return fig
 
 
+def _int_ticks(fig: go.Figure, T: int) -> None:
+    """Whole-number iteration ticks (no 0.5)."""
+    fig.update_xaxes(tick0=0, dtick=max(1, int(np.ceil(max(T - 1, 1) / 8))), range=[-0.3, max(T - 1, 1) + 0.3])
+
+
 def _iteration_marker(fig: go.Figure, t_sel: int | None, **kw) -> None:
     if t_sel is not None:
         fig.add_vline(x=t_sel, line=dict(color=GREY, dash="dot", width=2), **kw)
@@ -72,7 +77,8 @@ def alpha_figure(alphas: np.ndarray, class_names: Sequence[str], t_sel: int | No
                                  line=dict(color=class_color(k), width=3), marker=dict(size=6)))
     _iteration_marker(fig, t_sel)
     _lambda_markers(fig, lam_changes, font_size)
-    fig.update_xaxes(title="iteration t", rangemode="tozero")
+    fig.update_xaxes(title="iteration t")
+    _int_ticks(fig, T)
     fig.update_yaxes(title="α (class prior)", range=[0, 1])
     return _layout(fig, "Class priors α", font_size, height)
 
@@ -170,8 +176,7 @@ def likelihood_figure(loglik: Sequence[float], objective: Sequence[float], lams:
     T = len(ll)
     x = np.arange(T)
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.12,
-                        subplot_titles=["MAP objective (log-lik + log prior from λ) — EM never lowers it",
-                                        "log-likelihood"])
+                        subplot_titles=["MAP objective (never goes down)", "log-likelihood"])
     fig.add_trace(go.Scatter(x=x, y=ob, mode="lines+markers", name="objective",
                              line=dict(color="#0072B2", width=3)), row=1, col=1)
     fig.add_trace(go.Scatter(x=x, y=ll, mode="lines+markers", name="log-likelihood",
@@ -196,6 +201,7 @@ def likelihood_figure(loglik: Sequence[float], objective: Sequence[float], lams:
     for ann in fig.layout.annotations[:2]:
         ann.font = dict(size=font_size)
     fig.update_xaxes(title="iteration t", row=2, col=1)
+    _int_ticks(fig, T)
     fig.update_layout(showlegend=bool(bad or dips))
     return _layout(fig, "Does EM climb?", font_size, height)
 
@@ -215,8 +221,11 @@ def accuracy_figure(acc: Sequence[float], baseline: float | None, t_sel: int | N
     lo = np.nanmin(np.r_[acc, [baseline if baseline is not None else np.nan]]) if len(acc) else 0.0
     lo = 0.0 if not np.isfinite(lo) else max(0.0, min(0.5, lo - 0.05))
     fig.update_yaxes(title="accuracy", tickformat=".0%", range=[lo, 1.0])
-    fig.update_xaxes(title="iteration t", rangemode="tozero")
-    title = "Accuracy on the hidden labels" + (f" ({n_hidden} documents)" if n_hidden else "")
+    fig.update_xaxes(title="iteration t")
+    _int_ticks(fig, len(acc))
+    title = "Accuracy on hidden labels"
+    if n_hidden:
+        fig.update_xaxes(title=f"iteration t  ({n_hidden} hidden documents)")
     return _layout(fig, title, font_size, height)
 
 

@@ -88,7 +88,7 @@ def fmt_lam(v: float) -> str:
 
 def classroom_toggle() -> bool:
     return st.sidebar.toggle(
-        "🎓 Classroom mode", value=DEFAULTS["classroom"], key=K_CLASSROOM, bind=QP,
+        "Classroom mode", value=DEFAULTS["classroom"], key=K_CLASSROOM, bind=QP,
         help="Bigger fonts for a projector; hides the advanced controls.",
     )
 
@@ -110,7 +110,7 @@ def data_controls(dataset_names: list[str], descriptions: dict[str, str], upload
 
     def _fmt(name: str) -> str:
         if name == UPLOAD:
-            return f"📄 {upload_name} (your upload)"
+            return f"{upload_name} (your upload)"
         return name
 
     dataset = sb.selectbox(
@@ -179,14 +179,15 @@ def run_controls(playing: bool, done: bool, on_step=None, on_play=None, on_reset
                  on_converge=None) -> RunActions:
     """Step / Play-Pause / Reset / Run to convergence, in one row (callbacks run before the rerun)."""
     c1, c2, c3, c4 = st.columns(4)
-    step = c1.button("⏭ Step", key=K_STEP, disabled=done or playing, width="stretch", on_click=on_step,
+    step = c1.button("Step", icon=":material/skip_next:", key=K_STEP, disabled=done or playing, width="stretch", on_click=on_step,
                      help="One E-step (eq. 21-22) followed by one M-step (eq. 23-24).")
-    play = c2.button("⏸ Pause" if playing else "▶ Play", key=K_PLAY, disabled=done and not playing,
+    play = c2.button("Pause" if playing else "Play", key=K_PLAY,
+                     icon=":material/pause:" if playing else ":material/play_arrow:", disabled=done and not playing,
                      type="primary", width="stretch", on_click=on_play,
                      help="Animate: a few EM iterations per second; stops by itself when done.")
-    converge = c3.button("⏩ Run to convergence", key=K_CONVERGE, disabled=done or playing, width="stretch",
+    converge = c3.button("Run to convergence", icon=":material/fast_forward:", key=K_CONVERGE, disabled=done or playing, width="stretch",
                          on_click=on_converge)
-    reset = c4.button("↺ Reset", key=K_RESET, width="stretch", on_click=on_reset,
+    reset = c4.button("Reset", icon=":material/replay:", key=K_RESET, width="stretch", on_click=on_reset,
                       help="Start again from iteration 0 with the same settings.")
     return RunActions(step=step, play=play, reset=reset, converge=converge)
 

@@ -313,14 +313,14 @@ def status_line(run) -> tuple[str, str]:
     if run.converged:
         why = {"tol": "objective changed less than the tolerance",
                "theta": "parameters changed less than the tolerance"}.get(reason, reason or "")
-        return "converged", f"✅ Converged at t = {t}" + (f" ({why})" if why else "")
+        return "converged", f"Converged at t = {t}" + (f" ({why})" if why else "")
     if run.done:
-        return "max", f"⏹ Stopped at the maximum number of iterations (t = {t})"
+        return "max", f"Stopped at the maximum number of iterations (t = {t})"
     if state.get(state.PLAYING):
-        return "running", f"▶ Running … t = {t}"
+        return "running", f"Running … t = {t}"
     if t == 0:
         return "ready", "Ready: t = 0 (initial parameters). Press Step or Play."
-    return "paused", f"⏸ Paused at t = {t}"
+    return "paused", f"Paused at t = {t}"
 
 
 def aligned(mat: np.ndarray, run, prep: Prepared, t: int) -> np.ndarray:

@@ -37,7 +37,7 @@ elif upload_msg:
 
 runner.sync_run(settings)
 
-st.title("Watch EM learn" if classroom else "🧪 Naive Bayes + EM: watch EM learn")
+st.title("Watch EM learn" if classroom else "Naive Bayes + EM: watch EM learn")
 if state.get(state.UPLOAD_ERROR):
     st.error(state.get(state.UPLOAD_ERROR) + " — the previous data set and run are unchanged.")
 if state.get(state.ERROR):
@@ -72,8 +72,9 @@ def _on_scrub():
     run = state.get(state.RUN)
     v = st.session_state.get(controls.K_SCRUB)
     latest = len(run.history) - 1
-    state.put(state.VIEW_T, None if v is None or v >= latest else int(v))
-    if state.get(state.PLAYING):
+    back = v is not None and v < latest
+    state.put(state.VIEW_T, int(v) if back else None)
+    if back and state.get(state.PLAYING):  # looking back pauses the animation
         state.put(state.PLAYING, False)
         st.session_state["_app_rerun"] = True
 
@@ -106,7 +107,10 @@ def live() -> None:
     notice = state.get(state.NOTICE)
     if notice:
         kind, text = notice
-        (st.success if kind == "continued" else st.info)(("🔁 " if kind == "continued" else "🆕 ") + text)
+        if kind == "continued":
+            st.success(text, icon=":material/trending_flat:")
+        else:
+            st.info(text, icon=":material/restart_alt:")
 
     latest = len(run.history) - 1
     view_t = state.get(state.VIEW_T)
@@ -150,7 +154,7 @@ def live() -> None:
                                              [s.objective for s in run.history], lams, t, font_size=FS),
                     key="fig_ll", config={"displayModeBar": False})
     if charts.decreases([s.objective for s in run.history], lams):
-        st.warning("⚠ The MAP objective went down at fixed λ — EM should never do that. Please report it.")
+        st.warning("The MAP objective went down at fixed λ — EM should never do that. Please report it.")
 
     view = derive.param_view(snap, cfg.model, prep.feature_names, getattr(prep.ds, "categories", None))
     prev_view = derive.param_view(run.history[t - 1], cfg.model, prep.feature_names,
@@ -182,18 +186,24 @@ def live() -> None:
             st.plotly_chart(charts.truth_figure(np.asarray(truth["beta"]), est, prep.class_names, "β", FS),
                             key="fig_truth", config={"displayModeBar": False})
 
-    with st.expander("🧮 The maths of this iteration (eq. 21–24 of the notes)", expanded=not classroom):
+    with st.expander("The maths of this iteration (eq. 21–24 of the notes)", expanded=not classroom,
+                     icon=":material/functions:"):
         maths.maths_panel(run, prep, cfg, t, lam_next)
 
-    with st.expander("⬇ Export", expanded=False):
+    with st.expander("Export α, β and the history as CSV", expanded=False, icon=":material/download:"):
         e1, e2, e3 = st.columns(3)
-        e1.download_button("α (CSV)", derive.alpha_frame(snap, prep.class_names).to_csv(index=False),
-                           file_name=f"alpha_t{t}.csv", mime="text/csv", key="dl_alpha")
-        e2.download_button(f"{view.short} (CSV)", derive.params_frame(view, prep.class_names).to_csv(index=False),
-                           file_name=f"params_t{t}.csv", mime="text/csv", key="dl_params")
-        e3.download_button("History (CSV)",
-                           derive.history_frame(run.history, prep.class_names, acc).to_csv(index=False),
-                           file_name="em_history.csv", mime="text/csv", key="dl_history")
+        # callables: the CSV is only made when clicked (nothing is stored on every Play tick)
+        names, hist, acc_now = prep.class_names, list(run.history), list(acc)
+        e1.download_button(f"α at t={t} (CSV)", lambda: derive.alpha_frame(snap, names).to_csv(index=False),
+                           file_name=f"alpha_t{t}.csv", mime="text/csv", key="dl_alpha", on_click="ignore",
+                           icon=":material/download:")
+        e2.download_button(f"{view.short} at t={t} (CSV)", lambda: derive.params_frame(view, names).to_csv(index=False),
+                           file_name=f"params_t{t}.csv", mime="text/csv", key="dl_params", on_click="ignore",
+                           icon=":material/download:")
+        e3.download_button("History, every iteration (CSV)",
+                           lambda: derive.history_frame(hist, names, acc_now).to_csv(index=False),
+                           file_name="em_history.csv", mime="text/csv", key="dl_history", on_click="ignore",
+                           icon=":material/download:")
 
 
 interval = runner.TICK_SECONDS if state.get(state.PLAYING) else None
