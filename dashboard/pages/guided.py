@@ -1,2 +1,23 @@
+"""Guided lessons: five ready scenarios, each a link that carries its settings in the URL."""
+from __future__ import annotations
+
 import streamlit as st
-st.title("TODO")
+
+from dashboard import lessons
+
+FS = lessons.page_setup("📚 Guided lessons",
+                        "Five ready-made scenarios. Each link opens a view with its settings already in the "
+                        "URL (so you can bookmark or share it) and the lesson's narrative beside the controls.")
+
+for lesson in lessons.LESSONS:
+    with st.container(border=True):
+        left, right = st.columns([3, 2])
+        with left:
+            st.markdown(f"### {lesson.title}")
+            st.markdown(lesson.narrative)
+            st.page_link(lesson.page, label=f"Open: {lesson.title.split('·', 1)[-1].strip()}", icon="▶️",
+                         query_params=lessons.link_params(lesson))
+        with right:
+            if lesson.try_this:
+                st.markdown("**Try this:**\n" + "\n".join(f"{i}. {s}" for i, s in enumerate(lesson.try_this, 1)))
+            st.caption("Settings: " + ", ".join(f"`{k}={v}`" for k, v in lesson.params.items()))

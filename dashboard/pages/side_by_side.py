@@ -1,2 +1,134 @@
+"""Side by side: two EM runs with different settings, stepped together on the same data and hidden labels."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
 import streamlit as st
-st.title("TODO")
+
+import nbcore
+from dashboard import controls, depth_charts, lessons, runner
+
+FS = lessons.page_setup("👯 Side by side",
+                        "Same data, same hidden labels, two settings: step both runs together and compare.")
+
+sb = st.sidebar
+dataset = lessons.dataset_picker("sbs_dataset", "synthetic_spam", models=("bernoulli", "multinomial"))
+model = lessons.model_picker("sbs_model", dataset)
+hidden = sb.slider("Labels hidden", 0, 100, 90, step=5, format="%d%%", key="sbs_hidden", bind=controls.QP)
+seed = sb.number_input("Seed (hidden labels, random starts)", 0, 9999, 0, key="sbs_seed", bind=controls.QP)
+
+try:
+    prep = lessons.prepare(dataset, model, hidden, seed)
+except ValueError as e:
+    st.error(str(e))
+    st.stop()
+has_labels = bool((prep.y_obs >= 0).any())
+
+cols = st.columns(2)
+settings = {}
+for side, col, lam_default, init_default in (("a", cols[0], 0.01, "labeled"), ("b", cols[1], 1.0, "labeled")):
+    with col:
+        st.markdown(f"### Run {side.upper()}")
+        c1, c2, c3 = st.columns(3)
+        lam = float(c1.select_slider("λ", controls.LAMBDAS, value=lam_default, format_func=controls.fmt_lam,
+                                     key=f"sbs_lam_{side}", bind=controls.QP))
+        inits = list(controls.INITS) if has_labels else ["uniform", "random"]
+        if st.session_state.get(f"sbs_init_{side}") not in (None, *inits):
+            st.session_state[f"sbs_init_{side}"] = inits[-1]
+        init = c2.selectbox("Initialisation", inits, index=inits.index(init_default) if init_default in inits else 1,
+                            key=f"sbs_init_{side}", bind=controls.QP)
+        uw = float(c3.slider("Unlabelled weight", 0.0, 1.0, 1.0, step=0.05, key=f"sbs_uw_{side}",
+                             bind=controls.QP))
+        settings[side] = (lam, init, uw)
+
+key = (dataset, model, int(hidden), int(seed), settings["a"], settings["b"])
+if st.session_state.get("sbs_key") != key or st.session_state.get("sbs_runs") is None:
+    runs = {}
+    for side, (lam, init, uw) in settings.items():
+        em = nbcore.EM(model=model, n_classes=prep.n_classes, smoothing=lam, init=init, unlabeled_weight=uw,
+                       max_iter=500, random_state=seed)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                runs[side] = em.start(prep.X, prep.y_obs)
+        except ValueError as e:
+            st.error(f"Run {side.upper()}: {e}")
+            st.stop()
+    st.session_state["sbs_runs"] = runs
+    st.session_state["sbs_key"] = key
+    st.session_state["sbs_acc"] = {"a": [], "b": []}
+
+
+def _step(n: int) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(n):
+            for r in st.session_state["sbs_runs"].values():
+                if not r.done:
+                    r.step()
+
+
+def _reset() -> None:
+    st.session_state["sbs_runs"] = None
+
+
+b1, b2, b3, b4 = st.columns(4)
+runs = st.session_state["sbs_runs"]
+both_done = all(r.done for r in runs.values())
+b1.button("⏭ Step both", key="sbs_step", on_click=_step, args=(1,), disabled=both_done, width="stretch")
+b2.button("⏩ 10 steps", key="sbs_step10", on_click=_step, args=(10,), disabled=both_done, width="stretch")
+b3.button("⏭⏭ Run both to convergence", key="sbs_conv", on_click=_step, args=(500,), disabled=both_done,
+          width="stretch")
+b4.button("↺ Reset", key="sbs_reset", on_click=_reset, width="stretch")
+
+
+def score(run, t: int) -> float:
+    m = prep.score_mask
+    if not m.any():
+        return float("nan")
+    pred = np.asarray(run.predict_proba(t=t)).argmax(axis=1)
+    if not has_labels:
+        mapping = np.asarray(nbcore.align_clusters(prep.y_eval[m], pred[m], prep.n_classes))
+        pred = mapping[pred]
+    return float(np.mean(pred[m] == prep.y_eval[m]))
+
+
+acc = st.session_state["sbs_acc"]
+for side, run in runs.items():
+    for t in range(len(acc[side]), len(run.history)):
+        acc[side].append(score(run, t))
+
+
+def label(side: str) -> str:
+    lam, init, uw = settings[side]
+    return f"{side.upper()}: λ={lam:g}, {init}" + (f", w={uw:g}" if uw != 1.0 else "")
+
+
+for side, col in zip("ab", cols):
+    run = runs[side]
+    with col:
+        m1, m2, m3 = st.columns(3)
+        m1.metric("Iteration", run.iteration)
+        m2.metric("Accuracy (hidden)", depth_charts._pct(acc[side][-1]))
+        m3.metric("Objective", f"{run.current.objective:.1f}")
+        kind, text = runner.status_line(run)
+        st.caption(text)
+
+name_a, name_b = label("a"), label("b")
+c1, c2 = st.columns(2)
+if prep.score_mask.any():
+    c1.plotly_chart(depth_charts.two_runs_figure(acc["a"], acc["b"], name_a, name_b, "accuracy",
+                                                 f"Accuracy on the {int(prep.score_mask.sum())} hidden labels",
+                                                 FS, percent=True), key="sbs_acc_fig",
+                    config={"displayModeBar": False})
+else:
+    c1.info("No hidden labels: raise “Labels hidden” to compare accuracy.")
+c2.plotly_chart(depth_charts.two_runs_figure([s.log_likelihood for s in runs["a"].history],
+                                             [s.log_likelihood for s in runs["b"].history], name_a, name_b,
+                                             "log-likelihood", "Log-likelihood of the data", FS),
+                key="sbs_ll_fig", config={"displayModeBar": False})
+same_start = settings["a"][1] == settings["b"][1]
+st.caption("Both runs use the same documents and the same hidden labels"
+           + (" and start from the same initialisation." if same_start else ".")
+           + " Log-likelihoods are comparable; the MAP objectives are not when λ differs (each adds its own prior).")
