@@ -80,6 +80,8 @@ class Session:
         self.run_timeout = run_timeout
         self.ws = None
         self.page_script_hash = ""
+        self.session_id = ""
+        self.file_urls: asyncio.Queue = asyncio.Queue()
         self.widgets: dict[str, Widget] = {}     # by user key (or id for keyless)
         self.values: dict[str, object] = {}      # widget id -> (field, value) the client "holds"
         self.exceptions: list[str] = []          # every exception element ever received
@@ -141,6 +143,8 @@ class Session:
     def _handle(self, msg: ForwardMsg) -> None:
         kind = msg.WhichOneof("type")
         if kind == "new_session":
+            if msg.new_session.initialize.session_id:
+                self.session_id = msg.new_session.initialize.session_id
             # like the frontend: a full (non-fragment) run drops every auto-rerun timer;
             # the fragments that still want one send auto_rerun again in this run
             if not list(msg.metadata.run.fragment_ids):
@@ -173,6 +177,8 @@ class Session:
         elif kind == "stop_auto_rerun":
             for fid in msg.stop_auto_rerun.fragment_ids:
                 self.auto_reruns.pop(fid, None)
+        elif kind == "file_urls_response":
+            self.file_urls.put_nowait(msg.file_urls_response)
         elif kind == "page_not_found":
             self.exceptions.append(f"page_not_found: {msg.page_not_found.page_name}")
 
@@ -259,7 +265,72 @@ class Session:
         return await self.rerun(fragment_id=fid, is_auto_rerun=True)
 
 
+# ---- file upload (what the frontend's file_uploader does) ---------------------------------
+def _xsrf_cookie(http_base: str) -> str | None:
+    import urllib.request
+    with urllib.request.urlopen(http_base + "/_stcore/health", timeout=10) as r:  # sets the XSRF cookie
+        for header in r.headers.get_all("Set-Cookie") or []:
+            name, _, rest = header.partition("=")
+            if name.strip() == "_streamlit_xsrf":
+                return rest.split(";", 1)[0]
+    return None
+
+
+def _put_multipart(url: str, name: str, data: bytes, xsrf: str | None, mime: str) -> int:
+    import urllib.error
+    import urllib.request
+    import uuid
+    boundary = uuid.uuid4().hex
+    safe = name.replace('"', "_").replace("\r", "_").replace("\n", "_")
+    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{safe}\"\r\n"
+            f"Content-Type: {mime}\r\n\r\n").encode("utf-8") + data + f"\r\n--{boundary}--\r\n".encode()
+    req = urllib.request.Request(url, data=body, method="PUT")
+    req.add_header("Content-Type", f"multipart/form-data; boundary={boundary}")
+    if xsrf:
+        req.add_header("X-Xsrftoken", xsrf)
+        req.add_header("Cookie", f"_streamlit_xsrf={xsrf}")
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return r.status
+    except urllib.error.HTTPError as e:
+        return e.code
+
+
+async def upload_file(sess: Session, key: str, name: str, data: bytes, mime: str = "text/csv") -> RunResult:
+    """Upload `data` through the file_uploader widget `key`, like a browser:
+    BackMsg.file_urls_request -> ForwardMsg.file_urls_response -> HTTP PUT (multipart,
+    XSRF cookie + header) -> rerun_script with a file_uploader_state_value.
+    Returns the RunResult of that rerun; an HTTP refusal (e.g. 413 above
+    server.maxUploadSize) gives ok=False and status "http <code>"."""
+    w = sess.widgets[key]
+    http_base = sess.url.replace("ws://", "http://").replace("/_stcore/stream", "")
+    req_id = f"req-{time.perf_counter_ns()}"
+    bm = BackMsg()
+    bm.file_urls_request.request_id = req_id
+    bm.file_urls_request.file_names.append(name)
+    bm.file_urls_request.session_id = sess.session_id
+    t0 = time.perf_counter()
+    await sess.ws.send(bm.SerializeToString())
+    resp = await asyncio.wait_for(sess.file_urls.get(), timeout=sess.run_timeout)
+    if resp.error_msg or not resp.file_urls:
+        return RunResult(False, time.perf_counter() - t0, f"file_urls error: {resp.error_msg}")
+    fu = resp.file_urls[0]
+    upload_url = fu.upload_url if fu.upload_url.startswith("http") else http_base + "/" + fu.upload_url.lstrip("/")
+    xsrf = await asyncio.to_thread(_xsrf_cookie, http_base)
+    code = await asyncio.to_thread(_put_multipart, upload_url, name, data, xsrf, mime)
+    if code not in (200, 204):
+        return RunResult(False, time.perf_counter() - t0, f"http {code}")
+    sess.values[w.id] = ("file_uploader_state_value", (name, len(data), fu))
+    return await sess.rerun(fragment_id=w.fragment_id)
+
+
 def _set_value(ws, fname: str, value) -> None:
+    if fname == "file_uploader_state_value":
+        name, size, fu = value
+        info = ws.file_uploader_state_value.uploaded_file_info.add()
+        info.name, info.size, info.file_id = name, size, fu.file_id
+        info.file_urls.CopyFrom(fu)
+        return
     if fname == "double_array_value":
         ws.double_array_value.data.extend([float(v) for v in value])
     elif fname == "int_array_value":
