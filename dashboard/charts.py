@@ -22,13 +22,17 @@ def class_color(k: int) -> str:
     return CLASS_COLORS[k % len(CLASS_COLORS)]
 
 
-def _layout(fig: go.Figure, title: str, font_size: int, height: int, **kw) -> go.Figure:
+def _layout(fig: go.Figure, title: str, font_size: int, height: int, legend_rows: int = 1, **kw) -> go.Figure:
+    """Title on its own band at the top, the legend in a band of its own under it (never overlapping)."""
+    title_band = int((font_size + 4) * 1.6) + 8
+    legend_band = int(font_size * 1.7) * legend_rows + 6
     fig.update_layout(
-        title=dict(text=title, font=dict(size=font_size + 4)),
+        title=dict(text=title, font=dict(size=font_size + 4), y=1.0, yref="container", yanchor="top",
+                   pad=dict(t=8)),
         font=dict(size=font_size),
-        height=height,
-        margin=dict(l=10, r=10, t=60 + font_size, b=10),
-        legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0,
+        height=height + max(0, font_size - 15) * 12,  # bigger fonts (classroom) get a taller plot
+        margin=dict(l=10, r=10, t=title_band + legend_band, b=10),
+        legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left", x=0.0,
                     font=dict(size=font_size)),
         template="plotly_white",
         **kw,
@@ -79,8 +83,10 @@ def alpha_figure(alphas: np.ndarray, class_names: Sequence[str], t_sel: int | No
     _lambda_markers(fig, lam_changes, font_size)
     fig.update_xaxes(title="iteration t")
     _int_ticks(fig, T)
-    fig.update_yaxes(title="α (class prior)", range=[0, 1])
-    return _layout(fig, "Class priors α", font_size, height)
+    top = 1.0 if alphas.shape[1] <= 3 else min(1.0, float(np.nanmax(alphas)) * 1.25 + 0.02)
+    fig.update_yaxes(title="α (class prior)", range=[0, top])
+    rows = int(np.ceil(len(class_names) / 5)) if len(class_names) > 3 else 1
+    return _layout(fig, "Class priors α", font_size, height + 20 * (rows - 1), legend_rows=rows)
 
 
 def top_separating(mat: np.ndarray, n: int = 15, log_scale: bool = True) -> np.ndarray:
@@ -239,7 +245,7 @@ def truth_figure(true_mat: np.ndarray, est_mat: np.ndarray, class_names: Sequenc
         fig.add_trace(go.Scatter(x=tm[:, k], y=em[:, k], mode="markers", name=str(name),
                                  marker=dict(color=class_color(k), size=9, opacity=0.8)))
     lo = float(min(tm.min(), em.min(), 0.0))
-    hi = float(max(tm.max(), em.max(), 1.0 if value_label.startswith("β") else tm.max()))
+    hi = float(max(tm.max(), em.max())) * 1.08
     fig.add_trace(go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", name="perfect",
                              line=dict(color=GREY, dash="dot")))
     fig.update_xaxes(title=f"true {value_label}", range=[lo, hi])

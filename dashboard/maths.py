@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from dashboard import controls, derive
+from dashboard import charts, controls, derive
 
 
 def _n(v: float, d: int = 3) -> str:
@@ -34,11 +34,10 @@ def maths_panel(run, prep, cfg, t: int, lam_next: float) -> None:
     view = derive.param_view(snap, model, prep.feature_names, getattr(prep.ds, "categories", None))
     unl = np.flatnonzero(prep.y_obs < 0)  # default document: the hidden one EM is least sure about
     default_doc = int(unl[0]) if len(unl) else 0
-    if len(unl):
+    if len(unl) and controls.K_DOC not in st.session_state:  # only needed for the first default
         p = np.asarray(run.predict_proba(t=t))
         default_doc = int(unl[np.argmin(p[unl].max(axis=1))])
-    from dashboard.charts import top_separating
-    default_word = int(top_separating(view.mat, 1, view.log_scale)[0])
+    default_word = int(charts.top_separating(view.mat, 1, view.log_scale)[0])
     if model in ("bernoulli", "multinomial"):
         choice = controls.maths_controls(N, list(prep.feature_names), default_word, default_doc)
     else:

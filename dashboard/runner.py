@@ -335,3 +335,10 @@ def aligned(mat: np.ndarray, run, prep: Prepared, t: int) -> np.ndarray:
     out = np.empty_like(mat)
     out[:, mapping] = mat
     return out
+
+
+def install_run(cfg: DataConfig, lam: float, prep: Prepared, run, notice: tuple[str, str] | None = None) -> None:
+    """Public: make `run` (built elsewhere, e.g. by another page) the session's lesson run."""
+    _install(cfg, lam, prep, run)
+    if notice is not None:
+        state.put(state.NOTICE, notice)

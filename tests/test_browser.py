@@ -111,13 +111,15 @@ def _wait_idle(page, timeout=30_000):
 
 def _shot(page, name: str) -> Path:
     SHOTS.mkdir(parents=True, exist_ok=True)
+    page.mouse.move(5, 5)  # no tooltip in the picture
+    page.wait_for_timeout(300)
     path = SHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
 
 
 def test_lesson_in_a_real_browser(server, browser):
-    page = browser.new_page(viewport={"width": 1600, "height": 1000})
+    page = browser.new_page(viewport={"width": 1600, "height": 2600})
     page.goto(server, wait_until="domcontentloaded")
     _wait_idle(page)
     assert _iteration(page) == 0
@@ -169,7 +171,7 @@ def test_lesson_in_a_real_browser(server, browser):
     _shot(page, "05_bad_upload")
 
     # classroom mode from a shared link (the whole setup lives in the URL)
-    page2 = browser.new_page(viewport={"width": 1600, "height": 1000})
+    page2 = browser.new_page(viewport={"width": 1600, "height": 2600})
     page2.goto(server + "/?classroom=true&hidden=90", wait_until="domcontentloaded")
     _wait_idle(page2)
     page2.get_by_role("button", name="Step").click()
@@ -179,7 +181,7 @@ def test_lesson_in_a_real_browser(server, browser):
     _shot(page2, "04_classroom")
 
     # digits: images of β
-    page3 = browser.new_page(viewport={"width": 1600, "height": 1000})
+    page3 = browser.new_page(viewport={"width": 1600, "height": 2600})
     t0 = time.perf_counter()
     page3.goto(server + "/?dataset=digits", wait_until="domcontentloaded")
     _wait_idle(page3)

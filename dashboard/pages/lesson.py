@@ -18,7 +18,7 @@ if classroom:
         html, body, [data-testid="stAppViewContainer"] { font-size: 22px; }
         [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li,
         [data-testid="stCaptionContainer"], label, button p { font-size: 1.25rem !important; }
-        [data-testid="stMetricValue"] { font-size: 3.2rem !important; }
+        [data-testid="stMetricValue"], [data-testid="stMetricValue"] * { font-size: 3rem !important; line-height: 1.2; }
         [data-testid="stMetricLabel"] p { font-size: 1.3rem !important; }
         h1 { font-size: 3rem !important; } h2, h3 { font-size: 2.1rem !important; }
         .katex { font-size: 1.45em !important; }
@@ -120,7 +120,11 @@ def live() -> None:
     base = runner.baseline_accuracy(cfg, lam_next, prep)
 
     kind, status = runner.status_line(run)
-    m1, m2, m3, m4 = st.columns([1, 1, 1, 3])
+    if classroom:  # big numbers need room: status on a row of its own
+        m1, m2, m3 = st.columns(3)
+        m4 = st.container()
+    else:
+        m1, m2, m3, m4 = st.columns([1, 1, 1, 3])
     m1.metric("Iteration", latest)
     a_now = acc[t] if t < len(acc) else float("nan")
     m2.metric(f"Accuracy (t={t})", "—" if not np.isfinite(a_now) else f"{a_now:.1%}",
@@ -140,7 +144,14 @@ def live() -> None:
 
     lams = [s.smoothing for s in run.history]
     lam_changes = [(k, lams[k]) for k in range(1, len(lams)) if lams[k] != lams[k - 1]]
-    c1, c2, c3 = st.columns(3)
+    truth = getattr(prep.ds, "truth", None) if cfg.dataset != controls.UPLOAD else None
+    has_truth = bool(truth) and "beta" in truth and cfg.model in ("bernoulli", "multinomial")
+    if classroom:  # two charts per row on a projector; the truth scatter beside the likelihood
+        c1, c2 = st.columns(2)
+        c3, truth_slot = st.columns(2)
+    else:
+        c1, c2, c3 = st.columns(3)
+        truth_slot = None
     alphas = np.array([s.alpha for s in run.history])
     c1.plotly_chart(charts.alpha_figure(alphas, prep.class_names, t, lam_changes, font_size=FS),
                     key="fig_alpha", config={"displayModeBar": False})
@@ -163,9 +174,10 @@ def live() -> None:
     shape = getattr(prep.ds, "image_shape", None)
     if shape:
         options.insert(0, "Images")
-    truth = getattr(prep.ds, "truth", None) if cfg.dataset != controls.UPLOAD else None
-    has_truth = bool(truth) and "beta" in truth and cfg.model in ("bernoulli", "multinomial")
-    left, right = st.columns([3, 2] if has_truth else [1, 0.0001])
+    if has_truth and truth_slot is None:
+        left, right = st.columns([3, 2])
+    else:
+        left, right = st.container(), truth_slot
     with left:
         pick = st.segmented_control("Parameters view", options, default=options[0], key=controls.K_PARAM_VIEW,
                                     label_visibility="collapsed") or options[0]
@@ -180,12 +192,15 @@ def live() -> None:
                                           prep.class_names, n_top=10 if classroom else 12,
                                           value_label=view.label, log_scale=view.log_scale, font_size=FS)
         st.plotly_chart(fig, key="fig_params", config={"displayModeBar": False})
-    if has_truth:
+    if has_truth and right is not None:
         with right:
             est = runner.aligned(np.asarray(snap.beta, dtype=float), run, prep, t)
             st.plotly_chart(charts.truth_figure(np.asarray(truth["beta"]), est, prep.class_names, "β", FS),
                             key="fig_truth", config={"displayModeBar": False})
 
+    if state.get(state.PLAYING):  # keep Play ticks light; the numbers come back on Pause
+        st.caption("The maths panel and the exports are back when you press Pause.")
+        return
     with st.expander("The maths of this iteration (eq. 21–24 of the notes)", expanded=not classroom,
                      icon=":material/functions:"):
         maths.maths_panel(run, prep, cfg, t, lam_next)
