@@ -316,7 +316,7 @@ async def run_students(ports: list[int], args, stats: Stats, pids: list[int]) ->
 
     async def sampler():
         n = 0
-        while not stop.is_set() and n < int(args.duration + 300):
+        while not stop.is_set() and n < int(args.waves * (args.ramp + args.duration + args.settle + 2 * args.run_timeout + 120) + 60):
             n += 1
             r = total_rss()
             if r is not None:
@@ -345,37 +345,51 @@ async def run_students(ports: list[int], args, stats: Stats, pids: list[int]) ->
     rss_warm0 = total_rss()
 
     t_students = time.perf_counter()
-    deadline = t_students + args.ramp + args.duration
     master = random.Random(args.seed)
-    students = [Student(i, urls[i % len(urls)], stats, deadline, random.Random(master.random()),
-                        (args.think_min, args.think_max), args.run_timeout) for i in range(args.sessions)]
-
-    async def start(st: Student, delay: float):
-        await asyncio.sleep(delay)
-        await st.run()
-
-    tasks = [start(st, args.ramp * i / max(1, args.sessions)) for i, st in enumerate(students)]
     browser = None
-    if args.browsers > 0:
-        http = f"http://127.0.0.1:{port}/"
-        tasks.append(browser_check(http, args.browsers, deadline, args.chromium))
-    hard_limit = args.ramp + args.duration + 2 * args.run_timeout + 120
-    try:
-        results = await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), timeout=hard_limit)
-    except asyncio.TimeoutError:
-        results = []
-        stats.errors.append(("all", "run", f"hard time limit {hard_limit:.0f} s hit"))
-    for r in results:
-        if isinstance(r, BaseException):
-            stats.errors.append(("task", "run", repr(r)[:300]))
-        elif isinstance(r, dict):
-            browser = r
+    waves = []
+    for wave in range(args.waves):
+        w_start = time.perf_counter()
+        deadline = w_start + args.ramp + args.duration
+        students = [Student(wave * 1000 + i, urls[i % len(urls)], stats, deadline, random.Random(master.random()),
+                            (args.think_min, args.think_max), args.run_timeout) for i in range(args.sessions)]
+
+        async def start(st: Student, delay: float):
+            await asyncio.sleep(delay)
+            await st.run()
+
+        tasks = [start(st, args.ramp * i / max(1, args.sessions)) for i, st in enumerate(students)]
+        if args.browsers > 0 and wave == 0:
+            http = f"http://127.0.0.1:{port}/"
+            tasks.append(browser_check(http, args.browsers, deadline, args.chromium))
+        hard_limit = args.ramp + args.duration + 2 * args.run_timeout + 120
+        try:
+            results = await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), timeout=hard_limit)
+        except asyncio.TimeoutError:
+            results = []
+            stats.errors.append(("all", "run", f"hard time limit {hard_limit:.0f} s hit"))
+        for r in results:
+            if isinstance(r, BaseException):
+                stats.errors.append(("task", "run", repr(r)[:300]))
+            elif isinstance(r, dict):
+                browser = r
+        w_end = time.perf_counter()
+        peak = max((m[1] for m in mem if w_start - t_start <= m[0]), default=None)
+        settled = None
+        if args.waves > 1:
+            # all students of this wave have closed their tabs: wait until the server may drop
+            # their sessions (server.disconnectedSessionTTL, set by --waves), then read RSS
+            await asyncio.sleep(args.settle)
+            settled = total_rss()
+        waves.append({"wave": wave + 1, "peak_rss_mb": _r(peak, 1), "settled_rss_mb": _r(settled, 1),
+                      "seconds": round(w_end - w_start, 1), "interactions_so_far": stats.interactions})
     t_end = time.perf_counter() - t_start
     await asyncio.sleep(2.0)
     stop.set()
     await samp
     return {"mem": mem, "cold_load_s": cold, "rss_after_cold_mb": rss_warm0,
-            "students_start_s": t_students - t_start, "students_end_s": t_end, "browser": browser}
+            "students_start_s": t_students - t_start, "students_end_s": t_end, "browser": browser,
+            "waves": waves}
 
 
 def summarise(args, stats: Stats, run: dict, log_text: str, startup_s: float) -> dict:
@@ -421,6 +435,7 @@ def summarise(args, stats: Stats, run: dict, log_text: str, startup_s: float) ->
                    "end": _r(rss[-1] if rss else None, 1),
                    "warm_growth": _r(growth_mb, 1), "warm_growth_kb_per_interaction": _r(growth_kb_per, 1),
                    "warm_slope_kb_per_interaction": _r(slope, 1)},
+        "waves": run["waves"],
         "rss_samples": [(round(t, 1), round(r, 1), n) for t, r, n in mem],
         "browser": run["browser"],
     }
@@ -430,10 +445,16 @@ def summarise(args, stats: Stats, run: dict, log_text: str, startup_s: float) ->
         b["step_p95"] = _r(pct(b["step_latencies"], 0.95))
         b["load_max"] = _r(max(b["load_latencies"]) if b["load_latencies"] else None)
     p95 = pct(inter, 0.95)
+    waves = run["waves"]
+    wave_growth = None
+    if len(waves) > 1 and all(w["settled_rss_mb"] is not None for w in waves):
+        wave_growth = waves[-1]["settled_rss_mb"] - waves[0]["settled_rss_mb"]
+        summary["rss_mb"]["growth_first_to_last_wave"] = _r(wave_growth, 1)
     checks = {
         "zero_errors": summary["errors"] == 0 and stats.sessions_completed == stats.sessions_started == args.sessions,
         f"p95_under_{args.p95_target:g}s": p95 is not None and p95 < args.p95_target,
-        "memory_bounded": growth_kb_per is not None and growth_kb_per < args.growth_target,
+        "memory_bounded": (wave_growth < args.wave_growth_target if wave_growth is not None
+                           else growth_kb_per is not None and growth_kb_per < args.growth_target),
     }
     if b:
         checks["browsers_ok"] = not b["errors"] and b["loaded"] == b["pages"]
@@ -463,6 +484,8 @@ def print_table(s: dict) -> None:
         ("page load p50 / p95 / max", f"{L['load']['p50']} / {L['load']['p95']} / {L['load']['max']} s"),
         ("server RSS (all replicas) after cold load / peak / end",
          f"{s['rss_mb']['after_cold_load']} / {s['rss_mb']['peak']} / {s['rss_mb']['end']} MB"),
+        ("RSS per wave (peak / after it left)",
+         "  ".join(f"#{w['wave']}: {w['peak_rss_mb']} / {w['settled_rss_mb']}" for w in s["waves"]) + " MB"),
         ("RSS growth, warm half", f"{s['rss_mb']['warm_growth']} MB = {s['rss_mb']['warm_growth_kb_per_interaction']} KB/interaction "
                                   f"(slope {s['rss_mb']['warm_slope_kb_per_interaction']} KB/interaction)"),
     ]
@@ -498,6 +521,12 @@ def main(argv=None) -> int:
     ap.add_argument("--run-timeout", type=float, default=30.0, help="a run slower than this is an error")
     ap.add_argument("--p95-target", type=float, default=2.0)
     ap.add_argument("--growth-target", type=float, default=50.0, help="KB of RSS per interaction, warm half")
+    ap.add_argument("--waves", type=int, default=1,
+                    help="run the students this many times one after the other (new sessions each wave); "
+                         "with >1 the server gets --server.disconnectedSessionTTL 5 and the memory check compares "
+                         "the RSS after each wave has left (no growth from wave to wave = no leak)")
+    ap.add_argument("--settle", type=float, default=15.0, help="seconds to wait after a wave before reading RSS")
+    ap.add_argument("--wave-growth-target", type=float, default=15.0, help="MB, last wave vs first wave")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--app", default="dashboard/app.py")
     ap.add_argument("--port", type=int, default=0, help="default: a free port")
@@ -512,6 +541,9 @@ def main(argv=None) -> int:
     args.duration = max(1.0, min(args.duration, 3600.0))
 
     args.replicas = max(1, min(args.replicas, 8))
+    args.waves = max(1, min(args.waves, 10))
+    if args.waves > 1:
+        args.server_arg = ["--server.disconnectedSessionTTL", "5"] + list(args.server_arg)
     args.loadavg_before = [round(x, 2) for x in os.getloadavg()]
     ports = [args.port or free_port()] + [free_port() for _ in range(args.replicas - 1)]
     procs, logs = [], []

@@ -277,23 +277,38 @@ def _xsrf_cookie(http_base: str) -> str | None:
 
 
 def _put_multipart(url: str, name: str, data: bytes, xsrf: str | None, mime: str) -> int:
-    import urllib.error
-    import urllib.request
+    """PUT one file as multipart/form-data; returns the HTTP status (0 = no answer).
+
+    Sent in chunks with http.client so that a server refusing early (413 on the
+    Content-Length) is read as a status instead of a broken pipe."""
+    import http.client
+    import urllib.parse
     import uuid
     boundary = uuid.uuid4().hex
     safe = name.replace('"', "_").replace("\r", "_").replace("\n", "_")
     body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{safe}\"\r\n"
             f"Content-Type: {mime}\r\n\r\n").encode("utf-8") + data + f"\r\n--{boundary}--\r\n".encode()
-    req = urllib.request.Request(url, data=body, method="PUT")
-    req.add_header("Content-Type", f"multipart/form-data; boundary={boundary}")
-    if xsrf:
-        req.add_header("X-Xsrftoken", xsrf)
-        req.add_header("Cookie", f"_streamlit_xsrf={xsrf}")
+    u = urllib.parse.urlsplit(url)
+    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=60)
     try:
-        with urllib.request.urlopen(req, timeout=60) as r:
-            return r.status
-    except urllib.error.HTTPError as e:
-        return e.code
+        conn.putrequest("PUT", u.path + (f"?{u.query}" if u.query else ""))
+        conn.putheader("Content-Type", f"multipart/form-data; boundary={boundary}")
+        conn.putheader("Content-Length", str(len(body)))
+        if xsrf:
+            conn.putheader("X-Xsrftoken", xsrf)
+            conn.putheader("Cookie", f"_streamlit_xsrf={xsrf}")
+        conn.endheaders()
+        try:
+            for i in range(0, len(body), 64 * 1024):
+                conn.send(body[i:i + 64 * 1024])
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the server stopped reading: its answer says why
+        try:
+            return conn.getresponse().status
+        except (OSError, http.client.HTTPException):
+            return 0
+    finally:
+        conn.close()
 
 
 async def upload_file(sess: Session, key: str, name: str, data: bytes, mime: str = "text/csv") -> RunResult:

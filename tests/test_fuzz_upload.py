@@ -1,0 +1,519 @@
+"""Issue 7.3 / 7.4 — hostile inputs through the upload path, extreme settings, limits.
+
+* `dashboard.runner.handle_upload(name, data)` fed generated files (hypothesis,
+  bounded): random bytes, huge fields, thousands of columns, binary, mixed
+  encodings, formula injection. It must never raise, must answer with a clear
+  message (no traceback, no Python exception names), must not touch the
+  session's previous data set, and nbcore.read_csv must only ever fail with
+  nbcore.data.DataError (the generic "could not read" branch of handle_upload
+  is for parser crashes, i.e. bugs).
+* The same files through the UI (AppTest file_uploader): a clear st.error, no
+  exception element, the previous run, iteration and settings still there, and
+  the app still answering (Step works afterwards).
+* A real server: uploads over HTTP like the browser (one above the server's
+  maxUploadSize), then /_stcore/health and a rerun still answer.
+* Extreme settings (λ = 0, 100 % hidden, max iterations at its limit, seed 0)
+  on every shipped data set: no NaN / inf on the page, no exception.
+* Limits: an upload cap and a vocabulary cap exist and the UI states them.
+* Exports and the maths panel must not pass uploaded text through as
+  spreadsheet formulas or raw HTML.
+
+Known failures are marked xfail(strict=True) with the bug they show, so the
+suite stays green until the fix lands and then asks for the marker to go.
+"""
+from __future__ import annotations
+
+import asyncio
+import codecs
+import io
+import math
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+APP = str(ROOT / "dashboard" / "app.py")
+
+import nbcore  # noqa: E402
+from nbcore.data import DataError  # noqa: E402
+
+MAX_BYTES = nbcore.data.MAX_UPLOAD_BYTES
+
+# ------------------------------------------------------------------ hostile files
+FORMULAS = ["=cmd|' /C calc'!A0", "=HYPERLINK(\"http://evil.example\",\"x\")", "+1+1", "-2+3", "@SUM(A1:A9)",
+            "=1+1", "\t=1+1", "\r=1+1", "=DDE(\"cmd\";\"/C calc\";\"__DdeLink_60_870516294\")"]
+ENCODINGS = ["utf-8", "utf-8-sig", "utf-16", "utf-16-le", "utf-32", "latin-1", "cp1252", "shift_jis", "koi8-r"]
+
+
+def _csv_line(cells) -> str:
+    out = []
+    for c in cells:
+        c = str(c)
+        if any(ch in c for ch in ",\"\n\r"):
+            c = '"' + c.replace('"', '""') + '"'
+        out.append(c)
+    return ",".join(out)
+
+
+def named_cases() -> dict[str, bytes]:
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(200)]
+    text_rows = [" ".join(rng.choice(words, 6)) for _ in range(40)]
+    labels = ["spam", "ham", ""] * 14
+    ok_text = "text,label\n" + "\n".join(_csv_line([t, l]) for t, l in zip(text_rows, labels)) + "\n"
+    cases = {
+        "empty.csv": b"",
+        "whitespace.csv": b"   \n\n \t \n",
+        "header_only.csv": b"text,label\n",
+        "one_column.csv": b"label\na\nb\na\n",
+        "one_class.csv": b"text,label\nhello there,a\nbye now,a\n",
+        "no_labels.csv": b"text,label\nhello there,\nbye now,\n",
+        "random_bytes.csv": bytes(np.random.default_rng(1).integers(0, 256, 4096, dtype=np.uint8)),
+        "nul_bytes.csv": b"text,label\nhello\x00world,a\nbye,b\n",
+        "zip_magic.csv": b"PK\x03\x04" + bytes(200),
+        "png_magic.csv": b"\x89PNG\r\n\x1a\n" + bytes(range(256)),
+        "utf16_no_bom.csv": ok_text.encode("utf-16-le"),
+        "mixed_encodings.csv": ("text,label\n").encode() + "naïve café,a\n".encode("utf-8")
+                               + "naïve café,b\n".encode("latin-1") + "日本語 テキスト,a\n".encode("shift_jis"),
+        "huge_field.csv": b"text,label\n" + b"x" * (2 * 1024 * 1024) + b",a\nshort text here,b\n",
+        "huge_quoted_multiline.csv": b'text,label\n"' + b"line\n" * 200_000 + b'",a\nok text,b\n',
+        "unterminated_quote.csv": b'text,label\n"never closed,a\nmore text,b\n',
+        "ragged_rows.csv": b"a,b,label\n1,2,x\n1,2,3,4,y\n1,x\n",
+        "thousands_of_columns.csv": (",".join(f"c{j}" for j in range(5000)) + ",label\n"
+                                     + "\n".join(",".join(str(int(v)) for v in rng.integers(0, 2, 5000)) + f",{k % 2}"
+                                                 for k in range(20)) + "\n").encode(),
+        "vocabulary_bomb.csv": ("text,label\n" + "\n".join(
+            _csv_line([" ".join(f"t{i}x{j}" for j in range(60)), "ab"[i % 2]]) for i in range(600)) + "\n").encode(),
+        "formula_injection.csv": ("=cmd|' /C calc'!A0,@SUM(1+1),+1+1,label\n"
+                                  + "\n".join(_csv_line([k % 2, (k // 2) % 2, (k // 3) % 2, FORMULAS[k % 3]])
+                                              for k in range(30)) + "\n").encode(),
+        "formula_text.csv": ("text,label\n" + "\n".join(
+            _csv_line([f"{FORMULAS[k % len(FORMULAS)]} hello world", ["=1+1", "@A1"][k % 2]]) for k in range(30))
+            + "\n").encode(),
+        "over_cap.csv": b"text,label\n" + (b"hello world again and again,a\n" * (MAX_BYTES // 30 + 10)),
+        "html_labels.csv": ("text,label\n" + "\n".join(
+            _csv_line([f"cheap pills word{k} buy now", ["<img src=x onerror=alert(1)>", "<b>ham</b>"][k % 2]])
+            for k in range(30)) + "\n").encode(),
+        "nan_inf_numbers.csv": b"x1,x2,label\nnan,1,a\ninf,2,b\n-inf,3,a\n1e400,4,b\n",
+        "bom_only.csv": codecs.BOM_UTF8,
+        "crlf_cr_mix.csv": b"text,label\r\nhello world there,a\rbye now friend,b\nmore words here,a\r\n",
+        "control_chars.csv": ("text,label\n" + "\n".join(f"he\x07llo\x1b[31m wor\x08ld {k},{'ab'[k % 2]}"
+                                                         for k in range(30)) + "\n").encode(),
+        "bidi_and_emoji.csv": ("text,label\n" + "\n".join(f"\u202egnp.exe 😀 word{k} ok,{'ab'[k % 2]}" for k in range(30))
+                               + "\n").encode(),
+    }
+    return cases
+
+
+CASES = named_cases()
+UI_CASES = ["empty.csv", "random_bytes.csv", "nul_bytes.csv", "utf16_no_bom.csv", "mixed_encodings.csv",
+            "huge_field.csv", "thousands_of_columns.csv", "formula_injection.csv", "over_cap.csv",
+            "unterminated_quote.csv", "one_class.csv", "nan_inf_numbers.csv"]
+
+
+@st.composite
+def csv_files(draw):
+    """Generated CSV-ish files: mostly table/text shaped, with hostile cells, in any encoding."""
+    kind = draw(st.sampled_from(["bytes", "table", "text", "text", "table"]))
+    if kind == "bytes":
+        return draw(st.binary(min_size=0, max_size=3000))
+    cell = st.one_of(
+        st.text(max_size=30),
+        st.sampled_from(FORMULAS),
+        st.sampled_from(["", " ", "nan", "inf", "-1e309", "0", "1", "1.5", "\"", "\"\"", ",", "\n", "\x00", "\ufeff",
+                         "label", "text"]),
+        st.integers(-10**20, 10**20).map(str),
+        st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    )
+    n_cols = draw(st.integers(1, 12))
+    n_rows = draw(st.integers(0, 25))
+    header = draw(st.lists(cell, min_size=n_cols, max_size=n_cols))
+    if kind == "text":
+        header = ["text", "label"][:n_cols] if n_cols >= 2 else ["text"]
+        n_cols = len(header)
+    if draw(st.booleans()):
+        header[-1] = "label"
+    rows = [draw(st.lists(cell, min_size=max(0, n_cols - 1), max_size=n_cols + 1)) for _ in range(n_rows)]
+    sep = draw(st.sampled_from([",", ",", ";", "\t", "|"]))
+    newline = draw(st.sampled_from(["\n", "\r\n", "\r"]))
+    text = newline.join([sep.join(map(str, header))] + [sep.join(map(str, r)) if draw(st.booleans()) else _csv_line(r)
+                                                       for r in rows])
+    enc = draw(st.sampled_from(ENCODINGS))
+    return text.encode(enc, errors="replace")
+
+
+# ------------------------------------------------------------------ what a "clear message" is
+TRACEBACK_MARKS = ["Traceback", 'File "', "line ", "Error:", "Exception", "<module>", "site-packages", ".py\""]
+PY_EXC = re.compile(r"\b(IndexError|KeyError|TypeError|AttributeError|ZeroDivisionError|UnicodeDecodeError|"
+                    r"UnicodeEncodeError|OverflowError|MemoryError|RecursionError|AssertionError|StopIteration|"
+                    r"LinAlgError|FloatingPointError|NameError|RuntimeError)\b")
+
+
+def assert_clear_message(msg: str) -> None:
+    assert isinstance(msg, str) and msg.strip(), "no message"
+    assert not PY_EXC.search(msg), f"a Python exception leaks into the message: {msg[:300]}"
+    for mark in ("Traceback", 'File "', "site-packages"):
+        assert mark not in msg, f"traceback text in the message: {msg[:300]}"
+    assert len(msg) < 2000, f"message is {len(msg)} characters long"
+
+
+# ------------------------------------------------------------------ 1. the function
+@pytest.fixture(scope="module")
+def runner():
+    from dashboard import runner as r   # bare mode: st.session_state is a plain per-process dict
+    return r
+
+
+def _fresh_state(runner):
+    import streamlit as st_
+    from dashboard import state
+    sentinel = object()
+    for k in list(st_.session_state.keys()):
+        del st_.session_state[k]
+    state.init()
+    state.put(state.UPLOAD_DS, sentinel)
+    state.put(state.UPLOAD_NAME, "previous.csv")
+    st_.session_state["dataset"] = "synthetic_spam"
+    return sentinel
+
+
+def _check_handle_upload(runner, name: str, data: bytes):
+    import streamlit as st_
+    from dashboard import state
+    sentinel = _fresh_state(runner)
+    t0 = time.perf_counter()
+    ok, msg = runner.handle_upload(name, data)   # must not raise
+    elapsed = time.perf_counter() - t0
+    assert isinstance(ok, bool)
+    assert_clear_message(msg)
+    if ok:
+        ds = state.get(state.UPLOAD_DS)
+        assert ds is not sentinel and ds.X.shape[0] > 0
+        assert st_.session_state["dataset"] == "upload"
+        assert state.get(state.UPLOAD_ERROR) is None
+    else:
+        assert msg.startswith("Could not"), msg
+        assert state.get(state.UPLOAD_DS) is sentinel, "a failed upload replaced the previous data set"
+        assert state.get(state.UPLOAD_NAME) == "previous.csv"
+        assert st_.session_state["dataset"] == "synthetic_spam", "a failed upload changed the selection"
+        assert state.get(state.UPLOAD_ERROR) == msg
+    return ok, msg, elapsed
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_handle_upload_named_cases(runner, name):
+    ok, msg, elapsed = _check_handle_upload(runner, name, CASES[name])
+    assert elapsed < 20, f"{name} took {elapsed:.1f} s to parse"
+    if name in ("empty.csv", "random_bytes.csv", "nul_bytes.csv", "zip_magic.csv", "png_magic.csv", "over_cap.csv",
+                "header_only.csv", "one_class.csv", "no_labels.csv", "one_column.csv", "bom_only.csv"):
+        assert not ok, f"{name} should be refused, got: {msg}"
+    if name == "over_cap.csv":
+        assert "limit" in msg.lower() and "MB" in msg, msg
+
+
+@settings(max_examples=100, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture])
+@given(data=csv_files())
+def test_handle_upload_generated(runner, data):
+    _check_handle_upload(runner, "generated.csv", data)
+
+
+@settings(max_examples=100, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=csv_files())
+def test_read_csv_fails_only_with_data_error(data):
+    """The upload path's only expected failure is DataError with a message."""
+    try:
+        ds = nbcore.read_csv(io.BytesIO(data))
+    except DataError as e:
+        assert_clear_message(str(e))
+        return
+    assert ds.X.shape[0] == len(ds.y) and ds.n_classes >= 2
+
+
+def test_vocabulary_cap_applies(runner):
+    """60 × 600 distinct words > MAX_FEATURES: the vocabulary is cut to the cap."""
+    ok, msg, _ = _check_handle_upload(runner, "vocabulary_bomb.csv", CASES["vocabulary_bomb.csv"])
+    from dashboard import state
+    assert ok, msg
+    assert state.get(state.UPLOAD_DS).X.shape[1] <= nbcore.data.MAX_FEATURES
+
+
+# ------------------------------------------------------------------ 2. through the UI
+AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
+
+
+def _page_text(at) -> str:
+    out, stack = [], [at._tree]
+    while stack:
+        node = stack.pop()
+        proto = getattr(node, "proto", None)
+        if proto is not None:
+            out.append(str(proto))
+        ch = getattr(node, "children", None)
+        if isinstance(ch, dict):
+            stack.extend(ch.values())
+    return "\n".join(out)
+
+
+def _metric(at, start):
+    return next(m.value for m in at.metric if m.label.startswith(start))
+
+
+def _snapshot(at) -> dict:
+    return {"dataset": at.selectbox(key="dataset").value, "hidden": at.slider(key="hidden").value,
+            "lam": at.select_slider(key="lam").value, "iteration": _metric(at, "Iteration"),
+            "status": next(m.value for m in at.markdown if m.value.startswith("**Status:**"))}
+
+
+@pytest.fixture(scope="module")
+def student():
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.run()
+    at.slider(key="hidden").set_value(50).run()
+    at.select_slider(key="lam").set_value(0.1).run()
+    at.button(key="step").click().run()
+    at.button(key="step").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _assert_no_traceback(at):
+    assert not at.exception, [e.value[:300] for e in at.exception]
+    text = _page_text(at)
+    for mark in ("Traceback (most recent call last)", 'File "/', "site-packages"):
+        assert mark not in text, f"traceback text on the page: {mark}"
+
+
+@pytest.mark.parametrize("name", UI_CASES)
+def test_hostile_upload_through_the_ui(student, name):
+    at = student
+    before = _snapshot(at)
+    at.file_uploader(key="uploader").upload(name, CASES[name], "text/csv").run()
+    _assert_no_traceback(at)
+    errors = [e.value for e in at.error]
+    if errors:      # refused: a clear message, and everything the student had is still there
+        assert any(name in e for e in errors), f"the message should name the file: {errors}"
+        for e in errors:
+            assert_clear_message(e)
+        assert _snapshot(at) == before, "a refused upload changed the run or the settings"
+    else:           # accepted: it became the data set and works
+        assert at.selectbox(key="dataset").value == "upload"
+        at.button(key="step").click().run()
+        _assert_no_traceback(at)
+        assert "nan" not in _metric(at, "Accuracy").lower()
+        # back to the lesson set-up for the next case
+        at.selectbox(key="dataset").set_value("synthetic_spam").run()
+        at.slider(key="hidden").set_value(50).run()
+        at.button(key="step").click().run()
+        at.button(key="step").click().run()
+        before = _snapshot(at)
+    # still answering: the next interaction works
+    at.button(key="step").click().run() if not at.button(key="step").disabled else at.button(key="reset").click().run()
+    _assert_no_traceback(at)
+
+
+@settings(max_examples=6, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture])
+@given(data=csv_files())
+def test_generated_upload_through_the_ui(student, data):
+    at = student
+    before = _snapshot(at)
+    at.file_uploader(key="uploader").upload("fuzz.csv", data, "text/csv").run()
+    _assert_no_traceback(at)
+    if at.selectbox(key="dataset").value == "upload":
+        at.selectbox(key="dataset").set_value("synthetic_spam").run()
+        at.slider(key="hidden").set_value(50).run()
+        _assert_no_traceback(at)
+    else:
+        assert at.error, "nothing told the student why the file was not used"
+        assert _snapshot(at) == before
+
+
+# ------------------------------------------------------------------ 3. extreme settings
+NAN_RE = re.compile(r"(?<![A-Za-z])(nan|NaN|inf|Infinity)(?![A-Za-z])")
+
+
+def _assert_no_nan(at):
+    _assert_no_traceback(at)
+    shown = [m.value for m in at.metric] + [m.value for m in at.markdown] + [c.value for c in at.caption] \
+        + [e.value for e in at.error] + [w.value for w in at.warning] + [i.value for i in at.info]
+    for s in shown:
+        assert not NAN_RE.search(str(s)), f"NaN/inf shown: {str(s)[:200]}"
+    for m in at.metric:
+        d = m.proto.delta
+        assert not NAN_RE.search(d or ""), f"NaN in a metric delta: {d}"
+
+
+@pytest.mark.parametrize("dataset", ["synthetic_spam", "toy_spam", "abcd", "play_tennis", "digits"])
+def test_extreme_settings(dataset):
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    at.selectbox(key="dataset").set_value(dataset).run()
+    at.select_slider(key="lam").set_value(0.0).run()
+    at.slider(key="hidden").set_value(100).run()
+    at.number_input(key="max_iter").set_value(1000).run()
+    at.number_input(key="seed").set_value(0).run()
+    _assert_no_nan(at)
+    at.button(key="step").click().run()
+    _assert_no_nan(at)
+    t0 = time.perf_counter()
+    if not at.button(key="converge").disabled:
+        at.button(key="converge").click().run()
+    elapsed = time.perf_counter() - t0
+    _assert_no_nan(at)
+    assert elapsed < 30, f"Run to convergence with max_iter=1000 on {dataset} took {elapsed:.1f} s"
+    at.slider(key="hidden").set_value(0).run()      # and back: all labels visible
+    _assert_no_nan(at)
+
+
+# ------------------------------------------------------------------ 4. limits are stated
+def test_upload_and_vocabulary_caps_exist():
+    assert 0 < MAX_BYTES <= 50 * 1024 * 1024
+    assert 0 < nbcore.data.MAX_FEATURES <= 100_000
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: the uploader does not state the 5 MB / 20,000-word caps, and the "
+                                       "server's maxUploadSize (shown by the widget) is Streamlit's default 200 MB")
+def test_caps_are_stated_in_the_ui():
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    up = at.file_uploader(key="uploader")
+    words = up.label + " " + (up.help or "")
+    assert "5 MB" in words or "5MB" in words, words
+    assert "20,000" in words or "20 000" in words or "20000" in words, words
+    cfg = ROOT / ".streamlit" / "config.toml"
+    assert cfg.exists() and re.search(r"maxUploadSize\s*=\s*[1-9]\b", cfg.read_text()), \
+        "no .streamlit/config.toml with server.maxUploadSize = 5"
+
+
+# ------------------------------------------------------------------ 5. what leaves the app
+def _exports_for(raw: bytes):
+    from dashboard import derive
+    ds = nbcore.read_csv(io.BytesIO(raw))
+    model = ds.models[0]
+    run = nbcore.EM(model=model, n_classes=ds.n_classes).start(ds.for_model(model), ds.y)
+    run.step()
+    snap = run.current
+    view = derive.param_view(snap, model, ds.feature_names)
+    return [derive.alpha_frame(snap, ds.class_names).to_csv(index=False),
+            derive.params_frame(view, ds.class_names).to_csv(index=False),
+            derive.history_frame(run.history, ds.class_names).to_csv(index=False)]
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: CSV exports write uploaded names starting with = + - @ as they are "
+                                       "(spreadsheet formula injection); prefix them with ' or reject them")
+def test_exports_do_not_carry_formulas():
+    import csv as _csv
+    for text in _exports_for(CASES["formula_injection.csv"]):
+        for row in _csv.reader(io.StringIO(text)):
+            for cell in row:
+                c = cell.lstrip(" \t\r")
+                if c[:1] in ("=", "+", "-", "@"):
+                    try:
+                        float(c)
+                        continue        # a negative number is fine
+                    except ValueError:
+                        pass
+                    pytest.fail(f"formula-like cell in an export: {cell!r}")
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: maths.py renders uploaded class names with unsafe_allow_html=True")
+def test_uploaded_names_are_not_rendered_as_html():
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    at.file_uploader(key="uploader").upload("html.csv", CASES["html_labels.csv"], "text/csv").run()
+    at.slider(key="hidden").set_value(0).run()
+    at.button(key="step").click().run()
+    at.number_input(key="doc").set_value(0).run()
+    _assert_no_traceback(at)
+    for m in at.markdown:
+        if "<img" in m.value or "<b>" in m.value:
+            assert not m.proto.allow_html, f"uploaded text rendered as HTML: {m.value[:200]}"
+
+
+# ------------------------------------------------------------------ 6. a real server keeps answering
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_real_server_survives_hostile_uploads(tmp_path):
+    from loadtest.stclient import Session, upload_file
+
+    port = _free_port()
+    log = open(tmp_path / "server.log", "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none", "--server.maxUploadSize", "1"],
+        cwd=str(ROOT), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    health = f"http://127.0.0.1:{port}/_stcore/health"
+    try:
+        t0 = time.time()
+        while time.time() - t0 < 45:
+            try:
+                urllib.request.urlopen(health, timeout=1).read()
+                break
+            except Exception:
+                assert proc.poll() is None, "server exited"
+                time.sleep(0.2)
+
+        async def scenario():
+            s = Session(f"ws://127.0.0.1:{port}/_stcore/stream", run_timeout=60)
+            await s.connect()
+            try:
+                assert (await s.load()).ok
+                assert (await s.set_value("hidden", 50)).ok
+                assert (await s.click("step")).ok
+                status = [t for t in s.texts if t.startswith("**Status:**")][-1]
+                for name in ["random_bytes.csv", "formula_injection.csv", "huge_field.csv", "mixed_encodings.csv"]:
+                    r = await upload_file(s, "uploader", name, CASES[name])
+                    if name == "huge_field.csv":   # 2 MB > --server.maxUploadSize 1: refused by HTTP
+                        assert r.status == "http 413", r
+                    else:
+                        assert r.ok, r
+                        assert not r.exceptions
+                    with urllib.request.urlopen(health, timeout=5) as h:
+                        assert h.status == 200
+                    if not r.ok:
+                        continue
+                    if any(f == "SUCCESS" and "Loaded" in b for f, b in s.alerts):   # accepted: back to the lesson
+                        assert (await s.set_value("dataset", "synthetic_spam")).ok
+                        assert (await s.set_value("hidden", 50)).ok
+                        assert (await s.click("step")).ok
+                        status = [t for t in s.texts if t.startswith("**Status:**")][-1]
+                    else:                                                             # refused: nothing changed
+                        errs = [b for f, b in s.alerts if f == "ERROR"]
+                        assert any(name in b for b in errs), s.alerts
+                        now = [t for t in s.texts if t.startswith("**Status:**")]
+                        assert now and now[-1] == status, (now, status)
+                assert (await s.click("step")).ok, "the session stopped answering"
+            finally:
+                await s.close()
+
+        asyncio.run(asyncio.wait_for(scenario(), timeout=150))
+        assert proc.poll() is None
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+        log.close()
+    assert "Traceback" not in (tmp_path / "server.log").read_text()
