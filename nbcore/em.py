@@ -90,12 +90,12 @@ def normalize_log(joint: np.ndarray):
     impossible = ~np.isfinite(top)
     if impossible.any():
         top = np.where(impossible, 0.0, top)
-    shifted = np.exp(joint - top[:, None])
-    total = shifted.sum(axis=1)
+    posterior = np.subtract(joint, top[:, None])
+    np.exp(posterior, out=posterior)
     if impossible.any():
-        shifted[impossible] = 1.0
-        total = np.where(impossible, joint.shape[1], total)
-    posterior = shifted / total[:, None]
+        posterior[impossible] = 1.0
+    total = posterior.sum(axis=1)
+    posterior /= total[:, None]
     with np.errstate(divide="ignore"):
         log_marginal = top + np.log(np.where(impossible, 0.0, total))
     return posterior, log_marginal, impossible
@@ -360,6 +360,7 @@ class EMRun:
         if _from is not None:  # continue another run with new settings (with_smoothing)
             self.Xp, self.y, self._labels = _from.Xp, _from.y, _from._labels
             self.history = list(_from.history)
+            self._row_weight = _from._row_weight
             self._joint, self._resp = _from._joint, _from._resp
             self._log_marginal, self._impossible = _from._log_marginal, _from._impossible
             self.stop_reason = None
@@ -369,6 +370,10 @@ class EMRun:
         self.y = check_labels(np.full(n, -1) if y is None else y, n, self.n_classes)
         self.y.flags.writeable = False
         self._labels = one_hot_labels(self.y, self.n_classes)
+        # w for hidden rows, 1 for labelled rows (None when w = 1: no scaling needed)
+        self._row_weight = None
+        if self.unlabeled_weight != 1.0:
+            self._row_weight = np.where(self.y < 0, self.unlabeled_weight, 1.0)[:, None]
         n_labelled = int((self.y >= 0).sum())
         if n_labelled == 0 and settings.init == "labeled":
             raise ValueError(
@@ -384,11 +389,9 @@ class EMRun:
         rng = check_random_state(random_state)
         alpha, params = self._initial_parameters(settings.init, rng)
         self.stop_reason = None
-        self._evaluate(params, alpha)
+        log_prior = self._evaluate(params, alpha)
         ll = observed_log_likelihood(self._joint, self._log_marginal, self.y, self.unlabeled_weight)
-        self.history = [
-            Snapshot(0, alpha, params, None, ll, ll + self.model.log_prior(params, self.smoothing), None, self.smoothing)
-        ]
+        self.history = [Snapshot(0, alpha, params, None, ll, ll + log_prior, None, self.smoothing)]
 
     # -- initialisation ------------------------------------------------------
     def _initial_parameters(self, init, rng):
@@ -418,13 +421,18 @@ class EMRun:
         return alpha, params
 
     # -- one iteration ---------------------------------------------------------
-    def _evaluate(self, params, alpha):
-        """log p(x_i, k) under θ: the E-step's product, cached for the next step."""
-        self._joint = log_joint(self.model.log_likelihood(self.Xp, params), alpha)
+    def _evaluate(self, params, alpha) -> float:
+        """log p(x_i, k) under θ: the E-step's product, cached for the next step.
+
+        Returns the log prior of θ (computed from the same logs).
+        """
+        log_likelihood, log_prior = self.model.evaluate(self.Xp, params, self.smoothing)
+        self._joint = log_joint(log_likelihood, alpha)
         self._resp, self._log_marginal, self._impossible = responsibilities(self._joint, self.y)
         hidden_impossible = self._impossible
         if hidden_impossible.any():
             warn_impossible(int(hidden_impossible.sum()), int(np.flatnonzero(hidden_impossible)[0]))
+        return log_prior
 
     @property
     def current(self) -> Snapshot:
@@ -446,18 +454,13 @@ class EMRun:
         """One E-step (eq. 21-22) + M-step (eq. 23-24). Returns the new snapshot."""
         previous = self.current
         resp = self._resp  # E-step at θ_t (computed when θ_t was made)
-        weights = resp
-        if self.unlabeled_weight != 1.0:
-            weights = resp.copy()
-            weights[self.y < 0] *= self.unlabeled_weight
+        weights = resp if self._row_weight is None else resp * self._row_weight
         alpha, params = m_step(self.model, self.Xp, weights, self.smoothing)
-        self._evaluate(params, alpha)  # E-step product for θ_{t+1}: its likelihood, and the next resp
+        del weights
+        delta = float(np.sum((alpha - previous.alpha) ** 2)) + self.model.squared_distance(params, previous.params)
+        log_prior = self._evaluate(params, alpha)  # E-step product for θ_{t+1}: its likelihood, and the next resp
         ll = observed_log_likelihood(self._joint, self._log_marginal, self.y, self.unlabeled_weight)
-        objective = ll + self.model.log_prior(params, self.smoothing)
-        delta = float(
-            np.sum((alpha - previous.alpha) ** 2)
-            + np.sum((self.model.flatten(params) - self.model.flatten(previous.params)) ** 2)
-        )
+        objective = ll + log_prior
         resp.flags.writeable = False
         snap = Snapshot(previous.iteration + 1, alpha, params, resp, ll, objective, delta, self.smoothing)
         self.history.append(snap)

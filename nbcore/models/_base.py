@@ -131,6 +131,27 @@ class EventModel:
         raise NotImplementedError
 
     # -- shared ------------------------------------------------------------
+    def evaluate(self, Xp, params, smoothing: float):
+        """(log_likelihood (N, K), log_prior) in one go.
+
+        EM needs both for every new θ; models override this to take the logs
+        of their parameters once instead of twice.
+        """
+        return self.log_likelihood(Xp, params), self.log_prior(params, smoothing)
+
+    def squared_distance(self, params, other) -> float:
+        """Σ (θ − θ')² over all parameters (without building flat copies)."""
+        total = 0.0
+        for key in self.param_names:
+            a, b = params[key], other[key]
+            pairs = zip(a, b) if isinstance(a, tuple) else [(a, b)]
+            for u, v in pairs:
+                for start in range(0, len(u), 4096):  # in blocks: no full-size temporary
+                    d = np.subtract(u[start:start + 4096], v[start:start + 4096])
+                    np.multiply(d, d, out=d)
+                    total += float(d.sum())
+        return total
+
     def flatten(self, params) -> np.ndarray:
         """All parameters as one vector (for ‖θ_t − θ_{t−1}‖²)."""
         parts = []

@@ -54,12 +54,18 @@ def bernoulli_beta(counts: np.ndarray, class_weight: np.ndarray, smoothing: floa
     A class with no weight at all and λ = 0 has no data to estimate β from;
     it gets β = ½ (and α = 0, so it never matters).
     """
-    numerator = smoothing + counts
     denominator = 2.0 * smoothing + class_weight
     empty = denominator <= 0
     if empty.any():
-        return np.where(empty, 0.5, numerator / np.where(empty, 1.0, denominator))
-    return numerator / denominator
+        return np.where(empty, 0.5, (smoothing + counts) / np.where(empty, 1.0, denominator))
+    beta = counts + smoothing  # one (V, K) allocation, then in place
+    beta /= denominator
+    return beta
+
+
+def _row_blocks(n_rows: int, size: int = 4096):
+    for start in range(0, n_rows, size):
+        yield slice(start, min(start + size, n_rows))
 
 
 class BernoulliModel(EventModel):
@@ -79,6 +85,23 @@ class BernoulliModel(EventModel):
 
     def log_likelihood(self, Xp, params):
         return bernoulli_log_likelihood(Xp, params["beta"])
+
+    def evaluate(self, Xp, params, smoothing):
+        """log p(x | k) and the log prior, taking log β and log(1 − β) once."""
+        beta = params["beta"]
+        if not (beta.min() > 0 and beta.max() < 1):  # λ = 0 extremes: the careful path
+            return super().evaluate(Xp, params, smoothing)
+        weight = np.log(beta)
+        prior = float(weight.sum()) if smoothing else 0.0
+        constant = np.zeros(beta.shape[1])
+        for rows in _row_blocks(beta.shape[0]):  # log(1 − β) a block at a time: no 2nd (V, K) array
+            log_1m_beta = np.log1p(-beta[rows])
+            constant += log_1m_beta.sum(axis=0)
+            weight[rows] -= log_1m_beta  # log β − log(1 − β)
+        prior = float(smoothing * (prior + constant.sum())) if smoothing else 0.0
+        ll = np.asarray(Xp @ weight)
+        ll += constant
+        return ll, prior
 
     def statistics(self, Xp, weights):
         return {"counts": self.weighted_counts(Xp, weights), "class_weight": weights.sum(axis=0)}

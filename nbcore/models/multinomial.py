@@ -36,12 +36,13 @@ def multinomial_beta(counts: np.ndarray, smoothing: float) -> np.ndarray:
     A class without a single (weighted) token and λ = 0 gets the uniform 1/V.
     """
     n_features = counts.shape[0]
-    numerator = smoothing + counts
     denominator = smoothing * n_features + counts.sum(axis=0)
     empty = denominator <= 0
     if empty.any():
-        return np.where(empty, 1.0 / n_features, numerator / np.where(empty, 1.0, denominator))
-    return numerator / denominator
+        return np.where(empty, 1.0 / n_features, (smoothing + counts) / np.where(empty, 1.0, denominator))
+    beta = counts + smoothing  # one (V, K) allocation, then in place
+    beta /= denominator
+    return beta
 
 
 class MultinomialModel(EventModel):
@@ -59,6 +60,15 @@ class MultinomialModel(EventModel):
 
     def log_likelihood(self, Xp, params):
         return multinomial_log_likelihood(Xp, params["beta"])
+
+    def evaluate(self, Xp, params, smoothing):
+        """log p(x | k) and the log prior, taking log β once."""
+        beta = params["beta"]
+        if not beta.min() > 0:  # λ = 0 zeros: the careful path
+            return super().evaluate(Xp, params, smoothing)
+        log_beta = np.log(beta)
+        prior = float(smoothing * log_beta.sum()) if smoothing else 0.0
+        return np.asarray(Xp @ log_beta), prior
 
     def statistics(self, Xp, weights):
         return {"counts": self.weighted_counts(Xp, weights), "class_weight": weights.sum(axis=0)}
