@@ -451,7 +451,7 @@ def summarise(args, stats: Stats, run: dict, log_text: str, startup_s: float) ->
         wave_growth = waves[-1]["settled_rss_mb"] - waves[0]["settled_rss_mb"]
         summary["rss_mb"]["growth_first_to_last_wave"] = _r(wave_growth, 1)
     checks = {
-        "zero_errors": summary["errors"] == 0 and stats.sessions_completed == stats.sessions_started == args.sessions,
+        "zero_errors": summary["errors"] == 0 and stats.sessions_completed == stats.sessions_started == args.sessions * args.waves,
         f"p95_under_{args.p95_target:g}s": p95 is not None and p95 < args.p95_target,
         "memory_bounded": (wave_growth < args.wave_growth_target if wave_growth is not None
                            else growth_kb_per is not None and growth_kb_per < args.growth_target),
@@ -470,7 +470,7 @@ def _r(x, nd=3):
 def print_table(s: dict) -> None:
     L = s["latency_s"]
     rows = [
-        ("sessions (started / completed)", f"{s['sessions_started']} / {s['sessions_completed']} of {s['sessions']}"
+        ("sessions (started / completed)", f"{s['sessions_started']} / {s['sessions_completed']} of {s['sessions'] * len(s['waves'])}"
                                            f" on {s['replicas']} server process(es)"),
         ("machine: cores / load average before", f"{s['cpu_count']} / {s['loadavg_before']}"),
         ("duration per student", f"{s['duration_s']:g} s (ramp {s['ramp_s']:g} s, think {s['think_s'][0]:g}-{s['think_s'][1]:g} s)"),
