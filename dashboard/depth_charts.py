@@ -102,8 +102,14 @@ def _lam_axis(lams: Sequence[float]) -> tuple[np.ndarray, list, list]:
     pos = lams[lams > 0]
     zero_at = (pos.min() / 10.0) if pos.size else 1e-3
     x = np.where(lams > 0, lams, zero_at)
-    ticks = sorted(set(x.tolist()))
-    text = ["0" if t == zero_at and (lams == 0).any() else f"{t:g}" for t in ticks]
+    ticks, text = [], []
+    if (lams == 0).any():
+        ticks.append(float(zero_at))
+        text.append("0")
+    if pos.size:  # one tick per decade
+        for e in range(int(np.floor(np.log10(pos.min()) + 1e-9)), int(np.ceil(np.log10(pos.max()) - 1e-9)) + 1):
+            ticks.append(10.0 ** e)
+            text.append(f"{10.0 ** e:g}")
     return x, ticks, text
 
 
@@ -122,10 +128,11 @@ def beta_vs_lambda_figure(lams: Sequence[float], betas: dict, class_names: Seque
                                      name=f"{word} | {cname}", legendgroup=word,
                                      line=dict(color=class_color(k), dash=dashes[w % len(dashes)], width=3),
                                      marker=dict(size=7),
-                                     hovertemplate=f"β({word} | {cname})" + " = %{y:.3f}<extra></extra>"))
+                                     customdata=np.asarray(lams, dtype=float),
+                                     hovertemplate=f"λ=%{{customdata:.3g}}: β({word} | {cname})" + " = %{y:.3f}<extra></extra>"))
     fig.add_hline(y=target, line=dict(color=GREY, dash="dot", width=2),
                   annotation_text=("½" if target == 0.5 else f"1/V = {target:.3g}") + " (λ → ∞)",
-                  annotation_position="bottom right")
+                  annotation_position="top left")
     fig.update_xaxes(type="log", title="smoothing λ (log scale; leftmost = 0)", tickvals=ticks, ticktext=text)
     fig.update_yaxes(title="β = p(word | class)", range=[-0.03, 1.03] if target == 0.5 else None)
     fig = _layout(fig, "β of a rare and a common word as λ grows", font_size, height)
@@ -140,7 +147,8 @@ def accuracy_vs_lambda_figure(lams: Sequence[float], acc_sup: Sequence, acc_em: 
     for name, acc, col in (("supervised NB (visible labels only)", acc_sup, SUP_COLOR), ("EM", acc_em, EM_COLOR)):
         y = np.array([np.nan if a is None else a for a in acc], dtype=float)
         fig.add_trace(go.Scatter(x=x, y=y, mode="lines+markers", name=name, line=dict(color=col, width=3),
-                                 marker=dict(size=8), hovertemplate="λ=%{x:g}: %{y:.1%}<extra>" + name + "</extra>"))
+                                 marker=dict(size=8), customdata=np.asarray(lams, dtype=float),
+                                 hovertemplate="λ=%{customdata:.3g}: %{y:.1%}<extra>" + name + "</extra>"))
     fig.update_xaxes(type="log", title="smoothing λ (log scale; leftmost = 0)", tickvals=ticks, ticktext=text)
     fig.update_yaxes(title="accuracy", tickformat=".0%", range=[0, 1.02])
     title = "Accuracy on the hidden labels" + (f" ({n_hidden} documents)" if n_hidden else "")
@@ -191,16 +199,27 @@ def spread_figure(spreads: Sequence[float], font_size: int = 16, height: int = 3
 
 def restarts_figure(objectives: Sequence[float], accs: Sequence, seeds: Sequence[int], best: int,
                     selected: int | None = None, font_size: int = 16, height: int = 440,
-                    acc_label: str = "accuracy on the hidden labels") -> go.Figure:
-    """Final objective (x) against accuracy (y), one point per random start."""
+                    acc_label: str = "accuracy on the hidden labels", levels: Sequence[int] | None = None) -> go.Figure:
+    """Final objective (x) against accuracy (y), one point per random start.
+
+    ``levels`` groups starts that reached the same end point: each group is labelled once
+    ("#6 ×9") instead of nine labels on top of each other."""
     ob = np.asarray(objectives, dtype=float)
     ac = np.array([np.nan if a is None else a for a in accs], dtype=float)
     n = len(ob)
-    # jitter identical objectives vertically? no: show them as they are, with hover details
+    lv = np.arange(n) if levels is None else np.asarray(levels)
+    text = [""] * n
+    for g in np.unique(lv):
+        members = np.flatnonzero(lv == g)
+        # one label per group and accuracy (points at the same place)
+        for a in np.unique(np.round(ac[members], 3)):
+            same = [i for i in members if np.round(ac[i], 3) == a or (np.isnan(a) and np.isnan(ac[i]))]
+            lead = best if best in same else same[0]
+            text[lead] = f"#{seeds[lead]}" + (f" ×{len(same)}" if len(same) > 1 else "")
     sizes = [22 if i == best else 14 for i in range(n)]
     colors = [WARN if i == best else EM_COLOR for i in range(n)]
     fig = go.Figure(go.Scatter(
-        x=ob, y=ac, mode="markers+text", text=[f"#{s}" for s in seeds], textposition="top center",
+        x=ob, y=ac, mode="markers+text", text=text, textposition="top center",
         marker=dict(size=sizes, color=colors, opacity=0.8, line=dict(width=1, color="white")),
         customdata=np.array(seeds), name="random starts",
         hovertemplate="start #%{customdata}<br>objective %{x:.2f}<br>accuracy %{y:.1%}<extra></extra>"))
@@ -209,8 +228,10 @@ def restarts_figure(objectives: Sequence[float], accs: Sequence, seeds: Sequence
                                  marker=dict(size=30, color="rgba(0,0,0,0)", line=dict(width=3, color="#000000"))))
     fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name="highest objective",
                              marker=dict(size=16, color=WARN)))
-    fig.update_xaxes(title="final MAP objective (higher = EM likes it more)")
-    fig.update_yaxes(title=acc_label, tickformat=".0%", range=[-0.02, 1.05])
+    span = float(ob.max() - ob.min()) if n else 1.0
+    pad = 0.08 * span if span > 0 else 1.0
+    fig.update_xaxes(title="final MAP objective (higher = EM likes it more)", range=[ob.min() - pad, ob.max() + pad])
+    fig.update_yaxes(title=acc_label, tickformat=".0%", range=[-0.02, 1.08])
     return _layout(fig, "Each random start: where EM stopped vs how good the classifier is", font_size, height)
 
 

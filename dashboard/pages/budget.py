@@ -8,7 +8,7 @@ import streamlit as st
 import nbcore
 from dashboard import controls, depth_charts, lessons, runner
 
-FS = lessons.page_setup("📉 Label-budget curve",
+FS = lessons.page_setup(":material/stacked_line_chart: Label-budget curve",
                         "How many labels do you need? Supervised NB on the labelled documents alone vs EM that "
                         "also reads the unlabelled rest (Nigam et al. 2000).")
 
@@ -42,7 +42,7 @@ lo_n, hi_n = sb.select_slider("Labelled documents: from … to", budgets, value=
 ns = [n for n in budgets if lo_n <= n <= hi_n]
 key = (dataset, model, float(lam), float(uw), int(n_seeds), tuple(ns))
 
-go = st.button("▶ Draw the curve", key="lb_go", type="primary",
+go = st.button("Draw the curve", icon=":material/play_arrow:", key="lb_go", type="primary",
                help=f"{len(ns)} budgets × {n_seeds} seeds = {len(ns) * n_seeds} supervised fits and EM runs.")
 if go:
     def compute(callback):

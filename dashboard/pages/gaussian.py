@@ -8,13 +8,13 @@ import streamlit as st
 import nbcore
 from dashboard import controls, depth_charts, lessons
 
-FS = lessons.page_setup("🔔 Gaussian NB corner",
+FS = lessons.page_setup(":material/ssid_chart: Gaussian NB corner",
                         "Continuous features: each class gets a normal curve per feature, with a mean and a "
                         "variance estimated from its documents (seed 002).")
 
 sb = st.sidebar
-SOURCES = {"typed": "type the numbers", "random": "draw them at random"}
-source = sb.radio("Data", list(SOURCES), format_func=SOURCES.get, key="gs_source", bind=controls.QP)
+source = sb.radio("Data", ["typed", "random"], key="gs_source", bind=controls.QP,
+                  captions=["type the numbers", "draw them from two normal distributions"])
 NAMES = ["A", "B"]
 
 

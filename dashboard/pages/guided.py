@@ -5,7 +5,7 @@ import streamlit as st
 
 from dashboard import lessons
 
-FS = lessons.page_setup("📚 Guided lessons",
+FS = lessons.page_setup(":material/school: Guided lessons",
                         "Five ready-made scenarios. Each link opens a view with its settings already in the "
                         "URL (so you can bookmark or share it) and the lesson's narrative beside the controls.")
 
@@ -15,7 +15,7 @@ for lesson in lessons.LESSONS:
         with left:
             st.markdown(f"### {lesson.title}")
             st.markdown(lesson.narrative)
-            st.page_link(lesson.page, label=f"Open: {lesson.title.split('·', 1)[-1].strip()}", icon="▶️",
+            st.page_link(lesson.page, label=f"Open: {lesson.title.split('·', 1)[-1].strip()}", icon=":material/play_circle:",
                          query_params=lessons.link_params(lesson))
         with right:
             if lesson.try_this:

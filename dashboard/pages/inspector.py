@@ -9,7 +9,7 @@ import nbcore
 from dashboard import controls, depth_charts, lessons, runner, state
 from dashboard.charts import class_color
 
-FS = lessons.page_setup("🔎 Posterior inspector",
+FS = lessons.page_setup(":material/search: Posterior inspector",
                         "Type or pick a message: which class does Naive Bayes choose, and which words decided it?")
 
 # ---- controls -----------------------------------------------------------------------------
@@ -21,8 +21,8 @@ source_opts = ["labelled", "run"]
 run = state.get(state.RUN)
 run_cfg = state.get(state.RUN_KEY)
 has_run = run is not None and run_cfg is not None and run_cfg.dataset == dataset and run_cfg.model == model
-source = sb.radio(
-    "Parameters from", source_opts if has_run else source_opts[:1], key="insp_source",
+source = "labelled" if not has_run else sb.radio(
+    "Parameters from", source_opts, key="insp_source",
     format_func=lambda s: {"labelled": "Naive Bayes on the labelled documents",
                            "run": "the lesson view's current EM run"}[s],
     help="“Labelled documents”: supervised NB (eq. 12–14) on every row whose label is known. "
@@ -121,7 +121,7 @@ if K > 2:
     a = d1.selectbox("Compare class", range(K), index=a_default, format_func=lambda k: names[k], key="insp_a")
     b = d2.selectbox("against class", range(K), index=b_default, format_func=lambda k: names[k], key="insp_b")
 else:
-    a, b = (1, 0) if names[1].lower() == "spam" or K == 2 else (a_default, b_default)
+    a, b = 1, 0  # two classes: always "class 1 vs class 0" (spam vs ham), so the bars keep their side
 if a == b:
     st.info("Pick two different classes to compare.")
     st.stop()

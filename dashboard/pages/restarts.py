@@ -8,7 +8,7 @@ import streamlit as st
 import nbcore
 from dashboard import controls, depth_charts, lessons, runner, state
 
-FS = lessons.page_setup("⛰️ Restarts & local optima",
+FS = lessons.page_setup(":material/landscape: Restarts & local optima",
                         "EM climbs the hill it starts on. Start it from many random points and compare where it ends.")
 
 sb = st.sidebar
@@ -32,7 +32,7 @@ score = prep.score_mask
 unsup = not (prep.y_obs >= 0).any()
 key = (dataset, model, int(hidden), float(lam), int(n_starts), int(seed))
 
-go = st.button("▶ Run restarts", key="rs_go", type="primary",
+go = st.button("Run restarts", icon=":material/play_arrow:", key="rs_go", type="primary",
                help="Runs EM to convergence from each random start (progress below). Changing a setting "
                     "stops it.")
 if go:
@@ -59,30 +59,50 @@ best = int(np.argmax(obj))
 acc_arr = np.array([np.nan if a is None else a for a in acc], dtype=float)
 has_acc = np.isfinite(acc_arr).any()
 
-levels = np.unique(np.round(obj, 3))
+# EM stops when the objective changes by < tol relative, so starts that reach the same optimum end a
+# little apart: treat objectives within SAME of each other as one end point.
+SAME = 1e-4 * abs(float(obj[best])) + 1e-9
+order = np.argsort(-obj, kind="stable")
+level = np.empty(len(obj), dtype=int)
+n_levels = 0
+for rank, i in enumerate(order):
+    if rank == 0 or obj[order[rank - 1]] - obj[i] > SAME:
+        n_levels += 1
+    level[i] = n_levels - 1
+top = level == 0
+
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Random starts", len(res))
-m2.metric("Different end points", len(levels), help="Distinct final objectives (to 3 decimals).")
-m3.metric("Highest objective", f"{obj[best]:.2f}", help=f"start #{seeds[best]}")
+m2.metric("Different end points", n_levels,
+          help=f"Final objectives closer than {SAME:.2g} (10⁻⁴ relative) count as the same end point.")
+m3.metric("Highest objective", f"{obj[best]:.2f}", help=f"start #{seeds[best]}; {int(top.sum())} start(s) end there")
 m4.metric("Its accuracy", depth_charts._pct(acc_arr[best]) if has_acc else "—")
 
 if has_acc:
-    best_acc = int(np.nanargmax(acc_arr))
-    if acc_arr[best_acc] > acc_arr[best] + 1e-9:
+    # pairs where the higher objective has the clearly worse classifier
+    inv = [(i, j) for i in range(len(obj)) for j in range(len(obj))
+           if level[i] < level[j] and acc_arr[i] < acc_arr[j] - 0.005]
+    beats_best = [j for (i, j) in inv if top[i]]
+    if beats_best:
+        j = max(beats_best, key=lambda k: acc_arr[k])
         st.warning(f"**A higher likelihood did not mean a better classifier here.** The start with the highest "
                    f"objective (#{seeds[best]}, {obj[best]:.2f}) scores {acc_arr[best]:.1%}, but start "
-                   f"#{seeds[best_acc]} ends lower ({obj[best_acc]:.2f}) and scores {acc_arr[best_acc]:.1%}. "
+                   f"#{seeds[j]} ends lower ({obj[j]:.2f}) and scores {acc_arr[j]:.1%}. "
                    "EM maximises the likelihood of the *words*; nothing forces its best clusters to be the "
                    "classes we care about.")
+    elif inv:
+        i, j = max(inv, key=lambda p: acc_arr[p[1]] - acc_arr[p[0]])
+        st.warning(f"**A higher likelihood did not always mean a better classifier.** The best end point is also "
+                   f"the most accurate, but lower down start #{seeds[i]} ({obj[i]:.2f}) scores {acc_arr[i]:.1%} "
+                   f"while #{seeds[j]} ends lower still ({obj[j]:.2f}) and scores {acc_arr[j]:.1%}.")
+    elif n_levels > 1:
+        st.success(f"Here a higher objective always came with an accuracy at least as good: the best end point "
+                   f"(#{seeds[best]}, {acc_arr[best]:.1%}) is also the most accurate, and "
+                   f"{int((~top).sum())} start(s) got stuck lower. Restarts and keeping the best objective paid off "
+                   "— but that is not guaranteed (try other settings).")
     else:
-        worse = [i for i in range(len(res)) if obj[i] < obj[best] - 1e-6]
-        if worse:
-            st.success(f"Here the highest objective (#{seeds[best]}) is also the most accurate "
-                       f"({acc_arr[best]:.1%}); {len(worse)} start(s) got stuck lower. Restarts and keeping the "
-                       "best objective paid off — but that is not guaranteed (try other settings).")
-        else:
-            st.info("Every start reached the same objective: on this data, with these settings, EM finds one "
-                    "hill. Try 100 % hidden, more starts or another data set.")
+        st.info("Every start reached the same end point: on this data, with these settings, EM finds one "
+                "hill. Try 100 % hidden, more starts or another data set.")
     if unsup:
         raw = np.array([np.nan if r["acc"] is None else r["acc"] for r in res])
         swapped = int(np.sum(raw < acc_arr - 1e-9))
@@ -95,7 +115,7 @@ selected = st.selectbox("Look at start", range(len(res)), index=sel_default, key
                         format_func=lambda i: f"#{seeds[i]}: objective {obj[i]:.2f}, accuracy "
                                               f"{depth_charts._pct(acc_arr[i])}, {res[i]['n_iter']} iterations"
                                               + (" (highest objective)" if i == best else ""))
-st.plotly_chart(depth_charts.restarts_figure(obj, acc, seeds, best, selected, FS,
+st.plotly_chart(depth_charts.restarts_figure(obj, acc, seeds, best, selected, FS, levels=level,
                                              acc_label="accuracy on the hidden labels"
                                                        + (" (after matching)" if unsup else "")),
                 key="rs_fig", config={"displayModeBar": False})
@@ -117,7 +137,7 @@ def _open(i: int) -> None:
     ss["rs_switch"] = True
 
 
-st.button(f"📈 Open start #{seeds[selected]} in “Watch EM learn”", key="rs_open", on_click=_open, args=(selected,),
+st.button(f"Open start #{seeds[selected]} in “Watch EM learn”", key="rs_open", icon=":material/open_in_new:", on_click=_open, args=(selected,),
           help="Replaces the lesson view's run with this one (all its iterations), ready to scrub.")
 if st.session_state.pop("rs_switch", False):
     st.switch_page(lessons.P_LESSON)

@@ -9,7 +9,7 @@ import streamlit as st
 import nbcore
 from dashboard import controls, depth_charts, lessons
 
-FS = lessons.page_setup("🎲 Sampling from the model",
+FS = lessons.page_setup(":material/casino: Sampling from the model",
                         "Naive Bayes models p(x, y), so it can *write* documents: pick a class, then draw every "
                         "word independently with probability β (eq. 3).")
 
@@ -56,7 +56,7 @@ cluster_of = {int(mapping[c]): c for c in range(K)}  # class label -> cluster in
 cap = f"Model learned by EM ({init} start, {n_iter} iterations, λ = {lam:g}"
 cap += f", accuracy on the hidden labels {acc:.1%})." if acc is not None else ")."
 st.caption(cap)
-resample = st.button("🎲 Draw again", key="smp_again")
+resample = st.button("Draw again", icon=":material/casino:", key="smp_again")
 if resample:
     st.session_state["smp_draw"] = st.session_state.get("smp_draw", 0) + 1
 draw = int(st.session_state.get("smp_draw", 0))

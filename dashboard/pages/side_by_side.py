@@ -9,7 +9,7 @@ import streamlit as st
 import nbcore
 from dashboard import controls, depth_charts, lessons, runner
 
-FS = lessons.page_setup("👯 Side by side",
+FS = lessons.page_setup(":material/compare: Side by side",
                         "Same data, same hidden labels, two settings: step both runs together and compare.")
 
 sb = st.sidebar
@@ -76,11 +76,11 @@ def _reset() -> None:
 b1, b2, b3, b4 = st.columns(4)
 runs = st.session_state["sbs_runs"]
 both_done = all(r.done for r in runs.values())
-b1.button("⏭ Step both", key="sbs_step", on_click=_step, args=(1,), disabled=both_done, width="stretch")
-b2.button("⏩ 10 steps", key="sbs_step10", on_click=_step, args=(10,), disabled=both_done, width="stretch")
-b3.button("⏭⏭ Run both to convergence", key="sbs_conv", on_click=_step, args=(500,), disabled=both_done,
+b1.button("Step both", icon=":material/skip_next:", key="sbs_step", on_click=_step, args=(1,), disabled=both_done, width="stretch")
+b2.button("10 steps", icon=":material/fast_forward:", key="sbs_step10", on_click=_step, args=(10,), disabled=both_done, width="stretch")
+b3.button("Run both to convergence", icon=":material/double_arrow:", key="sbs_conv", on_click=_step, args=(500,), disabled=both_done,
           width="stretch")
-b4.button("↺ Reset", key="sbs_reset", on_click=_reset, width="stretch")
+b4.button("Reset", icon=":material/replay:", key="sbs_reset", on_click=_reset, width="stretch")
 
 
 def score(run, t: int) -> float:

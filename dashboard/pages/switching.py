@@ -10,7 +10,7 @@ import streamlit as st
 import nbcore
 from dashboard import controls, depth_charts, lessons
 
-FS = lessons.page_setup("🔀 Label switching",
+FS = lessons.page_setup(":material/swap_horiz: Label switching",
                         "Without labels EM finds groups, but it cannot know which group is called “spam”.")
 
 sb = st.sidebar

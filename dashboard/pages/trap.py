@@ -9,15 +9,16 @@ import streamlit as st
 import nbcore
 from dashboard import controls, depth_charts, lessons
 
-FS = lessons.page_setup("⚖️ The symmetric trap",
+FS = lessons.page_setup(":material/balance: The symmetric trap",
                         "Start every class at the same place with no labels, and EM has no reason to ever "
                         "tell them apart (seed 001).")
 
 sb = st.sidebar
 dataset = lessons.dataset_picker("trap_dataset", "abcd", models=("bernoulli", "multinomial"))
 model = lessons.model_picker("trap_model", dataset)
-START = {"uniform": "uniform (α = 1/K, β = ½) — the trap", "random": "random (seeded) — breaks it"}
-start = sb.radio("Initialisation", list(START), format_func=START.get, key="trap_start", bind=controls.QP)
+# bound widgets put the option itself in the URL (?trap_start=random): plain options, explanations as captions
+start = sb.radio("Initialisation", ["uniform", "random"], key="trap_start", bind=controls.QP,
+                 captions=["α = 1/K, β = ½: the trap", "seeded random α, β: breaks it"])
 n_labels = sb.slider("Labels revealed", 0, 10, 0, key="trap_labels", bind=controls.QP,
                      help="Show EM the true label of this many documents (chosen at random by the seed).")
 seed = sb.number_input("Seed", 0, 9999, 0, key="trap_seed", bind=controls.QP)
@@ -60,9 +61,9 @@ def _reset():
 
 
 b1, b2, b3, _ = st.columns([1, 1, 1, 2])
-b1.button("⏭ Step", key="trap_step", on_click=_step, args=(1,), width="stretch", disabled=run.done)
-b2.button("⏩ 10 steps", key="trap_step10", on_click=_step, args=(10,), width="stretch", disabled=run.done)
-b3.button("↺ Reset", key="trap_reset", on_click=_reset, width="stretch")  # callbacks run before the script
+b1.button("Step", icon=":material/skip_next:", key="trap_step", on_click=_step, args=(1,), width="stretch", disabled=run.done)
+b2.button("10 steps", icon=":material/fast_forward:", key="trap_step10", on_click=_step, args=(10,), width="stretch", disabled=run.done)
+b3.button("Reset", icon=":material/replay:", key="trap_reset", on_click=_reset, width="stretch")  # callbacks run before the script
 
 snap = run.current
 t = snap.iteration

@@ -1,0 +1,147 @@
+"""Screenshots of every depth view in a real browser (Debian chromium + Playwright).
+
+    python scripts/screenshot_views.py [--only trap,restarts]
+
+Starts `streamlit run dashboard/app.py` on a free 127.0.0.1 port, visits each view
+(pressing its Run/Step button where the view needs one), saves full-page PNGs to
+artifacts/screenshots/views/ and prints how long each view took. Stops the server
+it started (by its process id) when done.
+"""
+from __future__ import annotations
+
+import argparse
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "artifacts" / "screenshots" / "views"
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+# (file name, url path + query, button to press or None, text to wait for after it)
+VIEWS = [
+    ("01_guided_lessons", "guided", None, "Guided lessons"),
+    ("02_posterior_inspector", "inspector?insp_dataset=toy_spam&insp_lam=0&insp_words=Cruise&insp_words=Lottery",
+     None, "Every term"),
+    ("02b_posterior_inspector_synthetic", "inspector?insp_dataset=synthetic_spam", None, "Every term"),
+    ("03_smoothing_explorer", "smoothing", None, "The two extremes"),
+    ("04_symmetric_trap", "trap?lesson=trap", "Step", "Stuck at the symmetric point"),
+    ("04b_symmetric_trap_broken", "trap?trap_start=random", "10 steps", "symmetry is broken"),
+    ("05_restarts", "restarts", "Run restarts", "Random starts"),
+    ("06_label_switching", "switching", None, "Accuracy after matching"),
+    ("07_label_budget", "budget", "Draw the curve", "Biggest gain"),
+    ("08_side_by_side", "side_by_side", "10 steps", "Accuracy on the"),
+    ("09_sampling", "sampling", None, "Drawn from the model"),
+    ("09b_sampling_digits", "sampling?smp_dataset=digits", None, "Drawn from the model"),
+    ("10_gaussian_corner", "gaussian", None, "See the bias"),
+    ("11_lesson_narrative_smoothing", "smoothing?lesson=smoothing&sm_dataset=synthetic_spam&sm_hidden=90", None,
+     "Guided lesson"),
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+IDLE_JS = """() => {
+  const w = document.querySelector('[data-testid="stStatusWidget"]');
+  const running = w && /Running|Stop/.test(w.innerText);
+  const skeleton = document.querySelector('[data-testid="stSkeleton"]');
+  return !running && !skeleton;
+}"""
+
+
+def wait_idle(page, timeout=60_000) -> None:
+    """Wait until the script has finished: no 'Running' status, no skeleton placeholders,
+    twice in a row 400 ms apart (a rerun can start right after one ends)."""
+    page.wait_for_selector('[data-testid="stSidebar"]', timeout=timeout)
+    deadline = time.time() + timeout / 1000
+    calm = 0
+    while calm < 2 and time.time() < deadline:
+        page.wait_for_timeout(400)
+        calm = calm + 1 if page.evaluate(IDLE_JS) else 0
+    page.wait_for_timeout(600)  # let plotly finish laying out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only", default="", help="comma-separated substrings of view names")
+    ap.add_argument("--width", type=int, default=1600)
+    args = ap.parse_args()
+    only = [s for s in args.only.split(",") if s]
+    views = [v for v in VIEWS if not only or any(o in v[0] for o in only)]
+
+    from playwright.sync_api import sync_playwright
+
+    OUT.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    log = open(OUT / "streamlit.log", "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 60
+        while True:
+            try:
+                if urllib.request.urlopen(url + "/_stcore/health", timeout=1).status == 200:
+                    break
+            except OSError:
+                if time.time() > deadline:
+                    raise SystemExit("streamlit did not start within 60 s")
+                time.sleep(0.3)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            # Open "/" first. With a dashboard/pages/ folder next to app.py, Streamlit runs the
+            # *first* request of a fresh server in pages-directory mode (v1): a deep link such as
+            # /trap would then run pages/trap.py without app.py (no st.navigation, no page titles).
+            # Running app.py once switches the server to st.navigation for good.
+            warm = browser.new_page()
+            warm.goto(url, wait_until="domcontentloaded")
+            wait_idle(warm)
+            warm.close()
+            for name, path, button, expect in views:
+                ctx = browser.new_context(viewport={"width": args.width, "height": 1000})
+                page = ctx.new_page()
+                t0 = time.time()
+                page.goto(f"{url}/{path}", wait_until="domcontentloaded")
+                wait_idle(page)
+                if button:
+                    page.get_by_role("button", name=button).first.click()
+                    page.wait_for_timeout(300)
+                    wait_idle(page)
+                ok = True
+                try:
+                    page.get_by_text(expect).first.wait_for(timeout=60_000)
+                    wait_idle(page)
+                except Exception:  # still take the picture: it shows what went wrong
+                    ok = False
+                page.mouse.move(5, 995)  # no tooltip in the picture
+                page.wait_for_timeout(300)
+                exc = page.locator('[data-testid="stException"]').count()
+                shot = OUT / f"{name}.png"
+                page.screenshot(path=str(shot), full_page=True)
+                print(f"{name:40s} {time.time() - t0:5.1f} s  {'ok' if ok and not exc else 'CHECK'}"
+                      f"{'  (exception shown)' if exc else ''}  {shot.relative_to(ROOT)}")
+                ctx.close()
+            browser.close()
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
