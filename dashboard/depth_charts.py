@@ -243,15 +243,18 @@ def confusion_figure(table: np.ndarray, row_names: Sequence[str], col_names: Seq
     """Count table as a heatmap; highlighted cells (the matching) get a thick outline."""
     t = np.asarray(table, dtype=float)
     R, C = t.shape
-    fig = go.Figure(go.Heatmap(z=t, x=[str(c) for c in col_names], y=[str(r) for r in row_names],
+    fig = go.Figure(go.Heatmap(z=t, x=list(range(C)), y=[str(r) for r in row_names],
                                colorscale="Blues", showscale=False,
                                text=[[f"{int(v)}" for v in row] for row in t], texttemplate="%{text}",
                                textfont=dict(size=font_size + (2 if R <= 4 else -2)),
-                               hovertemplate=y_title + " %{y}, " + x_title + " %{x}: %{z}<extra></extra>"))
+                               customdata=[[str(c) for c in col_names]] * R,
+                               hovertemplate=y_title + " %{y}, " + x_title + " %{customdata}: %{z}<extra></extra>"))
     for r, c in highlight:
         fig.add_shape(type="rect", x0=c - 0.5, x1=c + 0.5, y0=r - 0.5, y1=r + 0.5,
                       line=dict(color=WARN, width=4))
-    fig.update_xaxes(title=x_title, side="top", tickfont=dict(size=font_size))
+    fig.update_xaxes(side="top", tickfont=dict(size=font_size),  # no axis title: it would collide with the title
+                     ticktext=[str(c) for c in col_names],
+                     tickvals=list(range(C)))
     fig.update_yaxes(title=y_title, autorange="reversed", tickfont=dict(size=font_size))
     h = height or min(700, 140 + 60 * R)
     return _layout(fig, title, font_size, h)
@@ -271,7 +274,8 @@ def budget_figure(ns: Sequence[int], sup: dict, em: dict, font_size: int = 16, h
                                 em, EM_COLOR, "rgba(0,114,178,0.18)")):
         lo, hi = np.asarray(d["lo"], dtype=float), np.asarray(d["hi"], dtype=float)
         fig.add_trace(go.Scatter(x=np.r_[x, x[::-1]], y=np.r_[hi, lo[::-1]], fill="toself", fillcolor=fill,
-                                 line=dict(width=0), hoverinfo="skip", showlegend=False, legendgroup=name))
+                                 mode="lines", line=dict(width=0), hoverinfo="skip", showlegend=False,
+                                 legendgroup=name))
         fig.add_trace(go.Scatter(x=x, y=d["mean"], mode="lines+markers", name=name, legendgroup=name,
                                  line=dict(color=col, width=3), marker=dict(size=9),
                                  hovertemplate="%{x} labelled: %{y:.1%}<extra>" + name + "</extra>"))
@@ -312,8 +316,8 @@ def image_grid_figure(images: Sequence[np.ndarray], titles: Sequence[str], shape
         fig.add_trace(go.Heatmap(z=np.asarray(im, dtype=float).reshape(shape), colorscale="Greys", zmin=0,
                                  zmax=top, showscale=False, hovertemplate="%{z:.0f}<extra></extra>"),
                       row=r + 1, col=c + 1)
-    fig.update_xaxes(showticklabels=False, showgrid=False)
-    fig.update_yaxes(showticklabels=False, autorange="reversed", scaleanchor="x", showgrid=False)
+    fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False)
+    fig.update_yaxes(showticklabels=False, autorange="reversed", scaleanchor="x", showgrid=False, zeroline=False)
     for ann in fig.layout.annotations:
         ann.font = dict(size=max(11, font_size - 2))
     return _layout(fig, title, font_size, 70 + cell * rows)

@@ -108,6 +108,11 @@ else:  # many classes (digits): pick which to show
     for k in pick:
         show_class(k, f"#### Class **{names[k]}** (α = {alpha[cluster_of.get(k, k)]:.2f})")
 
-st.info("Samples look *roughly* right word by word but miss what the real documents share: Naive Bayes draws "
-        "each word independently given the class, so words that go together (or pixels that form a stroke) "
-        "don't come together in the samples.")
+if getattr(prep.ds, "truth", None):
+    st.info("This data set was itself **drawn from a Naive Bayes model**, so samples and real documents are "
+            "alike: there is nothing the model cannot express. Try **digits** to see where independent pixels "
+            "fall short.")
+else:
+    st.info("Samples look *roughly* right word by word but miss what the real documents share: Naive Bayes draws "
+            "each word independently given the class, so words that go together (or pixels that form a stroke) "
+            "don't come together in the samples.")

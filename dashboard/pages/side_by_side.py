@@ -130,5 +130,5 @@ c2.plotly_chart(depth_charts.two_runs_figure([s.log_likelihood for s in runs["a"
                 key="sbs_ll_fig", config={"displayModeBar": False})
 same_start = settings["a"][1] == settings["b"][1]
 st.caption("Both runs use the same documents and the same hidden labels"
-           + (" and start from the same initialisation." if same_start else ".")
+           + (" and the same kind of start." if same_start else ".")
            + " Log-likelihoods are comparable; the MAP objectives are not when λ differs (each adds its own prior).")

@@ -65,6 +65,7 @@ c2.plotly_chart(depth_charts.confusion_figure(table, cluster_names, names,
                                               title="The matching (outlined) found by linear_sum_assignment"),
                 key="ls_matched", config={"displayModeBar": False})
 
+st.caption("Rows: the clusters EM found; columns: the true labels; each cell counts documents.")
 if identity:
     st.info("With this seed the clusters happen to come out in the same order as the labels: the best matching "
             "is cluster k → class k. Change the seed to see them switch.")
