@@ -105,6 +105,17 @@ def stop_server(proc: subprocess.Popen) -> None:
         proc.wait(5)
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """utime + stime of a process (and its waited-for children), from /proc/<pid>/stat."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        ticks = os.sysconf("SC_CLK_TCK")
+        return sum(int(x) for x in fields[11:15]) / ticks
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def rss_mb(pid: int) -> float | None:
     try:
         with open(f"/proc/{pid}/status") as f:
@@ -127,7 +138,7 @@ class Stats:
     sessions_started: int = 0
     sessions_completed: int = 0
 
-    def record(self, name: str, action: str, res, kind: str = "interaction") -> None:
+    def record(self, name: str, action: str, res, kind: str = "interaction", detail: str = "") -> None:
         if res is None:
             return
         self.latencies[kind].append(res.latency)
@@ -136,7 +147,7 @@ class Stats:
             self.interactions += 1
         if not res.ok:
             what = res.status if not res.exceptions else "; ".join(res.exceptions)[:300]
-            self.errors.append((name, action, what))
+            self.errors.append((name, action, what, detail))
 
 
 def pct(xs: list[float], q: float) -> float | None:
@@ -159,9 +170,10 @@ class Student:
         self.rng = rng
         self.think = think
         self.seen_alerts = 0
+        self.detail = ""   # what the last action set, for error reports
 
     def _check(self, action: str, res, kind: str = "interaction") -> bool:
-        self.stats.record(self.name, action, res, kind)
+        self.stats.record(self.name, action, res, kind, self.detail)
         for fmt, body in self.s.alerts:
             if fmt == "ERROR":
                 self.stats.error_alerts.append((self.name, action, body[:200]))
@@ -207,18 +219,25 @@ class Student:
         if action == "scrub" and not self._usable("scrub"):
             action = "step" if self._usable("step") else "lam"
         if action == "hidden" and self._usable("hidden"):
-            return self._check(action, await s.set_value("hidden", rng.randrange(10, 100, 5)))
+            v = rng.randrange(10, 100, 5)
+            self.detail = f"hidden={v}"
+            return self._check(action, await s.set_value("hidden", v))
         if action == "lam" and self._usable("lam"):
-            return self._check(action, await s.set_value("lam", rng.choice(list(s.widget("lam").proto.options))))
+            v = rng.choice(list(s.widget("lam").proto.options))
+            self.detail = f"lam={v}"
+            return self._check(action, await s.set_value("lam", v))
         if action == "scrub":
             w = s.widget("scrub")
             return self._check(action, await s.set_value("scrub", rng.randint(int(w.proto.min), int(w.proto.max))))
         if action == "dataset" and self._usable("dataset"):
             opts = [o for o in s.widget("dataset").proto.options if o != "upload"]
-            return self._check(action, await s.set_value("dataset", rng.choice(opts)))
+            v = rng.choice(opts)
+            self.detail = f"dataset={v} (page: {[t for t in s.texts if t.startswith('**Status:**')][-1:]})"
+            return self._check(action, await s.set_value("dataset", v))
         if action == "play":
             return await self.play()
         if action in ("step", "reset", "converge") and self._usable(action):
+            self.detail = action
             return self._check(action, await s.click(action))
         return True
 
@@ -343,6 +362,8 @@ async def run_students(ports: list[int], args, stats: Stats, pids: list[int]) ->
         finally:
             await first.close()
     rss_warm0 = total_rss()
+    cpu0 = [cpu_seconds(p) for p in pids]
+    n0 = stats.interactions + len(stats.latencies["load"])   # every script run: interactions, ticks, page loads
 
     t_students = time.perf_counter()
     master = random.Random(args.seed)
@@ -384,12 +405,18 @@ async def run_students(ports: list[int], args, stats: Stats, pids: list[int]) ->
         waves.append({"wave": wave + 1, "peak_rss_mb": _r(peak, 1), "settled_rss_mb": _r(settled, 1),
                       "seconds": round(w_end - w_start, 1), "interactions_so_far": stats.interactions})
     t_end = time.perf_counter() - t_start
+    cpu1 = [cpu_seconds(p) for p in pids]
+    server_cpu = None
+    if all(c is not None for c in cpu0 + cpu1):
+        server_cpu = sum(b - a for a, b in zip(cpu0, cpu1))
+    n_runs = stats.interactions + len(stats.latencies["load"]) - n0
     await asyncio.sleep(2.0)
     stop.set()
     await samp
     return {"mem": mem, "cold_load_s": cold, "rss_after_cold_mb": rss_warm0,
             "students_start_s": t_students - t_start, "students_end_s": t_end, "browser": browser,
-            "waves": waves}
+            "waves": waves, "server_cpu_s": server_cpu, "server_runs": n_runs,
+            "students_wall_s": t_end - (t_students - t_start)}
 
 
 def summarise(args, stats: Stats, run: dict, log_text: str, startup_s: float) -> dict:
@@ -436,6 +463,10 @@ def summarise(args, stats: Stats, run: dict, log_text: str, startup_s: float) ->
                    "warm_growth": _r(growth_mb, 1), "warm_growth_kb_per_interaction": _r(growth_kb_per, 1),
                    "warm_slope_kb_per_interaction": _r(slope, 1)},
         "waves": run["waves"],
+        "server_cpu": {
+            "cpu_s": _r(run["server_cpu_s"], 1), "runs": run["server_runs"],
+            "cpu_s_per_run": _r(run["server_cpu_s"] / run["server_runs"]) if run["server_cpu_s"] and run["server_runs"] else None,
+            "cores_used": _r(run["server_cpu_s"] / run["students_wall_s"], 2) if run["server_cpu_s"] else None},
         "rss_samples": [(round(t, 1), round(r, 1), n) for t, r, n in mem],
         "browser": run["browser"],
     }
@@ -481,6 +512,8 @@ def print_table(s: dict) -> None:
         ("interaction -> script_finished p50 / p95 / max",
          f"{L['interaction']['p50']} / {L['interaction']['p95']} / {L['interaction']['max']} s"),
         ("Play tick p50 / p95", f"{L['tick']['p50']} / {L['tick']['p95']} s"),
+        ("server CPU per run (interaction or tick) / cores used",
+         f"{s['server_cpu']['cpu_s_per_run']} s / {s['server_cpu']['cores_used']}"),
         ("page load p50 / p95 / max", f"{L['load']['p50']} / {L['load']['p95']} / {L['load']['max']} s"),
         ("server RSS (all replicas) after cold load / peak / end",
          f"{s['rss_mb']['after_cold_load']} / {s['rss_mb']['peak']} / {s['rss_mb']['end']} MB"),
