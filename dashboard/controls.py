@@ -20,6 +20,8 @@ INIT_LABELS = {
     "random": "random (seeded)",
     "labeled": "from the labelled documents",
 }
+# Play speed: (EM steps per tick, seconds between ticks of the st.fragment(run_every=...))
+SPEEDS = {"slow": (1, 1.0), "normal": (1, 0.2), "fast": (4, 0.2)}
 SHIPPED = ["synthetic_spam", "toy_spam", "play_tennis", "abcd", "digits"]
 UPLOAD = "upload"  # dataset option meaning "this session's uploaded CSV"
 
@@ -34,12 +36,13 @@ DEFAULTS = dict(
     max_iter=100,
     tol=1e-6,
     classroom=False,
+    speed="normal",
 )
 
 # widget keys = URL parameter names
 K_DATASET, K_MODEL, K_HIDDEN, K_LAM = "dataset", "model", "hidden", "lam"
 K_INIT, K_SEED, K_UW, K_MAXIT, K_TOL = "init", "seed", "uw", "max_iter", "tol"
-K_CLASSROOM, K_UPLOADER = "classroom", "uploader"
+K_CLASSROOM, K_UPLOADER, K_SPEED = "classroom", "uploader", "speed"
 K_STEP, K_PLAY, K_RESET, K_CONVERGE, K_SCRUB = "step", "play", "reset", "converge", "scrub"
 K_DOC, K_WORD = "doc", "word"
 K_PARAM_VIEW = "param_view"
@@ -65,6 +68,7 @@ class Settings:
     data: DataConfig
     lam: float       # changing λ continues the current run (run.with_smoothing)
     classroom: bool
+    speed: str = "normal"  # key of SPEEDS
 
 
 @dataclass(frozen=True)
@@ -136,6 +140,10 @@ def data_controls(dataset_names: list[str], descriptions: dict[str, str], upload
                            help="Pseudo-counts in eq. 24 (0 = no smoothing). Changing λ mid-run continues from the "
                                 "current parameters; every other setting starts a new run.")
 
+    speed = sb.select_slider("Play speed", list(SPEEDS), value=DEFAULTS["speed"], key=K_SPEED, bind=QP,
+                             help="slow: one iteration a second (to talk over); normal: one per tick; "
+                                  "fast: four per tick.")
+
     if classroom:
         # advanced widgets are not drawn: use their bound/remembered values
         ss = st.session_state
@@ -162,7 +170,7 @@ def data_controls(dataset_names: list[str], descriptions: dict[str, str], upload
                                    persist_state="session")
     data = DataConfig(str(dataset), str(model), int(hidden), str(init), int(seed), float(uw),
                       int(max_iter), float(tol))
-    return Settings(data=data, lam=float(lam), classroom=classroom)
+    return Settings(data=data, lam=float(lam), classroom=classroom, speed=str(speed))
 
 
 def upload_control(on_change) -> None:
@@ -192,8 +200,14 @@ def run_controls(playing: bool, done: bool, on_step=None, on_play=None, on_reset
     return RunActions(step=step, play=play, reset=reset, converge=converge)
 
 
-def scrubber(n_snapshots: int, value: int, on_change=None) -> int:
+def scrubber(n_snapshots: int, value: int, on_change=None, playing: bool = False) -> int:
     """Slider over iterations 0..n-1. Returns the chosen iteration."""
+    if playing:
+        # a disabled stand-in while playing: a live slider whose range grows each tick would
+        # report its value back and trigger extra reruns (Play would ignore the chosen speed)
+        st.slider("Show iteration", 0, max(1, n_snapshots - 1), n_snapshots - 1, key=K_SCRUB + "_playing",
+                  disabled=True, help="Pause to look at an earlier iteration.")
+        return n_snapshots - 1
     if n_snapshots <= 1:
         st.slider("Show iteration", 0, 1, 0, key=K_SCRUB + "_idle", disabled=True,
                   help="Take a step first; then drag to look at any earlier iteration.")
@@ -204,12 +218,14 @@ def scrubber(n_snapshots: int, value: int, on_change=None) -> int:
 
 
 def maths_controls(n_docs: int, word_labels: list[str], default_word: int, default_doc: int) -> MathsChoice:
+    """Which document (E-step) and which feature (β update) the maths panel fills in.
+    The values persist while the panel is hidden (e.g. during Play)."""
     c1, c2 = st.columns(2)
-    if K_DOC not in st.session_state or not (0 <= st.session_state[K_DOC] < n_docs):
-        st.session_state[K_DOC] = int(default_doc)
-    doc = c1.number_input("Document i", 0, max(n_docs - 1, 0), step=1, key=K_DOC)
-    if K_WORD not in st.session_state or not (0 <= st.session_state[K_WORD] < len(word_labels)):
-        st.session_state[K_WORD] = int(default_word)
-    word = c2.selectbox("Feature j", list(range(len(word_labels))), format_func=lambda j: word_labels[j],
-                        key=K_WORD)
+    for key, n in ((K_DOC, n_docs), (K_WORD, len(word_labels))):
+        if key in st.session_state and not (0 <= int(st.session_state[key]) < n):
+            del st.session_state[key]  # from another data set
+    doc = c1.number_input("Document i", 0, max(n_docs - 1, 0), value=int(default_doc), step=1, key=K_DOC,
+                          persist_state="session")
+    word = c2.selectbox("Feature j", list(range(len(word_labels))), index=int(default_word),
+                        format_func=lambda j: word_labels[j], key=K_WORD, persist_state="session")
     return MathsChoice(doc=int(doc), word=int(word))

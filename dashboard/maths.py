@@ -34,8 +34,8 @@ def maths_panel(run, prep, cfg, t: int, lam_next: float) -> None:
     view = derive.param_view(snap, model, prep.feature_names, getattr(prep.ds, "categories", None))
     unl = np.flatnonzero(prep.y_obs < 0)  # default document: the hidden one EM is least sure about
     default_doc = int(unl[0]) if len(unl) else 0
-    if len(unl) and controls.K_DOC not in st.session_state:  # only needed for the first default
-        p = np.asarray(run.predict_proba(t=t))
+    if len(unl):  # under θ⁽⁰⁾, so the default stays put while the run goes on
+        p = np.asarray(run.predict_proba(t=0))
         default_doc = int(unl[np.argmin(p[unl].max(axis=1))])
     default_word = int(charts.top_separating(view.mat, 1, view.log_scale)[0])
     if model in ("bernoulli", "multinomial"):

@@ -102,7 +102,7 @@ def live() -> None:
         if run.done:
             state.put(state.PLAYING, False)
             st.rerun(scope="app")
-        runner.step(runner.STEPS_PER_TICK)
+        runner.step(controls.SPEEDS.get(settings.speed, controls.SPEEDS["normal"])[0])
 
     notice = state.get(state.NOTICE)
     if notice:
@@ -138,7 +138,7 @@ def live() -> None:
 
     controls.run_controls(bool(state.get(state.PLAYING)), bool(run.done),
                           on_step=_on_step, on_play=_on_play, on_reset=_on_reset, on_converge=_on_converge)
-    controls.scrubber(len(run.history), t, on_change=_on_scrub)
+    controls.scrubber(len(run.history), t, on_change=_on_scrub, playing=bool(state.get(state.PLAYING)))
     if view_t is not None and view_t < latest:
         st.caption(f"Showing iteration {t} of {latest} (drag the slider to the right end to follow the run).")
 
@@ -221,5 +221,5 @@ def live() -> None:
                            icon=":material/download:")
 
 
-interval = runner.TICK_SECONDS if state.get(state.PLAYING) else None
+interval = controls.SPEEDS.get(settings.speed, controls.SPEEDS["normal"])[1] if state.get(state.PLAYING) else None
 st.fragment(live, run_every=interval)()
