@@ -132,7 +132,7 @@ def beta_vs_lambda_figure(lams: Sequence[float], betas: dict, class_names: Seque
                                      hovertemplate=f"λ=%{{customdata:.3g}}: β({word} | {cname})" + " = %{y:.3f}<extra></extra>"))
     fig.add_hline(y=target, line=dict(color=GREY, dash="dot", width=2),
                   annotation_text=("½" if target == 0.5 else f"1/V = {target:.3g}") + " (λ → ∞)",
-                  annotation_position="top left")
+                  annotation_position="bottom left")
     fig.update_xaxes(type="log", title="smoothing λ (log scale; leftmost = 0)", tickvals=ticks, ticktext=text)
     fig.update_yaxes(title="β = p(word | class)", range=[-0.03, 1.03] if target == 0.5 else None)
     fig = _layout(fig, "β of a rare and a common word as λ grows", font_size, height)
@@ -183,7 +183,7 @@ def beta_profiles_figure(beta: np.ndarray, feature_names: Sequence[str], class_n
                                  marker=dict(size=8)))
     fig.update_yaxes(title="β = p(word | class)", range=[0, 1])
     fig.update_xaxes(title="word", tickangle=-45 if len(b) > 8 else 0)
-    return _layout(fig, "β of each class (lines on top of each other = no difference)", font_size, height)
+    return _layout(fig, "β of each class (one line = no difference)", font_size, height)
 
 
 def spread_figure(spreads: Sequence[float], font_size: int = 16, height: int = 330) -> go.Figure:
@@ -212,8 +212,8 @@ def restarts_figure(objectives: Sequence[float], accs: Sequence, seeds: Sequence
     for g in np.unique(lv):
         members = np.flatnonzero(lv == g)
         # one label per group and accuracy (points at the same place)
-        for a in np.unique(np.round(ac[members], 3)):
-            same = [i for i in members if np.round(ac[i], 3) == a or (np.isnan(a) and np.isnan(ac[i]))]
+        for a in np.unique(np.round(ac[members], 2)):  # within a percentage point: drawn on top of each other
+            same = [i for i in members if np.round(ac[i], 2) == a or (np.isnan(a) and np.isnan(ac[i]))]
             lead = best if best in same else same[0]
             text[lead] = f"#{seeds[lead]}" + (f" ×{len(same)}" if len(same) > 1 else "")
     sizes = [22 if i == best else 14 for i in range(n)]

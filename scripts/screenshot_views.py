@@ -41,6 +41,9 @@ VIEWS = [
     ("10_gaussian_corner", "gaussian", None, "See the bias"),
     ("11_lesson_narrative_smoothing", "smoothing?lesson=smoothing&sm_dataset=synthetic_spam&sm_hidden=90", None,
      "Guided lesson"),
+    # click a guided-lesson link (in-app navigation): the lesson view must open with the link's settings
+    ("12_guided_link_to_lesson_view", "guided", "link:Open: Supervised Naive Bayes on the toy table", "toy_spam"),
+    ("13_guided_link_to_trap", "guided", "link:Open: The symmetric trap", "Guided lesson 4"),
 ]
 
 
@@ -115,7 +118,11 @@ def main() -> int:
                 t0 = time.time()
                 page.goto(f"{url}/{path}", wait_until="domcontentloaded")
                 wait_idle(page)
-                if button:
+                if button and button.startswith("link:"):
+                    page.get_by_role("link", name=button[5:]).first.click()
+                    page.wait_for_timeout(300)
+                    wait_idle(page)
+                elif button:
                     page.get_by_role("button", name=button).first.click()
                     page.wait_for_timeout(300)
                     wait_idle(page)
@@ -130,7 +137,7 @@ def main() -> int:
                 exc = page.locator('[data-testid="stException"]').count()
                 shot = OUT / f"{name}.png"
                 page.screenshot(path=str(shot), full_page=True)
-                print(f"{name:40s} {time.time() - t0:5.1f} s  {'ok' if ok and not exc else 'CHECK'}"
+                print(f"{name:40s} {time.time() - t0:5.1f} s  {page.url.split(str(port))[-1][:60]:60s}  {'ok' if ok and not exc else 'CHECK'}"
                       f"{'  (exception shown)' if exc else ''}  {shot.relative_to(ROOT)}")
                 ctx.close()
             browser.close()

@@ -75,8 +75,8 @@ if score.any():
                                                            n_hidden=int(score.sum())),
                     key="sm_acc", config={"displayModeBar": False})
     best = int(np.nanargmax([np.nan if r["acc_em"] is None else r["acc_em"] for r in res]))
-    c2.caption(f"Best EM accuracy {res[best]['acc_em']:.1%} at λ = {lams[best]:.3g}; supervised NB at λ = 0: "
-               f"{res[0]['acc_supervised']:.1%}, at λ = {lams[-1]:.3g}: {res[-1]['acc_supervised']:.1%}.")
+    c2.caption(f"Best EM accuracy {res[best]['acc_em']:.1%} at λ = {lams[best]:.4g}; supervised NB at λ = 0: "
+               f"{res[0]['acc_supervised']:.1%}, at λ = {lams[-1]:.4g}: {res[-1]['acc_supervised']:.1%}.")
 else:
     c2.info("No hidden labels to score: raise “Labels hidden” to see accuracy against λ.")
 

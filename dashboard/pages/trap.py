@@ -86,10 +86,13 @@ m2.metric("max |p(y | x) − 1/K| (hidden docs)", f"{dev:.6f}",
 m3.metric("max β difference between classes", f"{spreads[-1]:.6f}")
 m4.metric("α", " / ".join(f"{a:.3f}" for a in snap.alpha))
 
-if stuck:
+if stuck and t == 0:
+    st.info(f"**The symmetric start.** Every hidden document has responsibility exactly 1/K = {1 / K:.3g} for each "
+            "class and every class has the same β. Press **Step** and see whether EM moves.")
+elif stuck:
     st.error(f"**Stuck at the symmetric point.** After {t} iteration{'s' if t != 1 else ''} every hidden "
              f"document still has responsibility exactly 1/K = {1 / K:.3g} for each class, and every class "
-             "has the same β." + (" Press **Step** to see it stay there." if t == 0 else ""))
+             "has the same β.")
 elif t > 0:
     st.success(f"**The symmetry is broken**: the classes differ by up to {spreads[-1]:.3f} in β, "
                f"and responsibilities are up to {dev:.3f} away from 1/K.")
