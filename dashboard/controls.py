@@ -221,11 +221,13 @@ def maths_controls(n_docs: int, word_labels: list[str], default_word: int, defau
     """Which document (E-step) and which feature (β update) the maths panel fills in.
     The values persist while the panel is hidden (e.g. during Play)."""
     c1, c2 = st.columns(2)
-    for key, n in ((K_DOC, n_docs), (K_WORD, len(word_labels))):
+    for key, n in ((K_DOC, n_docs), (K_WORD, len(word_labels or []))):
         if key in st.session_state and not (0 <= int(st.session_state[key]) < n):
             del st.session_state[key]  # from another data set
     doc = c1.number_input("Document i", 0, max(n_docs - 1, 0), value=int(default_doc), step=1, key=K_DOC,
                           persist_state="session")
+    if not word_labels:
+        return MathsChoice(doc=int(doc), word=0)
     word = c2.selectbox("Feature j", list(range(len(word_labels))), index=int(default_word),
                         format_func=lambda j: word_labels[j], key=K_WORD, persist_state="session")
     return MathsChoice(doc=int(doc), word=int(word))

@@ -41,7 +41,7 @@ def maths_panel(run, prep, cfg, t: int, lam_next: float) -> None:
     if model in ("bernoulli", "multinomial"):
         choice = controls.maths_controls(N, list(prep.feature_names), default_word, default_doc)
     else:
-        choice = controls.maths_controls(N, list(prep.feature_names), 0, default_doc)
+        choice = controls.maths_controls(N, [], 0, default_doc)
     i, j = choice.doc, choice.word
 
     if t == 0:

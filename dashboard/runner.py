@@ -18,8 +18,6 @@ from dashboard.controls import DataConfig, Settings
 PREP = "prep"        # Prepared data of the current run (session_state key)
 RUN_LAM = "run_lam"  # the λ the next step of the current run uses
 
-STEPS_PER_TICK = 1   # Play: EM steps per fragment tick
-TICK_SECONDS = 0.3   # Play: fragment run_every
 
 
 @dataclass(frozen=True)

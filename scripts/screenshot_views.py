@@ -44,6 +44,8 @@ VIEWS = [
     # click a guided-lesson link (in-app navigation): the lesson view must open with the link's settings
     ("12_guided_link_to_lesson_view", "guided", "link:Open: Supervised Naive Bayes on the toy table", "toy_spam"),
     ("13_guided_link_to_trap", "guided", "link:Open: The symmetric trap", "Guided lesson 4"),
+    ("14_classroom_mode_inspector", "inspector?classroom=true&insp_dataset=toy_spam&insp_lam=0&insp_words=Cruise"
+     "&insp_words=Lottery", None, "Every term"),
 ]
 
 

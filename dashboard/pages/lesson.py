@@ -145,7 +145,8 @@ def live() -> None:
     lams = [s.smoothing for s in run.history]
     lam_changes = [(k, lams[k]) for k in range(1, len(lams)) if lams[k] != lams[k - 1]]
     truth = getattr(prep.ds, "truth", None) if cfg.dataset != controls.UPLOAD else None
-    has_truth = bool(truth) and "beta" in truth and cfg.model in ("bernoulli", "multinomial")
+    # the shipped truth is a Bernoulli model's β: compare it with Bernoulli estimates only
+    has_truth = bool(truth) and "beta" in truth and cfg.model == "bernoulli"
     if classroom:  # two charts per row on a projector; the truth scatter beside the likelihood
         c1, c2 = st.columns(2)
         c3, truth_slot = st.columns(2)
