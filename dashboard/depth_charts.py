@@ -90,8 +90,12 @@ def log_odds_figure(labels: Sequence[str], values: Sequence[float], present: Seq
     fig.update_xaxes(title=f"log-odds contribution: log p(x_j | {name_a}) − log p(x_j | {name_b})",
                      range=[-cap * 1.25, cap * 1.25])
     height = min(1000, 140 + 34 * len(names))
-    return _layout(fig, f"Which words push towards {name_a} (right) or {name_b} (left)", font_size, height,
-                   barmode="overlay")
+    fig = _layout(fig, f"Which words push towards {name_a} (right) or {name_b} (left)", font_size, height + 40,
+                  barmode="overlay")
+    # legend under the plot: three entries do not fit beside the title at projector font sizes
+    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.12, xanchor="left", x=0.0))
+    fig.update_layout(margin=dict(b=60 + 2 * font_size))
+    return fig
 
 
 # ---- 2. smoothing explorer -------------------------------------------------------------

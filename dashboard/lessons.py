@@ -168,11 +168,13 @@ def narrative_panel(container=None) -> Lesson | None:
 
 # ---- page furniture ---------------------------------------------------------------------
 
+# the same rules as the lesson page's classroom mode (pages/lesson.py); keep the two in step
 CLASSROOM_CSS = """<style>
 html, body, [data-testid="stAppViewContainer"] { font-size: 22px; }
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li,
 [data-testid="stCaptionContainer"], label, button p { font-size: 1.25rem !important; }
-[data-testid="stMetricValue"] { font-size: 3.2rem !important; }
+[data-testid="stMetricValue"], [data-testid="stMetricValue"] *,
+[data-testid="stMetricValue"] [data-testid="stMarkdownContainer"] p { font-size: 3rem !important; line-height: 1.2; }
 [data-testid="stMetricLabel"] p { font-size: 1.3rem !important; }
 h1 { font-size: 3rem !important; } h2, h3 { font-size: 2.1rem !important; }
 .katex { font-size: 1.45em !important; }
