@@ -236,3 +236,41 @@ def test_redraw_time_is_reasonable(at):
     t0 = time.perf_counter()
     at.slider(key="hidden").set_value(80).run()
     assert time.perf_counter() - t0 < 5.0
+
+
+@pytest.mark.parametrize("query", [{"hidden": "0"}, {"hidden": "100"}, {"lam": "0"},
+                                   {"dataset": "digits", "model": "multinomial"},
+                                   {"dataset": "synthetic_spam", "lam": "10", "init": "random", "uw": "0.5"}])
+def test_edge_settings_run_without_tracebacks(query):
+    at = new_app(**query)
+    assert not at.error, [e.value for e in at.error]
+    click(at, "step")
+    if not at.session_state["run"].done:
+        click(at, "converge")
+    run = at.session_state["run"]
+    assert run.done
+    # the maths panel agrees with the engine wherever it shows numbers
+    mismatches = [c.value for c in at.caption if "engine's" in c.value and "same as" not in c.value]
+    assert not mismatches, mismatches
+
+
+def test_lambda_change_before_any_step_restarts(at):
+    at.select_slider(key="lam").set_value(0.1).run()
+    assert iteration(at) == 0
+    assert "before any step" in notices(at)
+    assert at.session_state["run"].current.smoothing == 0.1
+
+
+def test_bad_url_value_is_ignored():
+    at = new_app(hidden="banana", lam="7", dataset="nope")
+    assert not at.exception and not at.error
+    assert at.session_state["run_key"].dataset == "synthetic_spam"
+    assert at.session_state["run_lam"] == 1.0
+
+
+def test_decrease_flag():
+    from dashboard import charts
+    assert charts.decreases([1.0, 2.0, 1.5, 3.0]) == [2]
+    assert charts.decreases([1.0, 2.0, 1.5], lams=[1.0, 1.0, 0.1]) == []  # λ changed: not comparable
+    fig = charts.likelihood_figure([1, 2, 1.5], [1, 2, 1.5], [1.0, 1.0, 1.0], 2)
+    assert any(tr.name == "objective decreased!" for tr in fig.data)

@@ -112,6 +112,12 @@ def live() -> None:
         else:
             st.info(text, icon=":material/restart_alt:")
 
+    if lam_next == 0:
+        st.warning("λ = 0 (no smoothing): a document with a word never seen in a class gets probability 0 "
+                   "under that class, and if that happens for every class the engine can only give it a "
+                   "uniform posterior. Watch what happens to the accuracy, then try λ > 0.",
+                   icon=":material/warning:")
+
     latest = len(run.history) - 1
     view_t = state.get(state.VIEW_T)
     t = latest if view_t is None else min(view_t, latest)
