@@ -44,6 +44,8 @@ VIEWS = [
     # click a guided-lesson link (in-app navigation): the lesson view must open with the link's settings
     ("12_guided_link_to_lesson_view", "guided", "link:Open: Supervised Naive Bayes on the toy table", "toy_spam"),
     ("13_guided_link_to_trap", "guided", "link:Open: The symmetric trap", "Guided lesson 4"),
+    # restarts -> open the worst start in the lesson view
+    ("15_restart_opened_in_lesson_view", "restarts?rs_dataset=digits", ("Run restarts", "Open start"), "Opened random start"),
     ("14_classroom_mode_inspector", "inspector?classroom=true&insp_dataset=toy_spam&insp_lam=0&insp_words=Cruise"
      "&insp_words=Lottery", None, "Every term"),
 ]
@@ -120,12 +122,11 @@ def main() -> int:
                 t0 = time.time()
                 page.goto(f"{url}/{path}", wait_until="domcontentloaded")
                 wait_idle(page)
-                if button and button.startswith("link:"):
-                    page.get_by_role("link", name=button[5:]).first.click()
-                    page.wait_for_timeout(300)
-                    wait_idle(page)
-                elif button:
-                    page.get_by_role("button", name=button).first.click()
+                for action in ([button] if isinstance(button, str) else list(button or [])):
+                    if action.startswith("link:"):
+                        page.get_by_role("link", name=action[5:]).first.click()
+                    else:
+                        page.get_by_role("button", name=action).first.click()
                     page.wait_for_timeout(300)
                     wait_idle(page)
                 ok = True

@@ -134,13 +134,17 @@ def _open(i: int) -> None:
     ss[controls.K_DATASET], ss[controls.K_MODEL], ss[controls.K_HIDDEN] = dataset, model, int(hidden)
     ss[controls.K_LAM], ss[controls.K_INIT], ss[controls.K_SEED] = float(lam), init, int(seed)
     ss[controls.K_UW], ss[controls.K_MAXIT], ss[controls.K_TOL] = 1.0, max_iter, float(run.settings.tol)
-    ss["rs_switch"] = True
+    ss["rs_switch"] = {"dataset": dataset, "model": model, "hidden": str(int(hidden)), "lam": controls.fmt_lam(lam),
+                       "init": init, "seed": str(int(seed))}
 
 
 st.button(f"Open start #{seeds[selected]} in “Watch EM learn”", key="rs_open", icon=":material/open_in_new:", on_click=_open, args=(selected,),
           help="Replaces the lesson view's run with this one (all its iterations), ready to scrub.")
-if st.session_state.pop("rs_switch", False):
-    st.switch_page(lessons.P_LESSON)
+target = st.session_state.pop("rs_switch", None)
+if target:
+    # The lesson view's settings go in the URL (a plain switch_page would try to clear this page's bound
+    # parameters, which Streamlit refuses); its widgets also get them via session state (set in _open).
+    st.switch_page(lessons.P_LESSON, query_params=target)
 
 with st.expander("All starts as a table"):
     df = pd.DataFrame({"start (seed)": seeds, "final objective": obj,
