@@ -479,8 +479,12 @@ def summarise(args, stats: Stats, run: dict, log_text: str, startup_s: float) ->
     waves = run["waves"]
     wave_growth = None
     if len(waves) > 1 and all(w["settled_rss_mb"] is not None for w in waves):
-        wave_growth = waves[-1]["settled_rss_mb"] - waves[0]["settled_rss_mb"]
-        summary["rss_mb"]["growth_first_to_last_wave"] = _r(wave_growth, 1)
+        # the first wave also warms caches (imports, st.cache_data of the shipped sets, allocator
+        # arenas): with 3+ waves compare the last wave with the second
+        ref = waves[1] if len(waves) >= 3 else waves[0]
+        wave_growth = waves[-1]["settled_rss_mb"] - ref["settled_rss_mb"]
+        summary["rss_mb"]["growth_between_waves"] = _r(wave_growth, 1)
+        summary["rss_mb"]["growth_compared"] = f"wave {ref['wave']} -> wave {waves[-1]['wave']}"
     checks = {
         "zero_errors": summary["errors"] == 0 and stats.sessions_completed == stats.sessions_started == args.sessions * args.waves,
         f"p95_under_{args.p95_target:g}s": p95 is not None and p95 < args.p95_target,
@@ -559,7 +563,8 @@ def main(argv=None) -> int:
                          "with >1 the server gets --server.disconnectedSessionTTL 5 and the memory check compares "
                          "the RSS after each wave has left (no growth from wave to wave = no leak)")
     ap.add_argument("--settle", type=float, default=15.0, help="seconds to wait after a wave before reading RSS")
-    ap.add_argument("--wave-growth-target", type=float, default=15.0, help="MB, last wave vs first wave")
+    ap.add_argument("--wave-growth-target", type=float, default=10.0,
+                    help="MB of RSS growth allowed from wave 2 to the last wave (wave 1 to 2 when --waves 2)")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--app", default="dashboard/app.py")
     ap.add_argument("--port", type=int, default=0, help="default: a free port")

@@ -72,12 +72,13 @@ class Session:
     """One simulated browser tab."""
 
     def __init__(self, url: str, *, name: str = "s", query_string: str = "", origin: str | None = None,
-                 run_timeout: float = 30.0):
+                 run_timeout: float = 30.0, report_initial_values: bool = True):
         self.url = url                      # ws://127.0.0.1:PORT/_stcore/stream
         self.name = name
         self.query_string = query_string
         self.origin = origin
         self.run_timeout = run_timeout
+        self.report_initial_values = report_initial_values
         self.ws = None
         self.page_script_hash = ""
         self.session_id = ""
@@ -170,6 +171,15 @@ class Session:
                     if wid:
                         widget = Widget(wid, etype, w, d.fragment_id, path)
                         self.widgets[widget.key] = widget
+                        # like the frontend: a widget reports its value as soon as it is shown and
+                        # keeps it across reruns; the server overrides it only with set_value
+                        if self.report_initial_values and (wid not in self.values or getattr(w, "set_value", False)):
+                            try:
+                                iv = initial_value(widget)
+                            except Exception:  # noqa: BLE001 - an unknown proto layout: leave it out
+                                iv = None
+                            if iv is not None:
+                                self.values[wid] = iv
         elif kind == "script_finished":
             self._finished.put_nowait(msg.script_finished)
         elif kind == "auto_rerun":
@@ -380,6 +390,30 @@ def encode_value(w: Widget, value) -> tuple[str, object]:
         vals = value if isinstance(value, (list, tuple)) else [value]
         return "string_array_value", [str(v) for v in vals]
     raise ValueError(f"don't know how to set a {k} widget")
+
+
+def initial_value(w: Widget):
+    """(field, value) the JS frontend reports for a widget it has just drawn, or None."""
+    p, k = w.proto, w.kind
+    if k == "slider":
+        vals = list(p.value) if p.set_value and len(p.value) else list(p.default)
+        if p.type == p.SELECT_SLIDER:
+            return "string_array_value", [p.options[int(v)] for v in vals]
+        return "double_array_value", [float(v) for v in vals]
+    if k in ("selectbox", "radio"):
+        if p.set_value and p.HasField("raw_value"):
+            return "string_value", p.raw_value
+        if p.HasField("default") and 0 <= p.default < len(p.options):
+            return "string_value", p.options[p.default]
+        return None
+    if k == "number_input":
+        v = p.value if p.set_value else p.default
+        if p.data_type == p.INT:
+            return "int_value", int(v)
+        return "double_value", float(v)
+    if k == "checkbox":
+        return "bool_value", bool(p.value if p.set_value else p.default)
+    return None
 
 
 def options_of(w: Widget) -> list[str]:
