@@ -110,7 +110,8 @@ def test_symmetric_trap_stays_at_one_over_k_and_can_be_broken():
 # ---- 4. restarts --------------------------------------------------------------------------
 
 def test_restarts_and_open_a_start_in_the_lesson_view():
-    at = open_view("restarts")
+    # a bound parameter in the URL: switch_page must not try to clear it (Streamlit refuses to)
+    at = open_view("restarts", rs_dataset="synthetic_spam", rs_hidden="100")
     assert "Press **Run restarts**" in text(at)
     ok(at.button(key="rs_go").click().run())
     assert metric(at, "Random starts") == "10"
