@@ -200,11 +200,13 @@ def run_controls(playing: bool, done: bool, on_step=None, on_play=None, on_reset
     return RunActions(step=step, play=play, reset=reset, converge=converge)
 
 
-def scrubber(n_snapshots: int, value: int, on_change=None, playing: bool = False) -> int:
-    """Slider over iterations 0..n-1. Returns the chosen iteration."""
+def scrubber(n_snapshots: int, value: int, on_change=None, playing: bool = False, serial: int = 0) -> int:
+    """Slider over iterations 0..n-1; returns the chosen iteration.
+
+    The widget key includes the number of snapshots (and the run's serial), so each new
+    iteration gets a fresh slider: a stale value the browser still holds for an older
+    range can never come back as a spurious change. on_change receives the key."""
     if playing:
-        # a disabled stand-in while playing: a live slider whose range grows each tick would
-        # report its value back and trigger extra reruns (Play would ignore the chosen speed)
         st.slider("Show iteration", 0, max(1, n_snapshots - 1), n_snapshots - 1, key=K_SCRUB + "_playing",
                   disabled=True, help="Pause to look at an earlier iteration.")
         return n_snapshots - 1
@@ -212,8 +214,9 @@ def scrubber(n_snapshots: int, value: int, on_change=None, playing: bool = False
         st.slider("Show iteration", 0, 1, 0, key=K_SCRUB + "_idle", disabled=True,
                   help="Take a step first; then drag to look at any earlier iteration.")
         return 0
-    st.session_state[K_SCRUB] = max(0, min(int(value), n_snapshots - 1))
-    return st.slider("Show iteration", 0, n_snapshots - 1, key=K_SCRUB, on_change=on_change,
+    key = f"{K_SCRUB}_{serial}_{n_snapshots}"
+    return st.slider("Show iteration", 0, n_snapshots - 1, max(0, min(int(value), n_snapshots - 1)), key=key,
+                     on_change=on_change, args=(key,) if on_change else None,
                      help="Drag back to see any earlier iteration; all charts follow.")
 
 

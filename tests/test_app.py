@@ -120,7 +120,8 @@ def test_run_to_convergence_and_scrubber(at):
     base = at.session_state["baseline"]["acc"]
     assert acc[-1] > base + 0.03
     # scrub back to iteration 1: counter stays, the view says which iteration
-    at.slider(key="scrub").set_value(1).run()
+    scrub = next(s for s in at.slider if s.label == "Show iteration")
+    scrub.set_value(1).run()
     assert not at.exception
     assert iteration(at) == run.iteration
     assert any("Showing iteration 1 of" in c.value for c in at.caption)

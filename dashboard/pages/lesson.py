@@ -68,15 +68,11 @@ def _on_converge():
     st.session_state["_converge"] = True
 
 
-def _on_scrub():
+def _on_scrub(key: str):
     run = state.get(state.RUN)
-    v = st.session_state.get(controls.K_SCRUB)
+    v = st.session_state.get(key)
     latest = len(run.history) - 1
-    back = v is not None and v < latest
-    state.put(state.VIEW_T, int(v) if back else None)
-    if back and state.get(state.PLAYING):  # looking back pauses the animation
-        state.put(state.PLAYING, False)
-        st.session_state["_app_rerun"] = True
+    state.put(state.VIEW_T, int(v) if v is not None and v < latest else None)
 
 
 def live() -> None:
@@ -144,7 +140,8 @@ def live() -> None:
 
     controls.run_controls(bool(state.get(state.PLAYING)), bool(run.done),
                           on_step=_on_step, on_play=_on_play, on_reset=_on_reset, on_converge=_on_converge)
-    controls.scrubber(len(run.history), t, on_change=_on_scrub, playing=bool(state.get(state.PLAYING)))
+    controls.scrubber(len(run.history), t, on_change=_on_scrub, playing=bool(state.get(state.PLAYING)),
+                      serial=state.get(state.RUN_SERIAL))
     if view_t is not None and view_t < latest:
         st.caption(f"Showing iteration {t} of {latest} (drag the slider to the right end to follow the run).")
 
