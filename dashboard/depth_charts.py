@@ -227,6 +227,9 @@ def restarts_figure(objectives: Sequence[float], accs: Sequence, seeds: Sequence
         marker=dict(size=sizes, color=colors, opacity=0.8, line=dict(width=1, color="white")),
         customdata=np.array(seeds), name="random starts",
         hovertemplate="start #%{customdata}<br>objective %{x:.2f}<br>accuracy %{y:.1%}<extra></extra>"))
+    if 0 <= best < n:  # drawn again on top: other starts that ended at the same place would hide it
+        fig.add_trace(go.Scatter(x=[ob[best]], y=[ac[best]], mode="markers", showlegend=False, hoverinfo="skip",
+                                 marker=dict(size=22, color=WARN, line=dict(width=1, color="white"))))
     if selected is not None and 0 <= selected < n:
         fig.add_trace(go.Scatter(x=[ob[selected]], y=[ac[selected]], mode="markers", name="selected",
                                  marker=dict(size=30, color="rgba(0,0,0,0)", line=dict(width=3, color="#000000"))))

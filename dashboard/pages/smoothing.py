@@ -59,8 +59,11 @@ Xl = Xl.toarray() if hasattr(Xl, "toarray") else np.asarray(Xl)
 freq = (Xl > 0).mean(axis=0)
 rare, common = int(np.argmin(freq)), int(np.argmax(freq))
 default_words = [feats[rare]] + ([feats[common]] if common != rare else [])
+zero_pairs = np.argwhere(B[0] == 0.0)  # a word never seen with a class at λ = 0 (the "impossible" event below)
+if len(zero_pairs) and feats[int(zero_pairs[0][0])] not in default_words:
+    default_words.insert(0, feats[int(zero_pairs[0][0])])
 words = st.multiselect("Words to follow", feats, default=default_words, key="sm_words",
-                       help=f"Pre-selected: the rarest word (“{feats[rare]}”, in {freq[rare]:.0%} of the "
+                       help=f"Pre-selected: a word with β = 0 at λ = 0 (if any), the rarest word (“{feats[rare]}”, in {freq[rare]:.0%} of the "
                             f"labelled documents) and the commonest (“{feats[common]}”, {freq[common]:.0%}).")
 c1, c2 = st.columns(2)
 betas = {w: B[:, feats.index(w), :] for w in words[:6]}
