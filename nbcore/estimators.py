@@ -98,8 +98,32 @@ class _SupervisedNB(_NaiveBayesBase):
     def _smoothing(self) -> float:
         return check_smoothing(self.smoothing)
 
+    def _fitted(self, name):
+        check_is_fitted(self)
+        return self.params_[name]
 
-class BernoulliNB(_SupervisedNB):
+
+class _WordNB(_SupervisedNB):
+    """Bernoulli and multinomial: one β table (V, K), sparse input welcome."""
+
+    _model_name = ""
+
+    def _event_model(self):
+        return get_model(self._model_name)
+
+    @property
+    def beta_(self):
+        """(V, K) β: p(word j | class k)."""
+        return self._fitted("beta")
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.classifier_tags.poor_score = True
+        return tags
+
+
+class BernoulliNB(_WordNB):
     """Bernoulli Naive Bayes (seed 000): β_jk = (λ + count_jk) / (2λ + N_k).
 
     Parameters
@@ -119,25 +143,13 @@ class BernoulliNB(_SupervisedNB):
         self.smoothing = smoothing
         self.binarize = binarize
 
+    _model_name = "bernoulli"
+
     def _transform(self, X):
         return X if self.binarize is None else _binarize(X, threshold=self.binarize)
 
-    def _event_model(self):
-        return get_model("bernoulli")
 
-    @property
-    def beta_(self):
-        check_is_fitted(self)
-        return self.params_["beta"]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.classifier_tags.poor_score = True
-        return tags
-
-
-class MultinomialNB(_SupervisedNB):
+class MultinomialNB(_WordNB):
     """Multinomial Naive Bayes (seed 004): β_jk = (λ + count_jk) / (λV + total_k).
 
     Attributes
@@ -145,22 +157,14 @@ class MultinomialNB(_SupervisedNB):
     classes_, class_prior_ (α), beta_ (V, K), n_features_in_
     """
 
+    _model_name = "multinomial"
+
     def __init__(self, smoothing=1.0):
         self.smoothing = smoothing
 
-    def _event_model(self):
-        return get_model("multinomial")
-
-    @property
-    def beta_(self):
-        check_is_fitted(self)
-        return self.params_["beta"]
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
         tags.input_tags.positive_only = True
-        tags.classifier_tags.poor_score = True
         return tags
 
 
@@ -193,8 +197,7 @@ class CategoricalNB(_SupervisedNB):
 
     @property
     def theta_(self):
-        check_is_fitted(self)
-        return self.params_["theta"]
+        return self._fitted("theta")
 
     @property
     def n_categories_(self):
@@ -242,13 +245,11 @@ class GaussianNB(_SupervisedNB):
 
     @property
     def mean_(self):
-        check_is_fitted(self)
-        return self.params_["mean"]
+        return self._fitted("mean")
 
     @property
     def var_(self):
-        check_is_fitted(self)
-        return self.params_["var"]
+        return self._fitted("var")
 
 
 class SemiSupervisedNB(_NaiveBayesBase):
