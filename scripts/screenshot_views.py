@@ -81,6 +81,8 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default="", help="comma-separated substrings of view names")
     ap.add_argument("--width", type=int, default=1600)
+    ap.add_argument("--height", type=int, default=2000,
+                    help="viewport height: Streamlit scrolls inside the page, so full_page alone shows one screen")
     args = ap.parse_args()
     only = [s for s in args.only.split(",") if s]
     views = [v for v in VIEWS if not only or any(o in v[0] for o in only)]
@@ -117,7 +119,7 @@ def main() -> int:
             wait_idle(warm)
             warm.close()
             for name, path, button, expect in views:
-                ctx = browser.new_context(viewport={"width": args.width, "height": 1000})
+                ctx = browser.new_context(viewport={"width": args.width, "height": args.height})
                 page = ctx.new_page()
                 t0 = time.time()
                 page.goto(f"{url}/{path}", wait_until="domcontentloaded")
@@ -135,7 +137,7 @@ def main() -> int:
                     wait_idle(page)
                 except Exception:  # still take the picture: it shows what went wrong
                     ok = False
-                page.mouse.move(5, 995)  # no tooltip in the picture
+                page.mouse.move(5, args.height - 5)  # no tooltip in the picture
                 page.wait_for_timeout(300)
                 exc = page.locator('[data-testid="stException"]').count()
                 shot = OUT / f"{name}.png"

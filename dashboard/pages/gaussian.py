@@ -66,9 +66,9 @@ for k, s in enumerate(samples):
                  "σ² = 1/N Σ(x−μ)² (MLE)": var_mle[k], "σ² = 1/(N−1) Σ(x−μ)² (unbiased)": var_unb[k],
                  "ratio (N−1)/N": var_mle[k] / var_unb[k]})
 st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
-             column_config={"mean μ": st.column_config.NumberColumn(format="%.4g"),
-                            "σ² = 1/N Σ(x−μ)² (MLE)": st.column_config.NumberColumn(format="%.4g"),
-                            "σ² = 1/(N−1) Σ(x−μ)² (unbiased)": st.column_config.NumberColumn(format="%.4g"),
+             column_config={"mean μ": st.column_config.NumberColumn(format="%.6g"),
+                            "σ² = 1/N Σ(x−μ)² (MLE)": st.column_config.NumberColumn(format="%.6g"),
+                            "σ² = 1/(N−1) Σ(x−μ)² (unbiased)": st.column_config.NumberColumn(format="%.6g"),
                             "ratio (N−1)/N": st.column_config.NumberColumn(format="%.3f")})
 c1, c2 = st.columns(2)
 for k, col in enumerate((c1, c2)):
