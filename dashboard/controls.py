@@ -173,14 +173,20 @@ def data_controls(dataset_names: list[str], descriptions: dict[str, str], upload
     return Settings(data=data, lam=float(lam), classroom=classroom, speed=str(speed))
 
 
-def upload_control(on_change) -> None:
+def upload_control(on_change, max_words: int | None = None) -> None:
     """CSV uploader; the callback receives the file (parsed later, per session)."""
+    cap = f"{max_words:,}" if max_words else None
     with st.sidebar.expander("Use your own CSV", expanded=False):
         st.file_uploader(
             "CSV with a `text` column and a `label` column (empty label = unlabelled), "
             "or feature columns plus `label`",
             type=["csv"], key=K_UPLOADER, on_change=on_change,
+            help=(f"Text is turned into word features; only the {cap} most frequent words are kept."
+                  if cap else None),
         )
+        if cap:
+            st.caption(f"Text columns: at most {cap} different words are kept (the most frequent). "
+                       "Your file stays in your session only.")
 
 
 def run_controls(playing: bool, done: bool, on_step=None, on_play=None, on_reset=None,
@@ -225,8 +231,14 @@ def maths_controls(n_docs: int, word_labels: list[str], default_word: int, defau
     The values persist while the panel is hidden (e.g. during Play)."""
     c1, c2 = st.columns(2)
     for key, n in ((K_DOC, n_docs), (K_WORD, len(word_labels or []))):
-        if key in st.session_state and not (0 <= int(st.session_state[key]) < n):
-            del st.session_state[key]  # from another data set
+        if key in st.session_state:
+            v = st.session_state[key]
+            try:
+                ok = 0 <= int(v) < n
+            except (TypeError, ValueError):  # e.g. a formatted label echoed back by a browser
+                ok = False
+            if not ok:
+                del st.session_state[key]  # from another data set
     doc = c1.number_input("Document i", 0, max(n_docs - 1, 0), value=int(default_doc), step=1, key=K_DOC,
                           persist_state="session")
     if not word_labels:

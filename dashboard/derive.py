@@ -38,13 +38,33 @@ def param_view(snap, model: str, feature_names, categories=None) -> ParamView:
     return ParamView(b, list(feature_names), "β = p(word present | class)", "β", True, 0.0, 1.0)
 
 
+def md_escape(text, limit: int = 80) -> str:
+    """Uploaded names in markdown: escape what markdown (and Streamlit's $…$ maths) would interpret."""
+    return "".join("\\" + ch if ch in "\\`*_[]<>~$|" else ch for ch in str(text)[:limit])
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def safe_cell(v):
+    """Text from an upload must not become a spreadsheet formula in an export (CSV injection):
+    prefix an apostrophe to text starting with = + - @ (numbers are left alone)."""
+    if isinstance(v, str) and v.lstrip(" ").startswith(_FORMULA_START):
+        try:
+            float(v)
+            return v
+        except ValueError:
+            return "'" + v
+    return v
+
+
 def history_frame(history, class_names, acc=None) -> pd.DataFrame:
     rows = []
     for s in history:
         r = {"iteration": s.iteration, "lambda": s.smoothing, "log_likelihood": s.log_likelihood,
              "objective": s.objective, "delta": s.delta}
         for k, c in enumerate(class_names):
-            r[f"alpha_{c}"] = float(s.alpha[k])
+            r[safe_cell(f"alpha_{c}")] = float(s.alpha[k])
         rows.append(r)
     df = pd.DataFrame(rows)
     if acc is not None:
@@ -53,12 +73,13 @@ def history_frame(history, class_names, acc=None) -> pd.DataFrame:
 
 
 def alpha_frame(snap, class_names) -> pd.DataFrame:
-    return pd.DataFrame({"class": [str(c) for c in class_names], "alpha": np.asarray(snap.alpha, dtype=float)})
+    return pd.DataFrame({"class": [safe_cell(str(c)) for c in class_names],
+                         "alpha": np.asarray(snap.alpha, dtype=float)})
 
 
 def params_frame(view: ParamView, class_names) -> pd.DataFrame:
-    df = pd.DataFrame(view.mat, columns=[f"{view.short}_{c}" for c in class_names])
-    df.insert(0, "feature", view.rows)
+    df = pd.DataFrame(view.mat, columns=[safe_cell(f"{view.short}_{c}") for c in class_names])
+    df.insert(0, "feature", [safe_cell(str(r)) for r in view.rows])
     return df
 
 

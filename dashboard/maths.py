@@ -17,8 +17,20 @@ def _n(v: float, d: int = 3) -> str:
     return f"{v:.{d}f}"
 
 
+_TEX = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
+        "%": r"\%", "_": r"\_", "^": r"\^{}", "~": r"\~{}"}
+
+
+def _tex(text) -> str:
+    """Uploaded names are data: escape everything LaTeX would interpret."""
+    return "".join(_TEX.get(ch, ch) for ch in str(text)[:40])
+
+
+_md = derive.md_escape
+
+
 def _cls(name) -> str:
-    return r"\text{" + str(name).replace("_", r"\_") + "}"
+    return r"\text{" + _tex(name) + "}"
 
 
 def maths_panel(run, prep, cfg, t: int, lam_next: float) -> None:
@@ -61,8 +73,8 @@ def maths_panel(run, prep, cfg, t: int, lam_next: float) -> None:
             c = int(prep.y_obs[i])
             st.latex(r"p(y_i = y' \mid X_i, \alpha^t, \beta^t) = \begin{cases} 1 & y' = y_i \\ 0 & \text{otherwise}"
                      r"\end{cases} \quad (22)")
-            st.markdown(f"Document {i} **is labelled** ({names[c]}), so EM keeps its label: "
-                        f"r<sub>i</sub> = one-hot({names[c]}).", unsafe_allow_html=True)
+            st.markdown(f"Document {i} **is labelled**, so EM keeps its label (eq. 22):")
+            st.latex(rf"r_{{{i}}} = \text{{one-hot}}({_cls(names[c])})")
         else:
             st.latex(r"p(y_i = y' \mid X_i, \alpha^t, \beta^t) \propto p(X_i \mid y_i = y', \beta^t)\,"
                      r"p(y_i = y' \mid \alpha^t) \quad (21)")
@@ -89,9 +101,9 @@ def maths_panel(run, prep, cfg, t: int, lam_next: float) -> None:
                 ok = np.allclose(eng, post, atol=1e-6)
                 st.caption(("✓ same as the engine's responsibilities r" if ok else
                             "engine's responsibilities r: " + ", ".join(f"{v:.3f}" for v in eng))
-                           + (f" (true label: {names[prep.y_eval[i]]})" if prep.y_eval[i] >= 0 else ""))
+                           + (f" (true label: {_md(names[prep.y_eval[i]])})" if prep.y_eval[i] >= 0 else ""))
             elif prep.y_eval[i] >= 0:
-                st.caption(f"True (hidden) label: {names[prep.y_eval[i]]}")
+                st.caption(f"True (hidden) label: {_md(names[prep.y_eval[i]])}")
 
     with col_m:
         st.markdown("**M-step**")
@@ -122,7 +134,7 @@ def maths_panel(run, prep, cfg, t: int, lam_next: float) -> None:
                      r"{2\lambda + \sum_i p(y_i = y' \mid X_i)} \quad (24)")
             A = np.array([derive.column_dot(prep.X, j, rw[:, k]) for k in range(K)])
             vals = (lam + A) / (2 * lam + Sk)
-            word = str(prep.feature_names[j]).replace("_", r"\_")
+            word = _tex(prep.feature_names[j])
             lines = [rf"\beta_{{\text{{{word}}},{_cls(names[k])}}} &= \frac{{{_n(lam, 3)} + {_n(A[k], 2)}}}"
                      rf"{{2\cdot{_n(lam, 3)} + {_n(Sk[k], 2)}}} = {_n(vals[k])}" for k in range(K)]
             st.latex(r"\begin{aligned}" + r"\\ ".join(lines) + r"\end{aligned}")
@@ -137,7 +149,7 @@ def maths_panel(run, prep, cfg, t: int, lam_next: float) -> None:
             tot = np.asarray(prep.X.sum(axis=1)).ravel() @ rw
             vals = (lam + A) / (V * lam + tot)
             eng = np.asarray(cur.beta)[j]
-            word = str(prep.feature_names[j]).replace("_", r"\_")
+            word = _tex(prep.feature_names[j])
             lines = [rf"\beta_{{\text{{{word}}},{_cls(names[k])}}} &= \frac{{{_n(lam, 3)} + {_n(A[k], 2)}}}"
                      rf"{{{V}\cdot{_n(lam, 3)} + {_n(tot[k], 1)}}} = {_n(vals[k], 4)}" for k in range(K)]
             st.latex(r"\begin{aligned}" + r"\\ ".join(lines) + r"\end{aligned}")

@@ -12,7 +12,7 @@ import numpy as np
 import streamlit as st
 
 import nbcore
-from dashboard import controls, state
+from dashboard import controls, derive, state
 from dashboard.controls import DataConfig, Settings
 
 PREP = "prep"        # Prepared data of the current run (session_state key)
@@ -96,14 +96,29 @@ def handle_upload(name: str, data: bytes) -> tuple[bool, str]:
         state.put(state.UPLOAD_ERROR, msg)
         return False, msg
     except Exception as e:  # a parser crash must not give a student a traceback either
-        msg = f"Could not read “{name}” as a CSV file ({type(e).__name__}: {e})."
+        msg = f"Could not read “{name}” as a CSV file ({type(e).__name__})."
         state.put(state.UPLOAD_ERROR, msg)
         return False, msg
     state.put(state.UPLOAD_DS, ds)
     state.put(state.UPLOAD_NAME, name)
     state.put(state.UPLOAD_ERROR, None)
     st.session_state[controls.K_DATASET] = controls.UPLOAD
-    return True, f"Loaded “{name}”: {X.shape[0]} rows, {X.shape[1]} features."
+    msg = f"Loaded “{name}”: {X.shape[0]} rows, {X.shape[1]} features."
+    info = getattr(ds, "inferred", None) or {}
+    if info.get("truncated"):
+        msg += (f" The text had {info.get('vocabulary_size_before_cap', '?'):,} different words; only the "
+                f"{info.get('vocabulary_size', X.shape[1]):,} most frequent are kept.")
+    if info.get("ignored_columns"):
+        msg += " Ignored columns: " + ", ".join(derive.md_escape(c, 30) for c in info["ignored_columns"]) + "."
+    return True, msg
+
+
+def max_upload_words() -> int | None:
+    try:
+        from nbcore.data import MAX_FEATURES
+        return int(MAX_FEATURES)
+    except (ImportError, TypeError, ValueError):
+        return None
 
 
 def on_upload_change() -> None:

@@ -29,7 +29,7 @@ if classroom:
 upload_msg = runner.process_pending_upload()  # before the widgets: may select the upload
 names, descriptions = runner.dataset_names()
 settings = controls.data_controls(names, descriptions, state.get(state.UPLOAD_NAME), runner.models_for, classroom)
-controls.upload_control(runner.on_upload_change)
+controls.upload_control(runner.on_upload_change, runner.max_upload_words())
 if state.get(state.UPLOAD_ERROR):
     st.sidebar.error(state.get(state.UPLOAD_ERROR))
 elif upload_msg:
