@@ -236,7 +236,8 @@ def lam_picker(key: str, default: float = 1.0, container=None, label: str = "Smo
 
 def prepare(dataset: str, model: str, hidden_pct: int, seed: int):
     """runner.prepare for the given data settings (the other DataConfig fields are unused there)."""
-    cfg = controls.DataConfig(dataset, model, int(hidden_pct), "labeled", int(seed), 1.0, 100, 1e-6)
+    cfg = controls.DataConfig(dataset=dataset, model=model, hidden_pct=int(hidden_pct), init="labeled", seed=int(seed),
+                              unlabeled_weight=1.0, max_iter=100, tol=1e-6)
     return runner.prepare(cfg)
 
 

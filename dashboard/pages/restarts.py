@@ -125,8 +125,8 @@ def _open(i: int) -> None:
     """Put start i into the lesson view's run slot and set its controls to match."""
     run = res[i]["run"]
     init = "random"
-    cfg = controls.DataConfig(dataset, model, int(hidden), init, int(seed), 1.0, max_iter,
-                              float(run.settings.tol))
+    cfg = controls.DataConfig(dataset=dataset, model=model, hidden_pct=int(hidden), init=init, seed=int(seed),
+                              unlabeled_weight=1.0, max_iter=max_iter, tol=float(run.settings.tol))
     runner._install(cfg, float(lam), prep, run)  # TODO(lesson page): a public runner.install_run()
     state.put(state.NOTICE, ("rebuilt", f"Opened random start #{seeds[i]} from **Restarts & local optima** "
                                         f"(objective {obj[i]:.2f}). Reset would start a new random run."))
