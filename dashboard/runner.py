@@ -221,7 +221,11 @@ def sync_run(settings: Settings) -> None:
         return
     if run is not None and old_cfg == cfg and run.current.iteration > 0:
         t = run.current.iteration
-        state.put(state.RUN, run.with_smoothing(lam))
+        try:
+            state.put(state.RUN, run.with_smoothing(lam))
+        except ValueError as e:
+            state.put(state.ERROR, str(e))
+            return
         state.put(RUN_LAM, lam)
         state.put(state.NOTICE, ("continued",
                                  f"λ changed {old_lam:g} → {lam:g}: EM **continues** from iteration {t} with the "
@@ -267,10 +271,14 @@ def reset() -> None:
 
 def step(n: int = 1) -> None:
     run = state.get(state.RUN)
-    for _ in range(n):
-        if run is None or run.done:
-            break
-        run.step()
+    try:
+        for _ in range(n):
+            if run is None or run.done:
+                break
+            run.step()
+    except ValueError as e:  # the engine explains; never a traceback
+        state.put(state.ERROR, str(e))
+        state.put(state.PLAYING, False)
     state.put(state.VIEW_T, None)
 
 

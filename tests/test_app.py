@@ -204,6 +204,20 @@ def test_bad_upload_shows_message_and_keeps_run(at):
         assert at.selectbox(key="dataset").value == "synthetic_spam"
 
 
+def test_bad_upload_through_the_real_uploader_widget(at):
+    click(at, "step")
+    run_before = at.session_state["run"]
+    at.file_uploader(key="uploader").upload("notes.csv", b"a,b\n1,2\n", "text/csv").run()
+    assert not at.exception
+    assert any("Could not use" in e.value and "notes.csv" in e.value for e in at.error)
+    assert at.session_state["run"] is run_before and iteration(at) == 1
+    # a good file afterwards replaces the message and becomes the data set
+    at.file_uploader(key="uploader").upload("mail.csv", b"text,label\nwin cash now,spam\nmeeting at noon,ham\n"
+                                            b"cheap cash prize,\nlunch meeting today,\n", "text/csv").run()
+    assert not at.exception and not at.error
+    assert at.session_state["run_key"].dataset == "upload" and iteration(at) == 0
+
+
 def test_good_upload_becomes_the_data_set(at):
     csv = (b"text,label\nwin cash now,spam\nmeeting at noon,ham\ncheap cash prize,\n"
            b"lunch meeting today,\nfree prize win,\nproject meeting notes,ham\n")
@@ -228,9 +242,18 @@ def test_handle_upload_directly():
 
 
 def test_exports_are_csv(at):
+    from dashboard import derive
     click(at, "step")
-    buttons = at.get("download_button")
-    assert len(buttons) == 3
+    click(at, "step")
+    assert len(at.get("download_button")) == 3
+    run, prep = at.session_state["run"], at.session_state["prep"]
+    hist = derive.history_frame(run.history, prep.class_names, at.session_state["acc_cache"]["acc"])
+    assert list(hist["iteration"]) == [0, 1, 2]
+    assert {"lambda", "log_likelihood", "objective", "alpha_ham", "alpha_spam", "hidden_accuracy"} <= set(hist)
+    view = derive.param_view(run.current, "bernoulli", prep.feature_names)
+    params = derive.params_frame(view, prep.class_names)
+    assert params.shape == (30, 3) and list(params.columns) == ["feature", "β_ham", "β_spam"]
+    np.testing.assert_allclose(params[["β_ham", "β_spam"]].to_numpy(), run.current.beta)
 
 
 def test_redraw_time_is_reasonable(at):
