@@ -129,15 +129,15 @@ def on_upload_change() -> None:
         state.put(state.PENDING_UPLOAD, (f.name, f.getvalue()))
 
 
-def process_pending_upload() -> str | None:
+def process_pending_upload() -> tuple[bool, str] | None:
+    """Parse a file the uploader stashed. Returns (ok, message) if there was one, else None."""
     pending = state.get(state.PENDING_UPLOAD)
     if not pending:
         return None
     state.put(state.PENDING_UPLOAD, None)
     name, data = pending
     with st.spinner(f"Reading {name} …"):
-        ok, msg = handle_upload(name, data)
-    return msg if ok else None
+        return handle_upload(name, data)
 
 
 # ---- runs -------------------------------------------------------------------

@@ -18,7 +18,8 @@ if classroom:
         html, body, [data-testid="stAppViewContainer"] { font-size: 22px; }
         [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li,
         [data-testid="stCaptionContainer"], label, button p { font-size: 1.25rem !important; }
-        [data-testid="stMetricValue"], [data-testid="stMetricValue"] * { font-size: 3rem !important; line-height: 1.2; }
+        [data-testid="stMetricValue"], [data-testid="stMetricValue"] *,
+        [data-testid="stMetricValue"] [data-testid="stMarkdownContainer"] p { font-size: 3rem !important; line-height: 1.2; }
         [data-testid="stMetricLabel"] p { font-size: 1.3rem !important; }
         h1 { font-size: 3rem !important; } h2, h3 { font-size: 2.1rem !important; }
         .katex { font-size: 1.45em !important; }
@@ -26,20 +27,20 @@ if classroom:
         unsafe_allow_html=True,
     )
 
-upload_msg = runner.process_pending_upload()  # before the widgets: may select the upload
+upload_result = runner.process_pending_upload()  # before the widgets: may select the upload
 names, descriptions = runner.dataset_names()
 settings = controls.data_controls(names, descriptions, state.get(state.UPLOAD_NAME), runner.models_for, classroom)
 controls.upload_control(runner.on_upload_change, runner.max_upload_words())
-if state.get(state.UPLOAD_ERROR):
+if state.get(state.UPLOAD_ERROR):  # stays next to the uploader until the next file
     st.sidebar.error(state.get(state.UPLOAD_ERROR))
-elif upload_msg:
-    st.sidebar.success(upload_msg)
+elif upload_result:
+    st.sidebar.success(upload_result[1])
 
 runner.sync_run(settings)
 
 st.title("Watch EM learn" if classroom else "Naive Bayes + EM: watch EM learn")
-if state.get(state.UPLOAD_ERROR):
-    st.error(state.get(state.UPLOAD_ERROR) + " — the previous data set and run are unchanged.")
+if upload_result and not upload_result[0]:  # in the main area once, right after the upload
+    st.error(upload_result[1] + " — the previous data set and run are unchanged.")
 if state.get(state.ERROR):
     st.error(f"Can't start a run with these settings: {state.get(state.ERROR)}"
              + (" The previous run is still shown." if state.get(state.RUN) is not None else ""))
