@@ -38,6 +38,9 @@ def _layout(fig: go.Figure, title: str, font_size: int, height: int, legend_rows
         # st.plotly_chart applies the Streamlit theme in the browser anyway
         **kw,
     )
+    for axis in (fig.layout.xaxis, fig.layout.yaxis):  # readable ticks unless a chart chose its own
+        if axis.tickfont.size is None:
+            axis.tickfont.size = font_size - 1
     return fig
 
 
