@@ -18,8 +18,9 @@
 * Exports and the maths panel must not pass uploaded text through as
   spreadsheet formulas or raw HTML.
 
-Known failures are marked xfail(strict=True) with the bug they show, so the
-suite stays green until the fix lands and then asks for the marker to go.
+Four bugs these tests found (vocabulary cap not stated, formula injection in the
+CSV exports, uploaded names rendered as HTML, the maths pickers crashing after a
+data-set switch) are fixed; the tests stay as regression tests.
 """
 from __future__ import annotations
 
@@ -397,8 +398,6 @@ def test_server_upload_cap_matches_nbcore():
     assert mb * 1024 * 1024 == MAX_BYTES, f"server cap {mb} MB != nbcore cap {MAX_BYTES} bytes"
 
 
-@pytest.mark.xfail(strict=True, reason="MISSING: the uploader does not tell the student about the 20,000-word "
-                                       "vocabulary cap (nbcore.data.MAX_FEATURES)")
 def test_vocabulary_cap_is_stated_in_the_ui():
     at = AppTest.from_file(APP, default_timeout=60)
     at.run()
@@ -421,8 +420,6 @@ def _exports_for(raw: bytes):
             derive.history_frame(run.history, ds.class_names).to_csv(index=False)]
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: CSV exports write uploaded names starting with = + - @ as they are "
-                                       "(spreadsheet formula injection); prefix them with ' or reject them")
 def test_exports_do_not_carry_formulas():
     import csv as _csv
     for text in _exports_for(CASES["formula_injection.csv"]):
@@ -438,7 +435,6 @@ def test_exports_do_not_carry_formulas():
                     pytest.fail(f"formula-like cell in an export: {cell!r}")
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: maths.py renders uploaded class names with unsafe_allow_html=True")
 def test_uploaded_names_are_not_rendered_as_html():
     at = AppTest.from_file(APP, default_timeout=60)
     at.run()
@@ -491,9 +487,6 @@ def server(tmp_path_factory):
         log.close()
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: controls.maths_controls does int(st.session_state['word']) but the "
-                                       "browser keeps the formatted word (e.g. 'attached') after the data set "
-                                       "changes -> ValueError traceback on the page")
 def test_switching_data_set_after_a_step(server):
     """What every browser does: the maths pickers report their values; then the student
     switches data set and presses Step."""
@@ -525,9 +518,7 @@ def test_real_server_survives_hostile_uploads(server):
     log_start = log_path.stat().st_size   # the server is shared with other tests: look at this test's lines only
     if True:
         async def scenario():
-            # report_initial_values=False: the untouched maths pickers are not echoed back, so the
-            # data-set switches below do not trip the bug test_switching_data_set_after_a_step shows
-            s = Session(f"ws://127.0.0.1:{port}/_stcore/stream", run_timeout=60, report_initial_values=False)
+            s = Session(f"ws://127.0.0.1:{port}/_stcore/stream", run_timeout=60)
             await s.connect()
             try:
                 assert (await s.load()).ok

@@ -281,10 +281,8 @@ def test_two_websocket_sessions_on_one_server(server):
     url = f"ws://127.0.0.1:{server}/_stcore/stream"
 
     async def scenario():
-        # report_initial_values=False: untouched maths pickers are not echoed back (that path has its
-        # own xfail test, test_fuzz_upload.py::test_switching_data_set_after_a_step)
-        a = Session(url, name="A", run_timeout=60, report_initial_values=False)
-        b = Session(url, name="B", run_timeout=60, report_initial_values=False)
+        a = Session(url, name="A", run_timeout=60)
+        b = Session(url, name="B", run_timeout=60)
         await a.connect()
         await b.connect()
         try:
