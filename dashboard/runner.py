@@ -15,8 +15,8 @@ import nbcore
 from dashboard import controls, derive, state
 from dashboard.controls import DataConfig, Settings
 
-PREP = "prep"        # Prepared data of the current run (session_state key)
-RUN_LAM = "run_lam"  # the λ the next step of the current run uses
+PREP = state.PREP        # aliases kept for other pages
+RUN_LAM = state.RUN_LAM
 
 
 

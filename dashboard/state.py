@@ -11,6 +11,8 @@ import streamlit as st
 
 RUN = "run"                  # nbcore EMRun or None
 RUN_KEY = "run_key"          # DataConfig the run was built from (frozen dataclass)
+RUN_LAM = "run_lam"          # float: the λ the next step of the run uses
+PREP = "prep"                # runner.Prepared: the run's data (X for the model, visible/hidden labels, names)
 RUN_SERIAL = "run_serial"    # int, bumped every time a run is (re)built: cache key for derived series
 NOTICE = "notice"            # (kind, text): what the last control change did ("rebuilt" / "continued")
 PLAYING = "playing"          # bool: Play is on
@@ -23,10 +25,14 @@ PENDING_UPLOAD = "pending_upload"  # (name, bytes) waiting to be parsed (set by 
 UPLOAD_ERROR = "upload_error"      # message of the last failed upload, or None
 UPLOAD_SEEN = "upload_seen"        # file_id of the last handled upload, so a file is parsed once
 ERROR = "error"              # message of the last failed run build, or None
+APP_RERUN = "app_rerun"      # bool: a run-control callback needs a full-app rerun (Play/Pause changes run_every)
+CONVERGE = "converge_pending"  # bool: "Run to convergence" pressed; the fragment runs it with a progress bar
 
 _DEFAULTS = {
     RUN: None,
     RUN_KEY: None,
+    RUN_LAM: None,
+    PREP: None,
     RUN_SERIAL: 0,
     NOTICE: None,
     PLAYING: False,
@@ -39,6 +45,8 @@ _DEFAULTS = {
     UPLOAD_ERROR: None,
     UPLOAD_SEEN: None,
     ERROR: None,
+    APP_RERUN: False,
+    CONVERGE: False,
 }
 
 
@@ -55,3 +63,10 @@ def get(key):
 
 def put(key, value) -> None:
     st.session_state[key] = value
+
+
+def take(key):
+    """Read a one-shot flag and reset it to its default."""
+    value = st.session_state.get(key, _DEFAULTS.get(key))
+    st.session_state[key] = _DEFAULTS.get(key)
+    return value

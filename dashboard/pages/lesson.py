@@ -57,16 +57,16 @@ def _on_step():
 def _on_play():
     state.put(state.PLAYING, not state.get(state.PLAYING))
     state.put(state.VIEW_T, None)
-    st.session_state["_app_rerun"] = True  # run_every changes: needs a full rerun
+    state.put(state.APP_RERUN, True)  # run_every changes: needs a full rerun
 
 
 def _on_reset():
     runner.reset()
-    st.session_state["_app_rerun"] = True
+    state.put(state.APP_RERUN, True)
 
 
 def _on_converge():
-    st.session_state["_converge"] = True
+    state.put(state.CONVERGE, True)
 
 
 def _on_scrub(key: str):
@@ -78,14 +78,14 @@ def _on_scrub(key: str):
 
 def live() -> None:
     """Everything that changes while EM runs. Runs as a fragment, with run_every while playing."""
-    if st.session_state.pop("_app_rerun", False):
+    if state.take(state.APP_RERUN):
         st.rerun(scope="app")
     run = state.get(state.RUN)
-    prep = state.get(runner.PREP)
+    prep = state.get(state.PREP)
     cfg = state.get(state.RUN_KEY)
-    lam_next = state.get(runner.RUN_LAM)
+    lam_next = state.get(state.RUN_LAM)
 
-    if st.session_state.pop("_converge", False) and not run.done:
+    if state.take(state.CONVERGE) and not run.done:
         bar = st.progress(0.0, text="Running EM to convergence …")
         start = run.current.iteration
         while not run.done:
