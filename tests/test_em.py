@@ -246,3 +246,18 @@ def test_normalize_log_and_class_prior_helpers():
     np.testing.assert_allclose(class_prior(np.array([[1, 0], [0.5, 0.5], [0, 1], [0, 1.0]])), [1.5 / 4, 2.5 / 4])
     y = np.array([0, -1, 1])
     assert observed_log_likelihood(joint[[0, 2, 2]], logm[[0, 2, 2]], y, 0.0) == pytest.approx(np.log(0.2) - 1001)
+
+
+def test_lambda0_on_digits_has_no_invalid_logs_or_nan():
+    """Regression: with λ = 0, β for an always-present pixel came out at 1 + 1e-16 → log(−ε) = NaN."""
+    ds = nbcore.load_dataset("digits")
+    y_obs, _ = nbcore.hide_labels(ds.y, 0.9, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", nbcore.ImpossibleDocumentWarning)
+        with np.errstate(invalid="raise"):
+            run = EM(n_classes=10, smoothing=0.0, init="labeled").start(ds.X, y_obs)
+            for _ in range(4):
+                s = run.step()
+                assert s.beta.max() <= 1.0 and s.beta.min() >= 0.0
+                assert not np.isnan(s.resp).any() and not np.isnan(s.log_likelihood)
+    assert run.objective_decreases() == []

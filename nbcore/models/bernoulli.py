@@ -57,9 +57,12 @@ def bernoulli_beta(counts: np.ndarray, class_weight: np.ndarray, smoothing: floa
     denominator = 2.0 * smoothing + class_weight
     empty = denominator <= 0
     if empty.any():
-        return np.where(empty, 0.5, (smoothing + counts) / np.where(empty, 1.0, denominator))
+        return np.minimum(np.where(empty, 0.5, (smoothing + counts) / np.where(empty, 1.0, denominator)), 1.0)
     beta = counts + smoothing  # one (V, K) allocation, then in place
     beta /= denominator
+    # Σ_i x_ij r_ik and Σ_i r_ik are summed in different orders, so with λ = 0 a word
+    # present in every document of a class can come out at 1 + 1e-16: keep β a probability.
+    np.minimum(beta, 1.0, out=beta)
     return beta
 
 
