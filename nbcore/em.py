@@ -20,7 +20,7 @@ one E-step + M-step and returns a new immutable :class:`Snapshot`.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 import numpy as np
@@ -294,6 +294,10 @@ class EM:
     random_state : int, Generator or None
     model_options : dict
         Passed to the event model (e.g. ``{"variance": "unbiased"}`` for gaussian).
+    keep_resp : int or None
+        Store ``resp`` (N, K) on the latest ``keep_resp`` snapshots only (older
+        ones get ``resp=None``; :meth:`EMRun.responsibilities` recomputes them
+        exactly). None keeps every one: N·K·8 bytes per iteration.
     """
 
     model: Any = "bernoulli"
@@ -307,6 +311,7 @@ class EM:
     n_init: int = 1
     random_state: Any = None
     model_options: Mapping[str, Any] = field(default_factory=dict)
+    keep_resp: int | None = None
 
     def start(self, X, y=None) -> "EMRun":
         """Validate the data, build snapshot 0 (the initial parameters) and return the run.
@@ -464,8 +469,32 @@ class EMRun:
         resp.flags.writeable = False
         snap = Snapshot(previous.iteration + 1, alpha, params, resp, ll, objective, delta, self.smoothing)
         self.history.append(snap)
+        self._forget_old_resp()
         self._update_stop_reason(previous, snap)
         return snap
+
+    def _forget_old_resp(self) -> None:
+        keep = self.settings.keep_resp
+        if keep is None:
+            return
+        old = len(self.history) - 1 - max(int(keep), 0)
+        if old >= 1 and self.history[old].resp is not None:
+            self.history[old] = replace(self.history[old], resp=None)
+
+    def responsibilities(self, t: int) -> np.ndarray | None:
+        """The responsibilities that produced θ_t (``history[t].resp``), recomputed if not stored.
+
+        They are the E-step at θ_{t−1} (eq. 21, with labelled rows one-hot by
+        eq. 22), so recomputing gives the same numbers. None for t = 0.
+        """
+        if t == 0:
+            return None
+        snap = self.history[t]
+        if snap.resp is not None:
+            return snap.resp
+        before = self.history[t - 1]
+        log_likelihood, _ = self.model.evaluate(self.Xp, before.params, self.smoothing)  # same path as step()
+        return responsibilities(log_joint(log_likelihood, before.alpha), self.y)[0]
 
     def _update_stop_reason(self, previous: Snapshot, snap: Snapshot) -> None:
         s = self.settings

@@ -261,3 +261,18 @@ def test_lambda0_on_digits_has_no_invalid_logs_or_nan():
                 assert s.beta.max() <= 1.0 and s.beta.min() >= 0.0
                 assert not np.isnan(s.resp).any() and not np.isnan(s.log_likelihood)
     assert run.objective_decreases() == []
+
+
+def test_keep_resp_bounds_memory_and_recomputes_exactly():
+    rng = np.random.default_rng(11)
+    X = (rng.random((40, 6)) < 0.4).astype(float)
+    y = np.where(rng.random(40) < 0.8, -1, rng.integers(0, 2, 40))
+    full = EM(n_classes=2, init="random", random_state=3).start(X, y)
+    lean = EM(n_classes=2, init="random", random_state=3, keep_resp=2).start(X, y)
+    for _ in range(6):
+        full.step(); lean.step()
+    assert [s.resp is None for s in lean.history] == [True, True, True, True, True, False, False]
+    for t in range(1, 7):
+        np.testing.assert_array_equal(lean.responsibilities(t), full.history[t].resp)
+        np.testing.assert_array_equal(lean.history[t].beta, full.history[t].beta)
+    assert lean.responsibilities(0) is None
