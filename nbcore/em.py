@@ -522,13 +522,30 @@ class EMRun:
                 callback(self)
         return self.current
 
-    def with_smoothing(self, smoothing: float) -> "EMRun":
-        """A new run that continues from the current parameters with a new λ.
+    #: settings a run can change mid-way (they do not change what θ_t means)
+    CONTINUABLE = ("smoothing", "max_iter", "tol", "theta_tol", "keep_resp")
 
-        The history so far is kept; the next step's M-step uses the new λ.
+    def with_settings(self, **changes) -> "EMRun":
+        """A new run that continues from the current parameters with some settings changed.
+
+        Allowed: ``smoothing`` (λ; the next M-step uses it), ``max_iter``, ``tol``,
+        ``theta_tol``, ``keep_resp``. The history so far is kept; the original run
+        is untouched.
         """
-        settings = EM(**{**self.settings.__dict__, "smoothing": check_smoothing(smoothing)})
+        unknown = set(changes) - set(self.CONTINUABLE)
+        if unknown:
+            raise ValueError(
+                f"Cannot change {', '.join(sorted(unknown))} in the middle of a run (only "
+                f"{', '.join(self.CONTINUABLE)}); start a new run instead."
+            )
+        if "smoothing" in changes:
+            changes["smoothing"] = check_smoothing(changes["smoothing"])
+        settings = replace(self.settings, **changes)
         return EMRun(settings, None, None, _from=self)
+
+    def with_smoothing(self, smoothing: float) -> "EMRun":
+        """A new run that continues from the current parameters with a new λ (see :meth:`with_settings`)."""
+        return self.with_settings(smoothing=smoothing)
 
     def objective_decreases(self, rtol: float = 1e-10) -> list[int]:
         """Iterations t at which the objective fell below that of t − 1 at the same λ.

@@ -276,3 +276,16 @@ def test_keep_resp_bounds_memory_and_recomputes_exactly():
         np.testing.assert_array_equal(lean.responsibilities(t), full.history[t].resp)
         np.testing.assert_array_equal(lean.history[t].beta, full.history[t].beta)
     assert lean.responsibilities(0) is None
+
+
+def test_with_settings_changes_max_iter_and_refuses_others():
+    X = TOY_X
+    run = EM(n_classes=2, init="random", random_state=0, max_iter=2, tol=None).start(X)
+    run.run_to_convergence()
+    assert run.stop_reason == "max_iter" and run.iteration == 2
+    more = run.with_settings(max_iter=5)
+    assert not more.done
+    more.run_to_convergence()
+    assert more.iteration == 5 and run.iteration == 2
+    with pytest.raises(ValueError, match="Cannot change init in the middle of a run"):
+        run.with_settings(init="uniform")
