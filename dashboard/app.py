@@ -23,20 +23,20 @@ st.set_page_config(page_title="Naive Bayes + EM Lab", page_icon="🧪", layout="
                    initial_sidebar_state="expanded")
 
 # One entry per view. Other views (posterior inspector, smoothing explorer, …)
-# are added as files in dashboard/pages/ and listed here.
+# are added as files in dashboard/views/ and listed here.
 PAGES = [
-    st.Page(HERE / "pages" / "lesson.py", title="Watch EM learn", icon="📈", default=True),
+    st.Page(HERE / "views" / "lesson.py", title="Watch EM learn", icon=":material/monitoring:", default=True),
     # depth views (one page per view; pure charts in depth_charts.py, lesson texts in lessons.py)
-    st.Page(HERE / "pages" / "guided.py", title="Guided lessons", icon=":material/school:"),
-    st.Page(HERE / "pages" / "inspector.py", title="Posterior inspector", icon=":material/search:"),
-    st.Page(HERE / "pages" / "smoothing.py", title="Smoothing explorer", icon=":material/tune:"),
-    st.Page(HERE / "pages" / "trap.py", title="The symmetric trap", icon=":material/balance:"),
-    st.Page(HERE / "pages" / "restarts.py", title="Restarts & local optima", icon=":material/landscape:"),
-    st.Page(HERE / "pages" / "switching.py", title="Label switching", icon=":material/swap_horiz:"),
-    st.Page(HERE / "pages" / "budget.py", title="Label-budget curve", icon=":material/stacked_line_chart:"),
-    st.Page(HERE / "pages" / "side_by_side.py", title="Side by side", icon=":material/compare:"),
-    st.Page(HERE / "pages" / "sampling.py", title="Sampling from the model", icon=":material/casino:"),
-    st.Page(HERE / "pages" / "gaussian.py", title="Gaussian NB corner", icon=":material/ssid_chart:"),
+    st.Page(HERE / "views" / "guided.py", title="Guided lessons", icon=":material/school:"),
+    st.Page(HERE / "views" / "inspector.py", title="Posterior inspector", icon=":material/search:"),
+    st.Page(HERE / "views" / "smoothing.py", title="Smoothing explorer", icon=":material/tune:"),
+    st.Page(HERE / "views" / "trap.py", title="The symmetric trap", icon=":material/balance:"),
+    st.Page(HERE / "views" / "restarts.py", title="Restarts & local optima", icon=":material/landscape:"),
+    st.Page(HERE / "views" / "switching.py", title="Label switching", icon=":material/swap_horiz:"),
+    st.Page(HERE / "views" / "budget.py", title="Label-budget curve", icon=":material/stacked_line_chart:"),
+    st.Page(HERE / "views" / "side_by_side.py", title="Side by side", icon=":material/compare:"),
+    st.Page(HERE / "views" / "sampling.py", title="Sampling from the model", icon=":material/casino:"),
+    st.Page(HERE / "views" / "gaussian.py", title="Gaussian NB corner", icon=":material/ssid_chart:"),
 ]
 
 st.navigation(PAGES).run()

@@ -27,17 +27,17 @@ QP = controls.QP
 LESSON_PARAM = "lesson"
 
 # Page files of the depth views (paths relative to dashboard/, as st.Page / AppTest use them)
-P_LESSON = "pages/lesson.py"
-P_INSPECTOR = "pages/inspector.py"
-P_SMOOTHING = "pages/smoothing.py"
-P_TRAP = "pages/trap.py"
-P_RESTARTS = "pages/restarts.py"
-P_SWITCHING = "pages/switching.py"
-P_BUDGET = "pages/budget.py"
-P_SIDE = "pages/side_by_side.py"
-P_SAMPLING = "pages/sampling.py"
-P_GAUSSIAN = "pages/gaussian.py"
-P_GUIDED = "pages/guided.py"
+P_LESSON = "views/lesson.py"
+P_INSPECTOR = "views/inspector.py"
+P_SMOOTHING = "views/smoothing.py"
+P_TRAP = "views/trap.py"
+P_RESTARTS = "views/restarts.py"
+P_SWITCHING = "views/switching.py"
+P_BUDGET = "views/budget.py"
+P_SIDE = "views/side_by_side.py"
+P_SAMPLING = "views/sampling.py"
+P_GAUSSIAN = "views/gaussian.py"
+P_GUIDED = "views/guided.py"
 
 
 # ---- the five guided lessons --------------------------------------------------------------
@@ -168,7 +168,7 @@ def narrative_panel(container=None) -> Lesson | None:
 
 # ---- page furniture ---------------------------------------------------------------------
 
-# the same rules as the lesson page's classroom mode (pages/lesson.py); keep the two in step
+# classroom-mode CSS, used by the lesson page (views/lesson.py) and every depth view
 CLASSROOM_CSS = """<style>
 html, body, [data-testid="stAppViewContainer"] { font-size: 22px; }
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li,

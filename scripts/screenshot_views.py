@@ -110,14 +110,6 @@ def main() -> int:
                 time.sleep(0.3)
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            # Open "/" first. With a dashboard/pages/ folder next to app.py, Streamlit runs the
-            # *first* request of a fresh server in pages-directory mode (v1): a deep link such as
-            # /trap would then run pages/trap.py without app.py (no st.navigation, no page titles).
-            # Running app.py once switches the server to st.navigation for good.
-            warm = browser.new_page()
-            warm.goto(url, wait_until="domcontentloaded")
-            wait_idle(warm)
-            warm.close()
             for name, path, button, expect in views:
                 ctx = browser.new_context(viewport={"width": args.width, "height": args.height})
                 page = ctx.new_page()

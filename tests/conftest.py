@@ -1,7 +1,73 @@
-"""Shared test setup: make `import nbcore` / `import dashboard` work from a checkout."""
+"""Shared test setup: make `import nbcore` / `import dashboard` work from a checkout,
+and one helper that starts a real `streamlit run dashboard/app.py` for the tests that
+need a server (browser, isolation, upload fuzzing, deep links)."""
+from __future__ import annotations
+
+import contextlib
+import socket
+import subprocess
 import sys
+import tempfile
+import time
+import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """A running streamlit server: .port, .url, .proc, .log_path."""
+
+    def __init__(self, port: int, proc: subprocess.Popen, log_path: Path):
+        self.port, self.proc, self.log_path = port, proc, log_path
+        self.url = f"http://127.0.0.1:{port}"
+
+
+@contextlib.contextmanager
+def streamlit_server(*extra: str, log_path: Path | None = None, timeout: float = 60.0):
+    """Start `streamlit run dashboard/app.py` on a free 127.0.0.1 port, wait for
+    /_stcore/health (failing the test if it exits or does not answer within `timeout`),
+    yield a Server, and stop it afterwards. Only /_stcore/health is requested, so the
+    first page request is still the caller's."""
+    import pytest
+
+    port = free_port()
+    if log_path is None:
+        log_path = Path(tempfile.gettempdir()) / f"streamlit_test_server_{port}.log"
+    log = open(log_path, "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none", *extra],
+        cwd=str(ROOT), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.time() + timeout
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"streamlit exited ({proc.returncode}); see {log_path}")
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.time() > deadline:
+                pytest.fail(f"streamlit did not answer /_stcore/health within {timeout:.0f} s; see {log_path}")
+            time.sleep(0.2)
+        yield Server(port, proc, log_path)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+        log.close()

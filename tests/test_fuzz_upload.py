@@ -29,8 +29,6 @@ import codecs
 import io
 import math
 import re
-import socket
-import subprocess
 import sys
 import time
 import urllib.request
@@ -50,6 +48,7 @@ APP = str(ROOT / "dashboard" / "app.py")
 
 import nbcore  # noqa: E402
 from nbcore.data import DataError  # noqa: E402
+from conftest import streamlit_server  # noqa: E402
 
 MAX_BYTES = nbcore.data.MAX_UPLOAD_BYTES
 
@@ -449,42 +448,12 @@ def test_uploaded_names_are_not_rendered_as_html():
 
 
 # ------------------------------------------------------------------ 6. a real server keeps answering
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """`streamlit run dashboard/app.py` on 127.0.0.1 with --server.maxUploadSize 1 (MB)."""
-    port = _free_port()
     log_path = tmp_path_factory.mktemp("server") / "server.log"
-    log = open(log_path, "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none", "--server.maxUploadSize", "1"],
-        cwd=str(ROOT), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    health = f"http://127.0.0.1:{port}/_stcore/health"
-    try:
-        t0 = time.time()
-        while time.time() - t0 < 45:
-            try:
-                urllib.request.urlopen(health, timeout=1).read()
-                break
-            except Exception:
-                assert proc.poll() is None, "server exited"
-                time.sleep(0.2)
-        yield port, proc, log_path
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
-        log.close()
+    with streamlit_server("--server.maxUploadSize", "1", log_path=log_path) as srv:
+        yield srv.port, srv.proc, srv.log_path
 
 
 def test_switching_data_set_after_a_step(server):

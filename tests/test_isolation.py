@@ -16,14 +16,12 @@ from __future__ import annotations
 
 import ast
 import asyncio
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+
+from conftest import streamlit_server  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "dashboard" / "app.py")
@@ -236,42 +234,10 @@ def test_no_module_level_mutable_state_is_mutated():
 
 
 # ------------------------------------------------------------------ real server, two websocket clients
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server():
-    port = _free_port()
-    log = open(Path(__import__("tempfile").gettempdir()) / f"test_isolation_server_{port}.log", "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none"],
-        cwd=str(ROOT), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        t0 = time.time()
-        while time.time() - t0 < 45:
-            if proc.poll() is not None:
-                pytest.fail(f"server exited ({proc.returncode}); see {log.name}")
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1).read()
-                break
-            except Exception:
-                time.sleep(0.2)
-        else:
-            pytest.fail("server did not answer /_stcore/health within 45 s")
-        yield port
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
-        log.close()
+    with streamlit_server() as srv:
+        yield srv.port
 
 
 def test_two_websocket_sessions_on_one_server(server):

@@ -16,7 +16,7 @@ def open_view(page: str, **query) -> AppTest:
     at.run()  # the main script first (st.navigation registers the pages)
     for k, v in query.items():
         at.query_params[k] = v
-    at.switch_page(f"pages/{page}.py")
+    at.switch_page(f"views/{page}.py")
     at.run()
     assert not at.exception, at.exception
     return at
@@ -59,7 +59,7 @@ def test_inspector_uses_the_lesson_run_and_flags_impossible_words():
     at.run()
     ok(at)
     lesson_run = at.session_state["run"]
-    at.switch_page("pages/inspector.py")
+    at.switch_page("views/inspector.py")
     at.query_params["insp_dataset"] = "synthetic_spam"
     ok(at.run())
     ok(at.radio(key="insp_source").set_value("run").run())
@@ -227,3 +227,24 @@ def test_guided_lessons_links_and_narrative():
     assert at.slider(key="rs_hidden").value == 100
     at = open_view("smoothing", **lessons.link_params(lessons.BY_ID["smoothing"]))
     assert "Guided lesson 3" in " ".join(m.value for m in at.sidebar.markdown)
+
+
+def test_lesson_view_shows_the_narrative_of_guided_lessons_1_and_2():
+    from dashboard import lessons
+
+    for lesson_id, title in (("supervised", "Guided lesson 1"), ("hide", "Guided lesson 2")):
+        lesson = lessons.BY_ID[lesson_id]
+        assert lesson.page == lessons.P_LESSON
+        at = AppTest.from_file(APP, default_timeout=60)
+        for k, v in lessons.link_params(lesson).items():  # the link is the first page this session opens
+            at.query_params[k] = v
+        at.run()  # the lesson view is the default page
+        assert not at.exception, at.exception
+        assert at.title[0].value.endswith("watch EM learn")
+        sidebar = " ".join(m.value for m in at.sidebar.markdown)
+        assert title in sidebar, sidebar[:300]
+        for k, v in lesson.params.items():  # the link's settings are the lesson view's widgets
+            got = at.session_state[k]
+            assert (float(got) == float(v)) if isinstance(got, (int, float)) else str(got) == str(v), (k, got, v)
+    at = open_view("lesson")  # no lesson= in the URL: no narrative
+    assert not any("Guided lesson" in m.value for m in at.sidebar.markdown)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from dashboard import charts, controls, derive, maths, runner, state
+from dashboard import charts, controls, derive, lessons, maths, runner, state
 
 state.init()
 
@@ -13,19 +13,8 @@ classroom = controls.classroom_toggle()
 FS = 22 if classroom else 15  # chart font size
 
 if classroom:
-    st.markdown(
-        """<style>
-        html, body, [data-testid="stAppViewContainer"] { font-size: 22px; }
-        [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li,
-        [data-testid="stCaptionContainer"], label, button p { font-size: 1.25rem !important; }
-        [data-testid="stMetricValue"], [data-testid="stMetricValue"] *,
-        [data-testid="stMetricValue"] [data-testid="stMarkdownContainer"] p { font-size: 3rem !important; line-height: 1.2; }
-        [data-testid="stMetricLabel"] p { font-size: 1.3rem !important; }
-        h1 { font-size: 3rem !important; } h2, h3 { font-size: 2.1rem !important; }
-        .katex { font-size: 1.45em !important; }
-        </style>""",
-        unsafe_allow_html=True,
-    )
+    st.markdown(lessons.CLASSROOM_CSS, unsafe_allow_html=True)
+lessons.narrative_panel()  # guided lessons 1 and 2 open this view with ?lesson=<id>
 
 upload_result = runner.process_pending_upload()  # before the widgets: may select the upload
 names, descriptions = runner.dataset_names()
