@@ -1,4 +1,10 @@
-"""Pure functions: arrays -> plotly figures. No st.* calls here.
+"""Pure functions: arrays -> plotly figure specs. No st.* calls here.
+
+Every figure is a plain dict ``{"data": [...], "layout": {...}}`` (what plotly.js
+reads). Building a ``go.Figure`` validates every property on every assignment, and
+that was ~60 % of the server's time per rerun of the lesson page; a dict costs
+next to nothing. ``tests/test_charts.py`` validates every spec with ``go.Figure``
+so a typo still fails a test. Display them with ``figure(spec)`` (below).
 
 Large readable fonts (pass font_size), the Okabe-Ito colour-blind-safe palette,
 and one fixed colour per class everywhere (class k -> CLASS_COLORS[k]).
@@ -9,7 +15,6 @@ from typing import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 # Okabe & Ito (2008) colour-blind-safe palette, extended with Tol's muted colours for K > 8
 CLASS_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9",
@@ -17,16 +22,46 @@ CLASS_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9",
 WARN = "#D55E00"
 GREY = "#777777"
 
+# plotly's default template, as go.Figure() put it in every figure before (same look in the
+# browser). A constant computed once at import, never mutated.
+_TEMPLATE = go.Figure().to_dict()["layout"]["template"]
+
+
+class _Spec(go.Figure):
+    """A go.Figure that hands its prepared dict spec to st.plotly_chart unchanged.
+
+    st.plotly_chart runs ``plotly.tools.return_figure_from_figure_or_data``: a plain dict
+    is re-validated there (``Figure(**spec)``, tens of ms per chart), a go.Figure is
+    only asked for ``to_dict()``. The spec was validated by tests/test_charts.py."""
+
+    def __init__(self, spec: dict):  # noqa: super-init-not-called
+        # go.Figure.__init__ is skipped on purpose (1-2 ms per chart): Streamlit only checks
+        # isinstance(..., BaseFigure) and calls to_dict(); nothing else of the object is used.
+        object.__setattr__(self, "_nb_spec", spec)
+
+    def to_dict(self) -> dict:
+        return self._nb_spec
+
+    def __repr__(self) -> str:
+        return f"<chart spec: {len(self._nb_spec['data'])} traces>"
+
+
+def figure(spec: dict) -> go.Figure:
+    """What to pass to st.plotly_chart: the spec, without a second validation."""
+    return _Spec(spec)
+
 
 def class_color(k: int) -> str:
     return CLASS_COLORS[k % len(CLASS_COLORS)]
 
 
-def _layout(fig: go.Figure, title: str, font_size: int, height: int, legend_rows: int = 1, **kw) -> go.Figure:
+def _fig(data: list, layout: dict, title: str, font_size: int, height: int, legend_rows: int = 1) -> dict:
     """Title on its own band at the top, the legend in a band of its own under it (never overlapping)."""
     title_band = int((font_size + 4) * 1.6) + 8
     legend_band = int(font_size * 1.7) * legend_rows + 6
-    fig.update_layout(
+    layout = dict(layout)
+    layout.update(
+        template=_TEMPLATE,
         title=dict(text=title, font=dict(size=font_size + 4), y=1.0, yref="container", yanchor="top",
                    pad=dict(t=8)),
         font=dict(size=font_size),
@@ -34,31 +69,33 @@ def _layout(fig: go.Figure, title: str, font_size: int, height: int, legend_rows
         margin=dict(l=10, r=10, t=title_band + legend_band, b=10),
         legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left", x=0.0,
                     font=dict(size=font_size)),
-        # no `template=` here: naming a template costs ~25 ms per figure per rerun, and
-        # st.plotly_chart applies the Streamlit theme in the browser anyway
-        **kw,
     )
-    for axis in (fig.layout.xaxis, fig.layout.yaxis):  # readable ticks unless a chart chose its own
-        if axis.tickfont.size is None:
-            axis.tickfont.size = font_size - 1
-    return fig
+    for name in ("xaxis", "yaxis"):  # readable ticks unless a chart chose its own
+        axis = dict(layout.get(name) or {})
+        axis.setdefault("tickfont", {})
+        axis["tickfont"] = {"size": font_size - 1, **axis["tickfont"]}
+        layout[name] = axis
+    return {"data": data, "layout": layout}
 
 
-def _int_ticks(fig: go.Figure, T: int) -> None:
-    """Whole-number iteration ticks (no 0.5)."""
-    fig.update_xaxes(tick0=0, dtick=max(1, int(np.ceil(max(T - 1, 1) / 8))), range=[-0.3, max(T - 1, 1) + 0.3])
+def _int_ticks(T: int) -> dict:
+    """Whole-number iteration ticks (no 0.5): x-axis properties."""
+    return dict(tick0=0, dtick=max(1, int(np.ceil(max(T - 1, 1) / 8))), range=[-0.3, max(T - 1, 1) + 0.3])
 
 
-def _iteration_marker(fig: go.Figure, t_sel: int | None, **kw) -> None:
-    if t_sel is not None:
-        fig.add_vline(x=t_sel, line=dict(color=GREY, dash="dot", width=2), **kw)
+def _vline(x: float, line: dict, xref: str = "x", yref: str = "y domain") -> dict:
+    return dict(type="line", x0=x, x1=x, xref=xref, y0=0, y1=1, yref=yref, line=line)
 
 
-def _lambda_markers(fig: go.Figure, lam_changes: Sequence[tuple[int, float]], font_size: int, **kw) -> None:
-    for t, lam in lam_changes:
-        fig.add_vline(x=t - 0.5, line=dict(color="#555555", dash="dash", width=1.5), **kw)
-        fig.add_annotation(x=t - 0.5, y=1.0, yref="paper", text=f"λ→{lam:g}", showarrow=False,
-                           yanchor="bottom", font=dict(size=font_size - 2, color="#555555"))
+def _iteration_marker(t_sel: int | None, xref: str = "x", yref: str = "y domain") -> list:
+    return [] if t_sel is None else [_vline(t_sel, dict(color=GREY, dash="dot", width=2), xref, yref)]
+
+
+def _floats(a) -> list:
+    """Plain floats for JSON (NaN -> None, which plotly draws as a gap)."""
+    a = np.asarray(a, dtype=float)
+    return [None if not np.isfinite(v) else float(v) for v in a.tolist()] if not np.isfinite(a).all() \
+        else a.tolist()
 
 
 def decreases(values: Sequence[float], lams: Sequence[float] | None = None, rel_tol: float = 1e-9) -> list[int]:
@@ -75,22 +112,26 @@ def decreases(values: Sequence[float], lams: Sequence[float] | None = None, rel_
 
 def alpha_figure(alphas: np.ndarray, class_names: Sequence[str], t_sel: int | None = None,
                  lam_changes: Sequence[tuple[int, float]] = (), font_size: int = 16,
-                 height: int = 330) -> go.Figure:
+                 height: int = 330) -> dict:
     """α_k against iteration, one line per class."""
     alphas = np.asarray(alphas, dtype=float)
     T = alphas.shape[0]
-    fig = go.Figure()
-    for k, name in enumerate(class_names):
-        fig.add_trace(go.Scatter(x=np.arange(T), y=alphas[:, k], name=str(name), mode="lines+markers",
-                                 line=dict(color=class_color(k), width=3), marker=dict(size=6)))
-    _iteration_marker(fig, t_sel)
-    _lambda_markers(fig, lam_changes, font_size)
-    fig.update_xaxes(title="iteration t")
-    _int_ticks(fig, T)
+    x = list(range(T))
+    data = [dict(type="scatter", x=x, y=_floats(alphas[:, k]), name=str(name), mode="lines+markers",
+                 line=dict(color=class_color(k), width=3), marker=dict(size=6))
+            for k, name in enumerate(class_names)]
+    shapes = _iteration_marker(t_sel)
+    annotations = []
+    for t, lam in lam_changes:
+        shapes.append(_vline(t - 0.5, dict(color="#555555", dash="dash", width=1.5)))
+        annotations.append(dict(x=t - 0.5, y=1.0, yref="paper", text=f"λ→{lam:g}", showarrow=False,
+                                yanchor="bottom", font=dict(size=font_size - 2, color="#555555")))
     top = 1.0 if alphas.shape[1] <= 3 else min(1.0, float(np.nanmax(alphas)) * 1.25 + 0.02)
-    fig.update_yaxes(title="α (class prior)", range=[0, top])
     rows = int(np.ceil(len(class_names) / 5)) if len(class_names) > 3 else 1
-    return _layout(fig, "Class priors α", font_size, height + 20 * (rows - 1), legend_rows=rows)
+    layout = dict(shapes=shapes, annotations=annotations,
+                  xaxis=dict(title=dict(text="iteration t"), **_int_ticks(T)),
+                  yaxis=dict(title=dict(text="α (class prior)"), range=[0, top]))
+    return _fig(data, layout, "Class priors α", font_size, height + 20 * (rows - 1), legend_rows=rows)
 
 
 def top_separating(mat: np.ndarray, n: int = 15, log_scale: bool = True) -> np.ndarray:
@@ -106,153 +147,175 @@ def top_separating(mat: np.ndarray, n: int = 15, log_scale: bool = True) -> np.n
 
 
 def beta_bars_figure(cur, prev, feature_names, class_names, n_top=12,
-                                value_label="β = p(word | class)", log_scale=True, font_size=16,
-                                title=None, rows=None) -> go.Figure:
-    """Like beta_bars_figure but the previous iteration is a faint tick mark on each bar."""
+                     value_label="β = p(word | class)", log_scale=True, font_size=16,
+                     title=None, rows=None) -> dict:
+    """Top separating features as grouped bars; the previous iteration is a faint tick mark on each bar."""
     cur = np.asarray(cur, dtype=float)
     idx = top_separating(cur, n_top, log_scale) if rows is None else np.asarray(rows)
     idx = idx[::-1]
     K = cur.shape[1]
     n = len(idx)
     width = 0.8 / K
-    fig = go.Figure()
     ypos = np.arange(n, dtype=float)
+    names = [str(feature_names[j]) for j in idx]
+    p_all = None if prev is None else np.asarray(prev, dtype=float)
+    data = []
     for k in range(K):
         off = (k - (K - 1) / 2) * width
-        fig.add_trace(go.Bar(y=ypos + off, x=cur[idx, k], orientation="h", width=width * 0.95,
-                             name=str(class_names[k]), marker=dict(color=class_color(k)),
-                             customdata=[str(feature_names[j]) for j in idx],
-                             hovertemplate="%{customdata}: %{x:.3f}<extra>" + str(class_names[k]) + "</extra>"))
-        if prev is not None:
-            p = np.asarray(prev, dtype=float)[idx, k]
-            fig.add_trace(go.Scatter(y=ypos + off, x=p, mode="markers", showlegend=(k == 0),
-                                     name="previous iteration", legendgroup="prev",
-                                     marker=dict(symbol="line-ns", size=max(10, int(26 * width * 2)),
-                                                 line=dict(width=3, color="rgba(40,40,40,0.45)")),
-                                     hovertemplate="previous: %{x:.3f}<extra></extra>"))
-    fig.update_yaxes(tickmode="array", tickvals=ypos, ticktext=[str(feature_names[j]) for j in idx],
-                     tickfont=dict(size=font_size), range=[-0.6, n - 0.4])
-    fig.update_xaxes(title=value_label, rangemode="tozero")
+        data.append(dict(type="bar", y=(ypos + off).tolist(), x=_floats(cur[idx, k]), orientation="h",
+                         width=width * 0.95, name=str(class_names[k]), marker=dict(color=class_color(k)),
+                         customdata=names,
+                         hovertemplate="%{customdata}: %{x:.3f}<extra>" + str(class_names[k]) + "</extra>"))
+        if p_all is not None:
+            data.append(dict(type="scatter", y=(ypos + off).tolist(), x=_floats(p_all[idx, k]), mode="markers",
+                             showlegend=(k == 0), name="previous iteration", legendgroup="prev",
+                             marker=dict(symbol="line-ns", size=max(10, int(26 * width * 2)),
+                                         line=dict(width=3, color="rgba(40,40,40,0.45)")),
+                             hovertemplate="previous: %{x:.3f}<extra></extra>"))
+    layout = dict(bargap=0.1,
+                  yaxis=dict(tickmode="array", tickvals=ypos.tolist(), ticktext=names,
+                             tickfont=dict(size=font_size), range=[-0.6, n - 0.4]),
+                  xaxis=dict(title=dict(text=value_label), rangemode="tozero"))
     height = max(340, 90 + (26 + 8 * K) * n)
-    return _layout(fig, title or f"Features that separate the classes most (top {n})",
-                   font_size, min(height, 950), bargap=0.1)
+    return _fig(data, layout, title or f"Features that separate the classes most (top {n})",
+                font_size, min(height, 950))
 
 
 def heatmap_figure(mat: np.ndarray, feature_names: Sequence[str], class_names: Sequence[str],
                    value_label: str = "β", font_size: int = 16, max_rows: int = 400,
-                   zmin: float | None = 0.0, zmax: float | None = 1.0) -> go.Figure:
+                   zmin: float | None = 0.0, zmax: float | None = 1.0) -> dict:
     """Every feature × every class as a heatmap (features sorted by separation)."""
     mat = np.asarray(mat, dtype=float)
     order = top_separating(mat, min(max_rows, mat.shape[0]), log_scale=(zmin == 0.0))
     names = [str(feature_names[j]) for j in order]
-    fig = go.Figure(go.Heatmap(z=mat[order], x=[str(c) for c in class_names], y=names,
-                               colorscale="Viridis", zmin=zmin, zmax=zmax,
-                               colorbar=dict(title=dict(text=value_label)),
-                               hovertemplate="%{y} | %{x}: %{z:.3f}<extra></extra>"))
-    fig.update_yaxes(autorange="reversed", tickfont=dict(size=max(10, font_size - 4)))
+    trace = dict(type="heatmap", z=mat[order].tolist(), x=[str(c) for c in class_names], y=names,
+                 colorscale="Viridis", colorbar=dict(title=dict(text=value_label)),
+                 hovertemplate="%{y} | %{x}: %{z:.3f}<extra></extra>")
+    if zmin is not None:
+        trace["zmin"] = zmin
+    if zmax is not None:
+        trace["zmax"] = zmax
     height = min(1400, max(360, 120 + 16 * len(order)))
     title = "All features" + (f" (top {len(order)} of {mat.shape[0]})" if len(order) < mat.shape[0] else "")
-    return _layout(fig, title + ", sorted by separation", font_size, height)
+    layout = dict(yaxis=dict(autorange="reversed", tickfont=dict(size=max(10, font_size - 4))))
+    return _fig([trace], layout, title + ", sorted by separation", font_size, height)
+
+
+def _unit(v: float) -> float:
+    """A subplot domain end: rounding noise (-5e-17) must not leave [0, 1]."""
+    return min(1.0, max(0.0, round(v, 10)))
 
 
 def digits_figure(mat: np.ndarray, image_shape: tuple[int, int], class_names: Sequence[str],
-                  value_label: str = "β", font_size: int = 16, zmin=0.0, zmax=1.0) -> go.Figure:
-    """β (or the means) of each class drawn as an image."""
+                  value_label: str = "β", font_size: int = 16, zmin=0.0, zmax=1.0) -> dict:
+    """β (or the means) of each class drawn as an image (one small panel per class)."""
     mat = np.asarray(mat, dtype=float)
     K = mat.shape[1]
     cols = min(K, 5)
     rows = int(np.ceil(K / cols))
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[f"class {c}" for c in class_names],
-                        horizontal_spacing=0.02, vertical_spacing=0.08)
+    hs, vs = 0.02, 0.08  # the spacing make_subplots used
+    w = (1 - hs * (cols - 1)) / cols
+    h = (1 - vs * (rows - 1)) / rows
+    data, layout, annotations = [], {}, []
     for k in range(K):
         r, c = divmod(k, cols)
-        fig.add_trace(go.Heatmap(z=mat[:, k].reshape(image_shape), colorscale="Greys", zmin=zmin, zmax=zmax,
-                                 showscale=(k == 0), colorbar=dict(title=dict(text=value_label)),
-                                 hovertemplate="row %{y}, col %{x}: %{z:.2f}<extra></extra>"),
-                      row=r + 1, col=c + 1)
-    fig.update_xaxes(showticklabels=False)
-    fig.update_yaxes(showticklabels=False, autorange="reversed", scaleanchor="x")
-    for ann in fig.layout.annotations:
-        ann.font = dict(size=font_size)
-    return _layout(fig, f"{value_label} of each class as an {image_shape[0]}×{image_shape[1]} image",
-                   font_size, 260 * rows + 60)
+        n = "" if k == 0 else str(k + 1)
+        x0 = c * (w + hs)
+        y1 = 1 - r * (h + vs)
+        trace = dict(type="heatmap", z=mat[:, k].reshape(image_shape).tolist(), colorscale="Greys",
+                     showscale=(k == 0), colorbar=dict(title=dict(text=value_label)),
+                     hovertemplate="row %{y}, col %{x}: %{z:.2f}<extra></extra>", xaxis="x" + n, yaxis="y" + n)
+        if zmin is not None:
+            trace["zmin"] = zmin
+        if zmax is not None:
+            trace["zmax"] = zmax
+        data.append(trace)
+        layout["xaxis" + n] = dict(anchor="y" + n, domain=[_unit(x0), _unit(x0 + w)], showticklabels=False)
+        layout["yaxis" + n] = dict(anchor="x" + n, domain=[_unit(y1 - h), _unit(y1)], showticklabels=False,
+                                   autorange="reversed", scaleanchor="x")
+        annotations.append(dict(text=f"class {class_names[k]}", x=x0 + w / 2, y=y1, xref="paper", yref="paper",
+                                xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=font_size)))
+    layout["annotations"] = annotations
+    return _fig(data, layout, f"{value_label} of each class as an {image_shape[0]}×{image_shape[1]} image",
+                font_size, 260 * rows + 60)
 
 
 def likelihood_figure(loglik: Sequence[float], objective: Sequence[float], lams: Sequence[float],
-                      t_sel: int | None = None, font_size: int = 16, height: int = 430) -> go.Figure:
-    """Log-likelihood and MAP objective against iteration; any decrease is flagged."""
+                      t_sel: int | None = None, font_size: int = 16, height: int = 430) -> dict:
+    """Log-likelihood and MAP objective against iteration (two panels, shared x); any decrease is flagged."""
     ll = np.asarray(loglik, dtype=float)
     ob = np.asarray(objective, dtype=float)
     T = len(ll)
-    x = np.arange(T)
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.12,
-                        subplot_titles=["MAP objective (never goes down)", "log-likelihood"])
-    fig.add_trace(go.Scatter(x=x, y=ob, mode="lines+markers", name="objective",
-                             line=dict(color="#0072B2", width=3)), row=1, col=1)
-    fig.add_trace(go.Scatter(x=x, y=ll, mode="lines+markers", name="log-likelihood",
-                             line=dict(color="#009E73", width=3)), row=2, col=1)
+    x = list(range(T))
+    data = [dict(type="scatter", x=x, y=_floats(ob), mode="lines+markers", name="objective",
+                 line=dict(color="#0072B2", width=3), xaxis="x", yaxis="y"),
+            dict(type="scatter", x=x, y=_floats(ll), mode="lines+markers", name="log-likelihood",
+                 line=dict(color="#009E73", width=3), xaxis="x2", yaxis="y2")]
+    annotations = [dict(text="MAP objective (never goes down)", x=0.5, y=1.0, xref="paper", yref="paper",
+                        xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=font_size)),
+                   dict(text="log-likelihood", x=0.5, y=0.44, xref="paper", yref="paper",
+                        xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=font_size))]
     bad = decreases(ob, lams)
     if bad:
-        fig.add_trace(go.Scatter(x=bad, y=ob[bad], mode="markers", name="objective decreased!",
-                                 marker=dict(symbol="x", size=16, color=WARN, line=dict(width=2))), row=1, col=1)
-        fig.add_annotation(x=bad[0], y=ob[bad[0]], text="⚠ objective went DOWN", showarrow=True,
-                           arrowcolor=WARN, font=dict(color=WARN, size=font_size), row=1, col=1)
+        data.append(dict(type="scatter", x=bad, y=_floats(ob[bad]), mode="markers", name="objective decreased!",
+                         marker=dict(symbol="x", size=16, color=WARN, line=dict(width=2)), xaxis="x", yaxis="y"))
+        annotations.append(dict(x=bad[0], y=float(ob[bad[0]]), xref="x", yref="y", text="⚠ objective went DOWN",
+                                showarrow=True, arrowcolor=WARN, font=dict(color=WARN, size=font_size)))
     dips = decreases(ll, lams)
     if dips:
-        fig.add_trace(go.Scatter(x=dips, y=ll[dips], mode="markers", name="log-lik dipped",
-                                 marker=dict(symbol="triangle-down", size=13, color=WARN)), row=2, col=1)
+        data.append(dict(type="scatter", x=dips, y=_floats(ll[dips]), mode="markers", name="log-lik dipped",
+                         marker=dict(symbol="triangle-down", size=13, color=WARN), xaxis="x2", yaxis="y2"))
+    shapes = []
     if t_sel is not None:
-        for r in (1, 2):
-            fig.add_vline(x=t_sel, line=dict(color=GREY, dash="dot", width=2), row=r, col=1)
-    lam_changes = [(t, lams[t]) for t in range(1, T) if lams[t] != lams[t - 1]]
-    for t, lam in lam_changes:
-        for r in (1, 2):
-            fig.add_vline(x=t - 0.5, line=dict(color="#555555", dash="dash", width=1.5), row=r, col=1)
-    for ann in fig.layout.annotations[:2]:
-        ann.font = dict(size=font_size)
-    fig.update_xaxes(title="iteration t", row=2, col=1)
-    _int_ticks(fig, T)
-    fig.update_layout(showlegend=bool(bad or dips))
-    return _layout(fig, "Does EM climb?", font_size, height)
+        shapes += _iteration_marker(t_sel, "x", "y domain") + _iteration_marker(t_sel, "x2", "y2 domain")
+    for t in range(1, T):
+        if lams[t] != lams[t - 1]:
+            for xr, yr in (("x", "y domain"), ("x2", "y2 domain")):
+                shapes.append(_vline(t - 0.5, dict(color="#555555", dash="dash", width=1.5), xr, yr))
+    ticks = _int_ticks(T)
+    layout = dict(shapes=shapes, annotations=annotations, showlegend=bool(bad or dips),
+                  xaxis=dict(anchor="y", domain=[0.0, 1.0], matches="x2", showticklabels=False, **ticks),
+                  yaxis=dict(anchor="x", domain=[0.56, 1.0]),
+                  xaxis2=dict(anchor="y2", domain=[0.0, 1.0], title=dict(text="iteration t"), **ticks),
+                  yaxis2=dict(anchor="x2", domain=[0.0, 0.44]))
+    return _fig(data, layout, "Does EM climb?", font_size, height)
 
 
 def accuracy_figure(acc: Sequence[float], baseline: float | None, t_sel: int | None = None,
-                    font_size: int = 16, height: int = 330, n_hidden: int | None = None) -> go.Figure:
+                    font_size: int = 16, height: int = 330, n_hidden: int | None = None) -> dict:
     """Accuracy on the hidden labels against iteration, with the supervised-only baseline."""
     acc = np.asarray(acc, dtype=float)
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(x=np.arange(len(acc)), y=acc, mode="lines+markers", name="EM",
-                             line=dict(color="#0072B2", width=3)))
+    data = [dict(type="scatter", x=list(range(len(acc))), y=_floats(acc), mode="lines+markers", name="EM",
+                 line=dict(color="#0072B2", width=3))]
+    shapes = []
     if baseline is not None and np.isfinite(baseline):
-        fig.add_hline(y=baseline, line=dict(color=WARN, dash="dash", width=3))
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=f"supervised only: {baseline:.1%}",
-                                 line=dict(color=WARN, dash="dash", width=3)))
-    _iteration_marker(fig, t_sel)
+        line = dict(color=WARN, dash="dash", width=3)
+        shapes.append(dict(type="line", x0=0, x1=1, xref="x domain", y0=baseline, y1=baseline, yref="y", line=line))
+        data.append(dict(type="scatter", x=[None], y=[None], mode="lines", name=f"supervised only: {baseline:.1%}",
+                         line=line))
+    shapes += _iteration_marker(t_sel)
     lo = np.nanmin(np.r_[acc, [baseline if baseline is not None else np.nan]]) if len(acc) else 0.0
-    lo = 0.0 if not np.isfinite(lo) else max(0.0, min(0.5, lo - 0.05))
-    fig.update_yaxes(title="accuracy", tickformat=".0%", range=[lo, 1.0])
-    fig.update_xaxes(title="iteration t")
-    _int_ticks(fig, len(acc))
-    title = "Accuracy on hidden labels"
-    if n_hidden:
-        fig.update_xaxes(title=f"iteration t  ({n_hidden} hidden documents)")
-    return _layout(fig, title, font_size, height)
+    lo = 0.0 if not np.isfinite(lo) else max(0.0, min(0.5, float(lo) - 0.05))
+    xtitle = f"iteration t  ({n_hidden} hidden documents)" if n_hidden else "iteration t"
+    layout = dict(shapes=shapes,
+                  yaxis=dict(title=dict(text="accuracy"), tickformat=".0%", range=[lo, 1.0]),
+                  xaxis=dict(title=dict(text=xtitle), **_int_ticks(len(acc))))
+    return _fig(data, layout, "Accuracy on hidden labels", font_size, height)
 
 
 def truth_figure(true_mat: np.ndarray, est_mat: np.ndarray, class_names: Sequence[str],
-                 value_label: str = "β", font_size: int = 16, height: int = 420) -> go.Figure:
+                 value_label: str = "β", font_size: int = 16, height: int = 420) -> dict:
     """Scatter of true vs estimated parameters (clusters already aligned)."""
     tm = np.asarray(true_mat, dtype=float)
     em = np.asarray(est_mat, dtype=float)
-    fig = go.Figure()
-    for k, name in enumerate(class_names):
-        fig.add_trace(go.Scatter(x=tm[:, k], y=em[:, k], mode="markers", name=str(name),
-                                 marker=dict(color=class_color(k), size=9, opacity=0.8)))
+    data = [dict(type="scatter", x=_floats(tm[:, k]), y=_floats(em[:, k]), mode="markers", name=str(name),
+                 marker=dict(color=class_color(k), size=9, opacity=0.8))
+            for k, name in enumerate(class_names)]
     lo = float(min(tm.min(), em.min(), 0.0))
     hi = float(max(tm.max(), em.max())) * 1.08
-    fig.add_trace(go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", name="perfect",
-                             line=dict(color=GREY, dash="dot")))
-    fig.update_xaxes(title=f"true {value_label}", range=[lo, hi])
-    fig.update_yaxes(title=f"estimated {value_label}", range=[lo, hi], scaleanchor="x")
+    data.append(dict(type="scatter", x=[lo, hi], y=[lo, hi], mode="lines", name="perfect",
+                     line=dict(color=GREY, dash="dot")))
     rmse = float(np.sqrt(np.mean((tm - em) ** 2)))
-    return _layout(fig, f"Estimate vs truth (RMSE {rmse:.3f})", font_size, height)
+    layout = dict(xaxis=dict(title=dict(text=f"true {value_label}"), range=[lo, hi]),
+                  yaxis=dict(title=dict(text=f"estimated {value_label}"), range=[lo, hi], scaleanchor="x"))
+    return _fig(data, layout, f"Estimate vs truth (RMSE {rmse:.3f})", font_size, height)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from dashboard import charts, controls, derive
+from dashboard import charts, controls, derive, state
 
 
 def _n(v: float, d: int = 3) -> str:
@@ -46,9 +46,11 @@ def maths_panel(run, prep, cfg, t: int, lam_next: float) -> None:
     view = derive.param_view(snap, model, prep.feature_names, getattr(prep.ds, "categories", None))
     unl = np.flatnonzero(prep.y_obs < 0)  # default document: the hidden one EM is least sure about
     default_doc = int(unl[0]) if len(unl) else 0
-    if len(unl):  # under θ⁽⁰⁾, so the default stays put while the run goes on
-        p = np.asarray(run.predict_proba(t=0))
-        default_doc = int(unl[np.argmin(p[unl].max(axis=1))])
+    if len(unl):  # under θ⁽⁰⁾, so the default stays put while the run goes on (computed once per run)
+        def _least_sure() -> int:
+            p = np.asarray(run.predict_proba(t=0))
+            return int(unl[np.argmin(p[unl].max(axis=1))])
+        default_doc = state.memo(("maths_default_doc",), _least_sure)
     default_word = int(charts.top_separating(view.mat, 1, view.log_scale)[0])
     if model in ("bernoulli", "multinomial"):
         choice = controls.maths_controls(N, list(prep.feature_names), default_word, default_doc)

@@ -27,6 +27,7 @@ UPLOAD_SEEN = "upload_seen"        # file_id of the last handled upload, so a fi
 ERROR = "error"              # message of the last failed run build, or None
 APP_RERUN = "app_rerun"      # bool: a run-control callback needs a full-app rerun (Play/Pause changes run_every)
 CONVERGE = "converge_pending"  # bool: "Run to convergence" pressed; the fragment runs it with a progress bar
+MEMO = "memo"                # {"serial": int, "items": {key: value}}: values derived from the current run
 
 _DEFAULTS = {
     RUN: None,
@@ -47,7 +48,10 @@ _DEFAULTS = {
     ERROR: None,
     APP_RERUN: False,
     CONVERGE: False,
+    MEMO: None,
 }
+
+MEMO_MAX = 32  # entries kept per session (oldest dropped first)
 
 
 def init() -> None:
@@ -69,4 +73,26 @@ def take(key):
     """Read a one-shot flag and reset it to its default."""
     value = st.session_state.get(key, _DEFAULTS.get(key))
     st.session_state[key] = _DEFAULTS.get(key)
+    return value
+
+
+def memo(key: tuple, compute):
+    """compute() once per (current run, key), kept in this session only.
+
+    For values derived from the run that do not change when an unrelated widget
+    changes (a figure spec at iteration t, the aligned truth matrix, ...). The memo is
+    emptied whenever the run is rebuilt (RUN_SERIAL changes) and holds at most
+    MEMO_MAX entries, so it is bounded and never shared with another session."""
+    serial = get(RUN_SERIAL)
+    box = st.session_state.get(MEMO)
+    if not box or box["serial"] != serial:
+        box = {"serial": serial, "items": {}}
+        st.session_state[MEMO] = box
+    items = box["items"]
+    if key in items:
+        return items[key]
+    value = compute()
+    if len(items) >= MEMO_MAX:
+        items.pop(next(iter(items)))
+    items[key] = value
     return value

@@ -297,4 +297,4 @@ def test_decrease_flag():
     assert charts.decreases([1.0, 2.0, 1.5, 3.0]) == [2]
     assert charts.decreases([1.0, 2.0, 1.5], lams=[1.0, 1.0, 0.1]) == []  # λ changed: not comparable
     fig = charts.likelihood_figure([1, 2, 1.5], [1, 2, 1.5], [1.0, 1.0, 1.0], 2)
-    assert any(tr.name == "objective decreased!" for tr in fig.data)
+    assert any(tr["name"] == "objective decreased!" for tr in fig["data"])

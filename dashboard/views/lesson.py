@@ -65,6 +65,13 @@ def _on_scrub(key: str):
     state.put(state.VIEW_T, int(v) if v is not None and v < latest else None)
 
 
+def _chart(where, key: str, memo_key: tuple, build) -> None:
+    """A chart whose spec is built once per (run, memo_key): moving an unrelated widget
+    (another parameters view, the maths pickers, an expander) reuses it."""
+    fig = state.memo((key,) + memo_key, lambda: charts.figure(build()))
+    where.plotly_chart(fig, key=key, config={"displayModeBar": False})
+
+
 def live() -> None:
     """Everything that changes while EM runs. Runs as a fragment, with run_every while playing."""
     if state.take(state.APP_RERUN):
@@ -146,18 +153,19 @@ def live() -> None:
     else:
         c1, c2, c3 = st.columns(3)
         truth_slot = None
-    alphas = np.array([s.alpha for s in run.history])
-    c1.plotly_chart(charts.alpha_figure(alphas, prep.class_names, t, lam_changes, font_size=FS),
-                    key="fig_alpha", config={"displayModeBar": False})
+    T = len(run.history)
+    _chart(c1, "fig_alpha", (T, t, FS),
+           lambda: charts.alpha_figure(np.array([s.alpha for s in run.history]), prep.class_names, t, lam_changes,
+                                       font_size=FS))
     n_hidden = int(prep.score_mask.sum())
     if n_hidden:
-        c2.plotly_chart(charts.accuracy_figure(acc, base, t, font_size=FS, n_hidden=n_hidden),
-                        key="fig_acc", config={"displayModeBar": False})
+        _chart(c2, "fig_acc", (T, t, FS, base),
+               lambda: charts.accuracy_figure(acc, base, t, font_size=FS, n_hidden=n_hidden))
     else:
         c2.info("No hidden labels to score: raise “Labels hidden” to measure accuracy.")
-    c3.plotly_chart(charts.likelihood_figure([s.log_likelihood for s in run.history],
-                                             [s.objective for s in run.history], lams, t, font_size=FS),
-                    key="fig_ll", config={"displayModeBar": False})
+    _chart(c3, "fig_ll", (T, t, FS),
+           lambda: charts.likelihood_figure([s.log_likelihood for s in run.history],
+                                            [s.objective for s in run.history], lams, t, font_size=FS))
     if charts.decreases([s.objective for s in run.history], lams):
         st.warning("The MAP objective went down at fixed λ — EM should never do that. Please report it.")
 
@@ -176,21 +184,25 @@ def live() -> None:
         pick = st.segmented_control("Parameters view", options, default=options[0], key=controls.K_PARAM_VIEW,
                                     label_visibility="collapsed") or options[0]
         if pick == "Images":
-            fig = charts.digits_figure(view.mat, tuple(shape), prep.class_names, view.short, FS,
-                                       zmin=view.zmin, zmax=view.zmax)
+            def build():
+                return charts.digits_figure(view.mat, tuple(shape), prep.class_names, view.short, FS,
+                                            zmin=view.zmin, zmax=view.zmax)
         elif pick == "Heatmap":
-            fig = charts.heatmap_figure(view.mat, view.rows, prep.class_names, view.short, FS,
-                                        zmin=view.zmin, zmax=view.zmax)
+            def build():
+                return charts.heatmap_figure(view.mat, view.rows, prep.class_names, view.short, FS,
+                                             zmin=view.zmin, zmax=view.zmax)
         else:
-            fig = charts.beta_bars_figure(view.mat, None if prev_view is None else prev_view.mat, view.rows,
-                                          prep.class_names, n_top=10 if classroom else 12,
-                                          value_label=view.label, log_scale=view.log_scale, font_size=FS)
-        st.plotly_chart(fig, key="fig_params", config={"displayModeBar": False})
+            def build():
+                return charts.beta_bars_figure(view.mat, None if prev_view is None else prev_view.mat, view.rows,
+                                               prep.class_names, n_top=10 if classroom else 12,
+                                               value_label=view.label, log_scale=view.log_scale, font_size=FS)
+        _chart(st, "fig_params", (pick, t, FS), build)  # depends on θ at t and t-1 only
     if has_truth and right is not None:
         with right:
-            est = runner.aligned(np.asarray(snap.beta, dtype=float), run, prep, t)
-            st.plotly_chart(charts.truth_figure(np.asarray(truth["beta"]), est, prep.class_names, "β", FS),
-                            key="fig_truth", config={"displayModeBar": False})
+            _chart(st, "fig_truth", (t, FS),
+                   lambda: charts.truth_figure(np.asarray(truth["beta"]),
+                                               runner.aligned(np.asarray(snap.beta, dtype=float), run, prep, t),
+                                               prep.class_names, "β", FS))
 
     if state.get(state.PLAYING):  # keep Play ticks light; the numbers come back on Pause
         st.caption("The maths panel and the exports are back when you press Pause.")
