@@ -50,8 +50,12 @@ def _on_play():
 
 
 def _on_reset():
+    was_playing = bool(state.get(state.PLAYING))
     runner.reset()
-    state.put(state.APP_RERUN, True)
+    # a full rerun only when it is needed: Play stops (run_every changes) or the rebuild failed
+    # (the error is shown above the fragment); otherwise only the fragment reruns
+    if was_playing or state.get(state.ERROR):
+        state.put(state.APP_RERUN, True)
 
 
 def _on_converge():
