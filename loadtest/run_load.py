@@ -289,9 +289,10 @@ async def browser_check(url: str, n: int, deadline: float, executable: str) -> d
                     k = 0
                     while time.perf_counter() < deadline and k < 20:
                         k += 1
-                        step = page.get_by_role("button", name=re.compile("Step"))
+                        # .first: while a rerun replaces the fragment, the old and new button can coexist
+                        step = page.get_by_role("button", name=re.compile("Step")).first
                         if await step.is_disabled():
-                            await page.get_by_role("button", name=re.compile("Reset")).click()
+                            await page.get_by_role("button", name=re.compile("Reset")).first.click()
                             await page.wait_for_timeout(1500)
                             continue
                         metric = page.locator('[data-testid="stMetricValue"]').first

@@ -55,16 +55,20 @@ async def script(port: int, pid: int, query: str) -> dict[str, list[tuple[float,
 
     try:
         await measure("load", s.load())
+        await measure("play", s.click("play"))
+        for _ in range(8):
+            if not s.auto_reruns:
+                break
+            await measure("play_tick", s.auto_tick())
+        if "Pause" in s.widget("play").proto.label:
+            await measure("pause", s.click("play"))
+        await measure("reset", s.click("reset"))
         for _ in range(6):
             await measure("step", s.click("step"))
         for v in (1, 3, 5, 2):
             await measure("scrub", s.set_value(scrub_key(s), v))
         await measure("param_view", s.set_value("param_view", "Heatmap"))
         await measure("param_view", s.set_value("param_view", "Top features"))
-        await measure("play", s.click("play"))
-        for _ in range(8):
-            await measure("play_tick", s.auto_tick())
-        await measure("pause", s.click("play"))
         await measure("hidden", s.set_value("hidden", 80))
         for _ in range(3):
             await measure("step", s.click("step"))
