@@ -98,8 +98,8 @@ def maths_panel(run, prep, cfg, t: int, lam_next: float) -> None:
                                                     else prep.X[[i]], t=src))[0]
             lines = [rf"p(y_{{{i}}} = {_cls(names[k])} \mid X_{{{i}}}) &= {_n(post[k])}" for k in range(K)]
             st.latex(r"\begin{aligned}" + r"\\ ".join(lines) + r"\end{aligned}")
-            if dst is not None and hist[dst].resp is not None:
-                eng = np.asarray(hist[dst].resp)[i]
+            if dst is not None:
+                eng = np.asarray(run.responsibilities(dst))[i]
                 ok = np.allclose(eng, post, atol=1e-6)
                 st.caption(("✓ same as the engine's responsibilities r" if ok else
                             "engine's responsibilities r: " + ", ".join(f"{v:.3f}" for v in eng))
@@ -116,7 +116,7 @@ def maths_panel(run, prep, cfg, t: int, lam_next: float) -> None:
             st.info("Press **Step** to fill these in with numbers.")
             return
         cur = hist[dst]
-        r = np.asarray(cur.resp, dtype=float)
+        r = np.asarray(run.responsibilities(dst), dtype=float)  # stored or recomputed (keep_resp)
         w = np.where(prep.y_obs >= 0, 1.0, cfg.unlabeled_weight)
         rw = r * w[:, None]
         Sk = rw.sum(axis=0)
