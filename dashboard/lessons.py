@@ -235,10 +235,27 @@ def lam_picker(key: str, default: float = 1.0, container=None, label: str = "Smo
 
 
 def prepare(dataset: str, model: str, hidden_pct: int, seed: int):
-    """runner.prepare for the given data settings (the other DataConfig fields are unused there)."""
+    """runner.prepare for the given data settings (the other DataConfig fields are unused there).
+
+    Data the model cannot use is shown as a message and the page stops (never a traceback).
+    """
     cfg = controls.DataConfig(dataset=dataset, model=model, hidden_pct=int(hidden_pct), init="labeled", seed=int(seed),
                               unlabeled_weight=1.0, max_iter=100, tol=1e-6)
-    return runner.prepare(cfg)
+    try:
+        return runner.prepare(cfg)
+    except ValueError as e:
+        st.error(str(e))
+        st.stop()
+
+
+def dataset_for_model(dataset: str, model: str):
+    """(Dataset, X prepared for `model`), or a message and a stopped page if they don't fit."""
+    try:
+        ds = runner.get_dataset(dataset)
+        return ds, ds.for_model(model)
+    except ValueError as e:
+        st.error(str(e))
+        st.stop()
 
 
 # ---- cached computations with a progress bar -----------------------------------------------

@@ -71,3 +71,17 @@ def streamlit_server(*extra: str, log_path: Path | None = None, timeout: float =
             proc.kill()
             proc.wait(5)
         log.close()
+
+
+def page_text(at) -> str:
+    """Every element proto of an AppTest page (main + sidebar), as text."""
+    out, stack = [], [at._tree]
+    while stack:
+        node = stack.pop()
+        proto = getattr(node, "proto", None)
+        if proto is not None:
+            out.append(str(proto))
+        children = getattr(node, "children", None)
+        if isinstance(children, dict):
+            stack.extend(children.values())
+    return "\n".join(out)

@@ -48,7 +48,7 @@ APP = str(ROOT / "dashboard" / "app.py")
 
 import nbcore  # noqa: E402
 from nbcore.data import DataError  # noqa: E402
-from conftest import streamlit_server  # noqa: E402
+from conftest import page_text, streamlit_server  # noqa: E402
 
 MAX_BYTES = nbcore.data.MAX_UPLOAD_BYTES
 
@@ -256,17 +256,7 @@ def test_vocabulary_cap_applies(runner):
 AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
 
 
-def _page_text(at) -> str:
-    out, stack = [], [at._tree]
-    while stack:
-        node = stack.pop()
-        proto = getattr(node, "proto", None)
-        if proto is not None:
-            out.append(str(proto))
-        ch = getattr(node, "children", None)
-        if isinstance(ch, dict):
-            stack.extend(ch.values())
-    return "\n".join(out)
+
 
 
 def _metric(at, start):
@@ -293,7 +283,7 @@ def student():
 
 def _assert_no_traceback(at):
     assert not at.exception, [e.value[:300] for e in at.exception]
-    text = _page_text(at)
+    text = page_text(at)
     for mark in ("Traceback (most recent call last)", 'File "/', "site-packages"):
         assert mark not in text, f"traceback text on the page: {mark}"
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import streamlit_server  # noqa: E402
+from conftest import page_text, streamlit_server  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "dashboard" / "app.py")
@@ -39,18 +39,7 @@ SECRET_CSV = ("text,label\n" + "\n".join(
 
 
 # ------------------------------------------------------------------ helpers
-def all_protos_text(at) -> str:
-    """Every element proto of an AppTest page (main + sidebar), as text."""
-    out, stack = [], [at._tree]
-    while stack:
-        node = stack.pop()
-        proto = getattr(node, "proto", None)
-        if proto is not None:
-            out.append(str(proto))
-        children = getattr(node, "children", None)
-        if isinstance(children, dict):
-            stack.extend(children.values())
-    return "\n".join(out)
+
 
 
 def metric(at, label_start: str) -> str:
@@ -89,7 +78,7 @@ def test_upload_and_run_stay_in_their_session():
         ds = other.selectbox(key="dataset")
         assert ds.value != "upload"
         assert not any("upload" in str(o) or SECRET_NAME in str(o) for o in ds.options), ds.options
-        page = all_protos_text(other)
+        page = page_text(other)
         assert SECRET_NAME not in page, "another session's file name is on the page"
         assert SECRET_WORD not in page, "another session's data is on the page"
         assert metric(other, "Iteration") == "0", "another session's EM steps are visible"
@@ -113,7 +102,7 @@ def test_failed_upload_message_is_per_session():
     assert a.error, "A should see a message about its broken file"
     b.run()
     assert not b.error, [e.value for e in b.error]
-    assert "broken.csv" not in all_protos_text(b)
+    assert "broken.csv" not in page_text(b)
 
 
 # ------------------------------------------------------------------ static checks

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 import nbcore
-from dashboard import controls, depth_charts, lessons, runner
+from dashboard import controls, depth_charts, lessons
 
 FS = lessons.page_setup(":material/stacked_line_chart: Label-budget curve",
                         "How many labels do you need? Supervised NB on the labelled documents alone vs EM that "
@@ -22,12 +22,7 @@ uw = sb.slider("Unlabelled weight", 0.0, 1.0, 1.0, step=0.05, key="lb_uw", bind=
 n_seeds = sb.slider("Repetitions (seeds)", 1, 10, 3, key="lb_seeds", bind=controls.QP,
                     help="Each repetition labels a different random subset; the band shows min–max.")
 
-try:
-    ds = runner.get_dataset(dataset)
-    X = ds.for_model(model)
-except ValueError as e:
-    st.error(str(e))
-    st.stop()
+ds, X = lessons.dataset_for_model(dataset, model)
 y_true = np.asarray(ds.y_true if ds.y_true is not None else ds.y)
 K = ds.n_classes
 known = y_true >= 0

@@ -28,12 +28,7 @@ source = "labelled" if not has_run else sb.radio(
     help="“Labelled documents”: supervised NB (eq. 12–14) on every row whose label is known. "
          "“Current EM run”: the α and β the lesson view has reached so far (λ from that run).")
 
-try:
-    ds = runner.get_dataset(dataset)
-    X = ds.for_model(model)
-except ValueError as e:
-    st.error(str(e))
-    st.stop()
+ds, X = lessons.dataset_for_model(dataset, model)
 K = ds.n_classes
 names = [str(c) for c in ds.class_names]
 feats = [str(f) for f in ds.feature_names]

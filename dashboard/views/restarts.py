@@ -23,11 +23,7 @@ seed = sb.number_input("Seed (hidden labels; starts use seed, seed+1, …)", 0, 
                        bind=controls.QP)
 max_iter = 100
 
-try:
-    prep = lessons.prepare(dataset, model, hidden, seed)
-except ValueError as e:
-    st.error(str(e))
-    st.stop()
+prep = lessons.prepare(dataset, model, hidden, seed)
 score = prep.score_mask
 unsup = not (prep.y_obs >= 0).any()
 key = (dataset, model, int(hidden), float(lam), int(n_starts), int(seed))

@@ -22,11 +22,7 @@ lam = lessons.lam_picker("smp_lam", 1.0)
 n_per = sb.slider("Documents per class", 1, 12, 4, key="smp_n", bind=controls.QP)
 seed = sb.number_input("Seed", 0, 9999, 0, key="smp_seed", bind=controls.QP)
 
-try:
-    prep = lessons.prepare(dataset, model, hidden, seed)
-except ValueError as e:
-    st.error(str(e))
-    st.stop()
+prep = lessons.prepare(dataset, model, hidden, seed)
 K = prep.n_classes
 names = prep.class_names
 feats = prep.feature_names

@@ -18,11 +18,7 @@ model = lessons.model_picker("sbs_model", dataset)
 hidden = sb.slider("Labels hidden", 0, 100, 90, step=5, format="%d%%", key="sbs_hidden", bind=controls.QP)
 seed = sb.number_input("Seed (hidden labels, random starts)", 0, 9999, 0, key="sbs_seed", bind=controls.QP)
 
-try:
-    prep = lessons.prepare(dataset, model, hidden, seed)
-except ValueError as e:
-    st.error(str(e))
-    st.stop()
+prep = lessons.prepare(dataset, model, hidden, seed)
 has_labels = bool((prep.y_obs >= 0).any())
 
 cols = st.columns(2)

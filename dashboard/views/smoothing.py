@@ -25,11 +25,7 @@ per_decade = 3
 lams = [0.0] + [float(v) for v in np.logspace(lo_exp, hi_exp, per_decade * (hi_exp - lo_exp) + 1)]
 sb.caption(f"{len(lams)} values of λ: 0, {lams[1]:g} … {lams[-1]:g}")
 
-try:
-    prep = lessons.prepare(dataset, model, hidden, seed)
-except ValueError as e:
-    st.error(str(e))
-    st.stop()
+prep = lessons.prepare(dataset, model, hidden, seed)
 if not (prep.y_obs >= 0).any():
     st.warning("Every label is hidden: supervised NB has nothing to count. Lower “Labels hidden”.")
     st.stop()

@@ -20,11 +20,7 @@ seed = sb.number_input("Seed of the random start", 0, 9999, 1, key="ls_seed", bi
                        help="Different starts often find the same groups in a different order.")
 lam = lessons.lam_picker("ls_lam", 1.0)
 
-try:
-    prep = lessons.prepare(dataset, model, 100, 0)  # unsupervised: every label hidden
-except ValueError as e:
-    st.error(str(e))
-    st.stop()
+prep = lessons.prepare(dataset, model, 100, 0)  # unsupervised: every label hidden
 mask = prep.y_eval >= 0
 if not mask.any():
     st.warning("This data set has no true labels to compare the clusters with.")

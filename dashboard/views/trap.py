@@ -24,11 +24,7 @@ n_labels = sb.slider("Labels revealed", 0, 10, 0, key="trap_labels", bind=contro
 seed = sb.number_input("Seed", 0, 9999, 0, key="trap_seed", bind=controls.QP)
 lam = lessons.lam_picker("trap_lam", 1.0)
 
-try:
-    prep = lessons.prepare(dataset, model, 100, seed)  # every label hidden ...
-except ValueError as e:
-    st.error(str(e))
-    st.stop()
+prep = lessons.prepare(dataset, model, 100, seed)  # every label hidden ...
 N, K = prep.X.shape[0], prep.n_classes
 y_obs = np.full(N, -1)
 known = np.flatnonzero(prep.y_eval >= 0)
