@@ -6,7 +6,7 @@ expensive, and keeps everything per session in st.session_state (state.py).
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import streamlit as st
@@ -213,11 +213,18 @@ def describe_change(old: DataConfig | None, new: DataConfig) -> str:
     return ", ".join(parts)
 
 
+def _only_continuable_changed(old: DataConfig | None, new: DataConfig) -> bool:
+    """True when the data settings differ at most in max iterations / tolerance:
+    those (and λ) can change mid-run without a new run (nbcore EMRun.with_settings)."""
+    return old is not None and replace(old, max_iter=new.max_iter, tol=new.tol) == new
+
+
 def sync_run(settings: Settings) -> None:
     """Bring the run in line with the controls.
 
-    A changed data setting rebuilds the run (iteration 0); a changed λ alone
-    continues from the current parameters via run.with_smoothing (history kept).
+    A changed data setting rebuilds the run (iteration 0); a changed λ, max
+    iterations or tolerance continues from the current parameters via
+    run.with_settings (history kept).
     Either way NOTICE says which happened. A ValueError from nbcore keeps the
     previous run and is shown as a message (state.ERROR)."""
     cfg, lam = settings.data, settings.lam
@@ -225,17 +232,27 @@ def sync_run(settings: Settings) -> None:
     if run is not None and old_cfg == cfg and old_lam == lam:
         state.put(state.ERROR, None)
         return
-    if run is not None and old_cfg == cfg and run.current.iteration > 0:
+    if run is not None and run.current.iteration > 0 and _only_continuable_changed(old_cfg, cfg):
         t = run.current.iteration
+        changes = {}
+        if lam != old_lam:
+            changes["smoothing"] = lam
+        if cfg.max_iter != old_cfg.max_iter:
+            changes["max_iter"] = cfg.max_iter
+        if cfg.tol != old_cfg.tol:
+            changes["tol"] = cfg.tol
         try:
-            state.put(state.RUN, run.with_smoothing(lam))
+            state.put(state.RUN, run.with_settings(**changes))
         except ValueError as e:
             state.put(state.ERROR, str(e))
             return
         state.put(RUN_LAM, lam)
+        state.put(state.RUN_KEY, cfg)
+        what = [f"λ changed {old_lam:g} → {lam:g}"] if lam != old_lam else []
+        what += [describe_change(old_cfg, cfg)] if old_cfg != cfg else []
         state.put(state.NOTICE, ("continued",
-                                 f"λ changed {old_lam:g} → {lam:g}: EM **continues** from iteration {t} with the "
-                                 f"current parameters (history kept; the next steps use λ = {lam:g})."))
+                                 f"{'; '.join(what)}: EM **continues** from iteration {t} with the current "
+                                 f"parameters (history kept; the next steps use λ = {lam:g})."))
         return
     try:
         with st.spinner("Preparing the data and the first parameters …"):

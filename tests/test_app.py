@@ -298,3 +298,15 @@ def test_decrease_flag():
     assert charts.decreases([1.0, 2.0, 1.5], lams=[1.0, 1.0, 0.1]) == []  # λ changed: not comparable
     fig = charts.likelihood_figure([1, 2, 1.5], [1, 2, 1.5], [1.0, 1.0, 1.0], 2)
     assert any(tr["name"] == "objective decreased!" for tr in fig["data"])
+
+
+def test_max_iterations_mid_run_continues(at):
+    click(at, "step")
+    click(at, "step")
+    at.number_input(key="max_iter").set_value(300).run()
+    assert not at.exception
+    assert iteration(at) == 2                       # history kept, not a new run
+    assert "continues" in notices(at) and "max iterations 100 → 300" in notices(at)
+    assert at.session_state["run"].settings.max_iter == 300
+    click(at, "step")
+    assert iteration(at) == 3
