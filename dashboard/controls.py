@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from dashboard import urlguard
+
 # ---- option lists -----------------------------------------------------------
 LAMBDAS = [0.0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0]
 TOLS = [1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8]
@@ -21,13 +23,14 @@ INIT_LABELS = {
     "labeled": "from the labelled documents",
 }
 # Play speed: (EM steps per tick, seconds between ticks of the st.fragment(run_every=...))
-SPEEDS = {"slow": (1, 1.0), "normal": (1, 0.2), "fast": (4, 0.2)}
-SHIPPED = ["synthetic_spam", "toy_spam", "play_tennis", "abcd", "digits"]
+SPEEDS = {"slow": (1, 1.0), "normal": (1, 0.2), "fast": (4, 0.2), "fastest": (8, 0.2)}
 UPLOAD = "upload"  # dataset option meaning "this session's uploaded CSV"
+SHARED = "shared"  # dataset option meaning "the data set shared by a link (data=<id> in the URL)"
+USER_DATA = (UPLOAD, SHARED)  # data sets that are not shipped (no truth panel, no cross-session cache by name)
 
 # ---- defaults of the ready-made lesson ---------------------------------------
 DEFAULTS = dict(
-    dataset="synthetic_spam",
+    dataset="sms_spam",     # real text (issue 11); synthetic_spam (known truth) is one pick away
     hidden=90,
     lam=1.0,
     init="labeled",
@@ -44,6 +47,7 @@ K_DATASET, K_MODEL, K_HIDDEN, K_LAM = "dataset", "model", "hidden", "lam"
 K_INIT, K_SEED, K_UW, K_MAXIT, K_TOL = "init", "seed", "uw", "max_iter", "tol"
 K_CLASSROOM, K_UPLOADER, K_SPEED = "classroom", "uploader", "speed"
 K_STEP, K_PLAY, K_RESET, K_CONVERGE, K_SCRUB = "step", "play", "reset", "converge", "scrub"
+K_PAUSE = "pause"
 K_DOC, K_WORD = "doc", "word"
 K_PARAM_VIEW = "param_view"
 
@@ -61,12 +65,14 @@ class DataConfig:
     unlabeled_weight: float
     max_iter: int
     tol: float
+    text: object = None    # nbcore.text.TextPipeline for text data sets (the text → features settings)
+    upload_id: int = 0     # bumped when the session's upload (or its column choice) changes
 
 
 @dataclass(frozen=True)
 class Settings:
     data: DataConfig
-    lam: float       # changing λ continues the current run (run.with_smoothing)
+    smoothing: float  # λ; changing it continues the current run (EMRun.with_settings)
     classroom: bool
     speed: str = "normal"  # key of SPEEDS
 
@@ -74,7 +80,7 @@ class Settings:
 @dataclass(frozen=True)
 class RunActions:
     step: bool
-    play: bool       # Play/Pause pressed (toggle)
+    play: bool       # Play or Pause pressed
     reset: bool
     converge: bool
 
@@ -90,11 +96,29 @@ def fmt_lam(v: float) -> str:
     return f"{v:g}"
 
 
+def _fmt_tol(v: float) -> str:
+    return f"{v:.0e}"
+
+
 def classroom_toggle() -> bool:
-    return st.sidebar.toggle(
-        "Classroom mode", value=DEFAULTS["classroom"], key=K_CLASSROOM, bind=QP,
+    return urlguard.toggle(
+        st.sidebar, "Classroom mode", value=DEFAULTS["classroom"], key=K_CLASSROOM,
         help="Bigger fonts for a projector; hides the advanced controls.",
     )
+
+
+def gone_upload(shown_instead: str):
+    """For urlguard: explains a link naming an upload this session does not have
+    (a reload, a new tab or a server restart lose it)."""
+    def explain(raw: str) -> str | None:
+        if raw == UPLOAD or raw.endswith("(your upload)"):
+            name = raw[: -len("(your upload)")].strip() if raw.endswith("(your upload)") else "a file"
+            return (f"this link names an uploaded file (`{urlguard.code(name)}`) that is not in this browser "
+                    f"session: uploads stay only in the tab they were made in and are lost on a reload, in "
+                    f"a new tab or when the server restarts. Upload the file again (sidebar → Use your own "
+                    f"CSV); meanwhile the page shows {shown_instead}")
+        return None
+    return explain
 
 
 def _ensure_valid(key: str, options: list, default) -> None:
@@ -105,72 +129,76 @@ def _ensure_valid(key: str, options: list, default) -> None:
 
 
 def data_controls(dataset_names: list[str], descriptions: dict[str, str], upload_name: str | None,
-                  models_for, classroom: bool) -> Settings:
+                  models_for, classroom: bool, shared_name: str | None = None) -> Settings:
     """Sidebar: data set, event model, hidden fraction, λ and (unless classroom mode)
-    the advanced settings. `models_for(name)` returns the valid event models."""
+    the advanced settings. `models_for(name)` returns the valid event models.
+    ``shared_name``: the file name of the data set a data= link opened (option "shared")."""
     sb = st.sidebar
-    options = list(dataset_names) + ([UPLOAD] if upload_name else [])
+    options = list(dataset_names) + ([UPLOAD] if upload_name else []) + ([SHARED] if shared_name else [])
     _ensure_valid(K_DATASET, options, DEFAULTS["dataset"])
 
     def _fmt(name: str) -> str:
         if name == UPLOAD:
             return f"{upload_name} (your upload)"
+        if name == SHARED:
+            return f"{shared_name} (shared)"
         return name
 
-    dataset = sb.selectbox(
-        "Data set", options, index=options.index(DEFAULTS["dataset"]) if DEFAULTS["dataset"] in options else 0,
-        format_func=_fmt, key=K_DATASET, bind=QP,
+    dataset = urlguard.selectbox(
+        sb, "Data set", options, index=options.index(DEFAULTS["dataset"]) if DEFAULTS["dataset"] in options else 0,
+        format_func=_fmt, key=K_DATASET, special=gone_upload(DEFAULTS["dataset"]), what="data set",
         help="\n\n".join(f"**{n}**: {d}" for n, d in descriptions.items()) or None,
     )
     models = list(models_for(dataset)) or ["bernoulli"]
     if len(models) > 1:
         _ensure_valid(K_MODEL, models, models[0])
-        model = sb.radio("Event model", models, index=0, key=K_MODEL, bind=QP, horizontal=True,
-                         help="How a document's features are modelled given its class.")
+        model = urlguard.radio(sb, "Event model", models, index=0, key=K_MODEL, horizontal=True, what="event model",
+                               help="How a document's features are modelled given its class.")
     else:
         model = models[0]
         sb.caption(f"Event model: **{model}** (the only one this data allows)")
+        urlguard.not_used(K_MODEL, f"does not apply: {dataset} allows only the {model} model, which is used")
 
-    hidden = sb.slider("Labels hidden", 0, 100, DEFAULTS["hidden"], step=5, format="%d%%",
-                       key=K_HIDDEN, bind=QP,
-                       help="Share of the labelled documents whose label EM does not see. "
-                            "Accuracy is measured on exactly these documents.")
-    lam = sb.select_slider("Smoothing λ", LAMBDAS, value=DEFAULTS["lam"], format_func=fmt_lam,
-                           key=K_LAM, bind=QP,
-                           help="Pseudo-counts in eq. 24 (0 = no smoothing). Changing λ mid-run continues from the "
-                                "current parameters; every other setting starts a new run.")
+    hidden = urlguard.slider(sb, "Labels hidden", 0, 100, DEFAULTS["hidden"], step=5, format="%d%%",
+                             key=K_HIDDEN,
+                             help="Share of the labelled documents whose label EM does not see. "
+                                  "Accuracy is measured on exactly these documents.")
+    lam = urlguard.select_slider(sb, "Smoothing λ", LAMBDAS, value=DEFAULTS["lam"], format_func=fmt_lam, key=K_LAM,
+                                 help="Pseudo-counts in eq. 24 (0 = no smoothing). Changing λ mid-run continues "
+                                      "from the current parameters; every other setting starts a new run.")
 
-    speed = sb.select_slider("Play speed", list(SPEEDS), value=DEFAULTS["speed"], key=K_SPEED, bind=QP,
-                             help="slow: one iteration a second (to talk over); normal: one per tick; "
-                                  "fast: four per tick.")
+    speed = urlguard.select_slider(sb, "Play speed", list(SPEEDS), value=DEFAULTS["speed"], key=K_SPEED,
+                                   help="Iterations shown per second while playing: slow 1 (to talk over), "
+                                        "normal 5, fast 20, fastest 40.")
 
     if classroom:
-        # advanced widgets are not drawn: use their bound/remembered values
-        ss = st.session_state
-        init = ss.get(K_INIT, DEFAULTS["init"])
-        seed = ss.get(K_SEED, DEFAULTS["seed"])
-        uw = ss.get(K_UW, DEFAULTS["uw"])
-        max_iter = ss.get(K_MAXIT, DEFAULTS["max_iter"])
-        tol = ss.get(K_TOL, DEFAULTS["tol"])
+        # advanced widgets are not drawn: use their remembered values, or the (checked) URL values
+        init = urlguard.value_of(K_INIT, urlguard.Choice(INITS, DEFAULTS["init"], what="initialisation"),
+                                 DEFAULTS["init"])
+        seed = urlguard.value_of(K_SEED, urlguard.Number(0, 9999, DEFAULTS["seed"], None, True), DEFAULTS["seed"])
+        uw = urlguard.value_of(K_UW, urlguard.Number(0.0, 1.0, DEFAULTS["uw"], 0.05), DEFAULTS["uw"])
+        max_iter = urlguard.value_of(K_MAXIT, urlguard.Number(1, 1000, DEFAULTS["max_iter"], None, True),
+                                     DEFAULTS["max_iter"])
+        tol = urlguard.value_of(K_TOL, urlguard.Grid(TOLS, DEFAULTS["tol"], _fmt_tol), DEFAULTS["tol"])
     else:
         with sb.expander("Advanced", expanded=False):
-            init = st.selectbox("Initialisation", INITS, index=INITS.index(DEFAULTS["init"]),
-                                key=K_INIT, bind=QP, persist_state="session",
-                                help="; ".join(f"**{k}**: {v}" for k, v in INIT_LABELS.items()))
-            seed = st.number_input("Seed", 0, 9999, DEFAULTS["seed"], step=1, key=K_SEED, bind=QP,
-                                   persist_state="session",
-                                   help="Which labels are hidden, and the random initialisation.")
-            uw = st.slider("Unlabelled weight", 0.0, 1.0, DEFAULTS["uw"], step=0.05, key=K_UW, bind=QP,
-                           persist_state="session",
-                           help="How much an unlabelled document counts in the M-step (1 = as much as a labelled one).")
-            max_iter = st.number_input("Max iterations", 1, 1000, DEFAULTS["max_iter"], step=10,
-                                       key=K_MAXIT, bind=QP, persist_state="session")
-            tol = st.select_slider("Convergence tolerance", TOLS, value=DEFAULTS["tol"],
-                                   format_func=lambda v: f"{v:.0e}", key=K_TOL, bind=QP,
-                                   persist_state="session")
+            init = urlguard.selectbox(st, "Initialisation", INITS, index=INITS.index(DEFAULTS["init"]),
+                                      key=K_INIT, persist_state="session", what="initialisation",
+                                      help="; ".join(f"**{k}**: {v}" for k, v in INIT_LABELS.items()))
+            seed = urlguard.number_input(st, "Seed", 0, 9999, DEFAULTS["seed"], step=1, key=K_SEED,
+                                         persist_state="session",
+                                         help="Which labels are hidden, and the random initialisation.")
+            uw = urlguard.slider(st, "Unlabelled weight", 0.0, 1.0, DEFAULTS["uw"], step=0.05, key=K_UW,
+                                 persist_state="session",
+                                 help="How much an unlabelled document counts in the M-step (1 = as much as a "
+                                      "labelled one).")
+            max_iter = urlguard.number_input(st, "Max iterations", 1, 1000, DEFAULTS["max_iter"], step=10,
+                                             key=K_MAXIT, persist_state="session")
+            tol = urlguard.select_slider(st, "Convergence tolerance", TOLS, value=DEFAULTS["tol"],
+                                         format_func=_fmt_tol, key=K_TOL, persist_state="session")
     data = DataConfig(str(dataset), str(model), int(hidden), str(init), int(seed), float(uw),
                       int(max_iter), float(tol))
-    return Settings(data=data, lam=float(lam), classroom=classroom, speed=str(speed))
+    return Settings(data=data, smoothing=float(lam), classroom=classroom, speed=str(speed))
 
 
 def upload_control(on_change, max_words: int | None = None) -> None:
@@ -190,18 +218,34 @@ def upload_control(on_change, max_words: int | None = None) -> None:
 
 
 def run_controls(playing: bool, done: bool, on_step=None, on_play=None, on_reset=None,
-                 on_converge=None) -> RunActions:
-    """Step / Play-Pause / Reset / Run to convergence, in one row (callbacks run before the rerun)."""
-    c1, c2, c3, c4 = st.columns(4)
+                 on_converge=None, show_play: bool = True) -> RunActions:
+    """Step / Play-Pause / Reset / Run to convergence, in one row (callbacks run before the rerun).
+    show_play=False leaves Play out (the browser player has its own)."""
+    if show_play:
+        c1, c2, c3, c4 = st.columns(4)
+    else:
+        c1, c3, c4 = st.columns(3)
+        c2 = None
     step = c1.button("Step", icon=":material/skip_next:", key=K_STEP, disabled=done or playing, width="stretch", on_click=on_step,
+                     shortcut="Right",
                      help="One E-step (eq. 21-22) followed by one M-step (eq. 23-24).")
-    play = c2.button("Pause" if playing else "Play", key=K_PLAY,
-                     icon=":material/pause:" if playing else ":material/play_arrow:", disabled=done and not playing,
-                     type="primary", width="stretch", on_click=on_play,
-                     help="Animate: a few EM iterations per second; stops by itself when done.")
+    # Play and Pause are two buttons (two keys) whose callbacks SET the state (on_play(True) /
+    # on_play(False)) rather than toggle it: Streamlit may deliver one click's trigger twice
+    # when it lands during a Play tick (the callback ran in the fragment rerun, then again in
+    # the full rerun it asked for), and a toggle undid the click: Pause was ignored.
+    if c2 is None:  # the browser player has its own Play / Pause
+        play = False
+    elif playing:
+        play = c2.button("Pause", key=K_PAUSE, icon=":material/pause:", type="primary", width="stretch",
+                         on_click=on_play, args=(False,), shortcut="P", help="Stop the animation at the current iteration.")
+    else:
+        play = c2.button("Play", key=K_PLAY, icon=":material/play_arrow:", disabled=done, type="primary",
+                         width="stretch", on_click=on_play, args=(True,), shortcut="P",
+                         help="Animate: a few EM iterations per second; stops by itself when done.")
     converge = c3.button("Run to convergence", icon=":material/fast_forward:", key=K_CONVERGE, disabled=done or playing, width="stretch",
                          on_click=on_converge)
     reset = c4.button("Reset", icon=":material/replay:", key=K_RESET, width="stretch", on_click=on_reset,
+                      shortcut="Home",
                       help="Start again from iteration 0 with the same settings.")
     return RunActions(step=step, play=play, reset=reset, converge=converge)
 
@@ -230,15 +274,15 @@ def maths_controls(n_docs: int, word_labels: list[str], default_word: int, defau
     """Which document (E-step) and which feature (β update) the maths panel fills in.
     The values persist while the panel is hidden (e.g. during Play)."""
     c1, c2 = st.columns(2)
-    for key, n in ((K_DOC, n_docs), (K_WORD, len(word_labels or []))):
+    for key, n, default in ((K_DOC, n_docs, default_doc), (K_WORD, len(word_labels or []), default_word)):
         if key in st.session_state:
             v = st.session_state[key]
             try:
                 ok = 0 <= int(v) < n
             except (TypeError, ValueError):  # e.g. a formatted label echoed back by a browser
                 ok = False
-            if not ok:
-                del st.session_state[key]  # from another data set
+            if not ok:  # from another (larger) data set: put this data set's default in its place
+                st.session_state[key] = int(default) if 0 <= int(default) < max(n, 1) else 0
     doc = c1.number_input("Document i", 0, max(n_docs - 1, 0), value=int(default_doc), step=1, key=K_DOC,
                           persist_state="session")
     if not word_labels:

@@ -338,16 +338,25 @@ def _normal_pdf(x, mu, var):
 
 def gaussian_fit_figure(samples: Sequence[np.ndarray], class_names: Sequence[str], means: Sequence[float],
                         var_mle: Sequence[float], var_unb: Sequence[float], font_size: int = 16,
-                        height: int = 460, x_title: str = "x") -> go.Figure:
-    """Data of each class as a rug, with the fitted normal curves: solid = 1/N (MLE), dashed = 1/(N−1)."""
+                        height: int = 460, x_title: str = "x", class_index: Sequence[int] | None = None) -> go.Figure:
+    """Data of each class as a rug, with the fitted normal curves: solid = 1/N (MLE), dashed = 1/(N−1).
+
+    A class with σ² = 0 (all values equal) has no curve: it is drawn as a vertical spike at its
+    value, labelled as such. ``class_index`` gives each class's colour index (default 0, 1, …)."""
+    idx = list(class_index) if class_index is not None else list(range(len(class_names)))
     allx = np.concatenate([np.asarray(s, dtype=float) for s in samples if len(s)]) if samples else np.zeros(1)
-    sd = float(np.sqrt(max(max(var_unb), 1e-12)))
+    positive = [v for v in var_unb if v > 0]
+    sd = float(np.sqrt(max(positive))) if positive else max(1.0, 0.1 * float(np.ptp(allx)))
     lo, hi = float(allx.min()) - 3 * sd, float(allx.max()) + 3 * sd
     grid = np.linspace(lo, hi, 400)
     fig = go.Figure()
     peak = 0.0
+    spikes = []
     for k, name in enumerate(class_names):
-        col = class_color(k)
+        col = class_color(idx[k])
+        if var_mle[k] <= 0 or var_unb[k] <= 0:
+            spikes.append(k)
+            continue
         y1 = _normal_pdf(grid, means[k], var_mle[k])
         y2 = _normal_pdf(grid, means[k], var_unb[k])
         peak = max(peak, float(y1.max()), float(y2.max()))
@@ -355,11 +364,16 @@ def gaussian_fit_figure(samples: Sequence[np.ndarray], class_names: Sequence[str
                                  name=f"{name}: σ² = 1/N Σ (MLE)"))
         fig.add_trace(go.Scatter(x=grid, y=y2, mode="lines", line=dict(color=col, width=3, dash="dash"),
                                  name=f"{name}: σ² = 1/(N−1) Σ (unbiased)"))
+    peak = peak or 1.0
+    for k in spikes:
+        fig.add_trace(go.Scatter(x=[means[k], means[k]], y=[0, peak * 1.05], mode="lines",
+                                 line=dict(color=class_color(idx[k]), width=4),
+                                 name=f"{class_names[k]}: all values = {means[k]:.6g} (σ² = 0: a spike, no curve)"))
     for k, name in enumerate(class_names):
         s = np.asarray(samples[k], dtype=float)
         fig.add_trace(go.Scatter(x=s, y=np.full(len(s), -0.06 * peak * (1 + 0.6 * k)), mode="markers",
-                                 marker=dict(symbol="line-ns", size=22, color=class_color(k),
-                                             line=dict(width=3, color=class_color(k))),
+                                 marker=dict(symbol="line-ns", size=22, color=class_color(idx[k]),
+                                             line=dict(width=3, color=class_color(idx[k]))),
                                  name=f"{name}: data (N = {len(s)})",
                                  hovertemplate="%{x:.3g}<extra>" + str(name) + "</extra>"))
     fig.update_xaxes(title=x_title, range=[lo, hi])

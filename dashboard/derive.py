@@ -1,41 +1,16 @@
 """Pure helpers (no st.*): snapshots -> the arrays and tables the page shows."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pandas as pd
 
-
-@dataclass(frozen=True)
-class ParamView:
-    mat: np.ndarray        # (R, K)
-    rows: list             # R row labels
-    label: str             # e.g. "β = p(word | class)"
-    short: str             # e.g. "β"
-    log_scale: bool        # rank rows by log-ratio (probabilities) or by plain spread
-    zmin: float | None
-    zmax: float | None
+import nbcore
+from nbcore.models import ParamTable
 
 
-def param_view(snap, model: str, feature_names, categories=None) -> ParamView:
-    """One (rows × classes) matrix for any event model."""
-    if model == "categorical":
-        mats, rows = [], []
-        for j, th in enumerate(snap.theta):
-            th = np.asarray(th, dtype=float)
-            mats.append(th)
-            vals = categories[j] if categories is not None and j < len(categories) else range(th.shape[0])
-            rows += [f"{feature_names[j]} = {v}" for v in vals]
-        return ParamView(np.vstack(mats), rows, "θ = p(value | class)", "θ", True, 0.0, 1.0)
-    if model == "gaussian":
-        m = np.asarray(snap.mean, dtype=float)
-        return ParamView(m, list(feature_names), "mean μ of each feature", "μ", False, None, None)
-    b = np.asarray(snap.beta, dtype=float)
-    if model == "multinomial":
-        return ParamView(b, list(feature_names), "β = p(word | class) (share of word tokens)", "β", True, 0.0,
-                         float(b.max()) if b.size else 1.0)
-    return ParamView(b, list(feature_names), "β = p(word present | class)", "β", True, 0.0, 1.0)
+def param_view(snap, model, feature_names, categories=None) -> ParamTable:
+    """One (rows × classes) table of a snapshot's parameters: the event model's ``param_table``."""
+    return nbcore.get_model(model).param_table(snap.params, feature_names, categories)
 
 
 def md_escape(text, limit: int = 80) -> str:
@@ -77,7 +52,7 @@ def alpha_frame(snap, class_names) -> pd.DataFrame:
                          "alpha": np.asarray(snap.alpha, dtype=float)})
 
 
-def params_frame(view: ParamView, class_names) -> pd.DataFrame:
+def params_frame(view: ParamTable, class_names) -> pd.DataFrame:
     df = pd.DataFrame(view.mat, columns=[safe_cell(f"{view.short}_{c}") for c in class_names])
     df.insert(0, "feature", [safe_cell(str(r)) for r in view.rows])
     return df
@@ -89,31 +64,3 @@ def row(X, i: int) -> np.ndarray:
     if hasattr(r, "toarray"):
         r = r.toarray()
     return np.asarray(r, dtype=float).ravel()
-
-
-def column_dot(X, j: int, w: np.ndarray) -> float:
-    """Σ_i X_ij w_i for dense or sparse X."""
-    col = X[:, j]
-    if hasattr(col, "toarray"):
-        col = col.toarray()
-    return float(np.asarray(col, dtype=float).ravel() @ w)
-
-
-def bernoulli_scores(x: np.ndarray, alpha: np.ndarray, beta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(log α_k, Σ_j x_j log β_jk + (1-x_j) log(1-β_jk)) for one document (eq. 11)."""
-    b = np.clip(np.asarray(beta, dtype=float), 1e-300, 1 - 1e-16)
-    la = np.log(np.clip(np.asarray(alpha, dtype=float), 1e-300, None))
-    words = x @ np.log(b) + (1 - x) @ np.log1p(-b)
-    return la, words
-
-
-def multinomial_scores(x: np.ndarray, alpha: np.ndarray, beta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    b = np.clip(np.asarray(beta, dtype=float), 1e-300, None)
-    la = np.log(np.clip(np.asarray(alpha, dtype=float), 1e-300, None))
-    return la, x @ np.log(b)
-
-
-def softmax(s: np.ndarray) -> np.ndarray:
-    s = np.asarray(s, dtype=float)
-    e = np.exp(s - s.max())
-    return e / e.sum()

@@ -1,52 +1,28 @@
-"""Guided lessons (texts and links) and the shared furniture of the depth views.
+"""The guided lessons: ready scenarios (toy tables, synthetic and real text), their texts and links.
 
-Two parts:
-
-* ``LESSONS``: five ready scenarios. Each is a link whose URL carries the
-  settings (the target page binds its widgets to query parameters, so the
-  link *is* the configuration) plus ``lesson=<id>``; ``narrative_panel()``
-  shows the lesson's short narrative in the sidebar, beside the controls,
-  whenever ``lesson=`` is in the URL.
-* Small helpers every depth view uses: page header (classroom mode, narrative),
-  a data-set picker, and ``cached()`` — st.cache_data keyed by plain
-  parameters, with a progress bar that is only drawn when the work is really
-  done (a rerun caused by changing a control stops it at the next update).
-
-Nothing user-specific is kept at module level.
+Each lesson is a link whose URL carries the settings (the target page binds its
+widgets to query parameters, so the link *is* the configuration) plus
+``lesson=<id>``; ``narrative_panel()`` shows the lesson's short narrative in the
+sidebar, beside the controls, whenever ``lesson=`` is in the URL.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
 
 import streamlit as st
 
-from dashboard import controls, runner, state
+from dashboard import pages
 
-QP = controls.QP
 LESSON_PARAM = "lesson"
 
-# Page files of the depth views (paths relative to dashboard/, as st.Page / AppTest use them)
-P_LESSON = "views/lesson.py"
-P_INSPECTOR = "views/inspector.py"
-P_SMOOTHING = "views/smoothing.py"
-P_TRAP = "views/trap.py"
-P_RESTARTS = "views/restarts.py"
-P_SWITCHING = "views/switching.py"
-P_BUDGET = "views/budget.py"
-P_SIDE = "views/side_by_side.py"
-P_SAMPLING = "views/sampling.py"
-P_GAUSSIAN = "views/gaussian.py"
-P_GUIDED = "views/guided.py"
 
-
-# ---- the five guided lessons --------------------------------------------------------------
+# ---- the guided lessons --------------------------------------------------------------
 
 @dataclass(frozen=True)
 class Lesson:
     id: str
     title: str
-    page: str                      # page file the link opens
+    page: str                      # page file the link opens (pages.<NAME>.path)
     params: dict                   # query parameters = the settings of that page's widgets
     narrative: str                 # shown beside the controls
     try_this: tuple = ()           # short "now do this" steps
@@ -57,7 +33,7 @@ LESSONS: list[Lesson] = [
     Lesson(
         id="supervised",
         title="1 · Supervised Naive Bayes on the toy table",
-        page=P_LESSON,
+        page=pages.LESSON.path,
         params={"dataset": "toy_spam", "hidden": "0", "lam": "0", "init": "labeled"},
         narrative=(
             "Six e-mails, three words, every label visible. With λ = 0 Naive Bayes is pure counting "
@@ -67,13 +43,13 @@ LESSONS: list[Lesson] = [
         try_this=("Press **Step** once and read α and β off the charts.",
                   "Open the maths panel: check β(Win | spam) = 2/3 by counting rows.",
                   "Then open the **Posterior inspector** link: P(spam | Cruise, Lottery) = 2/3."),
-        also=(("Posterior inspector: P(spam | Cruise, Lottery)", P_INSPECTOR,
+        also=(("Posterior inspector: P(spam | Cruise, Lottery)", pages.INSPECTOR.path,
                {"insp_dataset": "toy_spam", "insp_lam": "0", "insp_words": "Cruise,Lottery"}),),
     ),
     Lesson(
         id="hide",
         title="2 · Hide the labels",
-        page=P_LESSON,
+        page=pages.LESSON.path,
         params={"dataset": "synthetic_spam", "hidden": "90", "lam": "1", "init": "labeled"},
         narrative=(
             "600 e-mails, but EM only sees 10 % of the labels. It starts from the labelled ones "
@@ -84,12 +60,12 @@ LESSONS: list[Lesson] = [
         try_this=("Press **Play** and watch accuracy and the objective climb.",
                   "Raise “Labels hidden” to 100 %: what happens to the class names?",
                   "See the **Label-budget curve** for the whole picture."),
-        also=(("Label-budget curve", P_BUDGET, {}),),
+        also=(("Label-budget curve", pages.BUDGET.path, {}),),
     ),
     Lesson(
         id="smoothing",
         title="3 · Why smoothing",
-        page=P_SMOOTHING,
+        page=pages.SMOOTHING.path,
         params={"sm_dataset": "synthetic_spam", "sm_hidden": "90"},
         narrative=(
             "With λ = 0 a word never seen with a class gets β = 0: the model then says it is "
@@ -100,13 +76,13 @@ LESSONS: list[Lesson] = [
         try_this=("Read “λ = 0: impossible events”: one word vetoes a class.",
                   "Follow the rare word's β from λ = 0 to λ = 1000; where is accuracy best?",
                   "In the lesson view, set λ = 0 on toy_spam and look at the maths panel."),
-        also=(("Lesson view with λ = 0 on the toy table", P_LESSON,
+        also=(("Lesson view with λ = 0 on the toy table", pages.LESSON.path,
                {"dataset": "toy_spam", "hidden": "50", "lam": "0", "init": "labeled"}),),
     ),
     Lesson(
         id="trap",
         title="4 · The symmetric trap",
-        page=P_TRAP,
+        page=pages.TRAP.path,
         params={"trap_dataset": "abcd", "trap_start": "uniform", "trap_labels": "0"},
         narrative=(
             "No labels and the uniform start (α = 1/K, β = ½): every class explains every document "
@@ -120,7 +96,7 @@ LESSONS: list[Lesson] = [
     Lesson(
         id="optima",
         title="5 · Local optima",
-        page=P_RESTARTS,
+        page=pages.RESTARTS.path,
         params={"rs_dataset": "digits", "rs_hidden": "100", "rs_n": "10"},
         narrative=(
             "EM only climbs: it stops at the top of whichever hill it started on. Run it from several "
@@ -132,7 +108,147 @@ LESSONS: list[Lesson] = [
                   "Find a start with a lower objective but a higher accuracy than the best one.",
                   "Open it in the lesson view and look at its β images.",
                   "See **Label switching** for why “accuracy as labelled” can be 14 %."),
-        also=(("Label switching", P_SWITCHING, {}),),
+        also=(("Label switching", pages.SWITCHING.path, {}),),
+    ),
+    # issue 17: teaching depth II
+    Lesson(
+        id="coin",
+        title="6 · The coin: what λ is",
+        page=pages.COIN.path,
+        params={"coin_source": "typed", "coin_flips": "HHTH", "coin_prior": "lambda", "coin_lam": "0"},
+        narrative=(
+            "Three heads and one tail (seed 002). Maximum likelihood says θ = 3/4. A Beta(a, b) prior adds "
+            "a − 1 imaginary heads and b − 1 imaginary tails; the lab's smoothing λ is exactly Beta(λ+1, λ+1): "
+            "θ_MAP = (α_H + λ) / (N + 2λ), eq. (14) for one word. Then: two coins whose identities are hidden — "
+            "EM on the classic example of Do & Batzoglou."
+        ),
+        try_this=("Move λ from 0 to 1: θ_MAP goes from 0.75 to 4/6 = 0.667; the lab's engine gives the same β.",
+                  "Switch to random flips and drag “Flips seen so far”: the prior matters less and less.",
+                  "In part 3, step t from 1 to 10: θ_A 0.71 → 0.80, θ_B 0.58 → 0.52."),
+    ),
+    Lesson(
+        id="climb",
+        title="7 · Half-steps: why EM climbs",
+        page=pages.CLIMB.path,
+        params={"cl_dataset": "toy_spam", "cl_init": "random"},
+        narrative=(
+            "For any guess q of the hidden labels, Jensen's inequality gives a lower bound on the "
+            "log-likelihood. The E-step chooses q = the posterior, so the bound touches the curve; the M-step "
+            "jumps to the top of the bound. The likelihood rises by the M-step's gain plus a KL gap ≥ 0 — so "
+            "EM can never go down."
+        ),
+        try_this=("Press **E-step**: the bound equals L(θ_t) (gap 0).",
+                  "Press **M-step**: the bound rose; L rose at least as much.",
+                  "Switch to abcd and press **5 steps**: the staircase flattens as EM converges."),
+        also=(("Half-steps in the lesson view", pages.LESSON.path,
+               {"dataset": "toy_spam", "hidden": "50", "lam": "1", "init": "labeled"}),),
+    ),
+    Lesson(
+        id="mixture2d",
+        title="8 · The 2-D picture",
+        page=pages.MIXTURE2D.path,
+        params={"mx_preset": "unequal sizes"},
+        narrative=(
+            "Two continuous features: Gaussian Naive Bayes is a mixture of axis-aligned Gaussians. Each point "
+            "is coloured by its responsibilities; the E-step recolours the points, the M-step moves the "
+            "ellipses. Beside it, k-means gives every point wholly to the nearest centre."
+        ),
+        try_this=("Press **E-step** then **M-step** a few times and watch colours, then ellipses, change.",
+                  "Compare the accuracies: a big wide class and a small tight one fool k-means.",
+                  "Pick “one class with few labels”, or edit the points: add a point in the overlap."),
+    ),
+    Lesson(
+        id="components",
+        title="9 · Several pictures per digit",
+        page=pages.COMPONENTS.path,
+        params={"cp_dataset": "digits", "cp_hidden": "95"},
+        narrative=(
+            "On digits with 95 % of the labels hidden, plain EM ends *below* supervised Naive Bayes "
+            "(77.5 % vs 81.9 %): one average picture per digit is the wrong model. Nigam et al. (2000, §5) "
+            "give each class several mixture components; labelled digits stay within their class's components."
+        ),
+        try_this=("Press **Run the comparison**: m = 1 below the supervised line, m = 3 above it.",
+                  "Look inside: the components of one digit differ in slant or stroke; some get α ≈ 0.",
+                  "Find a seed where m = 2 is worse than m = 1: why can extra components hurt?"),
+    ),
+    # ---- real text (issue 11): numbers measured with seed 0, λ = 1 (datasets/*.md) ----
+    Lesson(
+        id="sms",
+        title="10 · EM rescues real SMS spam",
+        page=pages.LESSON.path,
+        params={"dataset": "sms_spam", "hidden": "90", "lam": "1", "init": "labeled", "model": "bernoulli"},
+        narrative=(
+            "5,574 real text messages; EM sees the labels of 557 of them. Naive Bayes trained on those "
+            "alone gets 87.7 % of the hidden ones right — hardly better than calling everything ham "
+            "(86.6 %). EM also reads the 5,017 unlabelled messages: they are full of “txt”, “claim”, "
+            "“prize”, words the few labelled spams only hinted at, and it ends at about 98 %."
+        ),
+        try_this=("Press **Play** and watch the accuracy climb past the supervised line.",
+                  "Open the documents table, order **flipped first**: which messages changed side?",
+                  "Parameters view → Top features: real words moving in β.",
+                  "Switch to **Synthetic spam** (one click in the sidebar) to compare with known truth."),
+        also=(("Posterior inspector: type your own message", pages.INSPECTOR.path,
+               {"insp_dataset": "sms_spam", "insp_lam": "1"}),),
+    ),
+    Lesson(
+        id="absent",
+        title="11 · Few labels: Bernoulli collapses, multinomial does not",
+        page=pages.LESSON.path,
+        params={"dataset": "sms_spam", "hidden": "95", "lam": "1", "init": "labeled", "model": "bernoulli"},
+        narrative=(
+            "Hide 95 % of the labels (279 visible, 37 of them spam). Bernoulli EM calls every message "
+            "ham and stays at 86.6 %; multinomial EM on word counts goes from 94.7 % to 98.0 %. Why: "
+            "Bernoulli NB scores every vocabulary word a message *lacks* with log(1 − β) (eq. 11). A text "
+            "message has ~15 of the 4,250 words, so ~4,235 absent-word terms. With few spam examples and "
+            "λ = 1, β(word | spam) ≥ 1/39 for every word, so each missing word costs spam a little more "
+            "than ham — thousands of them outweigh the few words that are there. Multinomial NB only "
+            "looks at the words present."
+        ),
+        try_this=("Step once, open the documents table: compare **words present** with **words absent** "
+                  "(spam:ham log-odds) — the absent column is hugely negative.",
+                  "Follow the link below (counts → multinomial) and press **Play**.",
+                  "Back here, lower λ to 0.1: the absent-word penalty shrinks and Bernoulli recovers."),
+        also=(("Same, with word counts and the multinomial model", pages.LESSON.path,
+               {"dataset": "sms_spam", "hidden": "95", "lam": "1", "init": "labeled", "counts": "counts",
+                "model": "multinomial"}),),
+    ),
+    Lesson(
+        id="langid",
+        title="12 · Language identification with character n-grams",
+        page=pages.LESSON.path,
+        params={"dataset": "udhr_langid", "hidden": "95", "lam": "1", "init": "labeled", "model": "multinomial",
+                "tokens": "chars", "ngram": ["1", "3"], "counts": "counts"},
+        narrative=(
+            "Short passages of the Universal Declaration of Human Rights in ten languages (seed 004, "
+            "exercise 1), 5 % of them labelled. Characters 1–3-grams with counts: supervised 84.8 %, EM "
+            "97.0 %. Character n-grams catch spelling (“ij” Dutch, “ä” Swedish and Finnish, “ção” "
+            "Portuguese) even in words never seen before; with whole words the same run goes 81.0 % → "
+            "94.4 %. The mistakes left are between close relatives: Spanish/Portuguese/Italian, "
+            "Dutch/German."
+        ),
+        try_this=("Press **Play**; look at the confusion matrix under the documents table.",
+                  "Text → features: switch **Tokens** to words: the run restarts (the notice says why).",
+                  "Try n = 2–2 or 3–3: how does the number of features V change, and the accuracy?"),
+    ),
+    Lesson(
+        id="mismatch",
+        title="13 · When EM makes things worse: model mismatch",
+        page=pages.LESSON.path,
+        params={"dataset": "udhr_langid", "hidden": "90", "lam": "1", "init": "labeled", "model": "bernoulli",
+                "tokens": "chars", "ngram": ["1", "3"], "counts": "presence"},
+        narrative=(
+            "Same languages, but presence/absence of 7,717 character n-grams under the Bernoulli model. "
+            "Supervised NB: 60.9 %. EM: the log-likelihood climbs at every step, as EM guarantees — and "
+            "the accuracy *falls*, to 51.8 %. EM maximises how well the model fits the data, not how well "
+            "it predicts the labels. Here the model is wrong about the data: overlapping n-grams (“th”, "
+            "“the”, “he ”) are far from independent, and thousands of absent n-grams are counted as "
+            "evidence, so the clusters that fit best are not the languages. With unlabelled data the "
+            "model's mistakes are amplified, not corrected (Nigam et al. 2000)."
+        ),
+        try_this=("Press **Play**: the log-likelihood chart rises while accuracy drops below the "
+                  "supervised line.",
+                  "Switch **x_j is the term's** to counts (multinomial follows): 84.8 % → 97 % at 95 % hidden.",
+                  "Or keep Bernoulli and set λ = 0.1: how much of the problem was the absent terms?"),
     ),
 ]
 BY_ID = {lesson.id: lesson for lesson in LESSONS}
@@ -150,6 +266,9 @@ def narrative_panel(container=None) -> Lesson | None:
     """If the URL has ``lesson=<id>``, show that lesson's narrative (sidebar by default)."""
     lesson = current_lesson()
     if lesson is None:
+        if st.query_params.get(LESSON_PARAM):
+            from dashboard import urlguard
+            urlguard.note(LESSON_PARAM, "is not a guided lesson (" + ", ".join(BY_ID) + "): no lesson text is shown")
         return None
     box = (container or st.sidebar).container(border=True)
     box.markdown(f":material/school: **Guided lesson {lesson.title}**")
@@ -162,136 +281,7 @@ def narrative_panel(container=None) -> Lesson | None:
     if i + 1 < len(LESSONS):
         nxt = LESSONS[i + 1]
         box.page_link(nxt.page, label=f"Next: {nxt.title}", icon=":material/skip_next:", query_params=link_params(nxt))
-    box.page_link(P_GUIDED, label="All guided lessons", icon=":material/school:")
+    box.page_link(pages.GUIDED.path, label="All guided lessons", icon=":material/school:")
     return lesson
 
 
-# ---- page furniture ---------------------------------------------------------------------
-
-# classroom-mode CSS, used by the lesson page (views/lesson.py) and every depth view
-CLASSROOM_CSS = """<style>
-html, body, [data-testid="stAppViewContainer"] { font-size: 22px; }
-[data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li,
-[data-testid="stCaptionContainer"], label, button p { font-size: 1.25rem !important; }
-[data-testid="stMetricValue"], [data-testid="stMetricValue"] *,
-[data-testid="stMetricValue"] [data-testid="stMarkdownContainer"] p { font-size: 3rem !important; line-height: 1.2; }
-[data-testid="stMetricLabel"] p { font-size: 1.3rem !important; }
-h1 { font-size: 3rem !important; } h2, h3 { font-size: 2.1rem !important; }
-.katex { font-size: 1.45em !important; }
-</style>"""
-
-
-def page_setup(title: str, subtitle: str | None = None) -> int:
-    """Session state, classroom toggle (shared with the lesson page), narrative, title.
-    Returns the chart font size."""
-    state.init()
-    classroom = controls.classroom_toggle()
-    if classroom:
-        st.markdown(CLASSROOM_CSS, unsafe_allow_html=True)
-    narrative_panel()
-    st.title(title)
-    if subtitle and not classroom:
-        st.caption(subtitle)
-    return 22 if classroom else 15
-
-
-def dataset_options(models: tuple[str, ...] = ("bernoulli", "multinomial")) -> list[str]:
-    """Shipped data sets (and this session's upload) usable with any of ``models``."""
-    names, _ = runner.dataset_names()
-    out = [n for n in names if set(runner.models_for(n)) & set(models)]
-    if state.get(state.UPLOAD_NAME) and set(runner.models_for(controls.UPLOAD)) & set(models):
-        out.append(controls.UPLOAD)
-    return out
-
-
-def dataset_picker(key: str, default: str, models=("bernoulli", "multinomial"), container=None,
-                   label: str = "Data set", help: str | None = None) -> str:
-    box = container or st.sidebar
-    options = dataset_options(models)
-    if default not in options:
-        default = options[0]
-    if key in st.session_state and st.session_state[key] not in options:
-        st.session_state[key] = default
-    upload = state.get(state.UPLOAD_NAME)
-    return box.selectbox(label, options, index=options.index(default), key=key, bind=QP, help=help,
-                         format_func=lambda n: f"{upload} (your upload)" if n == controls.UPLOAD else n)
-
-
-def model_picker(key: str, dataset: str, allowed=("bernoulli", "multinomial"), container=None) -> str:
-    box = container or st.sidebar
-    models = [m for m in runner.models_for(dataset) if m in allowed] or list(allowed[:1])
-    if len(models) == 1:
-        box.caption(f"Event model: **{models[0]}**")
-        return models[0]
-    if key in st.session_state and st.session_state[key] not in models:
-        st.session_state[key] = models[0]
-    return box.radio("Event model", models, index=0, key=key, bind=QP, horizontal=True)
-
-
-def lam_picker(key: str, default: float = 1.0, container=None, label: str = "Smoothing λ") -> float:
-    box = container or st.sidebar
-    return float(box.select_slider(label, controls.LAMBDAS, value=default, format_func=controls.fmt_lam,
-                                   key=key, bind=QP))
-
-
-def prepare(dataset: str, model: str, hidden_pct: int, seed: int):
-    """runner.prepare for the given data settings (the other DataConfig fields are unused there).
-
-    Data the model cannot use is shown as a message and the page stops (never a traceback).
-    """
-    cfg = controls.DataConfig(dataset=dataset, model=model, hidden_pct=int(hidden_pct), init="labeled", seed=int(seed),
-                              unlabeled_weight=1.0, max_iter=100, tol=1e-6)
-    try:
-        return runner.prepare(cfg)
-    except ValueError as e:
-        st.error(str(e))
-        st.stop()
-
-
-def dataset_for_model(dataset: str, model: str):
-    """(Dataset, X prepared for `model`), or a message and a stopped page if they don't fit."""
-    try:
-        ds = runner.get_dataset(dataset)
-        return ds, ds.for_model(model)
-    except ValueError as e:
-        st.error(str(e))
-        st.stop()
-
-
-# ---- cached computations with a progress bar -----------------------------------------------
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def _store(kind: str, key: tuple, _value=None):
-    """A cache slot: raises KeyError when empty (exceptions are not cached), so a miss
-    can be computed *outside* st.cache_data, with a live progress bar, and then stored."""
-    if _value is None:
-        raise KeyError(kind)
-    return _value
-
-
-def cached(kind: str, key: tuple, compute: Callable, text: str, shareable: bool = True):
-    """compute(callback) with a progress bar, cached across sessions by (kind, key).
-
-    ``key`` must be plain values only. ``shareable=False`` (an uploaded file) skips the
-    shared cache. A rerun (a control changed) stops the script inside the callback, so a
-    half-done computation is never stored."""
-    if shareable:
-        try:
-            return _store(kind, key)
-        except KeyError:
-            pass
-    bar = st.progress(0.0, text=text)
-
-    def callback(done, total):
-        bar.progress(min(1.0, done / max(1, total)), text=f"{text} {done}/{total}")
-
-    value = compute(callback)
-    bar.empty()
-    if shareable:
-        _store(kind, key, _value=value)
-    return value
-
-
-def is_shared(dataset: str) -> bool:
-    """Shipped data may go into the cross-session cache; a session's upload may not."""
-    return dataset != controls.UPLOAD

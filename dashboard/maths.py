@@ -2,15 +2,20 @@
 course notes (seed 000) in LaTeX, with the current numbers for one document."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import streamlit as st
 
+import nbcore
 from dashboard import charts, controls, derive, state
 
 
 def _n(v: float, d: int = 3) -> str:
-    """A number for LaTeX: fixed decimals, scientific when tiny/huge."""
+    """A number for LaTeX: fixed decimals, scientific when tiny/huge, ±∞ as such."""
     v = float(v)
+    if not np.isfinite(v):
+        return r"-\infty" if v < 0 else (r"\infty" if v > 0 else r"\text{NaN}")
     if v != 0 and (abs(v) < 10 ** (-d) or abs(v) >= 1e6):
         m, e = f"{v:.2e}".split("e")
         return rf"{m}\times 10^{{{int(e)}}}"
@@ -33,35 +38,103 @@ def _cls(name) -> str:
     return r"\text{" + _tex(name) + "}"
 
 
-def maths_panel(run, prep, cfg, t: int, lam_next: float) -> None:
+@dataclass(frozen=True)
+class EStepNumbers:
+    """One document's E-step (eq. 21): log α_k, log p(x | k), their sum and the posterior, (K,) each."""
+    log_prior: np.ndarray
+    log_likelihood: np.ndarray
+    log_joint: np.ndarray
+    posterior: np.ndarray
+
+
+def e_step_numbers(model, alpha, params, x) -> EStepNumbers:
+    """The E-step for one document ``x`` (V,), from nbcore.explain (the engine's own terms)."""
+    ex = nbcore.explain(model, alpha, params, x)
+    return EStepNumbers(np.asarray(ex.log_prior), np.asarray(ex.contributions).sum(axis=0),
+                        np.asarray(ex.log_joint), np.asarray(ex.posterior))
+
+
+@dataclass(frozen=True)
+class MStepNumbers:
+    """The M-step (eq. 23-24) from the weights w (N, K) of one iteration.
+
+    ``alpha = class_weight / total_weight``; where the model's estimate is a ratio
+    (``EventModel.estimate_parts``), parameter row r of class k is
+    ``(λ + counts[r, k]) / (lam_den[r] λ + totals[r, k]) = values[r, k]``."""
+    class_weight: np.ndarray
+    total_weight: float
+    alpha: np.ndarray
+    smoothing: float
+    counts: np.ndarray | None = None
+    totals: np.ndarray | None = None
+    lam_den: np.ndarray | None = None
+    values: np.ndarray | None = None
+
+
+def m_step_numbers(model, Xp, weights, smoothing: float) -> MStepNumbers:
+    """The engine's M-step pieces: nbcore.class_prior and the model's statistics."""
+    m = nbcore.get_model(model)
+    weights = np.asarray(weights, dtype=float)
+    class_weight = weights.sum(axis=0)
+    alpha = nbcore.class_prior(weights)
+    parts = m.estimate_parts(m.statistics(Xp, weights))
+    if parts is None:
+        return MStepNumbers(class_weight, float(class_weight.sum()), alpha, float(smoothing))
+    counts, totals, lam_den = (np.asarray(a, dtype=float) for a in parts)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = (smoothing + counts) / (lam_den[:, None] * smoothing + totals)
+    return MStepNumbers(class_weight, float(class_weight.sum()), alpha, float(smoothing), counts, totals, lam_den,
+                        values)
+
+
+def e_step_lines(e: EStepNumbers, class_names) -> list[str]:
+    """LaTeX lines ``k: log α_k + (log p(x|k)) = log joint``."""
+    return [rf"k={_cls(class_names[k])}:\ & {_n(e.log_prior[k])} + ({_n(e.log_likelihood[k], 2)}) = "
+            rf"{_n(e.log_joint[k], 2)}" for k in range(len(class_names))]
+
+
+def estimate_lines(m: MStepNumbers, row: int, row_label: str, symbol: str, class_names) -> list[str]:
+    """LaTeX lines ``symbol_{row, k} = (λ + counts) / (c·λ + totals) = value`` for one parameter row."""
+    smoothing = m.smoothing
+    c = m.lam_den[row]
+    c_tex = f"{c:g}" if float(c).is_integer() else _n(c, 2)
+    return [rf"{symbol}_{{\text{{{_tex(row_label)}}},{_cls(class_names[k])}}} &= \frac{{{_n(smoothing, 3)} + "
+            rf"{_n(m.counts[row, k], 2)}}}{{{c_tex}\cdot{_n(smoothing, 3)} + {_n(m.totals[row, k], 2)}}} = "
+            rf"{_n(m.values[row, k])}" for k in range(len(class_names))]
+
+
+def maths_panel(run, prep, cfg, t: int, next_smoothing: float) -> None:
+    """E-step for one document and M-step for one parameter row at iteration t, with the
+    engine's numbers (nbcore.explain, the model's statistics, run.m_step_weights)."""
     hist = run.history
     t = max(0, min(t, len(hist) - 1))
     snap = hist[t]
-    model = cfg.model
+    model = run.model
     K = prep.n_classes
     N = prep.X.shape[0]
     names = prep.class_names
 
-    # default document: the hidden one EM is least sure about; default feature: the top separating one
-    view = derive.param_view(snap, model, prep.feature_names, getattr(prep.ds, "categories", None))
-    unl = np.flatnonzero(prep.y_obs < 0)  # default document: the hidden one EM is least sure about
+    # default document: the hidden one EM is least sure about; default row: the top separating one
+    view = model.param_table(snap.params, prep.feature_names, getattr(prep.ds, "categories", None))
+    unl = np.flatnonzero(prep.y_obs < 0)
     default_doc = int(unl[0]) if len(unl) else 0
     if len(unl):  # under θ⁽⁰⁾, so the default stays put while the run goes on (computed once per run)
         def _least_sure() -> int:
             p = np.asarray(run.predict_proba(t=0))
             return int(unl[np.argmin(p[unl].max(axis=1))])
         default_doc = state.memo(("maths_default_doc",), _least_sure)
-    default_word = int(charts.top_separating(view.mat, 1, view.log_scale)[0])
-    if model in ("bernoulli", "multinomial"):
-        choice = controls.maths_controls(N, list(prep.feature_names), default_word, default_doc)
-    else:
-        choice = controls.maths_controls(N, [], 0, default_doc)
+    default_row = int(charts.top_separating(view.mat, 1, view.log_scale)[0])
+    rows = list(view.rows) if model.estimate_tex else []
+    choice = controls.maths_controls(N, rows, default_row if rows else 0, default_doc)
     i, j = choice.doc, choice.word
+    texts = getattr(prep.ds, "texts", None)
+    if texts is not None and 0 <= i < len(texts):  # a text data set: the document itself
+        st.markdown(f"Document {i}: “{_md(str(texts[i]).replace(chr(10), ' / '), 300)}”")
 
     if t == 0:
         src, dst = 0, None
-        st.caption(f"t = 0: these are the initial parameters. The E-step below uses θ⁽⁰⁾; "
-                   f"press Step to see the M-step that makes θ⁽¹⁾.")
+        st.caption("t = 0: these are the initial parameters. The E-step below uses θ⁽⁰⁾; "
+                   "press Step to see the M-step that makes θ⁽¹⁾.")
     else:
         src, dst = t - 1, t
         st.caption(f"How iteration {t} was made: E-step with θ⁽{t-1}⁾, then M-step → θ⁽{t}⁾.")
@@ -80,22 +153,10 @@ def maths_panel(run, prep, cfg, t: int, lam_next: float) -> None:
         else:
             st.latex(r"p(y_i = y' \mid X_i, \alpha^t, \beta^t) \propto p(X_i \mid y_i = y', \beta^t)\,"
                      r"p(y_i = y' \mid \alpha^t) \quad (21)")
-            x = derive.row(prep.X, i)
-            if model in ("bernoulli", "multinomial"):
-                f = derive.bernoulli_scores if model == "bernoulli" else derive.multinomial_scores
-                la, words = f(x, prev.alpha, prev.beta)
-                s = la + words
-                post = derive.softmax(s)
-                if model == "bernoulli":
-                    st.latex(r"\log \alpha_k + \sum_j \big[x_{ij}\log\beta_{jk} + (1-x_{ij})\log(1-\beta_{jk})\big]")
-                else:
-                    st.latex(r"\log \alpha_k + \sum_j x_{ij}\log\beta_{jk}")
-                lines = [rf"k={_cls(names[k])}:\ & {_n(la[k])} + ({_n(words[k], 2)}) = {_n(s[k], 2)}"
-                         for k in range(K)]
-                st.latex(r"\begin{aligned}" + r"\\ ".join(lines) + r"\end{aligned}")
-            else:
-                post = np.asarray(run.predict_proba(prep.X[i:i + 1] if not hasattr(prep.X, "tocsr")
-                                                    else prep.X[[i]], t=src))[0]
+            e = e_step_numbers(model, prev.alpha, prev.params, derive.row(prep.X, i))
+            post = e.posterior
+            st.latex(r"\log \alpha_k + \sum_j \big[" + model.term_tex + r"\big]")
+            st.latex(r"\begin{aligned}" + r"\\ ".join(e_step_lines(e, names)) + r"\end{aligned}")
             lines = [rf"p(y_{{{i}}} = {_cls(names[k])} \mid X_{{{i}}}) &= {_n(post[k])}" for k in range(K)]
             st.latex(r"\begin{aligned}" + r"\\ ".join(lines) + r"\end{aligned}")
             if dst is not None:
@@ -109,57 +170,35 @@ def maths_panel(run, prep, cfg, t: int, lam_next: float) -> None:
 
     with col_m:
         st.markdown("**M-step**")
+        alpha_tex = r"\alpha_{y'}^{t+1} = \frac{1}{N}\sum_{i=1}^N p(y_i = y' \mid X_i, \alpha^t, \beta^t) \quad (23)"
         if dst is None:
-            st.latex(r"\alpha_{y'}^{t+1} = \frac{1}{N}\sum_{i=1}^N p(y_i = y' \mid X_i, \alpha^t, \beta^t) \quad (23)")
-            st.latex(r"\beta_{j,y'}^{t+1} = \frac{\lambda + \sum_i X_{i,j}\, p(y_i = y' \mid X_i)}"
-                     r"{2\lambda + \sum_i p(y_i = y' \mid X_i)} \quad (24)")
+            st.latex(alpha_tex)
+            if model.estimate_tex:
+                st.latex(model.estimate_tex)
             st.info("Press **Step** to fill these in with numbers.")
             return
         cur = hist[dst]
-        r = np.asarray(run.responsibilities(dst), dtype=float)  # stored or recomputed (keep_resp)
-        w = np.where(prep.y_obs >= 0, 1.0, cfg.unlabeled_weight)
-        rw = r * w[:, None]
-        Sk = rw.sum(axis=0)
-        st.latex(r"\alpha_{y'}^{t+1} = \frac{1}{N}\sum_{i=1}^N p(y_i = y' \mid X_i, \alpha^t, \beta^t) \quad (23)")
-        denom = float(w.sum())
-        den_tex = str(N) if cfg.unlabeled_weight == 1.0 else _n(denom, 1)
-        lines = [rf"\alpha_{{{_cls(names[k])}}} &= \frac{{{_n(Sk[k], 2)}}}{{{den_tex}}} = {_n(Sk[k] / denom)}"
+        smoothing = float(cur.smoothing)
+        m = state.memo(("maths_m_step", dst), lambda: m_step_numbers(model, run.Xp, run.m_step_weights(dst), smoothing))
+        st.latex(alpha_tex)
+        den_tex = str(N) if cfg.unlabeled_weight == 1.0 else _n(m.total_weight, 1)
+        lines = [rf"\alpha_{{{_cls(names[k])}}} &= \frac{{{_n(m.class_weight[k], 2)}}}{{{den_tex}}} = {_n(m.alpha[k])}"
                  for k in range(K)]
         st.latex(r"\begin{aligned}" + r"\\ ".join(lines) + r"\end{aligned}")
         if cfg.unlabeled_weight != 1.0:
             st.caption(f"Unlabelled documents count with weight {cfg.unlabeled_weight:g} in these sums.")
-        if not np.allclose(Sk / denom, cur.alpha, atol=1e-6):
+        if not np.allclose(m.alpha, cur.alpha, atol=1e-6):
             st.caption("engine's α: " + ", ".join(f"{v:.4f}" for v in cur.alpha))
-        lam = float(cur.smoothing)
-        if model == "bernoulli":
-            st.latex(r"\beta_{j,y'}^{t+1} = \frac{\lambda + \sum_i X_{i,j}\, p(y_i = y' \mid X_i)}"
-                     r"{2\lambda + \sum_i p(y_i = y' \mid X_i)} \quad (24)")
-            A = np.array([derive.column_dot(prep.X, j, rw[:, k]) for k in range(K)])
-            vals = (lam + A) / (2 * lam + Sk)
-            word = _tex(prep.feature_names[j])
-            lines = [rf"\beta_{{\text{{{word}}},{_cls(names[k])}}} &= \frac{{{_n(lam, 3)} + {_n(A[k], 2)}}}"
-                     rf"{{2\cdot{_n(lam, 3)} + {_n(Sk[k], 2)}}} = {_n(vals[k])}" for k in range(K)]
-            st.latex(r"\begin{aligned}" + r"\\ ".join(lines) + r"\end{aligned}")
-            eng = np.asarray(cur.beta)[j]
-            ok = np.allclose(vals, eng, atol=1e-6)
-            st.caption(f"λ = {lam:g}. " + ("✓ same as the engine's β" if ok else
-                       "engine's β: " + ", ".join(f"{v:.4f}" for v in eng)))
-        elif model == "multinomial":
-            st.latex(r"\beta_{j,y'} = \frac{\lambda + \sum_i X_{i,j}\, r_{i,y'}}{V\lambda + \sum_i\sum_{j'} X_{i,j'}\, r_{i,y'}}")
-            V = prep.X.shape[1]
-            A = np.array([derive.column_dot(prep.X, j, rw[:, k]) for k in range(K)])
-            tot = np.asarray(prep.X.sum(axis=1)).ravel() @ rw
-            vals = (lam + A) / (V * lam + tot)
-            eng = np.asarray(cur.beta)[j]
-            word = _tex(prep.feature_names[j])
-            lines = [rf"\beta_{{\text{{{word}}},{_cls(names[k])}}} &= \frac{{{_n(lam, 3)} + {_n(A[k], 2)}}}"
-                     rf"{{{V}\cdot{_n(lam, 3)} + {_n(tot[k], 1)}}} = {_n(vals[k], 4)}" for k in range(K)]
-            st.latex(r"\begin{aligned}" + r"\\ ".join(lines) + r"\end{aligned}")
-            ok = np.allclose(vals, eng, atol=1e-6)
-            st.caption(f"λ = {lam:g}. " + ("✓ same as the engine's β" if ok else
-                       "engine's β: " + ", ".join(f"{v:.4f}" for v in eng)))
+        if m.values is not None:
+            st.latex(model.estimate_tex)
+            st.latex(r"\begin{aligned}" + r"\\ ".join(estimate_lines(m, j, view.rows[j], view.short, names))
+                     + r"\end{aligned}")
+            eng = model.param_table(cur.params, prep.feature_names, getattr(prep.ds, "categories", None)).mat[j]
+            ok = np.allclose(m.values[j], eng, atol=1e-6)
+            st.caption(f"λ = {smoothing:g}. " + (f"✓ same as the engine's {view.short}" if ok else
+                       f"engine's {view.short}: " + ", ".join(f"{v:.4f}" for v in eng)))
         else:
-            st.caption(f"The {model} model's M-step uses the same weighted counts Σᵢ rᵢₖ·(…); "
+            st.caption(f"The {model.name} model's M-step uses the same weighted sums Σᵢ rᵢₖ·(…); "
                        "its parameters are in the chart on the left.")
-    if lam_next != float(snap.smoothing) and dst is not None:
-        st.caption(f"Note: the next steps use λ = {lam_next:g}.")
+    if next_smoothing != float(snap.smoothing) and dst is not None:
+        st.caption(f"Note: the next steps use λ = {next_smoothing:g}.")

@@ -12,7 +12,7 @@ import streamlit as st
 RUN = "run"                  # nbcore EMRun or None
 RUN_KEY = "run_key"          # DataConfig the run was built from (frozen dataclass)
 RUN_LAM = "run_lam"          # float: the λ the next step of the run uses
-PREP = "prep"                # runner.Prepared: the run's data (X for the model, visible/hidden labels, names)
+PREP = "prep"                # lifecycle.Prepared: the run's data (X for the model, visible/hidden labels, names)
 RUN_SERIAL = "run_serial"    # int, bumped every time a run is (re)built: cache key for derived series
 NOTICE = "notice"            # (kind, text): what the last control change did ("rebuilt" / "continued")
 PLAYING = "playing"          # bool: Play is on
@@ -24,10 +24,22 @@ UPLOAD_NAME = "upload_name"  # file name of that upload
 PENDING_UPLOAD = "pending_upload"  # (name, bytes) waiting to be parsed (set by the uploader callback)
 UPLOAD_ERROR = "upload_error"      # message of the last failed upload, or None
 UPLOAD_SEEN = "upload_seen"        # file_id of the last handled upload, so a file is parsed once
+UPLOAD_BYTES = "upload_bytes"      # the upload's raw bytes (kept so it can be shared), or None
+UPLOAD_OPTIONS = "upload_options"  # dict: nbcore.read_csv keyword arguments the upload was read with
+SHARED_ID = "shared_id"            # id of the shared data set this session opened (data=<id>), or None
+SHARED_DS = "shared_ds"            # its parsed Dataset (the process-wide cached object, read-only)
+SHARED_NAME = "shared_name"        # its file name
+SHARE_RECEIPT = "share_receipt"    # {"id", "secret"}: shown to the sharer only (class link + delete link)
+SHARE_ERROR = "share_error"        # message of the last failed Share press, or None
+SHARE_MESSAGE = "share_message"    # (kind, text): what happened to a data= / delete= link (shown once)
 ERROR = "error"              # message of the last failed run build, or None
 APP_RERUN = "app_rerun"      # bool: a run-control callback needs a full-app rerun (Play/Pause changes run_every)
 CONVERGE = "converge_pending"  # bool: "Run to convergence" pressed; the fragment runs it with a progress bar
+UPLOAD_TEXT = "upload_text"  # {(id(upload), TextPipeline): Dataset}: the upload re-vectorised (one entry)
+UPLOAD_COLUMNS = "upload_columns"  # {"info", "choice", "open", "error"}: the upload's columns and the roles picked
+UPLOAD_SERIAL = "upload_serial"    # int, bumped on each new upload or column choice (DataConfig.upload_id)
 MEMO = "memo"                # {"serial": int, "items": {key: value}}: values derived from the current run
+PLAYER = "player"            # dict: the browser player's bookkeeping (dashboard/player/__init__.py)
 
 _DEFAULTS = {
     RUN: None,
@@ -45,10 +57,22 @@ _DEFAULTS = {
     PENDING_UPLOAD: None,
     UPLOAD_ERROR: None,
     UPLOAD_SEEN: None,
+    UPLOAD_BYTES: None,
+    UPLOAD_OPTIONS: None,
+    SHARED_ID: None,
+    SHARED_DS: None,
+    SHARED_NAME: None,
+    SHARE_RECEIPT: None,
+    SHARE_ERROR: None,
+    SHARE_MESSAGE: None,
     ERROR: None,
     APP_RERUN: False,
     CONVERGE: False,
     MEMO: None,
+    UPLOAD_TEXT: None,
+    UPLOAD_COLUMNS: None,
+    UPLOAD_SERIAL: 0,
+    PLAYER: None,
 }
 
 MEMO_MAX = 32  # entries kept per session (oldest dropped first)

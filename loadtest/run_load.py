@@ -137,6 +137,7 @@ class Stats:
     interactions: int = 0
     sessions_started: int = 0
     sessions_completed: int = 0
+    shared_seen: int = 0      # --shared: students whose first page showed the shared data set
 
     def record(self, name: str, action: str, res, kind: str = "interaction", detail: str = "") -> None:
         if res is None:
@@ -162,9 +163,12 @@ def pct(xs: list[float], q: float) -> float | None:
 # ---------------------------------------------------------------------------- a student
 class Student:
     def __init__(self, idx: int, url: str, stats: Stats, deadline: float, rng: random.Random,
-                 think: tuple[float, float], run_timeout: float, report_initial_values: bool = True):
+                 think: tuple[float, float], run_timeout: float, report_initial_values: bool = True,
+                 query_string: str = "", expect_text: str | None = None):
         self.name = f"s{idx:02d}"
-        self.s = Session(url, name=self.name, run_timeout=run_timeout, report_initial_values=report_initial_values)
+        self.s = Session(url, name=self.name, query_string=query_string, run_timeout=run_timeout,
+                         report_initial_values=report_initial_values)
+        self.expect_text = expect_text   # --shared: a text the first page must show (the shared file's name)
         self.stats = stats
         self.deadline = deadline
         self.rng = rng
@@ -198,6 +202,11 @@ class Student:
             res = await self.s.load()
             if not self._check("load", res, "load"):
                 return
+            if self.expect_text is not None:
+                if any(self.expect_text in t for t in self.s.texts):
+                    self.stats.shared_seen += 1
+                else:
+                    self.stats.errors.append((self.name, "load", f"shared data set not shown (no '{self.expect_text}')"))
             n = 0
             while time.perf_counter() < self.deadline and n < MAX_ACTIONS_PER_SESSION:
                 n += 1
@@ -254,9 +263,9 @@ class Student:
             ticks += 1
             if not self._check("tick", await s.auto_tick(), "tick"):
                 return False
-        w = s.widget("play")
-        if s.auto_reruns and w is not None and "Pause" in w.proto.label and not w.disabled:
-            return self._check("pause", await s.click("play"))
+        w = s.widget("pause")
+        if s.auto_reruns and w is not None and not w.disabled:
+            return self._check("pause", await s.click("pause"))
         return True
 
 
@@ -374,7 +383,8 @@ async def run_students(ports: list[int], args, stats: Stats, pids: list[int]) ->
         w_start = time.perf_counter()
         deadline = w_start + args.ramp + args.duration
         students = [Student(wave * 1000 + i, urls[i % len(urls)], stats, deadline, random.Random(master.random()),
-                            (args.think_min, args.think_max), args.run_timeout, not args.no_initial_values)
+                            (args.think_min, args.think_max), args.run_timeout, not args.no_initial_values,
+                            query_string=args.query_string, expect_text=args.expect_text)
                     for i in range(args.sessions)]
 
         async def start(st: Student, delay: float):
@@ -383,7 +393,7 @@ async def run_students(ports: list[int], args, stats: Stats, pids: list[int]) ->
 
         tasks = [start(st, args.ramp * i / max(1, args.sessions)) for i, st in enumerate(students)]
         if args.browsers > 0 and wave == 0:
-            http = f"http://127.0.0.1:{port}/"
+            http = f"http://127.0.0.1:{port}/" + (f"?{args.query_string}" if args.query_string else "")
             tasks.append(browser_check(http, args.browsers, deadline, args.chromium))
         hard_limit = args.ramp + args.duration + 2 * args.run_timeout + 120
         try:
@@ -472,6 +482,12 @@ def summarise(args, stats: Stats, run: dict, log_text: str, startup_s: float) ->
         "rss_samples": [(round(t, 1), round(r, 1), n) for t, r, n in mem],
         "browser": run["browser"],
     }
+    if args.shared:
+        # one "nblab: parsed shared data set" line per parse (dashboard/sharing.py), per server log
+        parses = [text.count("nblab: parsed shared data set") for text in args.log_texts]
+        summary["shared"] = {"file": args.shared, "bytes": args.shared_bytes, "id_prefix": args.share_id[:6],
+                             "students_seeing_it": stats.shared_seen, "parses_per_process": parses,
+                             "store_dir": args.store_dir}
     b = run["browser"]
     if b:
         b["step_p50"] = _r(pct(b["step_latencies"], 0.5))
@@ -495,6 +511,9 @@ def summarise(args, stats: Stats, run: dict, log_text: str, startup_s: float) ->
     }
     if b:
         checks["browsers_ok"] = not b["errors"] and b["loaded"] == b["pages"]
+    if args.shared:
+        checks["shared_parsed_once_per_process"] = summary["shared"]["parses_per_process"] == [1] * args.replicas
+        checks["every_student_saw_the_shared_data"] = stats.shared_seen == args.sessions * args.waves
     summary["checks"] = checks
     summary["passed"] = all(checks.values())
     return summary
@@ -528,6 +547,10 @@ def print_table(s: dict) -> None:
         ("RSS growth, warm half", f"{s['rss_mb']['warm_growth']} MB = {s['rss_mb']['warm_growth_kb_per_interaction']} KB/interaction "
                                   f"(slope {s['rss_mb']['warm_slope_kb_per_interaction']} KB/interaction)"),
     ]
+    if s.get("shared"):
+        sh = s["shared"]
+        rows.append(("shared link: students who saw it / parses per process",
+                     f"{sh['students_seeing_it']} / {sh['parses_per_process']} ({sh['file']}, {sh['bytes']:,} bytes)"))
     b = s.get("browser")
     if b:
         rows.append(("real browsers (loaded / steps / errors)", f"{b['loaded']}/{b['pages']} / {b['steps']} / {len(b['errors'])}"))
@@ -575,6 +598,10 @@ def main(argv=None) -> int:
     ap.add_argument("--port", type=int, default=0, help="default: a free port")
     ap.add_argument("--replicas", type=int, default=1,
                     help="start this many servers; students are spread over them like sticky sessions (default 1)")
+    ap.add_argument("--shared", metavar="CSV",
+                    help="shared-link scenario: store this CSV in a fresh share store (a temporary NBLAB_STORE_DIR "
+                         "the servers use too) and have every student open the same ?dataset=shared&data=<id> link "
+                         "(use --ramp 0 for all at once); checks that the file is parsed once per server process")
     ap.add_argument("--json", metavar="FILE", help="also write the summary as JSON ('-' = stdout)")
     ap.add_argument("--server-arg", action="append", default=[], help="extra `streamlit run` flag, repeatable")
     args = ap.parse_args(argv)
@@ -588,6 +615,21 @@ def main(argv=None) -> int:
     if args.waves > 1:
         args.server_arg = ["--server.disconnectedSessionTTL", "5"] + list(args.server_arg)
     args.loadavg_before = [round(x, 2) for x in os.getloadavg()]
+    args.query_string, args.expect_text = "", None
+    if args.shared:
+        from dashboard import store as share_store
+        data = Path(args.shared).read_bytes()
+        args.store_dir = tempfile.mkdtemp(prefix="loadtest_store_")
+        os.environ["NBLAB_STORE_DIR"] = args.store_dir       # the servers inherit it
+        os.environ.pop("NBLAB_STORE_URL", None)
+        url, limits = share_store.settings()
+        st_ = share_store.open_store(url, limits)
+        receipt = st_.put(Path(args.shared).name, data, {}, owner="loadtest")
+        st_.close()
+        args.share_id, args.shared_bytes = receipt.id, len(data)
+        args.query_string = f"dataset=shared&data={receipt.id}"
+        args.expect_text = share_store.clean_name(Path(args.shared).name)
+        print(f"shared {args.shared} ({len(data):,} bytes) as data={receipt.id[:6]}… in {args.store_dir}", flush=True)
     ports = [args.port or free_port()] + [free_port() for _ in range(args.replicas - 1)]
     procs, logs = [], []
     try:
@@ -608,7 +650,8 @@ def main(argv=None) -> int:
     finally:
         for proc in procs:
             stop_server(proc)
-    log_text = "\n".join(p.read_text(errors="replace") for p in logs)
+    args.log_texts = [p.read_text(errors="replace") for p in logs]
+    log_text = "\n".join(args.log_texts)
     summary = summarise(args, stats, run, log_text, startup)
     if summary["server_log_tracebacks"]:
         i = log_text.find("Traceback")

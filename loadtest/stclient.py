@@ -165,6 +165,8 @@ class Session:
                     self.alerts.append((el.alert.Format.Name(el.alert.format), el.alert.body))
                 elif etype == "markdown":
                     self.texts.append(el.markdown.body)
+                elif etype == "text":   # st.text: plain text (e.g. a shared file's name)
+                    self.texts.append(el.text.body)
                 elif etype in WIDGET_TYPES:
                     w = getattr(el, etype)
                     wid = getattr(w, "id", "")

@@ -21,3 +21,21 @@ def test_quick_load_run(tmp_path):
     # latency/memory targets are for the full run on a quiet machine; the smoke run only checks they are measured
     assert summary["latency_s"]["interaction"]["p95"] is not None
     assert summary["rss_mb"]["peak"] > 0
+
+
+@pytest.mark.slow
+def test_quick_shared_link_run(tmp_path):
+    """3 students open one shared link at the same moment, on 2 server processes: each process
+    parses the file once, every student sees the shared data set, no errors."""
+    csv = tmp_path / "class_mail.csv"
+    csv.write_text("text,label\n" + "".join(f"win cash prize {i},spam\nlunch meeting notes {i},ham\n"
+                                           f"free cash lunch {i},\n" for i in range(40)))
+    out = tmp_path / "quick_shared.json"
+    proc = subprocess.run([sys.executable, str(ROOT / "loadtest" / "run_load.py"), "--quick", "--ramp", "0",
+                           "--replicas", "2", "--shared", str(csv), "--json", str(out)],
+                          cwd=str(ROOT), capture_output=True, text=True, timeout=300)
+    summary = json.loads(out.read_text())
+    assert summary["errors"] == 0, (summary["error_samples"], proc.stdout[-2000:])
+    assert summary["shared"]["parses_per_process"] == [1, 1]
+    assert summary["shared"]["students_seeing_it"] == 3
+    assert summary["checks"]["shared_parsed_once_per_process"]

@@ -175,6 +175,19 @@ def _guess_header(first: list[str], rest: list[list[str]], wanted: list[str]) ->
         below = [r[j].strip() for r in rest[:50] if j < len(r) and r[j].strip()]
         if below and is_number(c) and all(is_number(b) for b in below):
             return False
+    for j, c in enumerate(cells):
+        if not c:
+            continue
+        below = [r[j].strip() for r in rest[:2000] if j < len(r) and r[j].strip()]
+        distinct = set(below)
+        # A name is not one of the values below it: "ham" above a column of
+        # ham/spam is data (a file without a header row).
+        if below and len(distinct) <= 50 and len(distinct) < len(below) / 2 and c in distinct:
+            return False
+        # Column names are short; a sentence in the first row is data, when
+        # the column below holds sentences too.
+        if len(c.split()) >= 6 and below and np.mean([" " in b for b in below]) > 0.5:
+            return False
     return True
 
 

@@ -22,6 +22,7 @@ use another folder (e.g. for a non-editable install); "digits" needs no file.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import os
 from dataclasses import dataclass
@@ -32,10 +33,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._csv import MAX_UPLOAD_BYTES, DataError, column_as_float, decode, is_number, parse, read_bytes
+from ._columns import guess_columns, inspect_csv
 from ._sampling import sample
-
-#: Largest vocabulary read_csv builds from text (an upper bound on max_features).
-MAX_FEATURES = 20_000
+from .models import get_model
+from .text import MAX_FEATURES, TextPipeline, vectorize
 
 #: Event models that make sense for each kind of feature; the first is the default.
 MODELS_FOR_KIND = {
@@ -47,7 +48,8 @@ MODELS_FOR_KIND = {
 
 __all__ = [
     "DataError", "Dataset", "MAX_FEATURES", "MAX_UPLOAD_BYTES", "MODELS_FOR_KIND",
-    "datasets_dir", "hide_labels", "list_datasets", "load_dataset", "read_csv", "sample",
+    "TextPipeline", "datasets_dir", "guess_columns", "hide_labels", "inspect_csv",
+    "list_datasets", "load_dataset", "read_csv", "sample",
 ]
 
 
@@ -59,10 +61,16 @@ class Dataset:
     """A dataset ready for Naive Bayes.
 
     ``X`` is (N, V): a dense ndarray (float64; int64 category codes for
-    ``kind == "categorical"``) or a scipy.sparse CSR matrix (text).
+    a ``kind`` of categorical) or a scipy.sparse CSR matrix (text).
     ``y`` is (N,) int64 class codes, ``-1`` for unlabelled rows.
     ``y_true`` holds the true labels where they are known (``-1`` where not),
     or None when there is no truth at all.
+
+    Text data sets also keep ``texts`` (N,) the raw documents and ``pipeline``
+    the :class:`~nbcore.text.TextPipeline` that turned them into ``X``;
+    :meth:`with_pipeline` re-vectorises them with other settings and
+    :meth:`transform` scores new text with the same vocabulary.  ``card`` is
+    the data card's text (source, licence, citation) for shipped sets.
     """
 
     name: str
@@ -74,12 +82,15 @@ class Dataset:
     description: str = ""
     models: tuple = ()
     y_true: np.ndarray | None = None
-    truth: dict | None = None
+    truth: dict | None = None  # generating model: {"model": name, "alpha": (K,), <its params>}
     image_shape: tuple | None = None
     categories: list | None = None
     inferred: dict | None = None
     vectorizer: Any = None
     queries: np.ndarray | None = None
+    texts: tuple | None = None
+    pipeline: TextPipeline | None = None
+    card: str | None = None
 
     def __post_init__(self):
         if self.kind not in MODELS_FOR_KIND:
@@ -91,6 +102,13 @@ class Dataset:
         if self.X.shape[1] != len(self.feature_names):
             raise ValueError(f"X has {self.X.shape[1]} columns but there are "
                              f"{len(self.feature_names)} feature names")
+        if self.texts is not None and len(self.texts) != len(self.y):
+            raise ValueError(f"There are {len(self.texts)} texts but {len(self.y)} rows")
+
+    @property
+    def is_text(self) -> bool:
+        """True when the rows are documents whose raw text is kept."""
+        return self.texts is not None and self.pipeline is not None
 
     @property
     def n_classes(self) -> int:
@@ -114,23 +132,48 @@ class Dataset:
     def for_model(self, name: str):
         """X prepared for event model ``name`` (one of ``self.models``).
 
-        "bernoulli" on counts or continuous data binarises with ``X > 0``
-        (float64 0/1, a new array).  Otherwise ``self.X`` itself is returned
-        (not a copy).
+        The model's ``adapt`` hook converts data of another kind: "bernoulli" on
+        counts or continuous data binarises with ``X > 0`` (float64 0/1, a new
+        array).  Otherwise ``self.X`` itself is returned (not a copy).
         """
         if name not in self.models:
             raise ValueError(
                 f"The {name!r} model does not fit the {self.name!r} data ({self.kind} "
                 f"features). Choose one of: {', '.join(self.models)}.")
-        if name == "bernoulli" and self.kind in ("counts", "continuous"):
-            return _binarize(self.X)
-        return self.X
+        return get_model(name).adapt(self.X, self.kind)
+
+    def with_pipeline(self, pipeline: TextPipeline | None = None, **changes) -> "Dataset":
+        """The same documents turned into features with other text settings.
+
+        ``pipeline`` replaces the current one; keyword arguments change single
+        fields of it (``ds.with_pipeline(tokens="char", ngram_range=(3, 3))``).
+        Labels, texts and class names are kept; X, the vocabulary, ``kind`` and
+        ``models`` follow the new settings (presence -> Bernoulli first,
+        counts -> multinomial first).
+        """
+        if not self.is_text:
+            raise DataError(f"The {self.name!r} data set has no raw text, so its text "
+                            "settings cannot be changed.")
+        new = (pipeline if pipeline is not None else self.pipeline)
+        if changes:
+            new = new.replace(**changes)
+        if new == self.pipeline:
+            return self
+        X, vec, info = vectorize(self.texts, new)
+        inferred = dict(self.inferred or {})
+        inferred.update(info)
+        inferred["kind"] = new.kind
+        return dataclasses.replace(
+            self, X=X, feature_names=[str(t) for t in vec.get_feature_names_out()],
+            kind=new.kind, models=MODELS_FOR_KIND[new.kind], vectorizer=vec, pipeline=new,
+            inferred=inferred)
 
     def transform(self, texts) -> sp.csr_matrix:
         """Turn new text(s) into rows of X with this dataset's stored vocabulary.
 
-        Words that are not in the vocabulary are ignored.  Only for datasets
-        built from a text column by :func:`read_csv`.
+        Words that are not in the vocabulary are ignored.  Only for text data
+        sets (shipped ones such as "sms_spam", or built from a text column by
+        :func:`read_csv`).
         """
         if self.vectorizer is None:
             raise ValueError(f"The {self.name!r} dataset was not built from text, so "
@@ -141,22 +184,26 @@ class Dataset:
         return self.vectorizer.transform(texts).astype(np.float64).tocsr()
 
 
-def _binarize(X):
-    if sp.issparse(X):
-        out = X.tocsr(copy=True).astype(np.float64)
-        out.data = (out.data > 0).astype(np.float64)
-        out.eliminate_zeros()
-        return out
-    return (np.asarray(X) > 0).astype(np.float64)
-
-
 # --------------------------------------------------------------------------- #
 # Shipped datasets
 # --------------------------------------------------------------------------- #
 def datasets_dir() -> Path:
-    """Folder holding the shipped data files (``$NBCORE_DATASETS`` or repo/datasets)."""
+    """Folder holding the shipped data files.
+
+    In order: ``$NBCORE_DATASETS`` if set; ``nbcore/_datasets`` inside an
+    installed wheel (``pip install .`` copies the checkout's ``datasets/``
+    there); else the ``datasets/`` folder of the source checkout next to the
+    ``nbcore`` package (``pip install -e .`` or running from the checkout).
+    An installed package never looks at ``site-packages/datasets`` (that is
+    the unrelated PyPI ``datasets`` package).
+    """
     env = os.environ.get("NBCORE_DATASETS")
-    return Path(env) if env else Path(__file__).resolve().parent.parent / "datasets"
+    if env:
+        return Path(env)
+    here = Path(__file__).resolve().parent
+    if (here / "_datasets").is_dir():
+        return here / "_datasets"
+    return here.parent / "datasets"
 
 
 def _shipped_file(filename: str) -> Path:
@@ -165,9 +212,10 @@ def _shipped_file(filename: str) -> Path:
     if not path.is_file():
         raise DataError(
             f"The teaching data file '{filename}' was not found in '{folder}'. The shipped "
-            "datasets live in the 'datasets' folder of the nbcore source checkout. Fix: "
-            "install nbcore from the checkout with 'pip install -e .', or set the "
-            "environment variable NBCORE_DATASETS to the folder that holds the files.")
+            "datasets live in the 'datasets' folder of the nbcore source checkout and "
+            "inside the installed package. Fix: reinstall nbcore from the checkout "
+            "('pip install .' or 'pip install -e .'), or set the environment variable "
+            "NBCORE_DATASETS to the folder that holds the files.")
     return path
 
 
@@ -234,7 +282,7 @@ def _load_synthetic_spam() -> Dataset:
         name="synthetic_spam", description=_REGISTRY["synthetic_spam"][0],
         X=data[:, :-1], y=y, y_true=y.copy(), feature_names=header[:-1],
         class_names=list(t["class_names"]), kind="binary",
-        truth={"alpha": np.array(t["alpha"], dtype=np.float64),
+        truth={"model": "bernoulli", "alpha": np.array(t["alpha"], dtype=np.float64),
                "beta": np.array(t["beta"], dtype=np.float64)})
 
 
@@ -274,6 +322,59 @@ def _load_digits() -> Dataset:
         class_names=[str(k) for k in range(10)], kind="binary", image_shape=(8, 8))
 
 
+def _card(name: str) -> str | None:
+    path = datasets_dir() / f"{name}.md"
+    return path.read_text(encoding="utf-8") if path.is_file() else None
+
+
+def _text_dataset(name, texts, labels, class_names, pipeline, **extra) -> Dataset:
+    code = {c: k for k, c in enumerate(class_names)}
+    y = np.array([code[c] for c in labels], dtype=np.int64)
+    X, vec, info = vectorize(texts, pipeline)
+    info["kind"] = pipeline.kind
+    return Dataset(
+        name=name, description=_REGISTRY[name][0], X=X, y=y, y_true=y.copy(),
+        feature_names=[str(t) for t in vec.get_feature_names_out()],
+        class_names=list(class_names), kind=pipeline.kind, vectorizer=vec,
+        texts=tuple(texts), pipeline=pipeline, inferred=info, card=_card(name), **extra)
+
+
+#: Text settings each shipped corpus opens with (the lab shows and changes them).
+DEFAULT_PIPELINES = {
+    "sms_spam": TextPipeline(tokens="word", ngram_range=(1, 1), binary=True, min_df=2),
+    "udhr_langid": TextPipeline(tokens="char", ngram_range=(1, 3), binary=False),
+}
+
+
+def _load_sms_spam(pipeline: TextPipeline | None = None) -> Dataset:
+    """SMS Spam Collection v.1: one message a line, ``label<TAB>text``, no header."""
+    labels, texts = [], []
+    with open(_shipped_file("sms_spam.tsv"), encoding="utf-8", newline="") as f:
+        for n, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if not line:
+                continue
+            label, sep, text = line.partition("\t")
+            if not sep or label not in ("ham", "spam"):
+                raise DataError(f"sms_spam.tsv line {n} is not 'ham|spam<TAB>text'.")
+            labels.append(label)
+            texts.append(text)
+    return _text_dataset("sms_spam", texts, labels, ["ham", "spam"],
+                         pipeline or DEFAULT_PIPELINES["sms_spam"])
+
+
+def _load_udhr_langid(pipeline: TextPipeline | None = None) -> Dataset:
+    """Short UDHR passages in 10 languages (built by scripts/build_udhr_langid.py)."""
+    with open(_shipped_file("udhr_langid.csv"), encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    order = []
+    for r in rows:  # languages in file order (the build script's order)
+        if r["language"] not in order:
+            order.append(r["language"])
+    return _text_dataset("udhr_langid", [r["text"] for r in rows], [r["language"] for r in rows],
+                         order, pipeline or DEFAULT_PIPELINES["udhr_langid"])
+
+
 _REGISTRY = {
     "toy_spam": ("Six e-mails, three words (Cruise, Lottery, Win): the hand-worked "
                  "spam example", _load_toy_spam),
@@ -285,7 +386,15 @@ _REGISTRY = {
                        "words: compare estimates with the truth", _load_synthetic_spam),
     "digits": ("1,797 handwritten digits 0-9 as 8x8 black/white pixels (scikit-learn)",
                _load_digits),
+    "sms_spam": ("5,574 real SMS messages, 747 of them spam (SMS Spam Collection, "
+                 "CC BY 4.0): real words in alpha and beta", _load_sms_spam),
+    "udhr_langid": ("2,760 short passages of the Universal Declaration of Human Rights "
+                    "in 10 languages: language identification with character n-grams",
+                    _load_udhr_langid),
 }
+
+#: Shipped data sets whose rows are documents (raw text kept, text settings apply).
+TEXT_DATASETS = tuple(DEFAULT_PIPELINES)
 
 
 def list_datasets() -> dict[str, str]:
@@ -293,13 +402,28 @@ def list_datasets() -> dict[str, str]:
     return {name: desc for name, (desc, _) in _REGISTRY.items()}
 
 
-def load_dataset(name: str) -> Dataset:
-    """Load a shipped dataset by name (see :func:`list_datasets`).  Always a fresh copy."""
+def load_dataset(name: str, pipeline: TextPipeline | None = None, **text_settings) -> Dataset:
+    """Load a shipped dataset by name (see :func:`list_datasets`).  Always a fresh copy.
+
+    Text corpora ("sms_spam", "udhr_langid") open with their default text
+    settings (``DEFAULT_PIPELINES``); pass a :class:`TextPipeline` or single
+    settings to change them, e.g.
+    ``load_dataset("sms_spam", binary=False)`` (counts, multinomial) or
+    ``load_dataset("udhr_langid", tokens="word")``.
+    """
     key = str(name).strip().lower().replace("-", "_").replace(" ", "_")
     if key not in _REGISTRY:
         raise DataError(f"There is no dataset called '{name}'. Choose one of: "
                         f"{', '.join(_REGISTRY)}.")
-    return _REGISTRY[key][1]()
+    if key not in DEFAULT_PIPELINES:
+        if pipeline is not None or text_settings:
+            raise DataError(f"The '{key}' data set is not text, so text settings do not "
+                            f"apply. Text data sets: {', '.join(TEXT_DATASETS)}.")
+        return _REGISTRY[key][1]()
+    p = pipeline if pipeline is not None else DEFAULT_PIPELINES[key]
+    if text_settings:
+        p = p.replace(**text_settings)
+    return _REGISTRY[key][1](p)
 
 
 # --------------------------------------------------------------------------- #
@@ -341,7 +465,8 @@ def _looks_like_text(cells: list[str]) -> bool:
 
 def read_csv(path_or_file, text_column=None, label_column="label", ngram_range=(1, 1),
              analyzer="word", binary=True, min_df=1, max_features=None, stop_words=None,
-             max_bytes=None, *, binarize=False, header=None) -> Dataset:
+             max_bytes=None, *, binarize=False, header=None, lowercase=True,
+             pipeline: TextPipeline | None = None, ignore_columns=()) -> Dataset:
     """Read a teacher's CSV into a :class:`Dataset`.
 
     ``path_or_file``: a path, the file's bytes, or a binary file-like (e.g.
@@ -354,19 +479,23 @@ def read_csv(path_or_file, text_column=None, label_column="label", ngram_range=(
     numbered 0..K-1 in sorted order of the label values (numeric order when all
     labels are numbers); ``ds.class_names`` holds them as strings.
 
-    Text: if ``text_column`` is given, or if the file has exactly one column
+    Text: if ``text_column`` is given (a name/position, or a list of them whose
+    cells are joined with a newline), or if the file has exactly one column
     besides the label and it holds words (some cell has a space, or cells are
-    15+ characters on average), the text is turned into word counts with
-    scikit-learn's CountVectorizer(analyzer, ngram_range, binary, min_df,
-    max_features, stop_words).  Words are lower-cased; with analyzer="word" a
+    15+ characters on average), the text is turned into term counts by a
+    :class:`~nbcore.text.TextPipeline` (scikit-learn's CountVectorizer):
+    ``pipeline`` if given, else one made from analyzer ("word"; "char" or
+    "char_wb" = character n-grams inside words), ngram_range, binary, min_df,
+    max_features, stop_words ("english" or None) and lowercase.  With words a
     word is a run of letters/digits (single letters count).  The vocabulary is
     capped at :data:`MAX_FEATURES` most frequent terms (``ds.inferred`` says
     when it was cut).  ``binary=True`` gives kind "binary" (Bernoulli),
-    ``binary=False`` kind "counts" (multinomial).  X is CSR; use
-    ``ds.transform(["new message"])`` to score new text.  Other columns are
-    ignored.
+    ``binary=False`` kind "counts" (multinomial).  X is CSR; ``ds.texts`` keeps
+    the raw text, ``ds.with_pipeline(...)`` re-vectorises it and
+    ``ds.transform(["new message"])`` scores new text.  Other columns are
+    ignored.  :func:`inspect_csv` guesses which columns are text and label.
 
-    Tables: otherwise every other column is a feature.  If all feature columns
+    Tables: otherwise every other column is a feature (except ``ignore_columns``).  If all feature columns
     are numbers the kind is "continuous" (Gaussian), or "binary" when every value
     is 0 or 1; ``binarize=True`` turns numbers into ``x > 0`` (kind "binary").
     Columns of words are categorical: integer codes in sorted order of the
@@ -383,13 +512,25 @@ def read_csv(path_or_file, text_column=None, label_column="label", ngram_range=(
     """
     raw, fname = read_bytes(path_or_file, MAX_UPLOAD_BYTES if max_bytes is None else max_bytes)
     text, encoding = decode(raw)
-    wanted = [str(c) for c in (label_column, text_column) if isinstance(c, str)]
+    text_specs = (list(text_column) if isinstance(text_column, (list, tuple))
+                  else [] if text_column is None else [text_column])
+    if isinstance(text_column, (list, tuple)) and not text_specs:
+        text_specs = None
+    ignore_specs = [ignore_columns] if isinstance(ignore_columns, (str, int)) else list(ignore_columns or ())
+    wanted = [str(c) for c in [label_column, *(text_specs or []), *ignore_specs] if isinstance(c, str)]
     table = parse(text, header, wanted)
     columns, rows, lines = table["columns"], table["rows"], table["lines"]
     if label_column is None:
         raise DataError("read_csv needs a label column (blank cells in it mean "
                         "'unlabelled'). Fix: add a label column, even if most of it is blank.")
-    lab = _resolve_column(label_column, columns, "label", table["header"])
+    try:
+        lab = _resolve_column(label_column, columns, "label", table["header"])
+    except DataError as exc:
+        guess = guess_columns(columns, rows, table["header"])
+        if guess["label"] is None:
+            raise
+        raise DataError(f"{exc} The column '{guess['label']}' looks like the labels "
+                        f"({guess['reasons'].get(guess['label'], '')}).") from None
     if len(columns) < 2:
         raise DataError(f"The file has only one column ('{columns[0]}'), so there are no "
                         "features besides the label. Fix: check the delimiter (commas "
@@ -417,32 +558,49 @@ def read_csv(path_or_file, text_column=None, label_column="label", ngram_range=(
         "label_column": columns[lab], "n_labelled": int((y >= 0).sum()),
         "n_unlabelled": int((y < 0).sum()), "n_bytes": len(raw),
     }
-    others = [j for j in range(len(columns)) if j != lab]
+    ignored = {_resolve_column(c, columns, "ignored", table["header"]) for c in ignore_specs}
+    ignored.discard(lab)
+    others = [j for j in range(len(columns)) if j != lab and j not in ignored]
 
-    if text_column is not None:
-        tj = _resolve_column(text_column, columns, "text", table["header"])
-        if tj == lab:
-            raise DataError(f"The text column and the label column are both "
-                            f"'{columns[lab]}'. Fix: choose two different columns.")
+    if text_specs:
+        tjs = []
+        for spec in text_specs:
+            tj = _resolve_column(spec, columns, "text", table["header"])
+            if tj == lab:
+                raise DataError(f"The text column and the label column are both "
+                                f"'{columns[lab]}'. Fix: choose two different columns.")
+            if tj not in tjs:
+                tjs.append(tj)
+    elif text_specs is None:
+        tjs = []
     elif len(others) == 1 and _looks_like_text([r[others[0]] for r in rows]):
-        tj = others[0]
+        tjs = [others[0]]
     else:
-        tj = None
+        tjs = []
 
     common = dict(name=fname, description=f"Read from {fname}", y=y, class_names=class_names,
                   y_true=y.copy(), inferred=inferred)
-    if tj is not None:
-        inferred["text_column"] = columns[tj]
-        inferred["ignored_columns"] = [columns[j] for j in others if j != tj]
-        X, vec, info = _vectorize([r[tj] for r in rows], ngram_range, analyzer, binary,
-                                  min_df, max_features, stop_words)
+    if tjs:
+        inferred["text_column"] = columns[tjs[0]]
+        inferred["text_columns"] = [columns[j] for j in tjs]
+        inferred["ignored_columns"] = [columns[j] for j in range(len(columns))
+                                       if j != lab and j not in tjs]
+        if pipeline is None:
+            pipeline = _pipeline_from_args(analyzer, ngram_range, binary, min_df,
+                                           max_features, stop_words, lowercase)
+        texts = tuple("\n".join(r[j] for j in tjs) for r in rows)
+        X, vec, info = vectorize(texts, pipeline, cap=MAX_FEATURES)
         inferred.update(info)
-        kind = "binary" if binary else "counts"
-        inferred["kind"] = kind
+        inferred["kind"] = pipeline.kind
         return Dataset(X=X, feature_names=[str(t) for t in vec.get_feature_names_out()],
-                       kind=kind, vectorizer=vec, **common)
+                       kind=pipeline.kind, vectorizer=vec, texts=texts, pipeline=pipeline,
+                       **common)
 
     inferred["text_column"] = None
+    inferred["ignored_columns"] = [columns[j] for j in sorted(ignored)]
+    if not others:
+        raise DataError("Every column besides the label is ignored, so there are no "
+                        "features. Fix: pick a text column, or keep some feature columns.")
     X, kind, categories, info = _table_features(rows, lines, columns, others, binarize)
     inferred.update(info)
     inferred["kind"] = kind
@@ -450,51 +608,23 @@ def read_csv(path_or_file, text_column=None, label_column="label", ngram_range=(
                    categories=categories, **common)
 
 
-def _vectorize(texts, ngram_range, analyzer, binary, min_df, max_features, stop_words):
-    from sklearn.feature_extraction.text import CountVectorizer
-
+def _pipeline_from_args(analyzer, ngram_range, binary, min_df, max_features, stop_words,
+                        lowercase) -> TextPipeline:
+    """read_csv's CountVectorizer-style arguments -> a TextPipeline."""
     if analyzer not in ("word", "char", "char_wb"):
         raise DataError(f"analyzer must be 'word', 'char' or 'char_wb', not '{analyzer}'.")
+    if stop_words not in (None, "english", True, False):
+        raise DataError("stop_words must be 'english' or None.")
     try:
-        lo, hi = (int(v) for v in ngram_range)
+        md = int(min_df)
     except (TypeError, ValueError):
-        raise DataError("ngram_range must be two whole numbers like (1, 2).") from None
-    if not 1 <= lo <= hi:
-        raise DataError(f"ngram_range must be (low, high) with 1 <= low <= high; got {ngram_range}.")
-    if stop_words not in (None, "english") and isinstance(stop_words, str):
-        raise DataError("stop_words must be 'english', None, or a list of words.")
-    cap = MAX_FEATURES if max_features is None else min(int(max_features), MAX_FEATURES)
-    if cap < 1:
-        raise DataError("max_features must be at least 1.")
-
-    def make(mf):
-        return CountVectorizer(analyzer=analyzer, ngram_range=(lo, hi), binary=bool(binary),
-                               min_df=min_df, max_features=mf, stop_words=stop_words,
-                               lowercase=True, dtype=np.float64,
-                               token_pattern=r"(?u)\b\w+\b" if analyzer == "word" else None)
-
-    vec = make(None)
-    try:
-        X = vec.fit_transform(texts)
-    except ValueError as exc:
-        msg = str(exc)
-        if "empty vocabulary" in msg or "no terms remain" in msg or "min_df" in msg:
-            raise DataError(
-                "No words are left to use as features: the texts are empty, contain only "
-                f"stop words, or min_df={min_df} is higher than the number of texts any "
-                "word appears in. Fix: lower min_df, turn off stop-word removal, or check "
-                "that the text column is the right one.") from None
-        raise DataError(f"The text could not be turned into word counts ({msg}). Fix: "
-                        "check the text column and the vectorizer settings.") from None
-    full = X.shape[1]
-    info = {"analyzer": analyzer, "ngram_range": (lo, hi), "binary": bool(binary),
-            "min_df": min_df, "stop_words": stop_words, "max_features": cap,
-            "vocabulary_size_before_cap": full, "truncated": full > cap}
-    if full > cap:
-        vec = make(cap)
-        X = vec.fit_transform(texts)
-    info["vocabulary_size"] = X.shape[1]
-    return X.tocsr(), vec, info
+        raise DataError("min_df must be a whole number of documents (1 = keep every word).") from None
+    if isinstance(min_df, float) and not float(min_df).is_integer():
+        raise DataError("min_df must be a whole number of documents (1 = keep every word).")
+    return TextPipeline(tokens="word" if analyzer == "word" else "char",
+                        ngram_range=tuple(ngram_range) if ngram_range is not None else (1, 1),
+                        binary=bool(binary), min_df=md, max_features=max_features,
+                        stop_words=bool(stop_words), lowercase=bool(lowercase))
 
 
 def _table_features(rows, lines, columns, others, binarize):

@@ -39,6 +39,7 @@ from .models._base import safe_log
 __all__ = [
     "EM",
     "EMRun",
+    "EStep",
     "Snapshot",
     "log_joint",
     "normalize_log",
@@ -48,10 +49,14 @@ __all__ = [
     "observed_log_likelihood",
     "supervised_fit",
     "predict_proba",
+    "squared_change",
     "INITS",
+    "THETA_NORMS",
 ]
 
 INITS = ("uniform", "random", "labeled")
+#: how ‖θ_t − θ_{t−1}‖² is counted (see :func:`squared_change`)
+THETA_NORMS = ("parameters", "seed003")
 
 
 # ---------------------------------------------------------------------------
@@ -201,6 +206,55 @@ def predict_proba(model, alpha, params, X, **model_options) -> np.ndarray:
     return posterior
 
 
+def squared_change(model, alpha, params, prev_alpha, prev_params, norm: str = "parameters") -> float:
+    """‖θ_t − θ_{t−1}‖² for the stop rule of seed 003 step 4.
+
+    ``norm="parameters"``: Σ_k (Δα_k)² plus Σ (Δp)² over the model's parameter arrays
+    (for Bernoulli each word counts once, through β = p(x_j = 1 | k)).
+
+    ``norm="seed003"``: the notes' definition Σ_b (Δθ_b)² + Σ_{k,i,a} (Δθ_{k,i,a})², summed
+    over *every value* a of each feature. For a binary feature θ_{k,i,1} = β and
+    θ_{k,i,0} = 1 − β change by the same amount, so the β part counts twice. Categorical
+    tables and multinomial/Gaussian parameters already list every value: unchanged.
+    """
+    if norm not in THETA_NORMS:
+        raise ValueError(f"theta_norm must be one of {', '.join(THETA_NORMS)}; got {norm!r}.")
+    d_alpha = float(np.sum((np.asarray(alpha) - np.asarray(prev_alpha)) ** 2))
+    if norm == "seed003":
+        d_params = model.squared_distance_all_values(params, prev_params)
+    else:
+        d_params = model.squared_distance(params, prev_params)
+    return d_alpha + d_params
+
+
+def _is_chunked(X) -> bool:
+    """X is a dask collection or prepared chunks (nbcore.dask_em), checked without importing dask."""
+    module = type(X).__module__
+    return module.split(".")[0] == "dask" or module.endswith(".dask_em")
+
+
+@dataclass(frozen=True, eq=False)
+class EStep:
+    """The state between the two half-steps: E-step done at θ_t, M-step not yet.
+
+    Attributes
+    ----------
+    iteration : int
+        t: the parameters are still θ_t (``run.current``).
+    resp : (N, C) ndarray, read-only
+        r_ik = p(y_i = k | x_i, θ_t) for hidden rows (eq. 21), one-hot for
+        labelled rows (eq. 22); C = K, or K·m with components per class.
+    log_likelihood, objective : float
+        Of θ_t. With q = resp the lower bound F(q, θ_t) equals the
+        log-likelihood: the E-step makes the bound tight (see ``nbcore.bound``).
+    """
+
+    iteration: int
+    resp: np.ndarray
+    log_likelihood: float
+    objective: float
+
+
 # ---------------------------------------------------------------------------
 # Snapshots and runs
 # ---------------------------------------------------------------------------
@@ -298,6 +352,15 @@ class EM:
         Store ``resp`` (N, K) on the latest ``keep_resp`` snapshots only (older
         ones get ``resp=None``; :meth:`EMRun.responsibilities` recomputes them
         exactly). None keeps every one: N·K·8 bytes per iteration.
+    theta_norm : {"parameters", "seed003"}
+        How ``Snapshot.delta`` = ‖θ_t − θ_{t−1}‖² (and so ``theta_tol``) counts:
+        see :func:`squared_change`. "seed003" sums both values of each binary
+        feature, as seed 003 step 4 writes it.
+    components_per_class : int
+        m ≥ 1 latent mixture components per class (Nigam et al. 2000 §5). With
+        m > 1, :meth:`start` returns a :class:`nbcore.components.ComponentEMRun`:
+        EM over K·m sub-classes, labelled rows spread over their own class's
+        components only; predictions sum the components of each class.
     """
 
     model: Any = "bernoulli"
@@ -312,6 +375,18 @@ class EM:
     random_state: Any = None
     model_options: Mapping[str, Any] = field(default_factory=dict)
     keep_resp: int | None = None
+    theta_norm: str = "parameters"
+    components_per_class: int = 1
+
+    def _run_type(self):
+        m = self.components_per_class
+        if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
+            raise ValueError(f"components_per_class must be a whole number ≥ 1, got {m!r}.")
+        if m == 1:
+            return EMRun
+        from .components import ComponentEMRun
+
+        return ComponentEMRun
 
     def start(self, X, y=None) -> "EMRun":
         """Validate the data, build snapshot 0 (the initial parameters) and return the run.
@@ -320,8 +395,15 @@ class EM:
         ----------
         X : (N, V) ndarray or scipy.sparse matrix
         y : (N,) ints with −1 (or NaN) for hidden labels; None = all hidden
+
+        A ``dask.array`` X (row chunks) gives a :class:`nbcore.dask_em.ChunkedEMRun`
+        (needs ``pip install 'nbcore[dask]'``).
         """
-        return EMRun(self, X, y, random_state=self.random_state)
+        if _is_chunked(X):
+            from . import dask_em
+
+            return dask_em.start(self, X, y)
+        return self._run_type()(self, X, y, random_state=self.random_state)
 
     def fit(self, X, y=None, callback=None) -> "EMRun":
         """Run to convergence ``n_init`` times from different seeds; return the best run.
@@ -331,10 +413,19 @@ class EM:
         """
         if not isinstance(self.n_init, int) or self.n_init < 1:
             raise ValueError(f"n_init must be a whole number ≥ 1, got {self.n_init!r}.")
+        if _is_chunked(X):  # chunks are validated once for all restarts
+            from . import dask_em
+
+            return dask_em.fit(self, X, y, callback)
+        run_type = self._run_type()
+        return self._fit_runs(lambda random_state: run_type(self, X, y, random_state=random_state), callback)
+
+    def _fit_runs(self, new_run, callback=None) -> "EMRun":
+        """The restarts of :meth:`fit`; ``new_run(random_state)`` makes one run."""
         seeds = np.random.SeedSequence(self.random_state if isinstance(self.random_state, int) else None).spawn(self.n_init)
         best, summary = None, []
         for i, seed in enumerate(seeds):
-            run = EMRun(self, X, y, random_state=np.random.default_rng(seed) if self.n_init > 1 else self.random_state)
+            run = new_run(np.random.default_rng(seed) if self.n_init > 1 else self.random_state)
             run.run_to_convergence()
             summary.append((i, run.current.objective, run.converged))
             if best is None or run.current.objective > best.current.objective:
@@ -361,13 +452,18 @@ class EMRun:
             raise ValueError(f"init must be one of {', '.join(INITS)}; got {settings.init!r}.")
         if not isinstance(settings.max_iter, (int, np.integer)) or settings.max_iter < 0:
             raise ValueError(f"max_iter must be a whole number ≥ 0, got {settings.max_iter!r}.")
+        if settings.theta_norm not in THETA_NORMS:
+            raise ValueError(f"theta_norm must be one of {', '.join(THETA_NORMS)}; got {settings.theta_norm!r}.")
         self.restarts = None
+        self._pending = None  # the EStep of a half-done iteration (E done, M not yet)
         if _from is not None:  # continue another run with new settings (with_smoothing)
             self.Xp, self.y, self._labels = _from.Xp, _from.y, _from._labels
             self.history = list(_from.history)
             self._row_weight = _from._row_weight
             self._joint, self._resp = _from._joint, _from._resp
             self._log_marginal, self._impossible = _from._log_marginal, _from._impossible
+            self._pending = _from._pending  # the E-step at θ_t does not depend on these settings
+            self._setup_from(_from)
             self.stop_reason = None
             return
         self.Xp = self.model.prepare(X)
@@ -375,6 +471,7 @@ class EMRun:
         self.y = check_labels(np.full(n, -1) if y is None else y, n, self.n_classes)
         self.y.flags.writeable = False
         self._labels = one_hot_labels(self.y, self.n_classes)
+        self._setup()
         # w for hidden rows, 1 for labelled rows (None when w = 1: no scaling needed)
         self._row_weight = None
         if self.unlabeled_weight != 1.0:
@@ -395,8 +492,22 @@ class EMRun:
         alpha, params = self._initial_parameters(settings.init, rng)
         self.stop_reason = None
         log_prior = self._evaluate(params, alpha)
-        ll = observed_log_likelihood(self._joint, self._log_marginal, self.y, self.unlabeled_weight)
+        ll = self._observed_log_likelihood()
         self.history = [Snapshot(0, alpha, params, None, ll, ll + log_prior, None, self.smoothing)]
+
+    # -- hooks for subclasses (components per class) ---------------------------
+    def _setup(self) -> None:
+        """Called once the labels are known (fresh run)."""
+
+    def _setup_from(self, other: "EMRun") -> None:
+        """Called when continuing ``other`` with new settings."""
+
+    def _e_step(self, joint: np.ndarray):
+        """(resp, log_marginal, impossible) from log p(x_i, k): eq. 21-22."""
+        return responsibilities(joint, self.y)
+
+    def _observed_log_likelihood(self) -> float:
+        return observed_log_likelihood(self._joint, self._log_marginal, self.y, self.unlabeled_weight)
 
     # -- initialisation ------------------------------------------------------
     def _initial_parameters(self, init, rng):
@@ -433,7 +544,7 @@ class EMRun:
         """
         log_likelihood, log_prior = self.model.evaluate(self.Xp, params, self.smoothing)
         self._joint = log_joint(log_likelihood, alpha)
-        self._resp, self._log_marginal, self._impossible = responsibilities(self._joint, self.y)
+        self._resp, self._log_marginal, self._impossible = self._e_step(self._joint)
         hidden_impossible = self._impossible
         if hidden_impossible.any():
             warn_impossible(int(hidden_impossible.sum()), int(np.flatnonzero(hidden_impossible)[0]))
@@ -455,23 +566,54 @@ class EMRun:
     def done(self) -> bool:
         return self.stop_reason is not None or self.iteration >= self.settings.max_iter
 
-    def step(self) -> Snapshot:
-        """One E-step (eq. 21-22) + M-step (eq. 23-24). Returns the new snapshot."""
+    @property
+    def pending(self) -> EStep | None:
+        """The E-step of a half-done iteration (after :meth:`e_step`, before :meth:`m_step`)."""
+        return self._pending
+
+    def e_step(self) -> EStep:
+        """First half of an iteration: the responsibilities under θ_t (eq. 21-22).
+
+        The parameters do not change (``run.current`` is still θ_t). Calling it
+        twice returns the same E-step. Follow with :meth:`m_step`.
+        """
+        if self._pending is None:
+            snap = self.current
+            resp = self._resp  # computed when θ_t was evaluated: the E-step's product (eq. 21)
+            resp.flags.writeable = False
+            self._pending = EStep(snap.iteration, resp, snap.log_likelihood, snap.objective)
+        return self._pending
+
+    def m_step(self) -> Snapshot:
+        """Second half: θ_{t+1} from the E-step's responsibilities (eq. 23-24). Returns the new snapshot.
+
+        Raises ValueError when no E-step is pending (the M-step needs its responsibilities).
+        """
+        if self._pending is None:
+            raise ValueError("The M-step needs responsibilities: do the E-step first (or Step for both).")
         previous = self.current
-        resp = self._resp  # E-step at θ_t (computed when θ_t was made)
+        resp = self._pending.resp
         weights = resp if self._row_weight is None else resp * self._row_weight
         alpha, params = m_step(self.model, self.Xp, weights, self.smoothing)
         del weights
-        delta = float(np.sum((alpha - previous.alpha) ** 2)) + self.model.squared_distance(params, previous.params)
+        delta = squared_change(self.model, alpha, params, previous.alpha, previous.params, self.settings.theta_norm)
         log_prior = self._evaluate(params, alpha)  # E-step product for θ_{t+1}: its likelihood, and the next resp
-        ll = observed_log_likelihood(self._joint, self._log_marginal, self.y, self.unlabeled_weight)
+        ll = self._observed_log_likelihood()
         objective = ll + log_prior
-        resp.flags.writeable = False
         snap = Snapshot(previous.iteration + 1, alpha, params, resp, ll, objective, delta, self.smoothing)
+        self._pending = None
         self.history.append(snap)
         self._forget_old_resp()
         self._update_stop_reason(previous, snap)
         return snap
+
+    def step(self) -> Snapshot:
+        """One E-step (eq. 21-22) + M-step (eq. 23-24). Returns the new snapshot.
+
+        After a lone :meth:`e_step`, this finishes that iteration.
+        """
+        self.e_step()
+        return self.m_step()
 
     def _forget_old_resp(self) -> None:
         keep = self.settings.keep_resp
@@ -494,7 +636,17 @@ class EMRun:
             return snap.resp
         before = self.history[t - 1]
         log_likelihood, _ = self.model.evaluate(self.Xp, before.params, self.smoothing)  # same path as step()
-        return responsibilities(log_joint(log_likelihood, before.alpha), self.y)[0]
+        return self._e_step(log_joint(log_likelihood, before.alpha))[0]
+
+    def m_step_weights(self, t: int) -> np.ndarray | None:
+        """(N, K) weights of the M-step that produced θ_t: the responsibilities of
+        :meth:`responsibilities` times each row's weight (``unlabeled_weight`` for an
+        unlabelled row, 1 for a labelled one). None for t = 0."""
+        resp = self.responsibilities(t)
+        if resp is None:
+            return None
+        row_weight = getattr(self, "_row_weight", None)
+        return resp if row_weight is None else resp * row_weight
 
     def _update_stop_reason(self, previous: Snapshot, snap: Snapshot) -> None:
         s = self.settings
@@ -523,13 +675,13 @@ class EMRun:
         return self.current
 
     #: settings a run can change mid-way (they do not change what θ_t means)
-    CONTINUABLE = ("smoothing", "max_iter", "tol", "theta_tol", "keep_resp")
+    CONTINUABLE = ("smoothing", "max_iter", "tol", "theta_tol", "keep_resp", "theta_norm")
 
     def with_settings(self, **changes) -> "EMRun":
         """A new run that continues from the current parameters with some settings changed.
 
         Allowed: ``smoothing`` (λ; the next M-step uses it), ``max_iter``, ``tol``,
-        ``theta_tol``, ``keep_resp``. The history so far is kept; the original run
+        ``theta_tol``, ``keep_resp``, ``theta_norm``. The history so far is kept; the original run
         is untouched.
         """
         unknown = set(changes) - set(self.CONTINUABLE)
@@ -540,8 +692,35 @@ class EMRun:
             )
         if "smoothing" in changes:
             changes["smoothing"] = check_smoothing(changes["smoothing"])
+        if "theta_norm" in changes and changes["theta_norm"] not in THETA_NORMS:
+            raise ValueError(f"theta_norm must be one of {', '.join(THETA_NORMS)}; got {changes['theta_norm']!r}.")
         settings = replace(self.settings, **changes)
-        return EMRun(settings, None, None, _from=self)
+        return type(self)(settings, None, None, _from=self)
+
+    def rewound(self, t: int) -> "EMRun":
+        """A run whose latest iteration is ``t``: the snapshots after t are dropped, EM goes on from θ_t.
+
+        Used when a viewer computed iterations ahead of what it showed (a browser
+        player buffering frames) and the user stops at t. EM is deterministic, so
+        stepping the rewound run gives back exactly the dropped snapshots (same
+        settings). The original run is untouched.
+        """
+        if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or not 0 <= t < len(self.history):
+            raise ValueError(f"Can only rewind to an iteration from 0 to {len(self.history) - 1}, got {t!r}.")
+        new = EMRun(self.settings, None, None, _from=self)
+        if t == len(self.history) - 1:
+            new.stop_reason = self.stop_reason
+            return new
+        new.history = new.history[: t + 1]
+        snap = new.history[-1]
+        import warnings
+
+        with warnings.catch_warnings():  # an impossible document was reported when θ_t was first made
+            warnings.simplefilter("ignore")
+            new._evaluate(snap.params, snap.alpha)  # the E-step at θ_t: what the next step starts from
+        if t > 0:
+            new._update_stop_reason(new.history[t - 1], snap)
+        return new
 
     def with_smoothing(self, smoothing: float) -> "EMRun":
         """A new run that continues from the current parameters with a new λ (see :meth:`with_settings`)."""

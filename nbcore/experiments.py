@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .align import aligned_accuracy
+from .align import align_clusters, aligned_accuracy
 from .em import EM, normalize_log, predict_proba, supervised_fit
 from .models import get_model
 from .models._base import safe_log
@@ -28,10 +28,11 @@ class Explanation:
     Attributes
     ----------
     log_prior : (K,) log α_k
-    contributions : (V, K) the feature's term of log p(x | k): for Bernoulli
-        x_j log β_jk + (1 − x_j) log(1 − β_jk) (absent words count too); for
-        multinomial x_j log β_jk (absent words contribute 0); for categorical
-        log θ_j[x_j, k]; for Gaussian log N(x_j; μ_jk, σ²_jk).
+    contributions : (V, K) the feature's term of log p(x | k), from the event
+        model's ``feature_terms`` hook: for Bernoulli x_j log β_jk + (1 − x_j)
+        log(1 − β_jk) (absent words count too); for multinomial x_j log β_jk
+        (absent words contribute 0); for categorical log θ_j[x_j, k]; for
+        Gaussian log N(x_j; μ_jk, σ²_jk).
     present : (V,) bool, x_j > 0
     log_joint : (K,) log α_k + Σ_j contributions[j, k]
     posterior : (K,) p(y = k | x)
@@ -55,24 +56,6 @@ class Explanation:
         return np.where(np.isnan(out), 0.0, out)
 
 
-def _term_matrix(model_name: str, params, x: np.ndarray) -> np.ndarray:
-    if model_name == "bernoulli":
-        beta = params["beta"]
-        with np.errstate(invalid="ignore"):
-            present = np.where(x[:, None] > 0, safe_log(beta), 0.0)
-            absent = np.where(x[:, None] > 0, 0.0, safe_log(1.0 - beta))
-        return present + absent
-    if model_name == "multinomial":
-        with np.errstate(invalid="ignore"):
-            return np.where(x[:, None] > 0, x[:, None] * safe_log(params["beta"]), 0.0)
-    if model_name == "categorical":
-        return np.stack([safe_log(theta[int(v)]) for theta, v in zip(params["theta"], x)])
-    if model_name == "gaussian":
-        mean, var = params["mean"], params["var"]
-        return -0.5 * (np.log(2 * np.pi * var) + (x[:, None] - mean) ** 2 / var)
-    raise ValueError(f"Unknown event model {model_name!r}.")
-
-
 def explain(model, alpha, params, x) -> Explanation:
     """Per-feature breakdown of log p(x, y = k) for one document x (eq. 11).
 
@@ -87,21 +70,31 @@ def explain(model, alpha, params, x) -> Explanation:
         x = x.toarray()  # one row only
     x = np.asarray(x, dtype=np.float64).ravel()
     m.prepare(x[None, :], params)  # same checks as for a batch (binary, counts, codes, shape)
-    terms = _term_matrix(m.name, params, x)
+    terms = m.feature_terms(params, x)
     log_prior = safe_log(np.asarray(alpha, dtype=np.float64))
     joint = log_prior + terms.sum(axis=0)
     posterior = normalize_log(joint[None, :])[0][0]
     return Explanation(log_prior, terms, x > 0, joint, posterior)
 
 
-def hidden_accuracy(pred, y_true, hidden) -> float | None:
-    """Accuracy of ``pred`` on the hidden rows whose true label is known (None if none)."""
+def hidden_accuracy(pred, y_true, hidden, n_classes: int | None = None) -> float | None:
+    """Accuracy of ``pred`` on the hidden rows whose true label is known (None if none).
+
+    The one accuracy the lab reports. With ``n_classes``, the predicted clusters are
+    first named by the best one-to-one matching with the true labels on those rows
+    (Hungarian; for EM that saw no label, whose clusters carry no names).
+    """
     if y_true is None or hidden is None:
         return None
-    mask = np.asarray(hidden) & (np.asarray(y_true) >= 0)
+    y_true = np.asarray(y_true)
+    mask = np.asarray(hidden, dtype=bool) & (y_true >= 0)
     if not mask.any():
         return None
-    return float(np.mean(np.asarray(pred)[mask] == np.asarray(y_true)[mask]))
+    pred = np.asarray(pred)
+    if n_classes is not None:
+        mapping = np.asarray(align_clusters(y_true[mask], pred[mask], n_classes))
+        pred = mapping[pred]
+    return float(np.mean(pred[mask] == y_true[mask]))
 
 
 def smoothing_sweep(model, X, y_obs, n_classes, lambdas, y_true=None, hidden=None, init="labeled",
@@ -114,17 +107,17 @@ def smoothing_sweep(model, X, y_obs, n_classes, lambdas, y_true=None, hidden=Non
     """
     lambdas = list(lambdas)
     out = []
-    for i, lam in enumerate(lambdas):
+    for i, smoothing in enumerate(lambdas):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            alpha_s, params_s = supervised_fit(model, X, y_obs, n_classes, lam)
+            alpha_s, params_s = supervised_fit(model, X, y_obs, n_classes, smoothing)
             pred_s = predict_proba(model, alpha_s, params_s, X).argmax(axis=1)
-            run = EM(model=model, n_classes=n_classes, smoothing=lam, init=init, max_iter=max_iter,
+            run = EM(model=model, n_classes=n_classes, smoothing=smoothing, init=init, max_iter=max_iter,
                      random_state=random_state).start(X, y_obs)
             run.run_to_convergence()
             pred_em = run.predict()
         out.append({
-            "smoothing": float(lam),
+            "smoothing": float(smoothing),
             "alpha_supervised": alpha_s,
             "beta_supervised": params_s,
             "acc_supervised": hidden_accuracy(pred_s, y_true, hidden),

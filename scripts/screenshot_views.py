@@ -46,8 +46,28 @@ VIEWS = [
     ("13_guided_link_to_trap", "guided", "link:Open: The symmetric trap", "Guided lesson 4"),
     # restarts -> open the worst start in the lesson view
     ("15_restart_opened_in_lesson_view", "restarts?rs_dataset=digits", ("Run restarts", "Open start"), "Opened random start"),
+    # the lesson view's maths panel, numbers from the engine (every event model with a ratio estimate)
+    ("16_lesson_maths_bernoulli", "?dataset=toy_spam&hidden=50&lam=1", "Step", "same as the engine's β"),
+    ("17_lesson_maths_categorical", "?dataset=play_tennis&hidden=50&lam=1", "Step", "same as the engine's θ"),
     ("14_classroom_mode_inspector", "inspector?classroom=true&insp_dataset=toy_spam&insp_lam=0&insp_words=Cruise"
      "&insp_words=Lottery", None, "Every term"),
+    # issue 17: teaching depth II
+    ("20_coin", "coin", None, "Two coins, identities hidden"),
+    ("20b_coin_typed_lambda0", "coin?coin_source=typed&coin_flips=HHTH&coin_lam=0", None, "Two coins"),
+    ("21_mixture2d_e_step", "mixture2d?mx_preset=unequal+sizes", "E-step", "E-step done"),
+    ("21b_mixture2d_10_steps", "mixture2d?mx_preset=unequal+sizes", "10 steps", "t = 10"),
+    ("21c_mixture2d_overlapping_m_step", "mixture2d?mx_preset=overlapping", ("10 steps", "E-step", "M-step"),
+     "t = 11"),
+    ("22_climb_e_step", "climb?cl_dataset=toy_spam", ("5 steps", "E-step"), "E-step done"),
+    ("23_components_digits", "components?cp_seeds=3", ("Run the comparison",), "Look inside"),
+    ("23b_components_m3", "components?cp_seeds=2&cp_ms=1&cp_ms=3", ("Run the comparison",), "Look inside"),
+    ("25_lesson_half_steps_classroom", "?classroom=true&dataset=toy_spam&hidden=50&lam=1", ("Step", "E-step"),
+     "Between the half-steps"),
+    ("25b_lesson_large_set_responsibilities", "?dataset=synthetic_spam&hidden=90", ("E-step",), "most uncertain"),
+    ("26_mixture2d_classroom", "mixture2d?classroom=true&mx_preset=stretched", ("10 steps",), "t = 10"),
+    ("26b_climb_classroom", "climb?classroom=true&cl_dataset=abcd", ("5 steps", "E-step"), "E-step done"),
+    ("24_inspector_play_tennis", "inspector?insp_dataset=play_tennis&insp_lam=0", None, "A new day"),
+    ("22b_climb_abcd_history", "climb?cl_dataset=abcd&cl_hidden=100", ("5 steps",), "t = 5"),
 ]
 
 

@@ -85,3 +85,44 @@ def page_text(at) -> str:
         if isinstance(children, dict):
             stack.extend(children.values())
     return "\n".join(out)
+
+
+# ---- scikit-learn's own Naive Bayes tests (tests/test_sklearn_naive_bayes.py) -------------------
+#: test name -> why it does not apply to nbcore (everything else in that file must pass)
+SKLEARN_NB_SKIPS = {
+    "test_cnb": "ComplementNB: nbcore has no complement Naive Bayes",
+    "test_gnb_check_update_with_no_data": "calls scikit-learn's private GaussianNB._update_mean_variance",
+    "test_alpha_vector": "calls scikit-learn's private _check_alpha",
+    "test_check_alpha": "calls scikit-learn's private _check_alpha",
+    "test_gnb_array_api_compliance": "uses scikit-learn's private sklearn.utils._array_api helpers",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    import pytest
+
+    for item in items:
+        if not item.nodeid.startswith("tests/test_sklearn_naive_bayes.py::"):
+            continue
+        name = item.originalname if hasattr(item, "originalname") else item.name
+        if name in SKLEARN_NB_SKIPS:
+            item.add_marker(pytest.mark.skip(reason=SKLEARN_NB_SKIPS[name]))
+        elif "ComplementNB" in item.name:
+            item.add_marker(pytest.mark.skip(reason="ComplementNB: nbcore has no complement Naive Bayes"))
+
+
+def _pg_url_fixture():
+    """Session fixture ``pg_url``: a throwaway real PostgreSQL server (tests/pg_cluster.py),
+    started once per test session for the store tests (test_store.py, test_sharing.py)."""
+    import pytest
+
+    @pytest.fixture(scope="session")
+    def pg_url():
+        pytest.importorskip("psycopg")
+        from pg_cluster import cluster
+        with cluster() as url:
+            yield url
+    return pg_url
+
+
+pg_url = _pg_url_fixture()

@@ -46,10 +46,12 @@ def click(at: AppTest, key: str) -> AppTest:
 
 @pytest.fixture
 def at() -> AppTest:
-    return new_app()
+    # the synthetic set (600 × 30, known truth): what these tests were written against;
+    # the default page (real SMS text) is tested in tests/test_text_ui.py
+    return new_app(dataset="synthetic_spam")
 
 
-def test_default_lesson_loads(at):
+def test_synthetic_lesson_loads(at):
     assert iteration(at) == 0
     assert at.selectbox(key="dataset").value == "synthetic_spam"
     assert at.slider(key="hidden").value == 90
@@ -232,13 +234,13 @@ def test_good_upload_becomes_the_data_set(at):
 
 
 def test_handle_upload_directly():
-    from dashboard import runner
+    from dashboard import uploads
     at = new_app()
     # handle_upload needs a session: call it through the page's path and check the stored state
     at.session_state["pending_upload"] = ("x.csv", b"label,x\n1,2\n")
     at.run()
     assert "only one class" in at.session_state["upload_error"]
-    assert callable(runner.handle_upload)
+    assert callable(uploads.handle_upload)
 
 
 def test_exports_are_csv(at):
@@ -262,7 +264,9 @@ def test_redraw_time_is_reasonable(at):
     assert time.perf_counter() - t0 < 5.0
 
 
-@pytest.mark.parametrize("query", [{"hidden": "0"}, {"hidden": "100"}, {"lam": "0"},
+@pytest.mark.parametrize("query", [{"dataset": "synthetic_spam", "hidden": "0"},
+                                   {"dataset": "synthetic_spam", "hidden": "100"},
+                                   {"dataset": "synthetic_spam", "lam": "0"},
                                    {"dataset": "digits", "model": "multinomial"},
                                    {"dataset": "synthetic_spam", "lam": "10", "init": "random", "uw": "0.5"}])
 def test_edge_settings_run_without_tracebacks(query):
@@ -288,8 +292,12 @@ def test_lambda_change_before_any_step_restarts(at):
 def test_bad_url_value_is_ignored():
     at = new_app(hidden="banana", lam="7", dataset="nope")
     assert not at.exception and not at.error
-    assert at.session_state["run_key"].dataset == "synthetic_spam"
-    assert at.session_state["run_lam"] == 1.0
+    assert at.session_state["run_key"].dataset == "sms_spam"  # the default lesson
+    assert at.session_state["run_key"].hidden_pct == 90
+    # 7 lies between the grid's 3 and 10: it snaps to the nearest (on a log scale), 10 (issue 12)
+    assert at.session_state["run_lam"] == 10.0
+    note = " ".join(w.value for w in at.warning)
+    assert "banana" in note and "nope" in note and "lam=7" in note
 
 
 def test_decrease_flag():

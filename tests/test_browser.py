@@ -95,14 +95,14 @@ def test_lesson_in_a_real_browser(server, browser):
 
     # Step: one E+M
     t0 = time.perf_counter()
-    page.get_by_role("button", name="Step", exact=True).click()
+    page.get_by_role("button", name=re.compile(r"^Step\b")).click()
     _wait_iteration(page, "n === 1")
     step_s = time.perf_counter() - t0
     _wait_idle(page)
     assert _iteration(page) == 1
 
     # Play: animates by itself, stops at convergence
-    page.get_by_role("button", name="Play", exact=True).click()
+    page.get_by_role("button", name=re.compile(r"^Play\b")).click()
     t_play = time.perf_counter()
     page.get_by_text("Converged at").first.wait_for(timeout=60_000)
     t_end = time.perf_counter()
@@ -125,9 +125,9 @@ def test_lesson_in_a_real_browser(server, browser):
     slow = browser.new_page(viewport={"width": 1600, "height": 2600})
     slow.goto(server + "/?speed=slow", wait_until="domcontentloaded")
     _wait_idle(slow)
-    slow.get_by_role("button", name="Play", exact=True).click()
+    slow.get_by_role("button", name=re.compile(r"^Play\b")).click()
     _wait_iteration(slow, "n >= 3")
-    slow.get_by_role("button", name="Pause", exact=True).wait_for(timeout=10_000)
+    slow.get_by_role("button", name=re.compile(r"^Pause\b")).wait_for(timeout=10_000)
     assert slow.get_by_text("Running").count() > 0
     _shot(slow, "02_mid_run")
     slow.close()
@@ -145,7 +145,7 @@ def test_lesson_in_a_real_browser(server, browser):
     assert _iteration(page) == 0
 
     # bad upload: message, previous run kept
-    page.get_by_role("button", name="Step", exact=True).click()
+    page.get_by_role("button", name=re.compile(r"^Step\b")).click()
     _wait_iteration(page, "n === 1")
     page.get_by_text("Use your own CSV").click()
     page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
@@ -159,7 +159,7 @@ def test_lesson_in_a_real_browser(server, browser):
     page2 = browser.new_page(viewport={"width": 1600, "height": 2600})
     page2.goto(server + "/?classroom=true&hidden=90", wait_until="domcontentloaded")
     _wait_idle(page2)
-    page2.get_by_role("button", name="Step", exact=True).click()
+    page2.get_by_role("button", name=re.compile(r"^Step\b")).click()
     _wait_iteration(page2, "n === 1")
     _wait_idle(page2)
     assert page2.get_by_text("Advanced").count() == 0
@@ -170,7 +170,7 @@ def test_lesson_in_a_real_browser(server, browser):
     t0 = time.perf_counter()
     page3.goto(server + "/?dataset=digits", wait_until="domcontentloaded")
     _wait_idle(page3)
-    page3.get_by_role("button", name="Step", exact=True).click()
+    page3.get_by_role("button", name=re.compile(r"^Step\b")).click()
     _wait_iteration(page3, "n === 1")
     digits_step = time.perf_counter() - t0
     _wait_idle(page3)

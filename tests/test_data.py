@@ -28,7 +28,8 @@ def F(x):
 # --------------------------------------------------------------------------- shipped sets
 def test_list_datasets_names_and_descriptions():
     names = nbcore.list_datasets()
-    assert list(names) == ["toy_spam", "play_tennis", "abcd", "synthetic_spam", "digits"]
+    assert list(names) == ["toy_spam", "play_tennis", "abcd", "synthetic_spam", "digits",
+                           "sms_spam", "udhr_langid"]
     assert all(isinstance(d, str) and d for d in names.values())
 
 

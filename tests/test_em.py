@@ -289,3 +289,36 @@ def test_with_settings_changes_max_iter_and_refuses_others():
     assert more.iteration == 5 and run.iteration == 2
     with pytest.raises(ValueError, match="Cannot change init in the middle of a run"):
         run.with_settings(init="uniform")
+
+
+def test_rewound_run_steps_back_to_the_same_snapshots():
+    """EM is deterministic: rewinding to t and stepping again gives the dropped snapshots bit for bit."""
+    rng = np.random.default_rng(12)
+    X = (rng.random((50, 7)) < 0.35).astype(float)
+    y = np.where(rng.random(50) < 0.7, -1, rng.integers(0, 2, 50))
+    run = EM(n_classes=2, init="random", random_state=4, keep_resp=2, tol=None, max_iter=9).start(X, y)
+    for _ in range(9):
+        run.step()
+    assert run.done
+    back = run.rewound(3)
+    assert back.iteration == 3 and not back.done and len(run.history) == 10  # original untouched
+    for t in range(4, 10):
+        s = back.step()
+        np.testing.assert_array_equal(s.beta, run.history[t].beta)
+        np.testing.assert_array_equal(s.alpha, run.history[t].alpha)
+        assert s.objective == run.history[t].objective
+    assert back.done and back.stop_reason == "max_iter"
+    assert run.rewound(9).done and run.rewound(0).iteration == 0
+    for bad in (-1, 10, 2.5, True):
+        with pytest.raises(ValueError, match="Can only rewind"):
+            run.rewound(bad)
+
+
+def test_rewound_keeps_a_convergence_reached_at_t():
+    run = EM(n_classes=2, init="random", random_state=0, tol=1e-3).start(TOY_X)
+    run.run_to_convergence()
+    t = run.iteration
+    assert run.converged
+    again = run.with_settings(tol=None).with_settings(tol=1e-3)
+    again.step(); again.step()
+    assert again.rewound(t).converged

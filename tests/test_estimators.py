@@ -1,5 +1,7 @@
 """Supervised estimators against scikit-learn (oracle), PlayTennis by hand, check_estimator."""
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -63,8 +65,8 @@ def test_gaussian_predict_proba_equals_sklearn(var_smoothing):
     a = nbcore.GaussianNB(var_smoothing=var_smoothing).fit(X, y)
     b = skl.GaussianNB(var_smoothing=var_smoothing).fit(X, y)
     np.testing.assert_allclose(a.predict_proba(Xt), b.predict_proba(Xt), atol=1e-9)
-    np.testing.assert_allclose(a.mean_.T, b.theta_, atol=1e-12)
-    np.testing.assert_allclose(a.var_.T, b.var_, atol=1e-12)
+    np.testing.assert_allclose(a.theta_, b.theta_, atol=1e-12)
+    np.testing.assert_allclose(a.var_, b.var_, atol=1e-12)
 
 
 def test_gaussian_biased_vs_unbiased_variance_by_hand():
@@ -73,11 +75,11 @@ def test_gaussian_biased_vs_unbiased_variance_by_hand():
     mle = nbcore.GaussianNB(var_smoothing=0).fit(X, y)
     unb = nbcore.GaussianNB(var_smoothing=0, variance="unbiased").fit(X, y)
     # class 0: mean 3, squared deviations 4 + 1 + 9 = 14 ; class 1: mean 11, 1 + 1 = 2
-    np.testing.assert_allclose(mle.mean_[0], [3.0, 11.0])
-    np.testing.assert_allclose(mle.var_[0], [14 / 3, 2 / 2])
-    np.testing.assert_allclose(unb.var_[0], [14 / 2, 2 / 1])
+    np.testing.assert_allclose(mle.theta_[:, 0], [3.0, 11.0])
+    np.testing.assert_allclose(mle.var_[:, 0], [14 / 3, 2 / 2])
+    np.testing.assert_allclose(unb.var_[:, 0], [14 / 2, 2 / 1])
     floored = nbcore.GaussianNB(var_smoothing=0, var_floor=3.0).fit(X, y)
-    np.testing.assert_allclose(floored.var_[0], [14 / 3, 3.0])
+    np.testing.assert_allclose(floored.var_[:, 0], [14 / 3, 3.0])
 
 
 def test_play_tennis_seed002_tables():
@@ -154,8 +156,74 @@ def _expected_failures(estimator):
         nbcore.SemiSupervisedNB(),
         nbcore.SemiSupervisedNB(model="gaussian"),
         nbcore.SemiSupervisedNB(model="multinomial"),
+        nbcore.SemiSupervisedNB(model="categorical"),
+        nbcore.SemiSupervisedNB(model="bernoulli", init="uniform", unlabeled_weight=0.5),
+        nbcore.BernoulliNB(fit_prior=False, smoothing=0.5),
+        nbcore.MultinomialNB(smoothing=0.0),
+        nbcore.CategoricalNB(min_categories=4),
+        nbcore.GaussianNB(variance="unbiased", var_floor=1e-3),
     ],
     expected_failed_checks=_expected_failures,
 )
 def test_sklearn_check_estimator(estimator, check):
     check(estimator)
+
+
+# ---- scikit-learn's missing pieces (issue 13) --------------------------------------------------
+
+def test_semisupervised_categorical_rejects_negative_codes_with_sklearns_words():
+    X = np.array([[0, 1], [1, -1], [2, 0]])
+    with pytest.raises(ValueError, match="Negative values in data passed to SemiSupervisedNB"):
+        nbcore.SemiSupervisedNB(model="categorical").fit(X, [0, 1, -1])
+
+
+def test_impossible_row_gives_the_warning_not_numpys():
+    # λ = 0: word 1 never seen with class 0, word 0 never with class 1 -> a row with both is
+    # impossible under every class (seed 000 §3.1)
+    X = np.array([[1, 0], [1, 0], [0, 1], [0, 1]])
+    y = np.array([0, 0, 1, 1])
+    for clf in (nbcore.MultinomialNB(smoothing=0.0), nbcore.BernoulliNB(smoothing=0.0),
+                nbcore.SemiSupervisedNB(model="multinomial", smoothing=0.0)):
+        clf.fit(X, y)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            proba = clf.predict_proba(np.array([[1, 1]]))
+        kinds = {type(w.message) for w in caught}
+        assert kinds == {nbcore.ImpossibleDocumentWarning}, [str(w.message) for w in caught]
+        np.testing.assert_allclose(proba, [[0.5, 0.5]])
+
+
+def test_sklearn_attribute_shapes_match_sklearn():
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 3, size=(40, 5))
+    y = rng.integers(0, 3, size=40)
+    sw = rng.uniform(0.2, 2.0, size=40)
+    for ours, theirs in ((nbcore.BernoulliNB(), skl.BernoulliNB()), (nbcore.MultinomialNB(), skl.MultinomialNB()),
+                         (nbcore.CategoricalNB(min_categories=4), skl.CategoricalNB(min_categories=4)),
+                         (nbcore.GaussianNB(), skl.GaussianNB())):
+        ours.fit(X, y, sample_weight=sw)
+        theirs.fit(X, y, sample_weight=sw)
+        for name in ("class_count_", "class_log_prior_", "feature_count_", "feature_log_prob_", "theta_", "var_",
+                     "category_count_", "n_categories_"):
+            if not hasattr(theirs, name):
+                continue
+            a, b = getattr(ours, name), getattr(theirs, name)
+            if isinstance(b, list):
+                assert len(a) == len(b)
+                for u, v in zip(a, b):
+                    np.testing.assert_allclose(u, v, rtol=1e-9, atol=1e-12, err_msg=f"{type(ours).__name__}.{name}")
+            else:
+                np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12, err_msg=f"{type(ours).__name__}.{name}")
+        np.testing.assert_allclose(ours.predict_joint_log_proba(X), theirs.predict_joint_log_proba(X), rtol=1e-9)
+
+
+def test_partial_fit_in_batches_equals_fit():
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 4, size=(60, 6))
+    y = rng.integers(0, 3, size=60)
+    for make in (nbcore.BernoulliNB, nbcore.MultinomialNB, nbcore.CategoricalNB, nbcore.GaussianNB):
+        whole = make().fit(X, y)
+        parts = make()
+        for rows in np.array_split(np.arange(60), 4):
+            parts.partial_fit(X[rows], y[rows], classes=[0, 1, 2])
+        np.testing.assert_allclose(parts.predict_proba(X), whole.predict_proba(X), rtol=1e-7, atol=1e-10)

@@ -134,9 +134,19 @@ def _decorator_names(fn) -> list[str]:
     return out
 
 
+# Process-wide state that is shared on purpose, each with its reason. dashboard/sharing.py
+# holds a data set a teacher *published* by link: the same bytes for everyone who has the
+# link, so one parse per process (issue 15) is the point; the store connection is per
+# process and configuration; _OPEN_FAIL / _PARSES are a back-off timer and a parse counter
+# (no user content). Anything else must stay per session.
+SHARED_ON_PURPOSE = {"dashboard/sharing.py"}
+
+
 def test_no_cache_resource_in_dashboard():
     hits = []
     for path in _modules():
+        if str(path.relative_to(ROOT)) in SHARED_ON_PURPOSE:
+            continue
         src = path.read_text()
         for i, line in enumerate(src.splitlines(), 1):
             if "cache_resource" in line and not line.lstrip().startswith("#"):
@@ -177,6 +187,8 @@ def test_no_module_level_mutable_state_is_mutated():
     for path in _modules():
         tree = ast.parse(path.read_text())
         rel = path.relative_to(ROOT)
+        if str(rel) in SHARED_ON_PURPOSE:
+            continue
         mutable = set()
         for node in tree.body:
             targets = []
@@ -245,7 +257,8 @@ def test_two_websocket_sessions_on_one_server(server):
             assert (await b.load()).ok
             r = await upload_file(a, "uploader", SECRET_NAME, SECRET_CSV)
             assert r.ok, r
-            assert any("Loaded" in body and SECRET_NAME in body for _, body in a.alerts), a.alerts
+            shown = (SECRET_NAME, SECRET_NAME.replace("_", "\\_"))  # names are shown literally (Markdown escaped)
+            assert any("Loaded" in body and any(n in body for n in shown) for _, body in a.alerts), a.alerts
             assert (await a.set_value("hidden", 50)).ok
             for _ in range(3):
                 assert (await a.click("step")).ok

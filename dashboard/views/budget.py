@@ -6,23 +6,23 @@ import pandas as pd
 import streamlit as st
 
 import nbcore
-from dashboard import controls, depth_charts, lessons
+from dashboard import depth_charts, page_kit, pages, urlguard
 
-FS = lessons.page_setup(":material/stacked_line_chart: Label-budget curve",
-                        "How many labels do you need? Supervised NB on the labelled documents alone vs EM that "
-                        "also reads the unlabelled rest (Nigam et al. 2000).")
+FS = page_kit.page_setup(pages.BUDGET,
+                         "How many labels do you need? Supervised NB on the labelled documents alone vs EM that "
+                         "also reads the unlabelled rest (Nigam et al. 2000).")
 
 sb = st.sidebar
-dataset = lessons.dataset_picker("lb_dataset", "synthetic_spam", models=("bernoulli", "multinomial"))
-model = lessons.model_picker("lb_model", dataset)
-lam = lessons.lam_picker("lb_lam", 1.0)
-uw = sb.slider("Unlabelled weight", 0.0, 1.0, 1.0, step=0.05, key="lb_uw", bind=controls.QP,
+dataset = page_kit.dataset_picker("lb_dataset", "synthetic_spam", models=("bernoulli", "multinomial"))
+model = page_kit.model_picker("lb_model", dataset)
+lam = page_kit.lam_picker("lb_lam", 1.0)
+uw = urlguard.slider(sb, "Unlabelled weight", 0.0, 1.0, 1.0, step=0.05, key="lb_uw",
                help="How much an unlabelled document counts in the M-step (Nigam's EM-λ; 0 = ignore them, "
                     "which makes EM the same as supervised NB).")
-n_seeds = sb.slider("Repetitions (seeds)", 1, 10, 3, key="lb_seeds", bind=controls.QP,
+n_seeds = urlguard.slider(sb, "Repetitions (seeds)", 1, 10, 3, key="lb_seeds",
                     help="Each repetition labels a different random subset; the band shows min–max.")
 
-ds, X = lessons.dataset_for_model(dataset, model)
+ds, X = page_kit.dataset_for_model(dataset, model)
 y_true = np.asarray(ds.y_true if ds.y_true is not None else ds.y)
 K = ds.n_classes
 known = y_true >= 0
@@ -44,7 +44,7 @@ if go:
         return nbcore.label_budget_curve(model, X, y_true, ns, list(range(int(n_seeds))), K, smoothing=lam,
                                          unlabeled_weight=uw, max_iter=50, callback=callback)
 
-    res = lessons.cached("budget", key, compute, "Fitting …", shareable=lessons.is_shared(dataset))
+    res = page_kit.cached("budget", key, compute, "Fitting …", shareable=page_kit.is_shared(dataset))
     st.session_state["lb_result"] = (key, res)
 
 stored = st.session_state.get("lb_result")

@@ -1,79 +1,149 @@
 """Gaussian NB corner (seeds 002/003): continuous features, per-class normal curves, 1/N vs 1/(N−1)."""
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-import nbcore
-from dashboard import controls, depth_charts, lessons
+from dashboard import depth_charts, derive, page_kit, pages, urlguard
+from nbcore.models.gaussian import gaussian_moments
 
-FS = lessons.page_setup(":material/ssid_chart: Gaussian NB corner",
-                        "Continuous features: each class gets a normal curve per feature, with a mean and a "
-                        "variance estimated from its documents (seed 002).")
+FS = page_kit.page_setup(pages.GAUSSIAN,
+                         "Continuous features: each class gets a normal curve per feature, with a mean and a "
+                         "variance estimated from its documents (seed 002).")
 
 sb = st.sidebar
-source = sb.radio("Data", ["typed", "random"], key="gs_source", bind=controls.QP,
+source = urlguard.radio(sb, "Data", ["typed", "random"], key="gs_source",
                   captions=["type the numbers", "draw them from two normal distributions"])
 NAMES = ["A", "B"]
+MAX_VALUES = 1000  # per class; a pasted column of a spreadsheet is fine, a megabyte of text is not
 
 
-def parse(text: str) -> np.ndarray:
+@dataclass
+class ClassFit:
+    """One class's numbers, computed on their own (a broken class never touches the other)."""
+    values: np.ndarray            # the finite values used
+    problem: str | None = None    # why nothing can be computed (shown as an error), else None
+    mean: float | None = None
+    var_mle: float | None = None  # M2 / N
+    var_unb: float | None = None  # M2 / (N − 1)
+    log10_var: float | None = None  # log10 of σ²_MLE when it overflows a float
+
+    @property
+    def ok(self) -> bool:
+        return self.problem is None and self.var_mle is not None
+
+
+def _short(tok: str, limit: int = 24) -> str:
+    tok = tok if len(tok) <= limit else tok[:limit] + "…"
+    return derive.md_escape(tok, limit + 1)
+
+
+def parse(text: str, name: str) -> tuple[np.ndarray, str | None]:
+    """Comma / semicolon / newline separated numbers -> (values, problem or None)."""
     vals = []
-    for tok in text.replace(";", ",").replace("\n", ",").split(","):
+    for tok in str(text).replace(";", ",").replace("\n", ",").split(","):
         tok = tok.strip()
-        if tok:
-            vals.append(float(tok))
-    return np.asarray(vals, dtype=float)
+        if not tok:
+            continue
+        try:
+            v = float(tok)
+        except ValueError:
+            return np.zeros(0), (f"Class {name}: “{_short(tok)}” is not a number. Type numbers separated by "
+                                 "commas, e.g. `85, 95, 100, 12`.")
+        if not math.isfinite(v):
+            what = "NaN (“not a number”)" if math.isnan(v) else f"“{_short(tok)}” (too large: it overflows to ±∞)"
+            return np.zeros(0), (f"Class {name}: {what} is not a finite number. A computer's floating-point "
+                                 "numbers stop at about ±1.8 × 10^308; type values between those limits.")
+        vals.append(v)
+        if len(vals) > MAX_VALUES:
+            return np.zeros(0), f"Class {name}: more than {MAX_VALUES:,} values; paste at most {MAX_VALUES:,}."
+    return np.asarray(vals, dtype=float), None
+
+
+def fit_class(x: np.ndarray, name: str) -> ClassFit:
+    """μ, σ²_MLE = M2/N and σ²_unbiased = M2/(N−1) of one class (nbcore.gaussian_moments, eq. of
+    seed 002), computed on x / max|x| and scaled back, so huge but finite values do not overflow
+    on the way; a σ² that is itself beyond float range is reported with its order of magnitude."""
+    n = len(x)
+    if n < 2:
+        return ClassFit(x, f"Class {name} needs at least two values (it has {n}): with one value the "
+                           "unbiased variance divides by N − 1 = 0.")
+    scale = float(np.max(np.abs(x)))
+    if scale == 0.0:
+        return ClassFit(x, None, 0.0, 0.0, 0.0)
+    _, mean, m2 = gaussian_moments((x / scale)[:, None], np.ones((n, 1)))
+    mu_s, m2_s = float(mean[0, 0]), float(m2[0, 0])
+    mu = mu_s * scale
+    if m2_s == 0.0:
+        return ClassFit(x, None, mu, 0.0, 0.0)
+    log10_var = 2 * math.log10(scale) + math.log10(m2_s / n)
+    with np.errstate(over="ignore"):
+        var_mle = (m2_s / n) * scale * scale
+        var_unb = (m2_s / (n - 1)) * scale * scale
+    if not (math.isfinite(var_mle) and math.isfinite(var_unb)):
+        return ClassFit(x, (f"Class {name}: the values are so far apart that σ² ≈ 10^{log10_var:.0f}, beyond the "
+                            "largest floating-point number (≈ 1.8 × 10^308), so no normal curve can be computed. "
+                            "Rescale the values (e.g. divide them all by the same power of ten)."),
+                        mu, None, None, log10_var)
+    return ClassFit(x, None, mu, var_mle, var_unb, log10_var)
 
 
 if source == "typed":
-    ta = sb.text_input("Class A values", "85, 95, 100, 12", key="gs_a", bind=controls.QP,
+    ta = urlguard.text_input(sb, "Class A values", "85, 95, 100, 12", key="gs_a",
                        help="Comma-separated. Default: the exam scores of seed 002.")
-    tb = sb.text_input("Class B values", "40, 55, 48, 62, 51", key="gs_b", bind=controls.QP)
-    try:
-        samples = [parse(ta), parse(tb)]
-    except ValueError:
-        st.error("Please type numbers separated by commas, e.g. `85, 95, 100, 12`.")
-        st.stop()
+    tb = urlguard.text_input(sb, "Class B values", "40, 55, 48, 62, 51", key="gs_b")
+    parsed = [parse(ta, "A"), parse(tb, "B")]
 else:
-    n = sb.slider("Documents per class N", 2, 50, 4, key="gs_n", bind=controls.QP)
-    mu_a = sb.slider("True mean of A", -5.0, 5.0, -1.0, step=0.5, key="gs_mua", bind=controls.QP)
-    mu_b = sb.slider("True mean of B", -5.0, 5.0, 1.5, step=0.5, key="gs_mub", bind=controls.QP)
-    sd = sb.slider("True standard deviation σ (both)", 0.2, 3.0, 1.0, step=0.1, key="gs_sd", bind=controls.QP)
-    seed = sb.number_input("Seed", 0, 9999, 0, key="gs_seed", bind=controls.QP)
+    n = urlguard.slider(sb, "Documents per class N", 2, 50, 4, key="gs_n")
+    mu_a = urlguard.slider(sb, "True mean of A", -5.0, 5.0, -1.0, step=0.5, key="gs_mua")
+    mu_b = urlguard.slider(sb, "True mean of B", -5.0, 5.0, 1.5, step=0.5, key="gs_mub")
+    sd = urlguard.slider(sb, "True standard deviation σ (both)", 0.2, 3.0, 1.0, step=0.1, key="gs_sd")
+    seed = urlguard.number_input(sb, "Seed", 0, 9999, 0, key="gs_seed")
     rng = np.random.default_rng(int(seed))
-    samples = [mu_a + sd * rng.standard_normal(n), mu_b + sd * rng.standard_normal(n)]
+    parsed = [(mu_a + sd * rng.standard_normal(n), None), (mu_b + sd * rng.standard_normal(n), None)]
 
-if any(len(s) < 2 for s in samples):
-    st.warning("Each class needs at least two values: with one value the unbiased variance divides by N − 1 = 0.")
-    st.stop()
+fitted = [ClassFit(x, problem) if problem else fit_class(x, NAMES[k]) for k, (x, problem) in enumerate(parsed)]
+for f in fitted:
+    if f.problem:
+        st.error(f.problem, icon=":material/error:")
+for k, f in enumerate(fitted):
+    if f.ok and f.var_mle == 0.0:
+        st.warning(f"Class {NAMES[k]}: all {len(f.values)} values are equal ({f.mean:.6g}), so σ² = 0 with "
+                   "either formula. A normal curve with zero variance is a spike: its density is infinite at "
+                   f"{f.mean:.6g} and zero everywhere else, so one different value would get probability 0. "
+                   "Gaussian NB software therefore adds a small variance floor (scikit-learn: var_smoothing).",
+                   icon=":material/warning:")
 
-X = np.concatenate(samples)[:, None]
-y = np.concatenate([np.full(len(s), k) for k, s in enumerate(samples)])
-fits = {v: nbcore.GaussianNB(variance=v, var_smoothing=0.0).fit(X, y) for v in ("mle", "unbiased")}
-means = np.asarray(fits["mle"].mean_)[0]
-var_mle = np.asarray(fits["mle"].var_)[0]
-var_unb = np.asarray(fits["unbiased"].var_)[0]
+good = [k for k, f in enumerate(fitted) if f.ok]
+if good:
+    st.plotly_chart(depth_charts.gaussian_fit_figure(
+        [fitted[k].values for k in good], [NAMES[k] for k in good], [fitted[k].mean for k in good],
+        [fitted[k].var_mle for k in good], [fitted[k].var_unb for k in good], FS, class_index=good),
+        key="gs_fit", config={"displayModeBar": False})
 
-st.plotly_chart(depth_charts.gaussian_fit_figure(samples, NAMES, means, var_mle, var_unb, FS),
-                key="gs_fit", config={"displayModeBar": False})
+
+def _g(v, fmt="{:.6g}") -> str:
+    return "—" if v is None else fmt.format(v)
+
 
 rows = []
-for k, s in enumerate(samples):
-    N = len(s)
-    rows.append({"class": NAMES[k], "N": N, "mean μ": means[k],
-                 "σ² = 1/N Σ(x−μ)² (MLE)": var_mle[k], "σ² = 1/(N−1) Σ(x−μ)² (unbiased)": var_unb[k],
-                 "ratio (N−1)/N": var_mle[k] / var_unb[k]})
-st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
-             column_config={"mean μ": st.column_config.NumberColumn(format="%.6g"),
-                            "σ² = 1/N Σ(x−μ)² (MLE)": st.column_config.NumberColumn(format="%.6g"),
-                            "σ² = 1/(N−1) Σ(x−μ)² (unbiased)": st.column_config.NumberColumn(format="%.6g"),
-                            "ratio (N−1)/N": st.column_config.NumberColumn(format="%.3f")})
+for k, f in enumerate(fitted):
+    ratio = None if not f.ok or f.var_unb == 0.0 else f.var_mle / f.var_unb
+    rows.append({"class": NAMES[k], "N": str(len(f.values)) if f.problem is None or len(f.values) else "—",
+                 "mean μ": _g(f.mean),
+                 "σ² = 1/N Σ(x−μ)² (MLE)": _g(f.var_mle) if f.ok else (f"≈ 1e{f.log10_var:.0f}" if f.log10_var else "—"),
+                 "σ² = 1/(N−1) Σ(x−μ)² (unbiased)": _g(f.var_unb) if f.ok else "—",
+                 "ratio (N−1)/N": _g(ratio, "{:.3f}") if ratio is not None else ("— (0/0)" if f.ok else "—")})
+st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 c1, c2 = st.columns(2)
 for k, col in enumerate((c1, c2)):
-    col.metric(f"Class {NAMES[k]}: σ² MLE (1/N)", f"{var_mle[k]:.6g}")
-    col.metric(f"Class {NAMES[k]}: σ² unbiased (1/(N−1))", f"{var_unb[k]:.6g}")
+    f = fitted[k]
+    col.metric(f"Class {NAMES[k]}: σ² MLE (1/N)", _g(f.var_mle) if f.ok else "—")
+    col.metric(f"Class {NAMES[k]}: σ² unbiased (1/(N−1))", _g(f.var_unb) if f.ok else "—")
 
 st.markdown(
     "**Why two variances?** The maximum-likelihood estimate divides by N (seed 002), but it measures spread "

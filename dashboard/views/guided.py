@@ -1,13 +1,13 @@
-"""Guided lessons: five ready scenarios, each a link that carries its settings in the URL."""
+"""Guided lessons: ready scenarios, each a link that carries its settings in the URL."""
 from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import lessons
+from dashboard import lessons, page_kit, pages
 
-FS = lessons.page_setup(":material/school: Guided lessons",
-                        "Five ready-made scenarios. Each link opens a view with its settings already in the "
-                        "URL (so you can bookmark or share it) and the lesson's narrative beside the controls.")
+FS = page_kit.page_setup(pages.GUIDED,
+                         f"{len(lessons.LESSONS)} ready-made scenarios. Each link opens a view with its settings already in the "
+                         "URL (so you can bookmark or share it) and the lesson's narrative beside the controls.")
 
 for lesson in lessons.LESSONS:
     with st.container(border=True):
@@ -20,4 +20,5 @@ for lesson in lessons.LESSONS:
         with right:
             if lesson.try_this:
                 st.markdown("**Try this:**\n" + "\n".join(f"{i}. {s}" for i, s in enumerate(lesson.try_this, 1)))
-            st.caption("Settings: " + ", ".join(f"`{k}={v}`" for k, v in lesson.params.items()))
+            st.caption("Settings: " + ", ".join(f"`{k}={v if isinstance(v, str) else '–'.join(v)}`"
+                                                for k, v in lesson.params.items()))

@@ -6,17 +6,19 @@ import pandas as pd
 import streamlit as st
 
 import nbcore
-from dashboard import controls, depth_charts, lessons, runner, state
+from dashboard import datasets, depth_charts, inspector_categorical, page_kit, pages, state, urlguard
 from dashboard.charts import class_color
 
-FS = lessons.page_setup(":material/search: Posterior inspector",
-                        "Type or pick a message: which class does Naive Bayes choose, and which words decided it?")
+FS = page_kit.page_setup(pages.INSPECTOR,
+                         "Type or pick a message: which class does Naive Bayes choose, and which words decided it?")
 
 # ---- controls -----------------------------------------------------------------------------
 sb = st.sidebar
-dataset = lessons.dataset_picker("insp_dataset", "toy_spam", models=("bernoulli", "multinomial"))
-model = lessons.model_picker("insp_model", dataset)
-lam = lessons.lam_picker("insp_lam", 1.0)
+MODEL_CHOICES = ("bernoulli", "multinomial")
+dataset = page_kit.dataset_picker("insp_dataset", "toy_spam", models=MODEL_CHOICES + ("categorical",))
+model = page_kit.model_picker("insp_model", dataset, allowed=MODEL_CHOICES + ("categorical",))
+event_model = nbcore.get_model(model)
+lam = page_kit.lam_picker("insp_lam", 1.0)
 source_opts = ["labelled", "run"]
 run = state.get(state.RUN)
 run_cfg = state.get(state.RUN_KEY)
@@ -28,7 +30,7 @@ source = "labelled" if not has_run else sb.radio(
     help="“Labelled documents”: supervised NB (eq. 12–14) on every row whose label is known. "
          "“Current EM run”: the α and β the lesson view has reached so far (λ from that run).")
 
-ds, X = lessons.dataset_for_model(dataset, model)
+ds, X = page_kit.dataset_for_model(dataset, model)
 K = ds.n_classes
 names = [str(c) for c in ds.class_names]
 feats = [str(f) for f in ds.feature_names]
@@ -37,7 +39,7 @@ y_known = np.asarray(ds.y_true if ds.y_true is not None else ds.y)
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def fit_shipped(name: str, model: str, lam: float):
-    d = runner.load_shipped(name)
+    d = datasets.load_shipped(name)
     y = np.asarray(d.y_true if d.y_true is not None else d.y)
     return nbcore.supervised_fit(model, d.for_model(model), y, d.n_classes, lam)
 
@@ -51,10 +53,14 @@ else:
         st.warning("This data set has no labels at all, so there is nothing to count. Pick "
                    "“the lesson view's current EM run” (run EM there first) or another data set.")
         st.stop()
-    if lessons.is_shared(dataset):
+    if page_kit.is_shared(dataset):
         alpha, params = fit_shipped(dataset, model, lam)
     else:
         alpha, params = nbcore.supervised_fit(model, X, y_known, K, lam)
+
+if event_model.input_kind == "categories":  # PlayTennis: classify a new day, every θ shown (issue 17)
+    inspector_categorical.new_day(ds, X, y_known, alpha, params, ds.class_names, lam, FS, counted=source != "run")
+    st.stop()
 
 # ---- the message --------------------------------------------------------------------------
 st.subheader("The message")
@@ -81,13 +87,13 @@ def _load_row():
 c1.button("Load this document", key="insp_load", on_click=_load_row)
 if "insp_words" not in st.session_state and st.query_params.get("insp_words") is None:
     _load_row()
-words = c2.multiselect("Words present in the message (tick / untick)", feats, key="insp_words", bind=controls.QP,
+words = urlguard.multiselect(c2, "Words present in the message (tick / untick)", feats, key="insp_words",
                        help="Bernoulli NB only asks *whether* each word occurs.")
 if row_x is None:
     x = np.zeros(len(feats))
     idx = [feats.index(w) for w in words]
     x[idx] = 1.0
-    if model == "multinomial" and words:
+    if event_model.input_kind == "counts" and words:
         r = X[int(pick)]
         r = np.asarray(r.toarray() if hasattr(r, "toarray") else r).ravel()
         # keep the picked document's counts for the ticked words it contains
@@ -145,18 +151,18 @@ with right:
         f"| words present | {_f(present_sum)} |\n"
         f"| words absent | {_f(absent_sum)} |\n"
         f"| **total** | **{_f(total)}** |")
-    if model == "bernoulli":
+    if event_model.scores_absent_features:
         st.info("**Bernoulli NB counts absent words too**: each word *not* in the message adds "
                 "(1 − x) log(1 − β) (eq. 11, hatched bars). Here they add "
                 f"**{_f(absent_sum)}** to the log-odds.")
     else:
         st.info("**Multinomial NB ignores absent words**: a word that does not occur contributes "
                 "x log β = 0. Only the words present (times their counts) move the posterior.")
-    other = "multinomial" if model == "bernoulli" else "bernoulli"
+    other = next((m for m in MODEL_CHOICES if m != model), None)
     if other in ds.models and source != "run":
         try:
-            x_other = (x > 0).astype(float) if other == "bernoulli" else x
-            a2, p2 = (fit_shipped(dataset, other, lam) if lessons.is_shared(dataset)
+            x_other = nbcore.get_model(other).adapt(x[None, :], event_model.input_kind)[0]
+            a2, p2 = (fit_shipped(dataset, other, lam) if page_kit.is_shared(dataset)
                       else nbcore.supervised_fit(other, ds.for_model(other), y_known, K, lam))
             ex2 = nbcore.explain(other, a2, p2, x_other)
             st.caption(f"Same message under **{other}** NB: p({names[a]} | x) = {ex2.posterior[a]:.4f} "
@@ -181,4 +187,4 @@ with st.expander("Every term (eq. 11) as a table"):
     df = pd.DataFrame(rows)
     st.dataframe(df, hide_index=True, width="stretch")
     st.caption("Bernoulli term = x log β + (1 − x) log(1 − β); multinomial term = x log β. "
-               f"log α: " + ", ".join(f"{names[k]} {ex.log_prior[k]:.3f}" for k in range(K)))
+               "log α: " + ", ".join(f"{names[k]} {ex.log_prior[k]:.3f}" for k in range(K)))

@@ -6,24 +6,23 @@ import pandas as pd
 import streamlit as st
 
 import nbcore
-from dashboard import controls, depth_charts, lessons, runner, state
+from dashboard import controls, depth_charts, lifecycle, page_kit, pages, urlguard
 
-FS = lessons.page_setup(":material/landscape: Restarts & local optima",
-                        "EM climbs the hill it starts on. Start it from many random points and compare where it ends.")
+FS = page_kit.page_setup(pages.RESTARTS,
+                         "EM climbs the hill it starts on. Start it from many random points and compare where it ends.")
 
 sb = st.sidebar
-dataset = lessons.dataset_picker("rs_dataset", "synthetic_spam", models=("bernoulli", "multinomial"))
-model = lessons.model_picker("rs_model", dataset)
-hidden = sb.slider("Labels hidden", 0, 100, 100, step=5, format="%d%%", key="rs_hidden", bind=controls.QP,
+dataset = page_kit.dataset_picker("rs_dataset", "synthetic_spam", models=("bernoulli", "multinomial"))
+model = page_kit.model_picker("rs_model", dataset)
+hidden = urlguard.slider(sb, "Labels hidden", 0, 100, 100, step=5, format="%d%%", key="rs_hidden",
                    help="100 % = unsupervised: the clusters have no names, so accuracy is also shown after "
                         "the best matching of clusters to labels.")
-lam = lessons.lam_picker("rs_lam", 1.0)
-n_starts = sb.slider("Random starts", 2, 40, 10, key="rs_n", bind=controls.QP)
-seed = sb.number_input("Seed (hidden labels; starts use seed, seed+1, …)", 0, 9999, 0, key="rs_seed",
-                       bind=controls.QP)
+lam = page_kit.lam_picker("rs_lam", 1.0)
+n_starts = urlguard.slider(sb, "Random starts", 2, 40, 10, key="rs_n")
+seed = urlguard.number_input(sb, "Seed (hidden labels; starts use seed, seed+1, …)", 0, 9999, 0, key="rs_seed")
 max_iter = 100
 
-prep = lessons.prepare(dataset, model, hidden, seed)
+prep = page_kit.prepare(dataset, model, hidden, seed)
 score = prep.score_mask
 unsup = not (prep.y_obs >= 0).any()
 key = (dataset, model, int(hidden), float(lam), int(n_starts), int(seed))
@@ -37,8 +36,8 @@ if go:
                                y_true=prep.y_eval if score.any() else None, hidden=score if score.any() else None,
                                smoothing=lam, max_iter=max_iter, random_state=int(seed), callback=callback)
 
-    res = lessons.cached("restarts", key, compute, "Running EM from random starts …",
-                         shareable=lessons.is_shared(dataset))
+    res = page_kit.cached("restarts", key, compute, "Running EM from random starts …",
+                         shareable=page_kit.is_shared(dataset))
     st.session_state["rs_result"] = (key, res)
 
 stored = st.session_state.get("rs_result")
@@ -123,9 +122,9 @@ def _open(i: int) -> None:
     init = "random"
     cfg = controls.DataConfig(dataset=dataset, model=model, hidden_pct=int(hidden), init=init, seed=int(seed),
                               unlabeled_weight=1.0, max_iter=max_iter, tol=float(run.settings.tol))
-    runner._install(cfg, float(lam), prep, run)  # TODO(lesson page): a public runner.install_run()
-    state.put(state.NOTICE, ("rebuilt", f"Opened random start #{seeds[i]} from **Restarts & local optima** "
-                                        f"(objective {obj[i]:.2f}). Reset would start a new random run."))
+    lifecycle.install(cfg, float(lam), prep, run,
+                      notice=("rebuilt", f"Opened random start #{seeds[i]} from **Restarts & local optima** "
+                                         f"(objective {obj[i]:.2f}). Reset would start a new random run."))
     ss = st.session_state
     ss[controls.K_DATASET], ss[controls.K_MODEL], ss[controls.K_HIDDEN] = dataset, model, int(hidden)
     ss[controls.K_LAM], ss[controls.K_INIT], ss[controls.K_SEED] = float(lam), init, int(seed)
@@ -140,7 +139,7 @@ target = st.session_state.pop("rs_switch", None)
 if target:
     # The lesson view's settings go in the URL (a plain switch_page would try to clear this page's bound
     # parameters, which Streamlit refuses); its widgets also get them via session state (set in _open).
-    st.switch_page(lessons.P_LESSON, query_params=target)
+    st.switch_page(pages.LESSON.path, query_params=target)
 
 with st.expander("All starts as a table"):
     df = pd.DataFrame({"start (seed)": seeds, "final objective": obj,

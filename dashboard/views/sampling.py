@@ -7,22 +7,22 @@ import numpy as np
 import streamlit as st
 
 import nbcore
-from dashboard import controls, depth_charts, lessons
+from dashboard import depth_charts, page_kit, pages, urlguard
 
-FS = lessons.page_setup(":material/casino: Sampling from the model",
-                        "Naive Bayes models p(x, y), so it can *write* documents: pick a class, then draw every "
-                        "word independently with probability β (eq. 3).")
+FS = page_kit.page_setup(pages.SAMPLING,
+                         "Naive Bayes models p(x, y), so it can *write* documents: pick a class, then draw every "
+                         "word independently with probability β (eq. 3).")
 
 sb = st.sidebar
-dataset = lessons.dataset_picker("smp_dataset", "synthetic_spam", models=("bernoulli", "multinomial", "categorical"))
-model = lessons.model_picker("smp_model", dataset, allowed=("bernoulli", "multinomial", "categorical"))
-hidden = sb.slider("Labels hidden while learning", 0, 100, 90, step=5, format="%d%%", key="smp_hidden",
-                   bind=controls.QP, help="The model is learned by EM (from the labelled documents, then all).")
-lam = lessons.lam_picker("smp_lam", 1.0)
-n_per = sb.slider("Documents per class", 1, 12, 4, key="smp_n", bind=controls.QP)
-seed = sb.number_input("Seed", 0, 9999, 0, key="smp_seed", bind=controls.QP)
+dataset = page_kit.dataset_picker("smp_dataset", "synthetic_spam", models=("bernoulli", "multinomial", "categorical"))
+model = page_kit.model_picker("smp_model", dataset, allowed=("bernoulli", "multinomial", "categorical"))
+hidden = urlguard.slider(sb, "Labels hidden while learning", 0, 100, 90, step=5, format="%d%%", key="smp_hidden",
+                   help="The model is learned by EM (from the labelled documents, then all).")
+lam = page_kit.lam_picker("smp_lam", 1.0)
+n_per = urlguard.slider(sb, "Documents per class", 1, 12, 4, key="smp_n")
+seed = urlguard.number_input(sb, "Seed", 0, 9999, 0, key="smp_seed")
 
-prep = lessons.prepare(dataset, model, hidden, seed)
+prep = page_kit.prepare(dataset, model, hidden, seed)
 K = prep.n_classes
 names = prep.class_names
 feats = prep.feature_names
@@ -36,17 +36,16 @@ def compute(callback):
         run = em.start(prep.X, prep.y_obs)
         run.run_to_convergence(callback=lambda r: callback(r.iteration, em.max_iter))
     pred = run.predict()
-    m = prep.score_mask
     mapping = np.arange(K)
     if init == "random" and (prep.y_eval >= 0).any():  # no labels: name the clusters by matching
         mapping = np.asarray(nbcore.align_clusters(prep.y_eval[prep.y_eval >= 0], pred[prep.y_eval >= 0], K))
-    acc = float(np.mean(mapping[pred][m] == prep.y_eval[m])) if m.any() else None
+    acc = nbcore.hidden_accuracy(mapping[pred], prep.y_eval, prep.y_obs < 0)
     return np.asarray(run.current.alpha), dict(run.current.params), mapping, acc, run.iteration
 
 
-alpha, params, mapping, acc, n_iter = lessons.cached(
+alpha, params, mapping, acc, n_iter = page_kit.cached(
     "sampling-model", (dataset, model, int(hidden), float(lam), int(seed)), compute, "Learning the model with EM …",
-    shareable=lessons.is_shared(dataset))
+    shareable=page_kit.is_shared(dataset))
 cluster_of = {int(mapping[c]): c for c in range(K)}  # class label -> cluster index
 
 cap = f"Model learned by EM ({init} start, {n_iter} iterations, λ = {lam:g}"
@@ -63,15 +62,11 @@ shape = getattr(prep.ds, "image_shape", None)
 cats = getattr(prep.ds, "categories", None)
 
 
+event_model = nbcore.get_model(model)
+
+
 def describe(row: np.ndarray) -> str:
-    if model == "categorical":
-        return ", ".join(f"{feats[j]}={cats[j][int(v)] if cats else int(v)}" for j, v in enumerate(row))
-    idx = np.flatnonzero(row > 0)
-    if not len(idx):
-        return "(no words)"
-    if model == "multinomial":
-        return " ".join(f"{feats[j]}×{int(row[j])}" if row[j] > 1 else feats[j] for j in idx)
-    return " ".join(feats[j] for j in idx)
+    return event_model.describe_row(row, feats, cats)
 
 
 def show_class(k: int, heading: str) -> None:

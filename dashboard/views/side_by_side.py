@@ -7,18 +7,18 @@ import numpy as np
 import streamlit as st
 
 import nbcore
-from dashboard import controls, depth_charts, lessons, runner
+from dashboard import controls, depth_charts, lifecycle, metrics, page_kit, pages, urlguard
 
-FS = lessons.page_setup(":material/compare: Side by side",
-                        "Same data, same hidden labels, two settings: step both runs together and compare.")
+FS = page_kit.page_setup(pages.SIDE_BY_SIDE,
+                         "Same data, same hidden labels, two settings: step both runs together and compare.")
 
 sb = st.sidebar
-dataset = lessons.dataset_picker("sbs_dataset", "synthetic_spam", models=("bernoulli", "multinomial"))
-model = lessons.model_picker("sbs_model", dataset)
-hidden = sb.slider("Labels hidden", 0, 100, 90, step=5, format="%d%%", key="sbs_hidden", bind=controls.QP)
-seed = sb.number_input("Seed (hidden labels, random starts)", 0, 9999, 0, key="sbs_seed", bind=controls.QP)
+dataset = page_kit.dataset_picker("sbs_dataset", "synthetic_spam", models=("bernoulli", "multinomial"))
+model = page_kit.model_picker("sbs_model", dataset)
+hidden = urlguard.slider(sb, "Labels hidden", 0, 100, 90, step=5, format="%d%%", key="sbs_hidden")
+seed = urlguard.number_input(sb, "Seed (hidden labels, random starts)", 0, 9999, 0, key="sbs_seed")
 
-prep = lessons.prepare(dataset, model, hidden, seed)
+prep = page_kit.prepare(dataset, model, hidden, seed)
 has_labels = bool((prep.y_obs >= 0).any())
 
 cols = st.columns(2)
@@ -27,15 +27,14 @@ for side, col, lam_default, init_default in (("a", cols[0], 0.01, "labeled"), ("
     with col:
         st.markdown(f"### Run {side.upper()}")
         c1, c2, c3 = st.columns(3)
-        lam = float(c1.select_slider("λ", controls.LAMBDAS, value=lam_default, format_func=controls.fmt_lam,
-                                     key=f"sbs_lam_{side}", bind=controls.QP))
+        lam = float(urlguard.select_slider(c1, "λ", controls.LAMBDAS, value=lam_default, format_func=controls.fmt_lam,
+                                     key=f"sbs_lam_{side}"))
         inits = list(controls.INITS) if has_labels else ["uniform", "random"]
         if st.session_state.get(f"sbs_init_{side}") not in (None, *inits):
             st.session_state[f"sbs_init_{side}"] = inits[-1]
-        init = c2.selectbox("Initialisation", inits, index=inits.index(init_default) if init_default in inits else 1,
-                            key=f"sbs_init_{side}", bind=controls.QP)
-        uw = float(c3.slider("Unlabelled weight", 0.0, 1.0, 1.0, step=0.05, key=f"sbs_uw_{side}",
-                             bind=controls.QP))
+        init = urlguard.selectbox(c2, "Initialisation", inits, index=inits.index(init_default) if init_default in inits else 1,
+                            key=f"sbs_init_{side}")
+        uw = float(urlguard.slider(c3, "Unlabelled weight", 0.0, 1.0, 1.0, step=0.05, key=f"sbs_uw_{side}"))
         settings[side] = (lam, init, uw)
 
 key = (dataset, model, int(hidden), int(seed), settings["a"], settings["b"])
@@ -80,14 +79,7 @@ b4.button("Reset", icon=":material/replay:", key="sbs_reset", on_click=_reset, w
 
 
 def score(run, t: int) -> float:
-    m = prep.score_mask
-    if not m.any():
-        return float("nan")
-    pred = np.asarray(run.predict_proba(t=t)).argmax(axis=1)
-    if not has_labels:
-        mapping = np.asarray(nbcore.align_clusters(prep.y_eval[m], pred[m], prep.n_classes))
-        pred = mapping[pred]
-    return float(np.mean(pred[m] == prep.y_eval[m]))
+    return metrics.score(np.asarray(run.predict_proba(t=t)).argmax(axis=1), prep)
 
 
 acc = st.session_state["sbs_acc"]
@@ -108,8 +100,8 @@ for side, col in zip("ab", cols):
         m1.metric("Iteration", run.iteration)
         m2.metric("Accuracy (hidden)", depth_charts._pct(acc[side][-1]))
         m3.metric("Objective", f"{run.current.objective:.1f}")
-        kind, text = runner.status_line(run)
-        st.caption(text)
+        kind, text = lifecycle.status_line(run)
+        st.caption(text.replace("Press Step or Play.", "Press Step both (or 10 steps)."))
 
 name_a, name_b = label("a"), label("b")
 c1, c2 = st.columns(2)
@@ -125,6 +117,13 @@ c2.plotly_chart(depth_charts.two_runs_figure([s.log_likelihood for s in runs["a"
                                              "log-likelihood", "Log-likelihood of the data", FS),
                 key="sbs_ll_fig", config={"displayModeBar": False})
 same_start = settings["a"][1] == settings["b"][1]
+uw_a, uw_b = settings["a"][2], settings["b"][2]
+if uw_a != uw_b:
+    ll_note = (f" The log-likelihoods are **not comparable**: each run sums over the documents with its own "
+               f"unlabelled weight (A counts an unlabelled document {uw_a:g} times, B {uw_b:g} times), so the run "
+               "with the smaller weight adds up less. Compare the accuracies, or give both the same weight.")
+else:
+    ll_note = (" Log-likelihoods are comparable (same documents, same unlabelled weight); the MAP objectives "
+               "are not when λ differs (each adds its own prior).")
 st.caption("Both runs use the same documents and the same hidden labels"
-           + (" and the same kind of start." if same_start else ".")
-           + " Log-likelihoods are comparable; the MAP objectives are not when λ differs (each adds its own prior).")
+           + (" and the same kind of start." if same_start else ".") + ll_note)

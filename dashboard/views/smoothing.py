@@ -8,24 +8,24 @@ import pandas as pd
 import streamlit as st
 
 import nbcore
-from dashboard import controls, depth_charts, lessons
+from dashboard import depth_charts, page_kit, pages, urlguard
 
-FS = lessons.page_setup(":material/tune: Smoothing explorer",
-                        "λ pseudo-documents per class (eq. 14): what λ = 0 and λ → ∞ do to β and to accuracy.")
+FS = page_kit.page_setup(pages.SMOOTHING,
+                         "λ pseudo-documents per class (eq. 14): what λ = 0 and λ → ∞ do to β and to accuracy.")
 
 sb = st.sidebar
-dataset = lessons.dataset_picker("sm_dataset", "synthetic_spam", models=("bernoulli", "multinomial"))
-model = lessons.model_picker("sm_model", dataset)
-hidden = sb.slider("Labels hidden", 0, 100, 90, step=5, format="%d%%", key="sm_hidden", bind=controls.QP,
+dataset = page_kit.dataset_picker("sm_dataset", "synthetic_spam", models=("bernoulli", "multinomial"))
+model = page_kit.model_picker("sm_model", dataset)
+hidden = urlguard.slider(sb, "Labels hidden", 0, 100, 90, step=5, format="%d%%", key="sm_hidden",
                    help="EM sees the other labels; accuracy is measured on the hidden ones.")
-seed = sb.number_input("Seed (which labels are hidden)", 0, 9999, 0, key="sm_seed", bind=controls.QP)
-lo_exp, hi_exp = sb.slider("λ grid: powers of ten", -4, 4, (-3, 3), key="sm_range", bind=controls.QP,
+seed = urlguard.number_input(sb, "Seed (which labels are hidden)", 0, 9999, 0, key="sm_seed")
+lo_exp, hi_exp = urlguard.slider(sb, "λ grid: powers of ten", -4, 4, (-3, 3), key="sm_range",
                            help="The grid is λ = 0 plus 10^a … 10^b, three points per decade.")
 per_decade = 3
 lams = [0.0] + [float(v) for v in np.logspace(lo_exp, hi_exp, per_decade * (hi_exp - lo_exp) + 1)]
 sb.caption(f"{len(lams)} values of λ: 0, {lams[1]:g} … {lams[-1]:g}")
 
-prep = lessons.prepare(dataset, model, hidden, seed)
+prep = page_kit.prepare(dataset, model, hidden, seed)
 if not (prep.y_obs >= 0).any():
     st.warning("Every label is hidden: supervised NB has nothing to count. Lower “Labels hidden”.")
     st.stop()
@@ -40,13 +40,16 @@ def compute(callback):
 
 
 key = (dataset, model, int(hidden), int(seed), tuple(lams))
-res = lessons.cached("sweep", key, compute, "Sweeping λ …", shareable=lessons.is_shared(dataset))
+res = page_kit.cached("sweep", key, compute, "Sweeping λ …", shareable=page_kit.is_shared(dataset))
 
 L = len(res)
 K = prep.n_classes
 names = prep.class_names
 feats = prep.feature_names
-TARGET = 0.5 if model == "bernoulli" else 1.0 / len(prep.feature_names)
+event_model = nbcore.get_model(model)
+# λ → ∞ pulls every estimate to the symmetric starting point (½ for Bernoulli β, 1/V for multinomial β)
+TARGET = float(np.asarray(event_model.uniform_params(prep.X, K)["beta"]).flat[0])
+TARGET_TEXT = "½" if TARGET == 0.5 else f"1/{round(1 / TARGET)}"
 B = np.stack([np.asarray(r["beta_supervised"]["beta"], dtype=float) for r in res])  # (L, V, K)
 
 # rare and common words (by how many labelled documents contain them)
@@ -110,20 +113,12 @@ with e1:
         st.markdown("Every word occurs in at least one labelled document of every class here, so λ = 0 creates "
                     "no impossible events on this data. Try **toy_spam** or fewer visible labels.")
 with e2:
-    if model == "bernoulli":
-        st.markdown(f"#### λ = {lams[-1]:g}: everything → ½")
-        dev = float(np.max(np.abs(B[-1] - TARGET)))
-        st.markdown(f"With {lams[-1]:g} imagined documents per class (half with every word, half with none), "
-                    f"every β is within **{dev:.3f}** of ½: the words no longer tell the classes apart and "
-                    f"the prediction falls back on α.")
-        st.latex(r"\beta_{j,y} = \frac{\lambda + \sum_i X_{ij}\,\mathbb 1(y_i=y)}{2\lambda + \sum_i \mathbb 1(y_i=y)}"
-                 r"\;\xrightarrow{\lambda\to\infty}\;\tfrac12")
-    else:
-        V = len(feats)
-        st.markdown(f"#### λ = {lams[-1]:g}: everything → 1/V")
-        dev = float(np.max(np.abs(B[-1] - TARGET)))
-        st.markdown(f"Multinomial β is a share of word tokens, so λ pseudo-counts per word pull every β to "
-                    f"1/V = {TARGET:.3f} (within **{dev:.4f}** here): every word equally likely in every class.")
+    st.markdown(f"#### λ = {lams[-1]:g}: everything → {TARGET_TEXT}")
+    dev = float(np.max(np.abs(B[-1] - TARGET)))
+    st.markdown(f"With {lams[-1]:g} pseudo-counts per word and class, every β is within **{dev:.3f}** of "
+                f"{TARGET_TEXT} = {TARGET:.3f}, the same for every class: the words no longer tell the classes "
+                f"apart and the prediction falls back on α.")
+    st.latex(event_model.estimate_tex.split(r"\quad")[0] + r"\;\xrightarrow{\lambda\to\infty}\;" + TARGET_TEXT.replace("½", r"\tfrac12"))
 
 with st.expander("The sweep as a table"):
     df = pd.DataFrame({"λ": lams,

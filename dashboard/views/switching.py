@@ -8,19 +8,19 @@ import pandas as pd
 import streamlit as st
 
 import nbcore
-from dashboard import controls, depth_charts, lessons
+from dashboard import depth_charts, page_kit, pages, urlguard
 
-FS = lessons.page_setup(":material/swap_horiz: Label switching",
-                        "Without labels EM finds groups, but it cannot know which group is called “spam”.")
+FS = page_kit.page_setup(pages.SWITCHING,
+                         "Without labels EM finds groups, but it cannot know which group is called “spam”.")
 
 sb = st.sidebar
-dataset = lessons.dataset_picker("ls_dataset", "synthetic_spam", models=("bernoulli", "multinomial"))
-model = lessons.model_picker("ls_model", dataset)
-seed = sb.number_input("Seed of the random start", 0, 9999, 1, key="ls_seed", bind=controls.QP,
+dataset = page_kit.dataset_picker("ls_dataset", "synthetic_spam", models=("bernoulli", "multinomial"))
+model = page_kit.model_picker("ls_model", dataset)
+seed = urlguard.number_input(sb, "Seed of the random start", 0, 9999, 1, key="ls_seed",
                        help="Different starts often find the same groups in a different order.")
-lam = lessons.lam_picker("ls_lam", 1.0)
+lam = page_kit.lam_picker("ls_lam", 1.0)
 
-prep = lessons.prepare(dataset, model, 100, 0)  # unsupervised: every label hidden
+prep = page_kit.prepare(dataset, model, 100, 0)  # unsupervised: every label hidden
 mask = prep.y_eval >= 0
 if not mask.any():
     st.warning("This data set has no true labels to compare the clusters with.")
@@ -38,8 +38,8 @@ def compute(callback):
     return run.predict(), run.iteration, float(run.current.objective)
 
 
-pred, n_iter, objective = lessons.cached("switching", (dataset, model, int(seed), float(lam)), compute,
-                                         "Running EM without labels …", shareable=lessons.is_shared(dataset))
+pred, n_iter, objective = page_kit.cached("switching", (dataset, model, int(seed), float(lam)), compute,
+                                         "Running EM without labels …", shareable=page_kit.is_shared(dataset))
 yt, yp = prep.y_eval[mask], np.asarray(pred)[mask]
 before, after, mapping = nbcore.aligned_accuracy(yt, yp, K)
 table = nbcore.confusion(yt, yp, K)

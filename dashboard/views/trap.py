@@ -7,24 +7,24 @@ import numpy as np
 import streamlit as st
 
 import nbcore
-from dashboard import controls, depth_charts, lessons
+from dashboard import depth_charts, page_kit, pages, urlguard
 
-FS = lessons.page_setup(":material/balance: The symmetric trap",
-                        "Start every class at the same place with no labels, and EM has no reason to ever "
-                        "tell them apart (seed 001).")
+FS = page_kit.page_setup(pages.TRAP,
+                         "Start every class at the same place with no labels, and EM has no reason to ever "
+                         "tell them apart (seed 001).")
 
 sb = st.sidebar
-dataset = lessons.dataset_picker("trap_dataset", "abcd", models=("bernoulli", "multinomial"))
-model = lessons.model_picker("trap_model", dataset)
+dataset = page_kit.dataset_picker("trap_dataset", "abcd", models=("bernoulli", "multinomial"))
+model = page_kit.model_picker("trap_model", dataset)
 # bound widgets put the option itself in the URL (?trap_start=random): plain options, explanations as captions
-start = sb.radio("Initialisation", ["uniform", "random"], key="trap_start", bind=controls.QP,
+start = urlguard.radio(sb, "Initialisation", ["uniform", "random"], key="trap_start",
                  captions=["α = 1/K, β = ½: the trap", "seeded random α, β: breaks it"])
-n_labels = sb.slider("Labels revealed", 0, 10, 0, key="trap_labels", bind=controls.QP,
+n_labels = urlguard.slider(sb, "Labels revealed", 0, 10, 0, key="trap_labels",
                      help="Show EM the true label of this many documents (chosen at random by the seed).")
-seed = sb.number_input("Seed", 0, 9999, 0, key="trap_seed", bind=controls.QP)
-lam = lessons.lam_picker("trap_lam", 1.0)
+seed = urlguard.number_input(sb, "Seed", 0, 9999, 0, key="trap_seed")
+lam = page_kit.lam_picker("trap_lam", 1.0)
 
-prep = lessons.prepare(dataset, model, 100, seed)  # every label hidden ...
+prep = page_kit.prepare(dataset, model, 100, seed)  # every label hidden ...
 N, K = prep.X.shape[0], prep.n_classes
 y_obs = np.full(N, -1)
 known = np.flatnonzero(prep.y_eval >= 0)

@@ -1,34 +1,68 @@
-"""The protocol every event model follows, and the shared maths.
+"""The protocol every event model follows (:class:`EventModel`), and the shared maths.
 
-An event model is p(x | y = k; params). It knows four things
-(pomegranate-style, one small protocol):
+An event model is p(x | y = k; θ). It is the only place that knows the model:
+the engine (:mod:`nbcore.em`), the estimators, sampling, :func:`nbcore.explain`,
+chunked EM and the dashboard call these hooks and never test a model's name.
 
-``prepare(X)``
+Required hooks (abstract; a model that misses one cannot be instantiated):
+
+``prepare(X, params=None)``
     validate X once and turn it into the form the model computes with
     (e.g. one-hot codes for categorical data);
 ``log_likelihood(Xp, params)``
-    log p(x_i | y = k) for every document i and class k, shape (N, K);
+    log p(x_i | y = k) for every document i and class k, shape (N, K) (eq. 11);
 ``statistics(Xp, weights)``
-    sufficient statistics from (soft or hard) class weights, shape (N, K);
+    sufficient statistics from (soft or hard) class weights (N, K);
 ``params_from(stats, smoothing)``
-    the (MAP) parameters those statistics imply.
+    the (MAP) parameters those statistics imply (eq. 13-14, 24);
+``uniform_params(Xp, K)`` / ``random_params(Xp, K, rng)``
+    starting points of EM (the symmetric point; a seeded random one);
+``feature_terms(params, x)``
+    each feature's term of log p(x | k) for one document, (V, K): what
+    :func:`nbcore.explain` shows (they sum to ``log_likelihood``);
+``sample(params, y, rng, **options)``
+    draw one row per class code in ``y`` (the generative story, eq. 3);
+``param_table(params, feature_names, categories=None)``
+    the parameters as one (rows × K) :class:`ParamTable` for charts and exports.
+
+Hooks with a default (override when the default is wrong for the model):
+
+``log_prior(params, smoothing)`` (0: no prior), ``check_params(params, K)``
+(validate user-given parameters, used by :func:`nbcore.sample`),
+``adapt(X, kind)`` (data of another kind, e.g. counts for a binary model),
+``combine(stats_list)`` (merge the statistics of row chunks; default: sum),
+``estimate_parts(stats, smoothing)`` (numerator/denominator of a ratio
+estimate, for the dashboard's M-step panel), ``squared_distance`` (and
+``squared_distance_all_values``, the seed 003 norm), ``chunk_layout`` /
+``check_chunkable`` (chunked EM), ``log_params`` / ``log_likelihood_from``
+(the E-step's θ-only work done once per θ).
+
+Class attributes describe the input: ``input_kind`` ("binary", "counts",
+"categories", "continuous"), ``accepts_sparse``, ``positive_only``,
+``input_dtype`` (what an estimator's input check asks for) and
+``scores_absent_features`` (an absent feature, x_j = 0, still adds a term).
 
 Supervised Naive Bayes calls ``statistics`` with hard 0/1 weights (seed 000
 eq. 12-13); EM calls the same function with soft responsibilities
 (eq. 23-24). That single function is the link the dashboard teaches.
 
-Parameters are plain dicts of read-only numpy arrays so that snapshots can
+Parameters are plain mappings of read-only numpy arrays so that snapshots can
 share them without copying.
+
+A new model subclasses :class:`EventModel`, fills in the hooks and calls
+:func:`nbcore.models.register_model`; everything else then accepts its name.
 """
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["EventModel", "safe_log", "log_dot", "freeze"]
+__all__ = ["EventModel", "ParamTable", "safe_log", "log_dot", "freeze"]
 
 
 class Params(Mapping):
@@ -96,39 +130,136 @@ def log_dot(X, log_p: np.ndarray) -> np.ndarray:
     return out
 
 
-class EventModel:
-    """Base class: one event model p(x | y). Subclasses fill in the hooks."""
+@dataclass(frozen=True)
+class ParamTable:
+    """A model's parameters as one (rows × classes) matrix, for charts and exports.
 
-    #: model name used by :class:`nbcore.EM` (``"bernoulli"``, ...)
+    Attributes
+    ----------
+    mat : (R, K) ndarray
+    rows : list of R row labels (a feature, or "feature = value")
+    label : str, e.g. "β = p(word present | class)"
+    short : str, the symbol, e.g. "β"
+    log_scale : bool, rank rows by log-ratio (probabilities) rather than by spread
+    zmin, zmax : colour range (None: from the data)
+    """
+
+    mat: np.ndarray
+    rows: list
+    label: str
+    short: str
+    log_scale: bool
+    zmin: float | None
+    zmax: float | None
+
+
+class EventModel(ABC):
+    """One event model p(x | y). Subclasses implement the abstract hooks (see the module)."""
+
+    #: registry name (``"bernoulli"``, ...), used by :class:`nbcore.EM` and the estimators
     name: str = ""
     #: parameter names in a snapshot, e.g. ``("beta",)``
     param_names: tuple = ()
     #: whether the model accepts scipy.sparse input
     accepts_sparse: bool = True
+    #: what one feature is: "binary", "counts", "categories" or "continuous"
+    input_kind: str = "counts"
+    #: inputs must be ≥ 0 (scikit-learn's ``positive_only`` tag)
+    positive_only: bool = False
+    #: dtype an estimator's input check converts X to
+    input_dtype = np.float64
+    #: an absent feature (x_j = 0) still adds a term to log p(x | k) (Bernoulli's 1 − β)
+    scores_absent_features: bool = False
+    #: LaTeX of feature j's term of log p(x_i | y = k) (eq. 11), for the dashboard's E-step
+    term_tex: str = r"\log p(x_{ij} \mid y = k)"
+    #: LaTeX of the M-step estimate (eq. 24) when it is a ratio (see ``estimate_parts``), else None
+    estimate_tex: str | None = None
 
-    # -- hooks -------------------------------------------------------------
-    def prepare(self, X, params=None):  # pragma: no cover - abstract
-        """Validate X; with ``params``, also check it fits a fitted model."""
-        raise NotImplementedError
+    # -- required hooks ----------------------------------------------------
+    @abstractmethod
+    def prepare(self, X, params=None):
+        """Validate X (N, V); with ``params``, also check it fits a fitted model.
+        Returns X in the form the other hooks take (``Xp``)."""
 
-    def log_likelihood(self, Xp, params) -> np.ndarray:  # pragma: no cover
-        raise NotImplementedError
+    @abstractmethod
+    def log_likelihood(self, Xp, params) -> np.ndarray:
+        """log p(x_i | y = k), shape (N, K); −inf where a row is impossible under k."""
 
-    def statistics(self, Xp, weights: np.ndarray) -> dict:  # pragma: no cover
-        raise NotImplementedError
+    @abstractmethod
+    def statistics(self, Xp, weights: np.ndarray) -> dict:
+        """Sufficient statistics of the rows weighted by ``weights`` (N, K)."""
 
-    def params_from(self, stats: dict, smoothing: float):  # pragma: no cover
-        raise NotImplementedError
+    @abstractmethod
+    def params_from(self, stats: dict, smoothing: float):
+        """The (MAP, with λ = ``smoothing``) parameters the statistics imply."""
 
+    @abstractmethod
+    def uniform_params(self, Xp, n_classes: int):
+        """The symmetric starting point: every class the same."""
+
+    @abstractmethod
+    def random_params(self, Xp, n_classes: int, rng: np.random.Generator):
+        """A random starting point drawn with ``rng``."""
+
+    @abstractmethod
+    def feature_terms(self, params, x: np.ndarray) -> np.ndarray:
+        """(V, K): feature j's term of log p(x | k) for one document ``x`` (V,).
+
+        The terms sum over j to ``log_likelihood``; :func:`nbcore.explain` shows them."""
+
+    @abstractmethod
+    def sample(self, params, y: np.ndarray, rng: np.random.Generator, **options) -> np.ndarray:
+        """One row drawn from p(x | k) for every class code k in ``y``: shape (len(y), V)."""
+
+    @abstractmethod
+    def param_table(self, params, feature_names, categories=None) -> ParamTable:
+        """The parameters as one (rows × K) table with row labels (see :class:`ParamTable`)."""
+
+    # -- hooks with a default ----------------------------------------------
     def log_prior(self, params, smoothing: float) -> float:
-        """log p(θ) (up to a constant) of the prior that λ stands for."""
+        """log p(θ) (up to a constant) of the prior that λ stands for. Default: no prior (0)."""
         return 0.0
 
-    def uniform_params(self, Xp, n_classes: int):  # pragma: no cover
-        raise NotImplementedError
+    def check_params(self, params, n_classes: int):
+        """Validate parameters given by a user (e.g. to :func:`nbcore.sample`); return them.
 
-    def random_params(self, Xp, n_classes: int, rng: np.random.Generator):  # pragma: no cover
-        raise NotImplementedError
+        Default: every name in ``param_names`` is there, finite, with K columns."""
+        out = {}
+        for key in self.param_names:
+            out[key] = param_matrix(params, key, self.name, n_classes)
+        return out
+
+    def adapt(self, X, kind: str):
+        """X whose features are of ``kind`` turned into this model's input (default: X itself)."""
+        return X
+
+    def estimate_parts(self, stats: dict):
+        """``(counts, totals, lam_den)`` when the estimate is a smoothed ratio of weighted counts:
+        ``param_table(params_from(stats, λ)).mat == (λ + counts) / (lam_den[:, None] λ + totals)``
+        with counts, totals (R, K) and lam_den (R,). None (the default) for other estimates.
+        The dashboard's M-step panel fills ``estimate_tex`` in with these numbers."""
+        return None
+
+    def describe_row(self, x, feature_names, categories=None) -> str:
+        """One document ``x`` (V,) in words, e.g. for drawn samples. Default: ``name=value``
+        for every non-zero feature."""
+        idx = np.flatnonzero(np.asarray(x) != 0)
+        return ", ".join(f"{feature_names[j]}={float(x[j]):.3g}" for j in idx) or "(all zero)"
+
+    def check_chunkable(self, init: str | None = None) -> None:
+        """Raise ValueError (saying why) if the model cannot learn from row chunks (nbcore.dask_em)
+        starting with ``init`` ("uniform", "random", "labeled"; None = any)."""
+
+    def chunk_layout(self, n_features: int):
+        """Layout every chunk must share (e.g. categories per feature), or None."""
+        return None
+
+    def squared_distance_all_values(self, params, other) -> float:
+        """‖Δθ‖² summed over *every value* of each feature (seed 003 step 4).
+
+        Same as :meth:`squared_distance` for models whose parameters list every value;
+        a binary feature's β stands for two values (β and 1 − β) and counts twice."""
+        return self.squared_distance(params, other)
 
     # -- shared ------------------------------------------------------------
     def evaluate(self, Xp, params, smoothing: float):
@@ -138,6 +269,55 @@ class EventModel:
         of their parameters once instead of twice.
         """
         return self.log_likelihood(Xp, params), self.log_prior(params, smoothing)
+
+    # -- chunking (nbcore.dask_em) -------------------------------------------
+    def log_params(self, params, smoothing: float):
+        """θ in the form the E-step multiplies with, and log p(θ): ``(lp, log_prior)``.
+
+        Computed once per θ; :meth:`log_likelihood_from` then applies ``lp`` to
+        any number of row chunks, so ``evaluate(Xp, θ, λ)`` is exactly
+        ``(log_likelihood_from(Xp, lp), log_prior)``. Default: ``lp`` is θ itself.
+        """
+        return params, self.log_prior(params, smoothing)
+
+    def log_likelihood_from(self, Xp, lp) -> np.ndarray:
+        """log p(x_i | k) (N, K) from the output of :meth:`log_params`."""
+        return self.log_likelihood(Xp, lp)
+
+    def combine(self, stats_list):
+        """Merge the statistics of row chunks into those of all their rows.
+
+        ``statistics`` are sums over rows for the discrete models, so the
+        default adds them, in list order (a fixed order gives bitwise
+        reproducible results). Entries that are not numbers (e.g. the
+        categorical block layout) must agree and are kept once. Models whose
+        statistics are not sums (Gaussian means/variances) override this.
+        """
+        stats_list = list(stats_list)
+        if not stats_list:
+            raise ValueError("combine needs the statistics of at least one chunk.")
+        def is_sum(value):
+            return isinstance(value, (np.ndarray, float, int, np.number)) and not isinstance(value, bool)
+
+        head = stats_list[0]
+        for key, first in head.items():  # layouts first: they decide whether the sums fit
+            if not is_sum(first):
+                for stats in stats_list[1:]:
+                    if stats[key] != first:
+                        raise ValueError(
+                            f"Cannot combine statistics of chunks with different {key!r} "
+                            f"({first!r} vs {stats[key]!r})."
+                        )
+        out = {}
+        for key, first in head.items():
+            if is_sum(first):
+                total = np.array(first, dtype=np.float64, copy=True)
+                for stats in stats_list[1:]:
+                    total += stats[key]
+                out[key] = total if total.ndim else float(total)
+            else:
+                out[key] = first
+        return out
 
     def squared_distance(self, params, other) -> float:
         """Σ (θ − θ')² over all parameters (without building flat copies)."""
@@ -163,6 +343,9 @@ class EventModel:
                 parts.append(np.ravel(value))
         return np.concatenate(parts)
 
+    def __repr__(self):
+        return f"{type(self).__name__}()"
+
     @staticmethod
     def check_n_features(X, n_features: int) -> None:
         if X.shape[1] != n_features:
@@ -181,3 +364,24 @@ class EventModel:
         if sp.issparse(Xp):
             return np.asarray(Xp.T @ weights)
         return Xp.T @ weights
+
+
+def param_matrix(params, key: str, model: str, n_classes: int) -> np.ndarray:
+    """``params[key]`` as a finite float (V, K) array, or a ValueError saying what is wrong."""
+    if not isinstance(params, Mapping):
+        raise ValueError(f"params must be a dict, e.g. {{'{key}': ...}}.")
+    if key not in params:
+        raise ValueError(f"sample('{model}', ...) needs params['{key}'] "
+                         f"(got keys: {sorted(params)}).")
+    a = np.asarray(params[key], dtype=np.float64)
+    if a.ndim != 2 or a.shape[1] != n_classes:
+        raise ValueError(f"params['{key}'] must have shape (V, K) = (V, {n_classes}); got {a.shape}.")
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"params['{key}'] contains NaN or infinity.")
+    return a
+
+
+def check_columns_sum_to_one(a: np.ndarray, what: str) -> None:
+    if np.any(a < 0) or not np.allclose(a.sum(axis=0), 1.0, atol=1e-6):
+        raise ValueError(f"{what} must be non-negative and each column (class) must sum to 1; "
+                         f"column sums are {np.round(a.sum(axis=0), 6).tolist()}.")

@@ -9,9 +9,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_binary, check_matrix
-from ._base import EventModel, freeze, log_dot, safe_log
+from ._base import EventModel, ParamTable, freeze, log_dot, param_matrix, safe_log
 
-__all__ = ["BernoulliModel", "bernoulli_log_likelihood", "bernoulli_beta"]
+__all__ = ["BernoulliModel", "bernoulli_log_likelihood", "bernoulli_beta", "binarize"]
 
 
 def bernoulli_log_likelihood(X, beta: np.ndarray) -> np.ndarray:
@@ -76,6 +76,11 @@ class BernoulliModel(EventModel):
 
     name = "bernoulli"
     param_names = ("beta",)
+    input_kind = "binary"
+    scores_absent_features = True
+    term_tex = r"x_{ij}\log\beta_{jk} + (1-x_{ij})\log(1-\beta_{jk})"
+    estimate_tex = (r"\beta_{j,y'}^{t+1} = \frac{\lambda + \sum_i X_{i,j}\, p(y_i = y' \mid X_i)}"
+                    r"{2\lambda + \sum_i p(y_i = y' \mid X_i)} \quad (24)")
 
     def prepare(self, X, params=None):
         X = check_matrix(X)
@@ -91,9 +96,18 @@ class BernoulliModel(EventModel):
 
     def evaluate(self, Xp, params, smoothing):
         """log p(x | k) and the log prior, taking log β and log(1 − β) once."""
+        lp, prior = self.log_params(params, smoothing)
+        return self.log_likelihood_from(Xp, lp), prior
+
+    def log_params(self, params, smoothing):
+        """``({"weight": log β − log(1 − β), "constant": Σ_j log(1 − β_jk)}, log prior)``.
+
+        With β ∈ {0, 1} (λ = 0) it is ``({"beta": β}, log prior)`` and the
+        careful path of :func:`bernoulli_log_likelihood` is used.
+        """
         beta = params["beta"]
         if not (beta.min() > 0 and beta.max() < 1):  # λ = 0 extremes: the careful path
-            return super().evaluate(Xp, params, smoothing)
+            return {"beta": beta}, self.log_prior(params, smoothing)
         weight = np.log(beta)
         prior = float(weight.sum()) if smoothing else 0.0
         constant = np.zeros(beta.shape[1])
@@ -102,9 +116,15 @@ class BernoulliModel(EventModel):
             constant += log_1m_beta.sum(axis=0)
             weight[rows] -= log_1m_beta  # log β − log(1 − β)
         prior = float(smoothing * (prior + constant.sum())) if smoothing else 0.0
-        ll = np.asarray(Xp @ weight)
-        ll += constant
-        return ll, prior
+        weight.flags.writeable = False
+        return {"weight": weight, "constant": constant}, prior
+
+    def log_likelihood_from(self, Xp, lp):
+        if "beta" in lp:
+            return bernoulli_log_likelihood(Xp, lp["beta"])
+        ll = np.asarray(Xp @ lp["weight"])
+        ll += lp["constant"]
+        return ll
 
     def statistics(self, Xp, weights):
         return {"counts": self.weighted_counts(Xp, weights), "class_weight": weights.sum(axis=0)}
@@ -127,7 +147,53 @@ class BernoulliModel(EventModel):
         """β ~ Uniform(0.01, 0.99) (seed 004's ``initialize``)."""
         return freeze(beta=rng.uniform(0.01, 0.99, size=(Xp.shape[1], n_classes)))
 
+    def feature_terms(self, params, x):
+        """x_j log β_jk + (1 − x_j) log(1 − β_jk): absent words count too (eq. 11)."""
+        beta = params["beta"]
+        present = x[:, None] > 0
+        with np.errstate(invalid="ignore"):
+            return np.where(present, safe_log(beta), 0.0) + np.where(present, 0.0, safe_log(1.0 - beta))
+
     def sample(self, params, y, rng):
-        """Draw one binary document per entry of y."""
+        """One binary document per entry of y: word j present with probability β_jk."""
         beta = params["beta"]
         return (rng.random((len(y), beta.shape[0])) < beta[:, y].T).astype(np.float64)
+
+    def check_params(self, params, n_classes):
+        beta = param_matrix(params, "beta", self.name, n_classes)
+        if np.any(beta < 0) or np.any(beta > 1):
+            raise ValueError("params['beta'] must be probabilities between 0 and 1.")
+        return {"beta": beta}
+
+    def param_table(self, params, feature_names, categories=None):
+        return ParamTable(np.asarray(params["beta"], dtype=float), list(feature_names),
+                          "β = p(word present | class)", "β", True, 0.0, 1.0)
+
+    def describe_row(self, x, feature_names, categories=None):
+        """The words present."""
+        return " ".join(feature_names[j] for j in np.flatnonzero(np.asarray(x) > 0)) or "(no words)"
+
+    def adapt(self, X, kind):
+        """Counts or continuous values become word-present indicators X > 0 (float64 0/1)."""
+        if kind in ("counts", "continuous"):
+            return binarize(X)
+        return X
+
+    def estimate_parts(self, stats):
+        """β_jk = (λ + Σ_i x_ij r_ik) / (2λ + Σ_i r_ik)  (eq. 24)."""
+        counts = stats["counts"]
+        return counts, np.broadcast_to(stats["class_weight"], counts.shape), np.full(counts.shape[0], 2.0)
+
+    def squared_distance_all_values(self, params, other):
+        """β = p(x_j = 1) and 1 − β = p(x_j = 0) change by the same amount: twice ‖Δβ‖²."""
+        return 2.0 * self.squared_distance(params, other)
+
+
+def binarize(X):
+    """X > 0 as float64 0/1 (a new array; sparse stays sparse)."""
+    if sp.issparse(X):
+        out = X.tocsr(copy=True).astype(np.float64)
+        out.data = (out.data > 0).astype(np.float64)
+        out.eliminate_zeros()
+        return out
+    return (np.asarray(X) > 0).astype(np.float64)

@@ -13,7 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_matrix
-from ._base import EventModel, freeze, log_dot, safe_log
+from ._base import EventModel, ParamTable, check_columns_sum_to_one, freeze, log_dot, safe_log
 
 __all__ = ["CategoricalModel", "OneHot", "one_hot", "categorical_theta"]
 
@@ -66,6 +66,13 @@ class CategoricalModel(EventModel):
 
     name = "categorical"
     param_names = ("theta",)
+    input_kind = "categories"
+    term_tex = r"\log\theta_j[x_{ij}, k]"
+    estimate_tex = (r"\theta_{j}[d, y'] = \frac{\lambda + \sum_i [x_{ij} = d]\, r_{i,y'}}"
+                    r"{D_j\lambda + \sum_i r_{i,y'}}")
+    accepts_sparse = False
+    positive_only = True
+    input_dtype = "int"
 
     def __init__(self, n_categories=None):
         self.n_categories = n_categories
@@ -135,10 +142,63 @@ class CategoricalModel(EventModel):
             blocks.append(raw / raw.sum(axis=0))
         return freeze(theta=tuple(blocks))
 
+    def feature_terms(self, params, x):
+        """log θ_j[x_j, k]."""
+        return np.stack([safe_log(theta[int(v)]) for theta, v in zip(params["theta"], x)])
+
     def sample(self, params, y, rng):
-        columns = []
-        for theta in params["theta"]:
-            cdf = np.cumsum(theta[:, y], axis=0)  # (D, n)
+        """Category codes (int64): feature j takes value d with probability θ_j[d, k]."""
+        thetas = params["theta"]
+        X = np.zeros((len(y), len(thetas)), dtype=np.int64)
+        for j, t in enumerate(thetas):  # loop over features; rows are vectorised
+            t = np.asarray(t, dtype=np.float64)
+            cdf = np.cumsum(t / t.sum(axis=0, keepdims=True), axis=0)  # (D_j, K)
             u = rng.random(len(y))
-            columns.append(np.minimum((u > cdf).sum(axis=0), theta.shape[0] - 1))
-        return np.stack(columns, axis=1).astype(np.float64)
+            codes = (u[:, None] >= cdf[:, y].T).sum(axis=1)
+            X[:, j] = np.minimum(codes, t.shape[0] - 1)
+        return X
+
+    def check_params(self, params, n_classes):
+        if not hasattr(params, "keys") or "theta" not in params:
+            raise ValueError(f"sample('categorical', ...) needs params['theta'] (got keys: {sorted(params)}).")
+        blocks = []
+        for j, t in enumerate(params["theta"]):
+            t = np.asarray(t, dtype=np.float64)
+            if t.ndim != 2 or t.shape[1] != n_classes:
+                raise ValueError(f"params['theta'][{j}] must have shape (D_j, {n_classes}); got {t.shape}.")
+            check_columns_sum_to_one(t, f"params['theta'][{j}]")
+            blocks.append(t)
+        return {"theta": tuple(blocks)}
+
+    def param_table(self, params, feature_names, categories=None):
+        mats, rows = [], []
+        for j, th in enumerate(params["theta"]):
+            th = np.asarray(th, dtype=float)
+            mats.append(th)
+            vals = categories[j] if categories is not None and j < len(categories) else range(th.shape[0])
+            rows += [f"{feature_names[j]} = {v}" for v in vals]
+        return ParamTable(np.vstack(mats), rows, "θ = p(value | class)", "θ", True, 0.0, 1.0)
+
+    def describe_row(self, x, feature_names, categories=None):
+        """``feature=value`` for every feature (the category's name when known)."""
+        return ", ".join(f"{feature_names[j]}={categories[j][int(v)] if categories else int(v)}"
+                         for j, v in enumerate(x))
+
+    def estimate_parts(self, stats):
+        """θ_j[d, k] = (λ + Σ_i [x_ij = d] r_ik) / (λ D_j + Σ_i r_ik), stacked over j."""
+        counts = stats["counts"]
+        lam_den = np.repeat(np.asarray(stats["n_categories"], dtype=float), stats["n_categories"])
+        return counts, np.broadcast_to(stats["class_weight"], counts.shape), lam_den
+
+    def check_chunkable(self, init=None):
+        if self.n_categories is None:
+            raise ValueError(
+                "Chunked categorical EM needs the number of categories up front (a chunk may "
+                "not contain every value): EM(model='categorical', model_options="
+                "{'n_categories': [D_1, ..., D_V]}) (or one number for every feature). "
+                "nbcore.dask_em.count_categories(X) computes it from the data in one pass."
+            )
+
+    def chunk_layout(self, n_features):
+        """D_j for every feature (the same for every chunk)."""
+        return tuple(int(d) for d in np.broadcast_to(np.asarray(self.n_categories), (n_features,)))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_matrix
-from ._base import EventModel, freeze
+from ._base import EventModel, ParamTable, freeze, param_matrix
 
 __all__ = ["GaussianModel", "gaussian_log_likelihood", "gaussian_moments"]
 
@@ -57,6 +57,8 @@ class GaussianModel(EventModel):
     name = "gaussian"
     param_names = ("mean", "var")
     accepts_sparse = False
+    input_kind = "continuous"
+    term_tex = r"\log\mathcal{N}(x_{ij};\,\mu_{jk},\sigma^2_{jk})"
 
     def __init__(self, variance: str = "mle", var_smoothing: float = 1e-9, var_floor: float = 0.0):
         if variance not in ("mle", "unbiased"):
@@ -83,8 +85,45 @@ class GaussianModel(EventModel):
         return gaussian_log_likelihood(Xp, params["mean"], params["var"])
 
     def statistics(self, Xp, weights):
+        """Weighted N_k, μ_jk, M2_jk per class; unweighted row count, mean and M2 per feature
+        (for ε, which scales with the largest feature variance over all rows)."""
         class_weight, mean, m2 = gaussian_moments(Xp, weights)
-        return {"class_weight": class_weight, "mean": mean, "m2": m2, "epsilon": self._epsilon(Xp)}
+        feature_mean = Xp.mean(axis=0) if Xp.shape[0] else np.zeros(Xp.shape[1])
+        feature_m2 = ((Xp - feature_mean) ** 2).sum(axis=0)
+        return {"class_weight": class_weight, "mean": mean, "m2": m2, "n_rows": float(Xp.shape[0]),
+                "feature_mean": feature_mean, "feature_m2": feature_m2}
+
+    def combine(self, stats_list):
+        """Merge chunk moments exactly (Chan et al.'s pairwise update, in list order):
+        n = n_a + n_b, δ = μ_b − μ_a, μ = μ_a + δ n_b / n, M2 = M2_a + M2_b + δ² n_a n_b / n."""
+        stats_list = list(stats_list)
+        if not stats_list:
+            raise ValueError("combine needs the statistics of at least one chunk.")
+
+        def merge(n_a, mu_a, m2_a, n_b, mu_b, m2_b):
+            n = n_a + n_b
+            safe = np.where(n > 0, n, 1.0)
+            delta = mu_b - mu_a
+            mu = mu_a + delta * (n_b / safe)
+            m2 = m2_a + m2_b + delta ** 2 * (n_a * n_b / safe)
+            return n, mu, m2
+
+        out = {k: (np.array(v, dtype=np.float64, copy=True) if not isinstance(v, float) else v)
+               for k, v in stats_list[0].items()}
+        for st in stats_list[1:]:
+            out["class_weight"], out["mean"], out["m2"] = merge(
+                out["class_weight"], out["mean"], out["m2"], st["class_weight"], st["mean"], st["m2"])
+            n, mu, m2 = merge(np.float64(out["n_rows"]), out["feature_mean"], out["feature_m2"],
+                              np.float64(st["n_rows"]), st["feature_mean"], st["feature_m2"])
+            out["n_rows"], out["feature_mean"], out["feature_m2"] = float(n), mu, m2
+        return out
+
+    def _epsilon_from(self, n_rows: float, feature_m2: np.ndarray) -> float:
+        max_var = float((feature_m2 / n_rows).max()) if n_rows > 0 and feature_m2.size else 0.0
+        eps = self.var_smoothing * max_var
+        if eps == 0 and self.var_floor == 0:
+            eps = max(self.var_smoothing, 1e-12)  # constant data: keep σ² > 0
+        return eps
 
     def params_from(self, stats, smoothing=0.0):
         """μ = Σ r x / N_k; σ² = M2 / N_k (or / (N_k − 1)) + ε, floored.
@@ -94,7 +133,7 @@ class GaussianModel(EventModel):
         n = stats["class_weight"]
         denom = n - 1.0 if self.variance == "unbiased" else n
         denom = np.where(denom > 0, denom, np.where(n > 0, n, 1.0))
-        var = stats["m2"] / denom + stats["epsilon"]
+        var = stats["m2"] / denom + self._epsilon_from(stats["n_rows"], stats["feature_m2"])
         var = np.maximum(var, self.var_floor)
         mean = stats["mean"].copy()
         return freeze(mean=mean, var=var)
@@ -112,6 +151,34 @@ class GaussianModel(EventModel):
         params = self.uniform_params(Xp, n_classes)
         return freeze(mean=Xp[rows].T.copy(), var=params["var"].copy())
 
+    def feature_terms(self, params, x):
+        """log N(x_j; μ_jk, σ²_jk)."""
+        mean, var = params["mean"], params["var"]
+        return -0.5 * (np.log(2 * np.pi * var) + (x[:, None] - mean) ** 2 / var)
+
     def sample(self, params, y, rng):
         mean, var = params["mean"], params["var"]
         return mean[:, y].T + np.sqrt(var[:, y].T) * rng.standard_normal((len(y), mean.shape[0]))
+
+    def check_params(self, params, n_classes):
+        mean = param_matrix(params, "mean", self.name, n_classes)
+        var = param_matrix(params, "var", self.name, n_classes)
+        if var.shape != mean.shape:
+            raise ValueError(f"params['var'] shape {var.shape} differs from params['mean'] shape {mean.shape}.")
+        if np.any(var <= 0):
+            raise ValueError("params['var'] must be positive.")
+        return {"mean": mean, "var": var}
+
+    def param_table(self, params, feature_names, categories=None):
+        return ParamTable(np.asarray(params["mean"], dtype=float), list(feature_names), "mean μ of each feature",
+                          "μ", False, None, None)
+
+    def check_chunkable(self, init=None):
+        """Chunked Gaussian EM starts from the labelled rows only (its sums merge exactly)."""
+        if init != "labeled":
+            raise ValueError(
+                f"Chunked Gaussian EM supports init='labeled' only: init={init!r} needs the "
+                "mean and variance of every feature (or random rows) over all rows before "
+                "the first iteration. Use init='labeled' (reveal some labels), or an "
+                "in-memory array."
+            )

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_matrix, check_non_negative
-from ._base import EventModel, freeze, log_dot, safe_log
+from ._base import EventModel, ParamTable, check_columns_sum_to_one, freeze, log_dot, param_matrix, safe_log
 
 __all__ = ["MultinomialModel", "multinomial_log_likelihood", "multinomial_beta"]
 
@@ -50,6 +50,11 @@ class MultinomialModel(EventModel):
 
     name = "multinomial"
     param_names = ("beta",)
+    input_kind = "counts"
+    positive_only = True
+    term_tex = r"x_{ij}\log\beta_{jk}"
+    estimate_tex = (r"\beta_{j,y'} = \frac{\lambda + \sum_i X_{i,j}\, r_{i,y'}}"
+                    r"{V\lambda + \sum_i\sum_{j'} X_{i,j'}\, r_{i,y'}}")
 
     def prepare(self, X, params=None):
         X = check_matrix(X)
@@ -63,12 +68,23 @@ class MultinomialModel(EventModel):
 
     def evaluate(self, Xp, params, smoothing):
         """log p(x | k) and the log prior, taking log β once."""
+        lp, prior = self.log_params(params, smoothing)
+        return self.log_likelihood_from(Xp, lp), prior
+
+    def log_params(self, params, smoothing):
+        """``({"log_beta": log β}, log prior)``; ``({"beta": β}, …)`` when some β = 0 (λ = 0)."""
         beta = params["beta"]
         if not beta.min() > 0:  # λ = 0 zeros: the careful path
-            return super().evaluate(Xp, params, smoothing)
+            return {"beta": beta}, self.log_prior(params, smoothing)
         log_beta = np.log(beta)
         prior = float(smoothing * log_beta.sum()) if smoothing else 0.0
-        return np.asarray(Xp @ log_beta), prior
+        log_beta.flags.writeable = False
+        return {"log_beta": log_beta}, prior
+
+    def log_likelihood_from(self, Xp, lp):
+        if "beta" in lp:
+            return multinomial_log_likelihood(Xp, lp["beta"])
+        return np.asarray(Xp @ lp["log_beta"])
 
     def statistics(self, Xp, weights):
         return {"counts": self.weighted_counts(Xp, weights), "class_weight": weights.sum(axis=0)}
@@ -91,7 +107,43 @@ class MultinomialModel(EventModel):
         raw = rng.uniform(0.01, 0.99, size=(Xp.shape[1], n_classes))
         return freeze(beta=raw / raw.sum(axis=0))
 
+    def feature_terms(self, params, x):
+        """x_j log β_jk: a word that does not occur contributes 0."""
+        with np.errstate(invalid="ignore"):
+            return np.where(x[:, None] > 0, x[:, None] * safe_log(params["beta"]), 0.0)
+
     def sample(self, params, y, rng, doc_length: float = 20.0):
+        """Documents of length max(1, Poisson(doc_length)), tokens drawn from β_·k."""
+        if not doc_length > 0:
+            raise ValueError("doc_length must be positive.")
         beta = params["beta"]
-        lengths = np.maximum(rng.poisson(doc_length, size=len(y)), 1)
-        return np.stack([rng.multinomial(n, beta[:, k]) for n, k in zip(lengths, y)]).astype(np.float64)
+        n = len(y)
+        lengths = np.maximum(1, rng.poisson(doc_length, size=n))
+        X = np.zeros((n, beta.shape[0]), dtype=np.float64)
+        p = beta / beta.sum(axis=0, keepdims=True)
+        for k in range(beta.shape[1]):  # loop over classes only; rows are vectorised
+            rows = np.flatnonzero(y == k)
+            if rows.size:
+                X[rows] = rng.multinomial(lengths[rows], p[:, k])
+        return X
+
+    def check_params(self, params, n_classes):
+        beta = param_matrix(params, "beta", self.name, n_classes)
+        check_columns_sum_to_one(beta, "params['beta'] for the multinomial model")
+        return {"beta": beta}
+
+    def param_table(self, params, feature_names, categories=None):
+        b = np.asarray(params["beta"], dtype=float)
+        return ParamTable(b, list(feature_names), "β = p(word | class) (share of word tokens)", "β", True, 0.0,
+                          float(b.max()) if b.size else 1.0)
+
+    def describe_row(self, x, feature_names, categories=None):
+        """The words present, with their count when above one (``cruise×2``)."""
+        idx = np.flatnonzero(np.asarray(x) > 0)
+        return " ".join(f"{feature_names[j]}×{int(x[j])}" if x[j] > 1 else feature_names[j] for j in idx) or "(no words)"
+
+    def estimate_parts(self, stats):
+        """β_jk = (λ + Σ_i x_ij r_ik) / (λV + Σ_j' Σ_i x_ij' r_ik)."""
+        counts = stats["counts"]
+        n_features = counts.shape[0]
+        return counts, np.broadcast_to(counts.sum(axis=0), counts.shape), np.full(n_features, float(n_features))

@@ -1,0 +1,66 @@
+"""Numbers shown about a run: accuracy on the hidden labels, the supervised-only baseline,
+and parameters aligned to the true labels when EM had none."""
+from __future__ import annotations
+
+import numpy as np
+
+import nbcore
+from dashboard import state
+from dashboard.controls import DataConfig
+from dashboard.lifecycle import Prepared
+
+
+def score(pred: np.ndarray, prep: Prepared) -> float:
+    """nbcore.hidden_accuracy on the run's hidden rows (NaN when none is scored); without any
+    visible label the clusters carry no names, so they are matched to the labels first."""
+    no_labels = not (prep.y_obs >= 0).any()
+    acc = nbcore.hidden_accuracy(pred, prep.y_eval, prep.y_obs < 0, n_classes=prep.n_classes if no_labels else None)
+    return float("nan") if acc is None else acc
+
+
+def accuracy_series(run, prep: Prepared) -> list[float]:
+    """Accuracy on the hidden labels at every iteration (computed once per snapshot)."""
+    serial = state.get(state.RUN_SERIAL)
+    cache = state.get(state.ACC_CACHE)
+    if not cache or cache["serial"] != serial:
+        cache = {"serial": serial, "acc": []}
+    acc = cache["acc"]
+    for t in range(len(acc), len(run.history)):
+        proba = run.predict_proba(t=t)
+        acc.append(score(np.asarray(proba).argmax(axis=1), prep))
+    state.put(state.ACC_CACHE, cache)
+    return acc
+
+
+def baseline_accuracy(cfg: DataConfig, smoothing: float, prep: Prepared) -> float | None:
+    """Supervised-only Naive Bayes on the visible labels, scored on the hidden ones."""
+    key = (cfg, smoothing)
+    cached = state.get(state.BASELINE)
+    if cached and cached["key"] == key:
+        return cached["acc"]
+    acc = None
+    if (prep.y_obs >= 0).any() and prep.score_mask.any():
+        try:
+            alpha, params = nbcore.supervised_fit(cfg.model, prep.X, prep.y_obs, prep.n_classes, smoothing)
+            proba = nbcore.predict_proba(cfg.model, alpha, params, prep.X)
+            acc = nbcore.hidden_accuracy(np.asarray(proba).argmax(axis=1), prep.y_eval, prep.y_obs < 0)
+        except ValueError:
+            acc = None
+    state.put(state.BASELINE, {"key": key, "acc": acc})
+    return acc
+
+
+def aligned(mat: np.ndarray, run, prep: Prepared, t: int) -> np.ndarray:
+    """Columns of a (V,K) parameter matrix reordered so column k is label k."""
+    if (prep.y_obs >= 0).any():
+        return mat
+    mask = prep.y_eval >= 0
+    if not mask.any():
+        return mat
+    pred = np.asarray(run.predict_proba(t=t)).argmax(axis=1)
+    mapping = np.asarray(nbcore.align_clusters(prep.y_eval[mask], pred[mask], prep.n_classes))
+    out = np.empty_like(mat)
+    out[:, mapping] = mat
+    return out
+
+

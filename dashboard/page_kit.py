@@ -1,0 +1,160 @@
+"""The shared furniture of every page: header (classroom mode, lesson narrative, title),
+data-set / event-model / λ pickers, data preparation that stops the page with a message
+instead of a traceback, and ``cached()`` — st.cache_data keyed by plain parameters, with a
+progress bar that is only drawn when the work is really done (a rerun caused by changing
+a control stops it at the next update).
+
+Nothing user-specific is kept at module level.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import streamlit as st
+
+from dashboard import controls, datasets, lessons, lifecycle, pages, sharing, state, urlguard
+
+QP = controls.QP
+
+# classroom-mode CSS, used by the lesson page (views/lesson.py) and every depth view
+CLASSROOM_CSS = """<style>
+html, body, [data-testid="stAppViewContainer"] { font-size: 22px; }
+[data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li,
+[data-testid="stCaptionContainer"], label, button p { font-size: 1.25rem !important; }
+[data-testid="stMetricValue"], [data-testid="stMetricValue"] *,
+[data-testid="stMetricValue"] [data-testid="stMarkdownContainer"] p { font-size: 3rem !important; line-height: 1.2; }
+[data-testid="stMetricLabel"] p { font-size: 1.3rem !important; }
+h1 { font-size: 3rem !important; } h2, h3 { font-size: 2.1rem !important; }
+.katex { font-size: 1.45em !important; }
+</style>"""
+
+
+def page_setup(page: pages.Page | str, subtitle: str | None = None) -> int:
+    """Session state, classroom toggle (shared with the lesson page), narrative, title.
+
+    ``page`` is the page's registry entry (its icon and title make the heading) or a heading.
+    Returns the chart font size."""
+    title = page.heading if isinstance(page, pages.Page) else page
+    state.init()
+    sharing.apply_url()  # data=<id>: load the shared data set before any data-set picker is drawn
+    urlguard.begin(title)
+    classroom = controls.classroom_toggle()
+    if classroom:
+        st.markdown(CLASSROOM_CSS, unsafe_allow_html=True)
+    lessons.narrative_panel()
+    st.title(title)
+    urlguard.show()
+    if subtitle and not classroom:
+        st.caption(subtitle)
+    sharing.delete_panel()
+    sharing.show_message()
+    return 22 if classroom else 15
+
+
+def dataset_options(models: tuple[str, ...] = ("bernoulli", "multinomial")) -> list[str]:
+    """Shipped data sets (and this session's upload) usable with any of ``models``."""
+    names, _ = datasets.dataset_names()
+    out = [n for n in names if set(datasets.models_for(n)) & set(models)]
+    if state.get(state.UPLOAD_NAME) and set(datasets.models_for(controls.UPLOAD)) & set(models):
+        out.append(controls.UPLOAD)
+    if state.get(state.SHARED_NAME) and set(datasets.models_for(controls.SHARED)) & set(models):
+        out.append(controls.SHARED)
+    return out
+
+
+def dataset_picker(key: str, default: str, models=("bernoulli", "multinomial"), container=None,
+                   label: str = "Data set", help: str | None = None) -> str:
+    box = container or st.sidebar
+    options = dataset_options(models)
+    if controls.SHARED in options:
+        default = controls.SHARED  # a class link's data set is what every view shows first
+    if default not in options:
+        default = options[0]
+    if key in st.session_state and st.session_state[key] not in options:
+        st.session_state[key] = default
+    names = {controls.UPLOAD: f"{state.get(state.UPLOAD_NAME)} (your upload)",
+             controls.SHARED: f"{state.get(state.SHARED_NAME)} (shared)"}
+    return urlguard.selectbox(box, label, options, index=options.index(default), key=key, help=help,
+                              format_func=lambda n: names.get(n, n),
+                              special=controls.gone_upload(default), what="data set")
+
+
+def model_picker(key: str, dataset: str, allowed=("bernoulli", "multinomial"), container=None) -> str:
+    box = container or st.sidebar
+    models = [m for m in datasets.models_for(dataset) if m in allowed] or list(allowed[:1])
+    if len(models) == 1:
+        box.caption(f"Event model: **{models[0]}**")
+        urlguard.not_used(key, f"does not apply: {dataset} allows only the {models[0]} model here, which is used")
+        return models[0]
+    if key in st.session_state and st.session_state[key] not in models:
+        st.session_state[key] = models[0]
+    return urlguard.radio(box, "Event model", models, index=0, key=key, horizontal=True, what="event model")
+
+
+def lam_picker(key: str, default: float = 1.0, container=None, label: str = "Smoothing λ") -> float:
+    box = container or st.sidebar
+    return float(urlguard.select_slider(box, label, controls.LAMBDAS, value=default, format_func=controls.fmt_lam,
+                                        key=key))
+
+
+def prepare(dataset: str, model: str, hidden_pct: int, seed: int):
+    """lifecycle.prepare for the given data settings (the other DataConfig fields are unused there).
+
+    Data the model cannot use is shown as a message and the page stops (never a traceback).
+    """
+    cfg = controls.DataConfig(dataset=dataset, model=model, hidden_pct=int(hidden_pct), init="labeled", seed=int(seed),
+                              unlabeled_weight=1.0, max_iter=100, tol=1e-6)
+    try:
+        return lifecycle.prepare(cfg)
+    except ValueError as e:
+        st.error(str(e))
+        st.stop()
+
+
+def dataset_for_model(dataset: str, model: str):
+    """(Dataset, X prepared for `model`), or a message and a stopped page if they don't fit."""
+    try:
+        ds = datasets.get_dataset(dataset)
+        return ds, ds.for_model(model)
+    except ValueError as e:
+        st.error(str(e))
+        st.stop()
+
+
+# ---- cached computations with a progress bar -----------------------------------------------
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _store(kind: str, key: tuple, _value=None):
+    """A cache slot: raises KeyError when empty (exceptions are not cached), so a miss
+    can be computed *outside* st.cache_data, with a live progress bar, and then stored."""
+    if _value is None:
+        raise KeyError(kind)
+    return _value
+
+
+def cached(kind: str, key: tuple, compute: Callable, text: str, shareable: bool = True):
+    """compute(callback) with a progress bar, cached across sessions by (kind, key).
+
+    ``key`` must be plain values only. ``shareable=False`` (an uploaded file) skips the
+    shared cache. A rerun (a control changed) stops the script inside the callback, so a
+    half-done computation is never stored."""
+    if shareable:
+        try:
+            return _store(kind, key)
+        except KeyError:
+            pass
+    bar = st.progress(0.0, text=text)
+
+    def callback(done, total):
+        bar.progress(min(1.0, done / max(1, total)), text=f"{text} {done}/{total}")
+
+    value = compute(callback)
+    bar.empty()
+    if shareable:
+        _store(kind, key, _value=value)
+    return value
+
+
+def is_shared(dataset: str) -> bool:
+    """Shipped data may go into the cross-session cache; a session's upload may not."""
+    return dataset not in controls.USER_DATA  # "shared" names a different file in each session

@@ -1,0 +1,61 @@
+"""The page registry: every page of the app, listed once.
+
+``app.py`` builds the navigation from :data:`PAGES`; every link (``st.page_link``,
+``st.switch_page``, the guided lessons) and every page header uses the same entries.
+
+How to add a page: write ``dashboard/views/<name>.py`` (start it with
+``FS = page_kit.page_setup(pages.<NAME>, "one-line subtitle")``), add one ``Page`` below
+and append it to :data:`PAGES`. Links to it use ``pages.<NAME>.path``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of the app.
+
+    ``path`` is relative to ``dashboard/`` (the entry script's folder): the form
+    ``st.page_link``, ``st.switch_page`` and ``AppTest.switch_page`` take."""
+    path: str
+    title: str
+    icon: str
+    default: bool = False
+
+    @property
+    def heading(self) -> str:
+        """Page title with its icon, as shown at the top of the page."""
+        return f"{self.icon} {self.title}"
+
+
+LESSON = Page("views/lesson.py", "Watch EM learn", ":material/monitoring:", default=True)
+GUIDED = Page("views/guided.py", "Guided lessons", ":material/school:")
+INSPECTOR = Page("views/inspector.py", "Posterior inspector", ":material/search:")
+SMOOTHING = Page("views/smoothing.py", "Smoothing explorer", ":material/tune:")
+TRAP = Page("views/trap.py", "The symmetric trap", ":material/balance:")
+RESTARTS = Page("views/restarts.py", "Restarts & local optima", ":material/landscape:")
+SWITCHING = Page("views/switching.py", "Label switching", ":material/swap_horiz:")
+BUDGET = Page("views/budget.py", "Label-budget curve", ":material/stacked_line_chart:")
+SIDE_BY_SIDE = Page("views/side_by_side.py", "Side by side", ":material/compare:")
+SAMPLING = Page("views/sampling.py", "Sampling from the model", ":material/casino:")
+GAUSSIAN = Page("views/gaussian.py", "Gaussian NB corner", ":material/ssid_chart:")
+# issue 17: teaching depth II
+COIN = Page("views/coin.py", "The coin and the prior", ":material/toll:")
+MIXTURE2D = Page("views/mixture2d.py", "The 2-D picture", ":material/scatter_plot:")
+CLIMB = Page("views/climb.py", "Why EM climbs", ":material/trending_up:")
+COMPONENTS = Page("views/components.py", "Components per class", ":material/workspaces:")
+
+#: Navigation order.
+PAGES: tuple[Page, ...] = (LESSON, GUIDED, INSPECTOR, SMOOTHING, TRAP, RESTARTS, SWITCHING, BUDGET,
+                           SIDE_BY_SIDE, SAMPLING, GAUSSIAN, COIN, MIXTURE2D, CLIMB, COMPONENTS)
+
+
+def navigation() -> list:
+    """``st.Page`` objects for ``st.navigation`` (imports Streamlit only when called)."""
+    import streamlit as st
+
+    return [st.Page(HERE / p.path, title=p.title, icon=p.icon, default=p.default) for p in PAGES]

@@ -1,0 +1,360 @@
+"""The lesson's client-side player: charts that follow the iteration slider and Play in the browser.
+
+A Streamlit components-v2 component (``player.js``, ``player.css``) mounted twice
+on the lesson page:
+
+* ``show_series``: Play/Pause, the iteration slider and the time-series charts
+  (α, accuracy, log-likelihood / objective), drawn once per new iteration with an
+  iteration marker the browser moves itself;
+* ``show_params``: the parameter chart (top features, heatmap or images) and the
+  estimate-vs-truth scatter, sent as one compact frame per iteration
+  (``payload.py``) that the browser holds and redraws with ``Plotly.react``.
+
+The server still computes EM. While playing, the browser asks for iterations ahead
+of what it shows (trigger ``need``); when the user stops (Pause, slider released)
+it reports the iteration shown (state ``view``), the maths panel and the metrics
+follow it, and iterations computed ahead but never shown are dropped
+(``EMRun.rewound``: EM is deterministic, so they come back identical).
+
+plotly.js is not shipped twice: the player imports Streamlit's own plotly chunk
+(the file ``st.plotly_chart`` loads), once per page.
+
+If the component cannot run (no components v2, plotly.js failed to load, the
+``?player=off`` URL switch, or streamlit.testing's AppTest with no browser),
+``enabled()`` is False and the page draws its server-rendered charts as before.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import secrets
+import time
+from pathlib import Path
+
+import numpy as np
+import streamlit as st
+
+from dashboard import charts, derive, state
+from dashboard.player.payload import ChartLog
+
+HERE = Path(__file__).resolve().parent
+JS = (HERE / "player.js").read_text(encoding="utf-8")
+CSS = (HERE / "player.css").read_text(encoding="utf-8")
+
+#: Play speeds (iterations shown per second) for the sidebar's "Play speed" values
+FPS = {"slow": 1, "normal": 5, "fast": 20, "fastest": 40}
+#: server time one "need" request may spend computing iterations ahead (seconds)
+NEED_BUDGET_S = 0.3
+MAIN_KEY, PARAMS_KEY = "nbem_player_main", "nbem_player_params"
+#: the player's session state (state.py declares the key)
+KEY = state.PLAYER
+
+
+def _register():
+    try:
+        from streamlit.components import v2
+        return v2.component("nbem_player", css=CSS, js=JS, isolate_styles=False)
+    except Exception:  # components v2 missing (Streamlit < 1.51) or refused: server charts instead
+        return None
+
+
+_COMPONENT = _register()
+
+
+def plotly_chunk() -> str | None:
+    """Path (under Streamlit's static root) of Streamlit's own plotly.js chunk, or None."""
+    import streamlit as _st
+    found = sorted(glob.glob(os.path.join(os.path.dirname(_st.__file__), "static", "static", "js",
+                                          "PlotlyChart.*.js")))
+    return "static/js/" + os.path.basename(found[0]) if found else None
+
+
+_PLOTLY = plotly_chunk()
+
+
+def _merge(base: dict, over: dict) -> dict:
+    out = dict(base)
+    for k, v in over.items():
+        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def chart_template() -> dict:
+    """The plotly template as st.plotly_chart shows it: Streamlit's frontend merges its theme
+    (streamlit_theme.json: fonts, greys, automargin, left-aligned titles, read from the light
+    theme this app configures) into the figure's template. The player does the same, so its
+    charts look like the server-rendered ones."""
+    import json
+    theme = json.loads((HERE / "streamlit_theme.json").read_text(encoding="utf-8"))
+    tpl = dict(charts._TEMPLATE)
+    tpl["layout"] = _merge(tpl.get("layout", {}), theme)
+    return tpl
+
+
+TEMPLATE = chart_template()
+
+
+# ---- session state -------------------------------------------------------------------------------------
+
+def _p() -> dict:
+    p = st.session_state.get(KEY)
+    if not p:
+        p = {"sid": secrets.token_hex(4), "seq": 0, "playing": False, "floor": 0, "failed": None,
+             "log": None, "sent": None}
+        st.session_state[KEY] = p
+    return p
+
+
+def enabled() -> bool:
+    """Whether the lesson draws its charts with the player in this session."""
+    if _COMPONENT is None or _PLOTLY is None:
+        return False
+    q = str(st.query_params.get("player", "")).lower()
+    if q in ("off", "0", "false", "no"):
+        return False
+    if _p()["failed"]:
+        return False
+    from streamlit import config  # st.get_option hides "global.*" options
+    if config.get_option("global.appTest") and q not in ("on", "1", "true", "yes"):
+        return False  # no browser under streamlit.testing: the server's charts are what a test can read
+    return True
+
+
+def playing() -> bool:
+    """The browser is playing (the page keeps its reruns light and Step disabled)."""
+    return bool(_p()["playing"]) and enabled()
+
+
+def shown(latest: int) -> int:
+    """The latest iteration the audience has seen: while the browser plays, the run is computed a
+    little ahead of what it shows (the metrics must not run ahead of the charts)."""
+    p = _p()
+    return min(latest, int(p.get("shown", latest))) if playing() else latest
+
+
+def follow() -> None:
+    """The server moved the run (Step, Run to convergence, Reset): the player jumps to the latest iteration."""
+    p = _p()
+    p["seq"] += 1
+    p["playing"] = False
+    run = state.get(state.RUN)
+    p["floor"] = 0 if run is None else len(run.history) - 1
+
+
+def _token() -> str:
+    return f"{_p()['sid']}-{state.get(state.RUN_SERIAL)}"
+
+
+def _int(v, lo: int, hi: int, default: int) -> int:
+    try:
+        return max(lo, min(hi, int(v)))
+    except (TypeError, ValueError):
+        return default
+
+
+def _component_state(key: str) -> dict:
+    v = st.session_state.get(key)
+    try:
+        return dict(v) if v is not None else {}
+    except (TypeError, ValueError):
+        return {}
+
+
+# ---- what the browser reports ------------------------------------------------------------------------
+
+def _rewind(keep: int) -> None:
+    """Drop iterations after `keep` that the player computed ahead but never showed."""
+    run = state.get(state.RUN)
+    state.put(state.RUN, run.rewound(keep))
+    cache = state.get(state.ACC_CACHE)
+    if cache and cache.get("serial") == state.get(state.RUN_SERIAL):
+        del cache["acc"][keep + 1:]
+    log = _p()["log"]
+    if log is not None:
+        log.truncate(keep + 1)
+
+
+def apply_view(v) -> None:
+    """The browser reports what it shows: {"run", "t", "revealed", "playing"}.
+
+    Stopped (Pause, slider released): the iteration shown becomes the page's (maths panel,
+    metrics, exports follow it), and iterations computed ahead but never shown are dropped."""
+    p = _p()
+    run = state.get(state.RUN)
+    if not isinstance(v, dict) or v.get("run") != _token() or run is None:
+        return  # a report about a run that is gone
+    latest = len(run.history) - 1
+    t = _int(v.get("t"), 0, latest, latest)
+    revealed = _int(v.get("revealed"), 0, latest, latest)
+    p["playing"] = bool(v.get("playing"))
+    play_id = _int(v.get("play"), -1, 10 ** 12, -1)
+    if not p["playing"]:
+        p["stopped"] = max(p.get("stopped", -1), play_id)  # needs of this play that arrive late are ignored
+    p["shown"] = revealed
+    if not p["playing"]:
+        keep = max(t, revealed, min(p["floor"], latest))
+        if keep < latest:
+            _rewind(keep)
+            latest = keep
+        p["floor"] = latest
+    state.put(state.VIEW_T, t if t < latest else None)
+
+
+def apply_need(v) -> None:
+    """The browser, playing, asks for iterations up to v["upto"]: compute them (at most
+    NEED_BUDGET_S of server time per request; it asks again when it runs short)."""
+    p = _p()
+    run = state.get(state.RUN)
+    if not isinstance(v, dict) or v.get("run") != _token() or run is None:
+        return
+    if _int(v.get("play"), -1, 10 ** 12, -1) <= p.get("stopped", -1):
+        return  # that play was paused (its Pause may have been handled first)
+    p["playing"] = True  # a need only comes from a playing browser (its Play report may have been lost)
+    upto = _int(v.get("upto"), 0, len(run.history) + 200, 0)
+    p["shown"] = _int(v.get("revealed"), 0, len(run.history) - 1, p.get("shown", 0))
+    start = time.perf_counter()
+    from dashboard import lifecycle
+    while not run.done and run.current.iteration < upto and time.perf_counter() - start < NEED_BUDGET_S:
+        lifecycle.step(1)
+        if state.get(state.ERROR):
+            p["playing"] = False
+            break
+        run = state.get(state.RUN)
+
+
+def _on_view() -> None:
+    apply_view(_component_state(MAIN_KEY).get("view"))
+
+
+def _on_need() -> None:
+    apply_need(_component_state(MAIN_KEY).get("need"))
+
+
+def _on_resync() -> None:
+    _p()["sent"] = None  # the browser lost an update: send everything again
+
+
+def _on_failed() -> None:
+    msg = _component_state(MAIN_KEY).get("failed") or _component_state(PARAMS_KEY).get("failed")
+    if msg:
+        _p()["failed"] = str(msg)[:200]
+        _p()["playing"] = False
+
+
+# ---- chart specs ---------------------------------------------------------------------------------------
+
+def _strip_template(spec: dict) -> dict:
+    """The plotly template (7 KB) is sent once per payload, not once per chart."""
+    if "template" not in spec["layout"]:
+        return spec
+    layout = dict(spec["layout"])
+    del layout["template"]
+    return {"data": spec["data"], "layout": layout}
+
+
+def series_specs(run, prep, acc, base, font_size: int) -> list[tuple[str, dict]]:
+    """The time-series charts over the whole run (no iteration marker: the browser draws it)."""
+    lams = [s.smoothing for s in run.history]
+    lam_changes = [(k, lams[k]) for k in range(1, len(lams)) if lams[k] != lams[k - 1]]
+    out = [("alpha", charts.alpha_figure(np.array([s.alpha for s in run.history]), prep.class_names, None,
+                                         lam_changes, font_size=font_size))]
+    n_hidden = int(prep.score_mask.sum())
+    if n_hidden:
+        out.append(("acc", charts.accuracy_figure(acc, base, None, font_size=font_size, n_hidden=n_hidden)))
+    out.append(("ll", charts.likelihood_figure([s.log_likelihood for s in run.history],
+                                               [s.objective for s in run.history], lams, None,
+                                               font_size=font_size)))
+    return out
+
+
+def param_spec(run, prep, model: str, t: int, pick: str, font_size: int, classroom: bool) -> dict:
+    """The parameter chart at iteration t (the same builders as the server-rendered page)."""
+    cats = getattr(prep.ds, "categories", None)
+    view = derive.param_view(run.history[t], model, prep.feature_names, cats)
+    if pick == "Images":
+        return charts.digits_figure(view.mat, tuple(prep.ds.image_shape), prep.class_names, view.short, font_size,
+                                    zmin=view.zmin, zmax=view.zmax)
+    if pick == "Heatmap":
+        return charts.heatmap_figure(view.mat, view.rows, prep.class_names, view.short, font_size,
+                                     zmin=view.zmin, zmax=view.zmax)
+    prev = derive.param_view(run.history[t - 1], model, prep.feature_names, cats) if t > 0 else None
+    return charts.beta_bars_figure(view.mat, None if prev is None else prev.mat, view.rows, prep.class_names,
+                                   n_top=10 if classroom else 12, value_label=view.label,
+                                   log_scale=view.log_scale, font_size=font_size)
+
+
+def truth_spec(run, prep, t: int, truth_beta, font_size: int) -> dict:
+    from dashboard import metrics
+    est = metrics.aligned(np.asarray(run.history[t].beta, dtype=float), run, prep, t)
+    return charts.truth_figure(np.asarray(truth_beta), est, prep.class_names, "β", font_size)
+
+
+# ---- mounting -----------------------------------------------------------------------------------------------
+
+def preload() -> None:
+    """Start loading plotly.js in the browser now (call it early in the page, before the run is built):
+    its download and parse overlap with the server's work instead of following it."""
+    if enabled():
+        with st.sidebar:
+            _COMPONENT(key="nbem_player_preload", data={"role": "preload", "plotly": _PLOTLY})
+
+
+def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool, speed: str, view_t) -> None:
+    """Play/Pause, the slider and the time-series charts."""
+    p = _p()
+    latest = len(run.history) - 1
+    serial = state.get(state.RUN_SERIAL)
+    if not p["playing"] and p.get("last_n") != (serial, latest):
+        # the server moved the run (Step, E/M half-steps, convergence, a shortcut, a rewind): the
+        # player goes to the iteration the page shows, and those iterations count as seen
+        p["seq"] += 1
+        p["floor"] = latest
+    p["last_n"] = (serial, latest)
+    lam_key = tuple(s.smoothing for s in run.history)
+    ver = f"{serial}:{latest}:{font_size}:{base}:{hash(lam_key)}:{len(acc)}"
+    specs = state.memo(("player_series", ver), lambda: [(n, _strip_template(s)) for n, s in
+                                                        series_specs(run, prep, acc, base, font_size)])
+    t = latest if view_t is None else min(int(view_t), latest)
+    data = {
+        "role": "main", "sid": p["sid"], "run": _token(), "n": latest + 1, "done": bool(run.done),
+        "seq": p["seq"], "t": t, "revealed": latest, "fps": FPS.get(speed, FPS["normal"]),
+        "acc": [None if not np.isfinite(a) else round(float(a), 4) for a in acc[: latest + 1]],
+        "series": [{"name": n, "ver": ver, "spec": s} for n, s in specs],
+        "columns": 2 if classroom else len(specs), "classroom": bool(classroom),
+        "tpl": TEMPLATE, "plotly": _PLOTLY,
+    }
+    with where:
+        _COMPONENT(key=MAIN_KEY, data=data, default={"view": None},
+                   on_view_change=_on_view, on_need_change=_on_need, on_failed_change=_on_failed)
+
+
+def show_params(where, *, run, prep, model: str, pick: str, font_size: int, classroom: bool,
+                truth_beta=None) -> None:
+    """The parameter chart (and the truth scatter, when the data set has one) of every iteration."""
+    p = _p()
+    serial = state.get(state.RUN_SERIAL)
+    key = (serial, model, pick, font_size, classroom, truth_beta is not None)
+    log = p["log"]
+    if log is None or log.key != key:
+        builders = {"params": lambda t: _strip_template(param_spec(run_now(), prep, model, t, pick, font_size,
+                                                                    classroom))}
+        if truth_beta is not None:
+            builders["truth"] = lambda t: _strip_template(truth_spec(run_now(), prep, t, truth_beta, font_size))
+        log = p["log"] = ChartLog(key, builders)
+    n = len(run.history)
+    log.truncate(n)
+    log.extend(n)
+    token = f"{_token()}-{abs(hash(key)) % 10 ** 8}"
+    sent = p["sent"] if p["sent"] and p["sent"][0] == token else (token, 0, 0, -1)
+    payload = log.payload(sent[1], sent[2], sent[3])
+    p["sent"] = (token, len(log.frames), len(log.strings), log.n_templates)
+    charts_ = list(log.builders)
+    data = {"role": "params", "token": token, "n": len(log.frames), **payload,
+            "charts": charts_, "widths": [3, 2] if len(charts_) == 2 else [1], "plotly": _PLOTLY}
+    with where:
+        _COMPONENT(key=PARAMS_KEY, data=data, on_resync_change=_on_resync, on_failed_change=_on_failed)
+
+
+def run_now():
+    """The session's current run (a rewind or λ change replaces the object; the frames stay valid)."""
+    return state.get(state.RUN)

@@ -1,0 +1,412 @@
+// The lesson's client-side player (a Streamlit components-v2 module; dashboard/player/__init__.py mounts it).
+//
+// Two mounts share this module (Streamlit caches a component's module by its text):
+//   role "main":   Play/Pause, the iteration slider, and the time-series charts (α, accuracy, likelihood);
+//   role "params": the parameter chart (top features / heatmap / images) and the truth scatter.
+// The server sends each iteration's frame once (payload.py: a template spec per chart + compact patches);
+// dragging the slider or playing redraws here, with no server round trip per frame:
+//   - the parameter charts: Plotly.react with the frame's arrays (only the charts that change);
+//   - the time-series charts: the whole history is drawn once, the iteration marker is a plain div moved
+//     over the plot (no plotly call), and a curtain hides iterations not shown yet while playing.
+// What the player shows is reported back (setStateValue "view") when the user stops, so the maths panel
+// and the metrics follow; while playing, it asks the server for more iterations ahead (trigger "need").
+
+const CONFIG = { displayModeBar: false, responsive: true };
+const Q_MAX = 65534, Q_MISSING = 65535;
+
+// ---- shared state of this page's player (both mounts) ------------------------------------------
+const P = {
+  sid: null, run: null,            // session id, run token (a new run resets the player)
+  n: 0, done: false, t: 0, revealed: 0, playing: false, fps: 5,
+  acc: [], seq: -1, pendingNeed: 0, lastAdvance: 0,
+  playId: Math.floor(Math.random() * 1e6),  // one per Play press: a late "need" of a paused play is ignored
+  main: null, params: null,        // the two mounts' views
+  stats: { draws: 0, distinct: 0, lastDrawn: -1, reacts: 0, log: [] },
+  plotly: null,
+};
+if (typeof window !== "undefined") window.__nbemPlayer = P;   // read by the benchmark and the browser tests
+
+let plotlyPromise = null;
+function streamlitBase() {
+  const s = [...document.querySelectorAll("script[src]")].map((e) => e.src).find((u) => u.includes("/static/js/"));
+  return s ? s.slice(0, s.indexOf("/static/js/") + 1) : new URL("./", document.baseURI).href;
+}
+function loadPlotly(path) {
+  if (window.Plotly) return Promise.resolve(window.Plotly);
+  if (!plotlyPromise) {
+    // Streamlit's own plotly.js chunk (it sets window.Plotly): loaded once per page, shared with any
+    // st.plotly_chart on the page, cached by the browser like the rest of Streamlit's static files.
+    plotlyPromise = import(new URL(path, streamlitBase()).href).then(() => {
+      if (!window.Plotly) throw new Error("plotly.js did not define window.Plotly");
+      return window.Plotly;
+    });
+    plotlyPromise.catch(() => { plotlyPromise = null; });
+  }
+  return plotlyPromise;
+}
+
+// ---- decoding (mirror of payload.py) --------------------------------------------------------------
+function u16(b64) {
+  const bin = atob(b64), n = bin.length >> 1, out = new Uint16Array(n);
+  for (let i = 0; i < n; i++) out[i] = bin.charCodeAt(2 * i) | (bin.charCodeAt(2 * i + 1) << 8);
+  return out;
+}
+function decode(v, strs) {
+  if (v && typeof v === "object" && !Array.isArray(v)) {
+    if ("q" in v) {
+      const codes = u16(v.q), step = (v.hi - v.lo) / Q_MAX, flat = new Array(v.n);
+      for (let i = 0; i < v.n; i++) flat[i] = codes[i] === Q_MISSING ? null : v.lo + codes[i] * step;
+      if (!v.shape) return flat;
+      const [r, c] = v.shape, out = new Array(r);
+      for (let i = 0; i < r; i++) out[i] = flat.slice(i * c, (i + 1) * c);
+      return out;
+    }
+    if ("s" in v) return v.s.map((i) => strs[i]);
+  }
+  return v;
+}
+
+// ---- the params log (frames kept per run token) -------------------------------------------------
+const LOGS = new Map();   // token -> {templates, frames, strs}
+function mergeLog(d) {
+  let log = LOGS.get(d.token);
+  if (!log) {
+    if (d.base !== 0) return null;          // frames are missing: ask for all of them
+    for (const k of LOGS.keys()) LOGS.delete(k);
+    log = { templates: {}, frames: [], strs: [] };
+    LOGS.set(d.token, log);
+  }
+  if (d.base > log.frames.length || d.sbase > log.strs.length) return null;  // a delta was lost
+  if (d.templates) log.templates = d.templates;
+  log.strs.length = d.sbase; log.strs.push(...d.strs);
+  log.frames.length = d.base; log.frames.push(...d.frames);
+  if (log.frames.length > d.n) log.frames.length = d.n;   // the run was rewound
+  return log;
+}
+function specAt(log, name, t) {
+  const f = log.frames[Math.min(t, log.frames.length - 1)];
+  const p = f && f[name];
+  if (!p) return null;
+  if (!p._spec) {
+    const tpl = log.templates[name][p.tpl];
+    const data = tpl.data.map((tr) => Object.assign({}, tr));
+    for (const [i, k, v] of p.d || []) data[i][k] = decode(v, log.strs);
+    p._spec = { data, layout: Object.assign({}, tpl.layout, p.l || {}) };
+  }
+  return p._spec;
+}
+
+// ---- drawing ------------------------------------------------------------------------------------------
+function react(div, spec) {
+  // shallow copies: plotly writes into the objects it is given (uid, autorange results)
+  P.stats.reacts++;
+  const layout = structuredClone(spec.layout);
+  if (!layout.template && P.tpl) layout.template = P.tpl;   // sent once, not once per chart
+  const title = layout.title;                                 // bold titles, as st.plotly_chart draws them
+  if (title && typeof title.text === "string" && !title.text.startsWith("<b>")) title.text = `<b>${title.text}</b>`;
+  return window.Plotly.react(div, spec.data.map((t) => Object.assign({}, t)), layout, CONFIG);
+}
+
+function placeMarkers(box) {
+  const gd = box.gd, fl = gd && gd._fullLayout;
+  if (!fl || !fl._plots) return;
+  const ids = Object.keys(fl._plots);
+  while (box.marks.length < ids.length) {
+    const line = document.createElement("div"), cur = document.createElement("div");
+    line.className = "nbp-mark"; cur.className = "nbp-curtain";
+    box.overlay.append(cur, line);
+    box.marks.push([line, cur]);
+  }
+  ids.forEach((id, i) => {
+    const { xaxis: xa, yaxis: ya } = fl._plots[id];
+    const [line, cur] = box.marks[i];
+    const x = xa._offset + xa.l2p(P.t);
+    line.style.cssText = `left:${x - 1}px;top:${ya._offset}px;height:${ya._length}px`;
+    const hideFrom = P.playing || P.revealed < P.n - 1 ? xa._offset + xa.l2p(P.revealed + 0.5) : Infinity;
+    const right = xa._offset + xa._length;
+    cur.style.cssText = hideFrom < right
+      ? `left:${hideFrom}px;top:${ya._offset}px;height:${ya._length}px;width:${right - hideFrom}px`
+      : "display:none";
+  });
+}
+
+let rafPending = false;
+function requestDraw() {
+  if (rafPending) return;
+  rafPending = true;
+  requestAnimationFrame(() => { rafPending = false; drawNow(); });
+}
+function drawNow() {
+  const t = P.t;
+  if (P.main) {
+    for (const box of P.main.boxes) placeMarkers(box);
+    updateBar();
+  }
+  if (P.params && P.params.log && window.Plotly) {
+    for (const box of P.params.boxes) {
+      const spec = specAt(P.params.log, box.name, t);
+      if (spec && box.shown !== spec) { box.shown = spec; react(box.gd, spec); }
+    }
+  }
+  P.stats.draws++;
+  if (t !== P.stats.lastDrawn) { P.stats.distinct++; P.stats.lastDrawn = t; }
+}
+
+function setT(t) {
+  t = Math.max(0, Math.min(P.n - 1, t | 0));
+  if (t === P.t) return;
+  P.t = t;
+  if (P.playing) P.revealed = Math.max(P.revealed, t);
+  requestDraw();
+}
+
+// ---- the bar: Play/Pause, slider, read-out ----------------------------------------------------------
+function updateBar() {
+  const m = P.main;
+  if (!m) return;
+  const { play, slider, label } = m;
+  const wantMax = String(Math.max(1, P.n - 1));
+  if (slider.max !== wantMax) slider.max = wantMax;
+  if (document.activeElement !== slider || P.playing) slider.value = String(P.t);
+  slider.disabled = P.n <= 1;
+  const playing = P.playing;
+  if (m.shownPlaying !== playing) {
+    m.shownPlaying = playing;
+    play.innerHTML = playing
+      ? '<span aria-hidden="true" class="nbp-icon">❚❚</span> Pause'
+      : '<span aria-hidden="true" class="nbp-icon">▶</span> Play';
+  }
+  play.disabled = !playing && P.n <= 1 && P.done;
+  const a = P.acc[P.t];
+  // fixed width (CSS): a label that grew would shrink the slider under a dragging mouse
+  label.textContent = `Iteration ${P.t} of ${P.n - 1}` +
+    (a === null || a === undefined ? "" : ` · accuracy ${(100 * a).toFixed(1)}%`);
+}
+
+function report() {
+  if (!P.main || !P.main.api) return;
+  P.main.api.setStateValue("view", { run: P.run, t: P.t, revealed: P.revealed, playing: P.playing, play: P.playId });
+}
+let reportTimer = null;
+function reportSoon(ms) {
+  clearTimeout(reportTimer);
+  reportTimer = setTimeout(report, ms);
+}
+
+function need() {
+  if (P.done || !P.main || !P.main.api) return;
+  const now = performance.now();
+  if (P.pendingNeed && now - P.pendingNeed < 3000) return;
+  P.pendingNeed = now;
+  const chunk = Math.max(5, Math.ceil(P.fps * 1.5));
+  P.main.api.setTriggerValue("need", { run: P.run, upto: P.n - 1 + chunk, t: P.t, revealed: P.revealed, play: P.playId });
+}
+
+function tick(now) {
+  if (!P.playing) return;
+  if (!P.main) {                       // the bar was re-created (a rerun moved it): carry on unless it is gone
+    if (!P.goneAt) P.goneAt = now;
+    if (now - P.goneAt > 1500) { note("player gone"); P.playing = false; return; }
+  } else P.goneAt = 0;
+  const interval = 1000 / P.fps;
+  if (now - P.lastAdvance >= interval - 4) {
+    if (P.t < P.n - 1) {
+      P.lastAdvance = P.lastAdvance && now - P.lastAdvance < 2 * interval ? P.lastAdvance + interval : now;
+      setT(P.t + 1);
+    } else if (P.done) {
+      pause("end");
+      return;
+    }
+  }
+  if (!P.done && P.n - 1 - P.t < Math.max(3, P.fps)) need();
+  requestAnimationFrame(tick);
+}
+
+function note(what) {
+  const log = P.stats.log;
+  log.push(`${Math.round(performance.now())} ${what} t=${P.t} n=${P.n}`);
+  if (log.length > 60) log.splice(0, log.length - 60);
+}
+
+function play() {
+  if (P.playing) return;
+  note("play");
+  P.playId++;
+  if (P.t >= P.n - 1 && P.done) P.t = 0;   // at the end of a finished run: play it again from the start
+  P.playing = true;
+  P.revealed = Math.max(P.revealed, P.t);
+  P.lastAdvance = 0;
+  report();
+  requestDraw();
+  requestAnimationFrame(tick);
+}
+function pause(why) {
+  if (!P.playing) return;
+  note("pause " + (why || ""));
+  P.playing = false;
+  P.revealed = Math.max(P.revealed, P.t);
+  clearTimeout(reportTimer);
+  report();
+  requestDraw();
+}
+
+// ---- mounts -------------------------------------------------------------------------------------------------
+function chartBox(parent, name) {
+  const wrap = document.createElement("div");
+  wrap.className = "nbp-chart";
+  wrap.dataset.chart = name;
+  const gd = document.createElement("div");
+  const overlay = document.createElement("div");
+  overlay.className = "nbp-overlay";
+  wrap.append(gd, overlay);
+  parent.appendChild(wrap);
+  const box = { name, wrap, gd, overlay, marks: [], shown: null, ver: null };
+  return box;
+}
+
+function failed(root, api, err) {
+  const msg = String(err && err.message ? err.message : err);
+  const note = document.createElement("div");
+  note.className = "nbp-error";
+  note.textContent = "The interactive charts could not load here (" + msg + "); the page falls back to the server's charts.";
+  root.appendChild(note);
+  try { api.setTriggerValue("failed", msg); } catch (e) { /* nothing more to do */ }
+}
+
+// "P" plays and pauses (the clicker shortcut of the server's Play button, which the player replaces)
+let keysHooked = false;
+function hookKeys() {
+  if (keysHooked) return;
+  keysHooked = true;
+  document.addEventListener("keydown", (e) => {
+    if (e.key !== "p" && e.key !== "P") return;
+    if (e.ctrlKey || e.metaKey || e.altKey || e.repeat || !P.main) return;
+    const el = e.target;
+    const tag = el && el.tagName ? el.tagName.toLowerCase() : "";
+    if ((tag === "input" && el.type !== "range") || tag === "textarea" || tag === "select" || (el && el.isContentEditable)) return;
+    e.preventDefault();
+    if (P.playing) pause("key"); else play();
+  }, true);
+}
+
+function mountMain(api, d) {
+  hookKeys();
+  const root = api.parentElement;
+  let m = root.__nbp;
+  if (!m) {
+    const el = document.createElement("div");
+    el.className = "nbp-root" + (d.classroom ? " nbp-classroom" : "");
+    el.innerHTML = '<div class="nbp-bar"><button type="button" class="nbp-play" data-testid="nbpPlay"></button>' +
+      '<input type="range" class="nbp-slider" min="0" max="1" step="1" value="0" aria-label="Show iteration">' +
+      '<span class="nbp-label" aria-live="off"></span></div><div class="nbp-grid"></div>';
+    root.appendChild(el);
+    m = root.__nbp = { el, play: el.querySelector(".nbp-play"), slider: el.querySelector(".nbp-slider"),
+      label: el.querySelector(".nbp-label"), grid: el.querySelector(".nbp-grid"), boxes: [], shownPlaying: null };
+    m.play.addEventListener("click", () => (P.playing ? pause("click") : play()));
+    m.slider.addEventListener("input", () => {
+      if (P.playing) { note("drag stops play"); P.playing = false; P.revealed = Math.max(P.revealed, P.t); }
+      setT(+m.slider.value);
+    });
+    m.slider.addEventListener("change", () => reportSoon(250));
+    // keys on the slider move the slider only: Streamlit's button shortcuts (→ Step, Home Reset) must not see them
+    m.slider.addEventListener("keydown", (e) => {
+      if (["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End", "PageUp", "PageDown"].includes(e.key)) {
+        e.stopPropagation();
+        if (P.playing) pause("key");
+      }
+    });
+  }
+  m.api = api;
+  P.main = m;
+  m.el.classList.toggle("nbp-classroom", !!d.classroom);
+
+  // run / frames bookkeeping
+  const newRun = P.run !== d.run;
+  if (newRun) {                       // a new run (Reset, other data): Play stops, as Reset promises
+    if (P.playing) note("new run: stop");
+    P.run = d.run; P.seq = -1; P.revealed = 0; P.playing = false;
+  }
+  P.sid = d.sid;
+  if (d.tpl) P.tpl = d.tpl;
+  if (d.n !== P.n || d.done !== P.done) P.pendingNeed = 0;   // the frames asked for have come
+  P.n = d.n; P.done = d.done; P.fps = d.fps; P.acc = d.acc || [];
+  note(`data n=${d.n} seq=${d.seq}/${P.seq} t=${d.t}`);
+  if (d.seq !== P.seq) {              // the server moved the run (Step, Reset, convergence, a new run)
+    P.seq = d.seq;
+    if (!P.playing) { P.t = Math.min(d.t, P.n - 1); P.revealed = Math.max(d.revealed, P.t); }
+  }
+  P.t = Math.min(P.t, P.n - 1);
+  P.revealed = Math.min(Math.max(P.revealed, 0), P.n - 1);
+
+  // one box per time-series chart, in the server's order
+  const names = d.series.map((s) => s.name);
+  if (m.boxes.map((b) => b.name).join() !== names.join()) {
+    m.grid.innerHTML = "";
+    m.boxes = names.map((n) => chartBox(m.grid, n));
+  }
+  m.grid.style.gridTemplateColumns = `repeat(${d.columns}, minmax(0, 1fr))`;
+  loadPlotly(d.plotly).then(() => {
+    d.series.forEach((s, i) => {
+      const box = m.boxes[i];
+      if (!box || box.ver === s.ver) return;
+      box.ver = s.ver;
+      react(box.gd, s.spec).then(() => {
+        if (!box.hooked) { box.hooked = true; box.gd.on("plotly_afterplot", () => placeMarkers(box)); }
+        placeMarkers(box);
+      });
+    });
+    requestDraw();
+    if (P.playing) requestAnimationFrame(tick);
+  }).catch((e) => failed(root, api, e));
+  requestDraw();
+}
+
+function mountParams(api, d) {
+  const root = api.parentElement;
+  let v = root.__nbp;
+  if (!v) {
+    const el = document.createElement("div");
+    el.className = "nbp-root nbp-params";
+    root.appendChild(el);
+    v = root.__nbp = { el, boxes: [], log: null, layout: null };
+  }
+  v.api = api;
+  P.params = v;
+  const layout = d.charts.join() + "|" + d.widths.join();
+  if (v.layout !== layout) {
+    v.layout = layout;
+    v.el.innerHTML = "";
+    v.el.style.gridTemplateColumns = d.widths.map((w) => `minmax(0, ${w}fr)`).join(" ");
+    v.boxes = d.charts.map((n) => chartBox(v.el, n));
+  }
+  const log = mergeLog(d);
+  if (!log) {                          // frames missing (a lost update): ask for all of them again
+    api.setTriggerValue("resync", d.token);
+    return;
+  }
+  v.log = log;
+  loadPlotly(d.plotly).then(() => {
+    for (const b of v.boxes) b.shown = null;   // the spec objects may be new: draw them once
+    requestDraw();
+  }).catch((e) => failed(root, api, e));
+}
+
+export default function (component) {
+  const { data, parentElement, setStateValue, setTriggerValue } = component;
+  if (!data) return;
+  const api = { parentElement, setStateValue, setTriggerValue };
+  try {
+    if (data.role === "preload") { loadPlotly(data.plotly).catch(() => {}); return; }
+    if (data.role === "main") mountMain(api, data);
+    else mountParams(api, data);
+  } catch (e) {
+    failed(parentElement, api, e);
+  }
+  return () => {
+    const v = parentElement.__nbp;
+    if (P.main === v) { note("unmount"); P.main = null; }
+    if (P.params === v) P.params = null;
+  };
+}
+
+export { decode };   // tests/test_player.py runs it under node against payload.py's encoder

@@ -1,0 +1,138 @@
+"""Uploads a teacher can use: show the file's columns, guess the roles, let them be changed.
+
+`read_upload(data)` reads a CSV with nbcore's guesses (`nbcore.inspect_csv`:
+long free text = text, few distinct values = label, ID/author/date ignored, a
+file without a header row detected) and returns the data set plus what was
+guessed. `column_picker()` shows the columns and the guess, and returns a new
+`ColumnChoice` when the user applies a different one; `read_upload(data, choice)`
+then reads the same bytes with it. Nothing here is cached across sessions.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+import streamlit as st
+
+import nbcore
+from nbcore.data import inspect_csv
+
+K_LABEL, K_TEXT, K_IGNORE, K_HEADER = "up_label", "up_text", "up_ignore", "up_header"
+K_APPLY = "up_apply"
+COLUMNS = "upload_columns"  # session key: {"inspect": dict, "choice": ColumnChoice}
+
+
+@dataclass(frozen=True)
+class ColumnChoice:
+    """Which columns of an upload are the label, the text, and which are ignored."""
+    label: str | None
+    text: tuple = ()
+    ignore: tuple = ()
+    header: bool | None = None
+
+    def describe(self) -> str:
+        what = f"text {', '.join(self.text)}" if self.text else "feature columns"
+        return f"label {self.label}, {what}" + (f", ignored {', '.join(self.ignore)}" if self.ignore else "")
+
+
+def guessed_choice(info: dict) -> ColumnChoice:
+    label = info.get("label")
+    if label is None:  # a column literally called "label" is the label, whatever its values
+        label = next((c for c in info.get("columns", ()) if c.strip().lower() == "label"), None)
+    text = tuple(c for c in (info.get("text") or ()) if c != label)
+    return ColumnChoice(label=label, text=text, ignore=tuple(info.get("ignored") or ()),
+                        header=info.get("header"))
+
+
+def choice_message(info: dict, choice: ColumnChoice) -> str:
+    """What was guessed, in one sentence (the picker lets the user change it)."""
+    parts = [f"Label column: “{choice.label}”"]
+    if choice.text:
+        parts.append("text: " + ", ".join(f"“{c}”" for c in choice.text))
+    if not info.get("header"):
+        parts.append("no header row found (columns numbered)")
+    return "; ".join(parts) + ". Change them under “Columns” above the charts."
+
+
+def guess(data: bytes, choice: ColumnChoice | None = None) -> tuple[dict, ColumnChoice]:
+    """The file's columns (nbcore.inspect_csv) and the choice to read it with (the guess if None)."""
+    info = inspect_csv(data)
+    if choice is None:
+        choice = guessed_choice(info)
+    header = info["header"] if choice.header is None else choice.header
+    if header != info["header"]:
+        info = inspect_csv(data, header=header)
+        if choice.label not in info["columns"]:  # names and numbers swapped: guess again
+            choice = guessed_choice(info)
+    if choice.label is None:
+        raise nbcore.DataError(
+            "No column looks like the labels (a column with a few different values, e.g. spam/ham). "
+            f"The columns are: {', '.join(info['columns'])}. Fix: add a label column "
+            "(blank cells = unlabelled), or pick one under “Columns”.")
+    return info, ColumnChoice(choice.label, tuple(choice.text), tuple(choice.ignore), header)
+
+
+def choice_options(choice: ColumnChoice) -> dict:
+    """nbcore.read_csv keyword arguments for a column choice (stored with a shared file too)."""
+    opts = {"label_column": choice.label, "header": choice.header}
+    if choice.text:
+        opts["text_column"] = list(choice.text)
+    else:
+        # no text column picked: read_csv still reads a single remaining column of words as
+        # text; otherwise every column but the label and the ignored ones is a feature
+        opts["ignore_columns"] = [c for c in choice.ignore if c != choice.label]
+    return opts
+
+
+def read_upload(data: bytes, choice: ColumnChoice | None = None, name: str = "uploaded data"):
+    """(Dataset, inspect dict, ColumnChoice used). Raises nbcore DataError (a ValueError)."""
+    info, choice = guess(data, choice)
+    ds = nbcore.read_csv(data, **choice_options(choice))
+    return ds, info, choice
+
+
+def columns_frame(info: dict, choice: ColumnChoice) -> pd.DataFrame:
+    """One row per column: its role now, why it was guessed, and an example value."""
+    rows = []
+    for c in info["columns"]:
+        role = ("label" if c == choice.label else "text" if c in choice.text
+                else "ignored" if (c in choice.ignore or choice.text) else "feature")
+        s = info["stats"][c]
+        ex = s["examples"][0] if s["examples"] else ""
+        rows.append({"column": c, "used as": role, "why": info["reasons"].get(c, ""),
+                     "different values": s["distinct"], "example": ex[:80]})
+    return pd.DataFrame(rows)
+
+
+def column_picker(info: dict, choice: ColumnChoice, container=None) -> ColumnChoice | None:
+    """Show the columns and the current choice; return a new choice when applied, else None."""
+    where = container if container is not None else st
+    cols = list(info["columns"])
+    with where.container(border=True):
+        st.markdown("**Columns of your file**" + ("" if info["header"] else
+                                                 " — no header row found, so columns are numbered"))
+        st.dataframe(columns_frame(info, choice), hide_index=True, width="stretch")
+        ignored_now = [c for c in choice.ignore]
+        if ignored_now:
+            st.caption("Ignored by default: " + "; ".join(f"**{c}** ({info['reasons'].get(c, '')})"
+                                                          for c in ignored_now) + ".")
+        label = st.selectbox("Label column", cols, index=cols.index(choice.label) if choice.label in cols else 0,
+                             key=K_LABEL, help="Classes to learn; blank cells = unlabelled documents.")
+        text = st.multiselect("Text column(s)", [c for c in cols if c != label],
+                              default=[c for c in choice.text if c != label], key=K_TEXT,
+                              help="Free text turned into word features (several are joined). "
+                                   "None: the other columns are used as features.")
+        ignore = []
+        if not text:
+            ignore = st.multiselect("Ignore these columns", [c for c in cols if c != label],
+                                    default=[c for c in choice.ignore if c != label], key=K_IGNORE,
+                                    help="IDs, names and dates identify a row, not what it is.")
+        header = st.checkbox("The first row holds column names", value=bool(info["header"]), key=K_HEADER)
+        new = ColumnChoice(label, tuple(text), tuple(ignore) if not text else tuple(
+            c for c in cols if c not in text and c != label), header)
+        changed = (new.label, new.text, new.header) != (choice.label, choice.text, choice.header) or (
+            not text and set(new.ignore) != set(choice.ignore))
+        if st.button("Use these columns", key=K_APPLY, disabled=not changed, type="primary",
+                     icon=":material/check:"):
+            return new
+    return None

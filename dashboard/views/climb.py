@@ -1,0 +1,156 @@
+"""Why EM climbs: the log-likelihood, the lower bound the E-step makes tight (Jensen / free energy),
+and how the M-step raises the bound and with it the likelihood; along a 1-D slice of θ."""
+from __future__ import annotations
+
+import warnings
+
+import pandas as pd
+import streamlit as st
+
+import nbcore
+from dashboard import controls, page_kit, pages, teach_charts, urlguard
+from nbcore import bound
+
+FS = page_kit.page_setup(pages.CLIMB,
+                        "For any guess q of the hidden labels, Jensen's inequality gives a lower bound on the "
+                        "likelihood. The E-step makes it touch; the M-step climbs it. So EM can never go down.")
+MODELS = ("bernoulli", "multinomial", "categorical")
+sb = st.sidebar
+dataset = page_kit.dataset_picker("cl_dataset", "toy_spam", models=MODELS)
+model = page_kit.model_picker("cl_model", dataset, allowed=MODELS)
+hidden = urlguard.select_slider(sb, "Labels hidden (%)", [0, 25, 50, 75, 90, 100], value=50, key="cl_hidden")
+lam = page_kit.lam_picker("cl_lam", 1.0)
+init = urlguard.radio(sb, "Start", ["random", "labeled", "uniform"], key="cl_init",
+                format_func=lambda v: controls.INIT_LABELS[v])
+seed = int(urlguard.number_input(sb, "Seed", 0, 9999, 0, key="cl_seed"))
+prep = page_kit.prepare(dataset, model, hidden, seed)
+if init == "labeled" and not (prep.y_obs >= 0).any():
+    st.info("No label is visible, so EM starts from a random initialisation.")
+    init = "random"
+n_rows = prep.X.shape[0]
+if n_rows > 5000:
+    st.warning(f"{dataset} has {n_rows:,} documents: the slice needs ~120 evaluations of the likelihood, so this "
+               "view uses the first 5,000.")
+
+# ---- iteration t and whether the E-step at θ_t is done: kept per configuration -------------------
+cfg_key = (dataset, model, hidden, lam, init, seed)
+if st.session_state.get("cl_cfg") != cfg_key:
+    st.session_state["cl_cfg"] = cfg_key
+    st.session_state["cl_t"], st.session_state["cl_e"] = 0, False
+
+
+def _e():
+    st.session_state["cl_e"] = True
+
+
+def _m():
+    if st.session_state["cl_e"]:
+        st.session_state["cl_t"] += 1
+        st.session_state["cl_e"] = False
+
+
+def _steps(n):
+    st.session_state["cl_t"] = min(200, st.session_state["cl_t"] + n)
+    st.session_state["cl_e"] = False
+
+
+def _reset():
+    st.session_state["cl_t"], st.session_state["cl_e"] = 0, False
+
+
+t, e_done = int(st.session_state["cl_t"]), bool(st.session_state["cl_e"])
+CLASSROOM = FS > 15  # page_setup returns the larger chart font in classroom mode
+b = st.columns(5) if CLASSROOM else st.columns([1, 1, 1, 1, 1, 3])
+b[0].button("E-step", key="cl_btn_e", on_click=_e, disabled=e_done, icon=":material/visibility:",
+            help="q = p(y | x, θ_t): the bound now touches the objective at θ_t.")
+b[1].button("M-step", key="cl_btn_m", on_click=_m, disabled=not e_done, icon=":material/north_east:",
+            help="θ_{t+1} = the top of the bound (eq. 23–24).")
+b[2].button("Step", key="cl_btn_step", on_click=_steps, args=(1,), type="primary", icon=":material/skip_next:")
+b[3].button("5 steps", key="cl_btn_5", on_click=_steps, args=(5,), icon=":material/fast_forward:")
+b[4].button("Reset", key="cl_btn_reset", on_click=_reset, icon=":material/restart_alt:")
+
+
+def _climb_path(X, y, K: int, model: str, lam: float, init: str, seed: int, t: int):
+    """Objective of θ_0 … θ_t, the Climb s → s+1 for every s ≤ t, and the slice at t (plain numbers)."""
+    X, y = X[:5000], y[:5000]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        run = nbcore.EM(model=model, n_classes=K, smoothing=lam, init=init, random_state=seed, tol=None,
+                        max_iter=t + 1).start(X, y)
+        climbs = []
+        for _ in range(t + 1):
+            climbs.append(bound.climb(run))
+            if run.iteration < t:
+                run.step()
+        sl = bound.bound_slice(run, t, n=121)
+    return [c.objective_before for c in climbs], climbs, sl
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def climb_path_shipped(dataset: str, model: str, hidden: int, lam: float, init: str, seed: int, t: int):
+    """Shipped data are the same for everybody: cached across sessions (an upload never is)."""
+    p = page_kit.prepare(dataset, model, hidden, seed)
+    return _climb_path(p.X, p.y_obs, p.n_classes, model, lam, init, seed, t)
+
+
+if page_kit.is_shared(dataset):
+    path = climb_path_shipped(dataset, model, int(hidden), float(lam), init, seed, t)
+else:
+    path = _climb_path(prep.X, prep.y_obs, prep.n_classes, model, float(lam), init, seed, t)
+objs, climbs, sl = path
+c = climbs[t]
+phase = (f"E-step done at θ_{t}: the bound touches. Press **M-step** to climb it." if e_done else
+         "θ_0, the starting parameters: no bound yet. Press **E-step** to build one that touches here." if t == 0
+         else f"θ_{t}: the bound from the last E-step is below the objective (the gap is a KL divergence). "
+         "Press **E-step** to make it touch.")
+(st if CLASSROOM else b[5]).markdown(f"**t = {t}** · {phase}")
+
+m = [*st.columns(2), *st.columns(2)] if CLASSROOM else st.columns(4)
+m[0].metric(f"L(θ_{t})", f"{c.objective_before:.4f}", help="Observed log-likelihood + log prior of λ (the MAP objective).")
+if t > 0:
+    prev = climbs[t - 1]
+    gap_now = 0.0 if e_done else prev.gap_after
+    m[1].metric(f"bound at θ_{t}", f"{c.bound_before if e_done else prev.bound_after:.4f}",
+                delta=f"gap {gap_now:.4g}", delta_color="off",
+                help="F(q, θ_t) + log p(θ_t) with q from the last E-step: equal to L after the E-step.")
+else:
+    m[1].metric(f"bound at θ_{t}", f"{c.bound_before:.4f}" if e_done else "—",
+                help="Press E-step: with q = p(y | x, θ_0) the bound equals L(θ_0).")
+if e_done:
+    m[2].metric(f"bound at θ_{t + 1} (after the M-step)", f"{c.bound_after:.4f}", delta=f"+{c.m_step_gain:.4g}")
+    m[3].metric(f"L(θ_{t + 1})", f"{c.objective_after:.4f}", delta=f"+{c.total:.4g}")
+
+left, right = st.columns([3, 2])
+left.plotly_chart(teach_charts.bound_slice_figure(sl["s"], sl["objective"], sl["bound"], sl["next_bound"], t, FS),
+                  key="cl_slice", config={"displayModeBar": False})
+if e_done:
+    right.plotly_chart(teach_charts.climb_bars_figure(c.objective_before, c.bound_after, c.objective_after, FS),
+                       key="cl_bars", config={"displayModeBar": False})
+else:
+    right.plotly_chart(teach_charts.climb_history_figure(objs, [x.bound_after for x in climbs[:t]], t, FS),
+                       key="cl_hist", config={"displayModeBar": False})
+st.caption("The slice: every parameter moves together along the straight line from θ_t (s = 0) to θ_{t+1} "
+           "(s = 1) and beyond, as far as the parameters stay probabilities. The green bound touches the black "
+           "objective at s = 0 and is highest at s = 1 — that is what the M-step computes. The dashed bound is "
+           "the next E-step's: it touches at s = 1.")
+
+st.subheader("Why the bound is below, and when it touches")
+st.latex(r"\log p(x_i\mid\theta)=\log\sum_k q_{ik}\,\frac{p(x_i,k\mid\theta)}{q_{ik}}\;\ge\;"
+         r"\sum_k q_{ik}\log\frac{p(x_i,k\mid\theta)}{q_{ik}}\qquad\text{(Jensen: log is concave)}")
+st.latex(r"L(\theta)-F(q,\theta)=\sum_i \mathrm{KL}\big(q_i\,\|\,p(\cdot\mid x_i,\theta)\big)\;\ge 0")
+st.markdown(
+    "* **E-step**: q_i = p(y | x_i, θ_t) makes every KL term zero: the bound *touches* the objective at θ_t.\n"
+    "* **M-step**: the bound F(q, θ) + log p(θ) is a weighted Naive Bayes log-likelihood; eq. 23–24 are its "
+    "maximum, θ_{t+1}. The bound goes up by the **M-step gain**.\n"
+    "* The objective at θ_{t+1} is the bound **plus** a KL gap ≥ 0, so "
+    "L(θ_{t+1}) − L(θ_t) = gain + gap ≥ 0: EM never goes down.\n"
+    "* Labelled documents have q one-hot on their class (eq. 22): they add log p(x_i, y_i) to both sides.")
+with st.expander("Every iteration so far, in numbers", icon=":material/table:"):
+    st.dataframe(pd.DataFrame({"t → t+1": [f"{x.iteration} → {x.iteration + 1}" for x in climbs],
+                               "L(θ_t)": [x.objective_before for x in climbs],
+                               "M-step gain": [x.m_step_gain for x in climbs],
+                               "KL gap at θ_t+1": [x.gap_after for x in climbs],
+                               "L(θ_t+1)": [x.objective_after for x in climbs]}),
+                 hide_index=True, width="stretch",
+                 column_config={k: st.column_config.NumberColumn(format="%.6g")
+                                for k in ("L(θ_t)", "M-step gain", "KL gap at θ_t+1", "L(θ_t+1)")})

@@ -1,0 +1,168 @@
+"""The coin and the prior (seed 002): MLE vs MAP with a Beta prior, λ ⇔ Beta(λ+1, λ+1);
+then two coins with hidden identities, EM step by step (Do & Batzoglou 2008)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import nbcore
+from dashboard import page_kit, pages, teach_charts, urlguard
+from nbcore import coin
+
+FS = page_kit.page_setup(pages.COIN,
+                        "Seed 002: estimate p(heads) by maximum likelihood or with a prior — and see that the lab's "
+                        "smoothing λ is exactly such a prior.")
+
+sb = st.sidebar
+sb.subheader("The flips")
+source = urlguard.radio(sb, "Flips", ["random", "typed"], key="coin_source", horizontal=True,
+                  captions=["drawn from a coin", "type H and T"])
+if source == "random":
+    truth = urlguard.slider(sb, "True θ = p(heads)", 0.05, 0.95, 0.7, step=0.05, key="coin_truth")
+    n_total = urlguard.slider(sb, "Flips in the sequence", 1, 200, 50, key="coin_total")
+    seed = urlguard.number_input(sb, "Seed", 0, 9999, 0, key="coin_seed")
+    rng = np.random.default_rng(int(seed))
+    flips = "".join("H" if u < truth else "T" for u in rng.random(int(n_total)))
+else:
+    truth = None
+    typed = urlguard.text_input(sb, "Flips (H / T)", "HHTH", key="coin_flips",
+                          help="Seed 002's example: α_H heads and α_T tails. Spaces are ignored.")
+    try:
+        flips = coin.parse_flips(typed)
+    except ValueError as e:
+        st.error(f"{e} The flips below are the last valid ones (none yet: “HHTH”).")
+        flips = coin.parse_flips(st.session_state.get("coin_last_valid", "HHTH"))
+    else:
+        st.session_state["coin_last_valid"] = flips
+    n_total = len(flips)
+
+sb.subheader("The prior")
+prior_kind = urlguard.radio(sb, "Prior", ["lambda", "beta"], key="coin_prior",
+                      format_func=lambda v: {"lambda": "the lab's λ", "beta": "any Beta(a, b)"}[v])
+if prior_kind == "lambda":
+    lam = page_kit.lam_picker("coin_lam", 1.0)
+    a, b = coin.smoothing_as_prior(lam)
+else:
+    lam = None
+    a = urlguard.number_input(sb, "a (prior heads + 1)", 0.5, 100.0, 2.0, step=0.5, key="coin_a")
+    b = urlguard.number_input(sb, "b (prior tails + 1)", 0.5, 100.0, 2.0, step=0.5, key="coin_b")
+
+# ---- one coin ----------------------------------------------------------------------------------
+st.subheader("1 · One coin: MLE vs MAP")
+if n_total == 0:
+    n_seen = 0
+    st.info("No flips yet: the posterior is the prior. Type some H and T in the sidebar.")
+else:
+    n_seen = st.slider("Flips seen so far", 0, n_total, n_total, key="coin_seen",
+                       help="Drag to watch the posterior as the flips come in.")
+seen = flips[:n_seen]
+h, t_ = seen.count("H"), seen.count("T")
+mle = coin.coin_mle(h, t_)
+map_ = coin.coin_map(h, t_, a, b)
+grid = np.linspace(0.0, 1.0, 401)
+
+m1, m2, m3, m4 = st.columns(4)
+m1.metric("Heads α_H", h)
+m2.metric("Tails α_T", t_)
+m3.metric("θ_MLE", "—" if not np.isfinite(mle) else f"{mle:.4f}",
+          help="α_H / (α_H + α_T): undefined before the first flip.")
+m4.metric("θ_MAP", "—" if not np.isfinite(map_) else f"{map_:.4f}",
+          help="Mode of the posterior Beta(α_H + a, α_T + b): (α_H + a − 1) / (N + a + b − 2).")
+
+c1, c2 = st.columns(2)
+c1.plotly_chart(teach_charts.coin_posterior_figure(grid, coin.posterior_curve(0, 0, a, b, grid),
+                                                   coin.posterior_curve(h, t_, a, b, grid), mle, map_, truth, FS,
+                                                   title=f"Prior Beta({a:g}, {b:g}) → posterior Beta({h + a:g}, {t_ + b:g})"),
+                key="coin_post", config={"displayModeBar": False})
+ns = list(range(1, n_total + 1))
+c2.plotly_chart(teach_charts.coin_estimates_figure(
+    ns, [coin.coin_mle(flips[:n].count("H"), flips[:n].count("T")) for n in ns],
+    [coin.coin_map(flips[:n].count("H"), flips[:n].count("T"), a, b) for n in ns], truth, n_seen, FS),
+    key="coin_path", config={"displayModeBar": False})
+
+st.latex(r"\theta_{MLE}=\frac{\alpha_H}{\alpha_H+\alpha_T},\qquad p(\theta\mid D)\propto "
+         r"\theta^{\alpha_H+a-1}(1-\theta)^{\alpha_T+b-1}=\mathrm{Beta}(\alpha_H+a,\ \alpha_T+b),\qquad "
+         r"\theta_{MAP}=\frac{\alpha_H+a-1}{\alpha_H+\alpha_T+a+b-2}")
+
+# ---- λ is a prior ---------------------------------------------------------------------------------
+st.subheader("2 · The lab's λ is this prior")
+st.markdown(
+    "With **Beta(λ + 1, λ + 1)** the MAP estimate is **(α_H + λ) / (N + 2λ)**: λ imaginary heads and λ imaginary "
+    "tails added to the counts — exactly eq. (14) of the notes for one word, β = (λ + count) / (2λ + N_k). "
+    "Below, the lab's own Bernoulli Naive Bayes engine is fitted on these flips as a one-word data set "
+    "(word present = heads, one class): its β is θ_MAP.")
+lam_show = lam if lam is not None else None
+rows = []
+for lam_v in ([lam_show] if lam_show is not None else []) + [v for v in (0.0, 1.0, 10.0) if v != lam_show]:
+    pa, pb = coin.smoothing_as_prior(lam_v)
+    by_formula = coin.coin_map(h, t_, pa, pb) if (h + t_ + 2 * lam_v) > 0 else float("nan")
+    if n_seen > 0:
+        Xc = np.array([[1.0 if f == "H" else 0.0] for f in seen])
+        _, params = nbcore.supervised_fit("bernoulli", Xc, np.zeros(n_seen, dtype=int), 2, lam_v)
+        engine = float(params["beta"][0, 0])
+    else:
+        engine = float("nan")
+    rows.append({"λ": f"{lam_v:g}", "prior": f"Beta({pa:g}, {pb:g})",
+                 "θ_MAP = (α_H + λ)/(N + 2λ)": by_formula, "lab engine β (Bernoulli NB, λ)": engine})
+st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
+             column_config={"θ_MAP = (α_H + λ)/(N + 2λ)": st.column_config.NumberColumn(format="%.4f"),
+                            "lab engine β (Bernoulli NB, λ)": st.column_config.NumberColumn(format="%.4f")})
+if prior_kind == "beta" and a != b:
+    st.caption(f"Your Beta({a:g}, {b:g}) is not symmetric: it is {a - 1:g} imaginary heads and {b - 1:g} imaginary "
+               "tails. The lab's λ always adds the same number to both outcomes.")
+st.caption("λ = 0 is Beta(1, 1), the flat prior: MAP = MLE. The more flips, the less the prior matters.")
+
+# ---- two coins ---------------------------------------------------------------------------------------
+st.divider()
+st.subheader("3 · Two coins, identities hidden: EM step by step")
+st.markdown(
+    "Someone picks coin A or coin B (you are not told which), flips it 10 times, and repeats. "
+    "EM guesses, for each set, **how likely it was coin A** (E-step), then re-counts heads with those weights "
+    "(M-step). It is Naive Bayes with two words, H and T, and the coin as the hidden class. "
+    "The default flips and start (θ_A = 0.6, θ_B = 0.5) are the classic example of Do & Batzoglou (2008).")
+d1, d2 = st.columns([2, 1])
+sets_text = d1.text_area("Sets of flips, one per line", "\n".join(coin.CLASSIC_FLIPS), key="coin_sets", height=150)
+theta_a0 = d2.slider("Start θ_A", 0.05, 0.95, 0.6, step=0.05, key="coin_ta0")
+theta_b0 = d2.slider("Start θ_B", 0.05, 0.95, 0.5, step=0.05, key="coin_tb0")
+est_pi = d2.toggle("Also estimate which coin is picked more often (π)", False, key="coin_pi")
+try:
+    sets = [coin.parse_flips(line) for line in sets_text.splitlines() if line.strip()]
+    if not sets:
+        raise ValueError("Type at least one line of flips.")
+    heads = [s.count("H") for s in sets]
+    nflip = [len(s) for s in sets]
+    path = coin.two_coin_em(heads, nflip, (theta_a0, theta_b0), estimate_pi=est_pi, n_iter=20)
+except ValueError as e:
+    st.error(f"{e} (Each line is one set, e.g. `HTTHHTHTHH`.)")
+    st.stop()
+if theta_a0 == theta_b0:
+    st.warning("θ_A = θ_B: both coins explain every set equally well, every responsibility is ½ and EM never "
+               "separates them — the symmetric trap of seed 001. Move one start.")
+
+t = st.slider("Iteration t", 1, len(path) - 1, 1, key="coin_t",
+              help="Iteration t: the E-step at θ_{t−1}, then the M-step giving θ_t.")
+step, prev = path[t], path[t - 1]
+r = step.resp
+table = pd.DataFrame({
+    "set": [f"{i + 1}: {s}" for i, s in enumerate(sets)], "heads": heads, "tails": [n - h_ for n, h_ in zip(nflip, heads)],
+    "r(A)": r[:, 0], "r(B)": r[:, 1],
+    "A: ≈ heads": r[:, 0] * heads, "A: ≈ tails": r[:, 0] * (np.array(nflip) - heads),
+    "B: ≈ heads": r[:, 1] * heads, "B: ≈ tails": r[:, 1] * (np.array(nflip) - heads)})
+e1, e2 = st.columns([3, 2])
+with e1:
+    st.markdown(f"**E-step at θ_A = {prev.theta[0]:.4f}, θ_B = {prev.theta[1]:.4f}**: "
+                "r(A) = π_A θ_A^h (1−θ_A)^(n−h) / Σ_c π_c θ_c^h (1−θ_c)^(n−h)")
+    st.dataframe(table, hide_index=True, width="stretch",
+                 column_config={c: st.column_config.NumberColumn(format="%.2f") for c in table.columns[3:]})
+    tot = table[["A: ≈ heads", "A: ≈ tails", "B: ≈ heads", "B: ≈ tails"]].sum()
+    st.markdown(f"**M-step**: θ_A = {tot['A: ≈ heads']:.2f} / ({tot['A: ≈ heads']:.2f} + {tot['A: ≈ tails']:.2f}) "
+                f"= **{step.theta[0]:.4f}**, θ_B = {tot['B: ≈ heads']:.2f} / ({tot['B: ≈ heads']:.2f} + "
+                f"{tot['B: ≈ tails']:.2f}) = **{step.theta[1]:.4f}**"
+                + (f"; π_A = mean r(A) = **{step.pi[0]:.4f}**" if est_pi else " (π fixed at ½)"))
+with e2:
+    st.plotly_chart(teach_charts.two_coin_figure(np.array([s.theta for s in path]),
+                                                 [s.log_likelihood for s in path], t, FS),
+                    key="coin_two", config={"displayModeBar": False})
+st.caption(f"After {len(path) - 1} iterations: θ_A = {path[-1].theta[0]:.4f}, θ_B = {path[-1].theta[1]:.4f}. "
+           "The log-likelihood never goes down (see **Why EM climbs**).")

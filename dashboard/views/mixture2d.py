@@ -1,0 +1,167 @@
+"""The 2-D picture: Gaussian Naive Bayes as a mixture of axis-aligned Gaussians; points coloured by
+responsibility, ellipses moving with each half-step, editable points, and k-means beside it."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import nbcore
+from dashboard import page_kit, pages, teach_charts, urlguard
+from nbcore import mixture2d
+
+NAMES = ["A", "B"]
+FS = page_kit.page_setup(pages.MIXTURE2D,
+                        "Two continuous features: Gaussian Naive Bayes is a mixture of axis-aligned Gaussians. "
+                        "Every point is coloured by its responsibilities; the ellipses are each class's 1σ and 2σ.")
+
+sb = st.sidebar
+preset = urlguard.selectbox(sb, "Preset", list(mixture2d.PRESETS), key="mx_preset")
+seed = int(urlguard.number_input(sb, "Seed", 0, 9999, 0, key="mx_seed"))
+init = urlguard.radio(sb, "Start from", ["labeled", "random"], key="mx_init",
+                format_func=lambda v: {"labeled": "the labelled points", "random": "random points (seeded)"}[v])
+show_km = urlguard.toggle(sb, "Compare with k-means", True, key="mx_kmeans")
+sb.caption(mixture2d.PRESETS[preset][0])
+
+X0, y_true0, y_obs0 = mixture2d.preset(preset, seed)
+base = pd.DataFrame({"x1": X0[:, 0].round(2), "x2": X0[:, 1].round(2),
+                     "label": [NAMES[k] if k >= 0 else "" for k in y_obs0],
+                     "true class": [NAMES[k] for k in y_true0]})
+
+# ---- the points a student can edit -----------------------------------------------------------------
+with st.expander("Edit the points: add a row, change x₁ / x₂ to move a point, give or remove a label",
+                 expanded=False, icon=":material/edit:"):
+    st.caption("Leave **label** empty for a hidden label (EM must guess it). New rows without a true class are "
+               "not scored. Changing the preset or the seed starts again from its points.")
+    edited = st.data_editor(
+        base, key=f"mx_points_{preset}_{seed}", num_rows="dynamic", hide_index=True, width="stretch",
+        column_config={"x1": st.column_config.NumberColumn("x₁", format="%.2f", required=True),
+                       "x2": st.column_config.NumberColumn("x₂", format="%.2f", required=True),
+                       "label": st.column_config.SelectboxColumn("label (visible to EM)", options=["", *NAMES]),
+                       "true class": st.column_config.SelectboxColumn("true class", options=NAMES)})
+
+pts = edited.dropna(subset=["x1", "x2"])
+dropped = len(edited) - len(pts)
+if dropped:
+    st.info(f"{dropped} row(s) without both coordinates are left out until you fill them in.")
+if len(pts) < 3:
+    st.error("EM needs at least 3 points: add some rows in “Edit the points”. (The preset's points are back "
+             "if you change the preset or the seed.)")
+    st.stop()
+X = pts[["x1", "x2"]].to_numpy(dtype=float)
+label_col = pts["label"].fillna("").astype(str)
+y_obs = np.array([NAMES.index(v) if v in NAMES else -1 for v in label_col])
+truth_col = pts["true class"].fillna("").astype(str)
+y_true = np.array([NAMES.index(v) if v in NAMES else -1 for v in truth_col])
+
+# ---- the run: iteration t and whether the E-step at θ_t is done (kept per data set) -----------------
+data_key = (preset, seed, X.tobytes(), y_obs.tobytes(), init)
+if st.session_state.get("mx_data_key") != data_key:
+    st.session_state["mx_data_key"] = data_key
+    st.session_state["mx_t"], st.session_state["mx_e"] = 0, False
+T_MAX = 200
+
+
+def _e():
+    st.session_state["mx_e"] = True
+
+
+def _m():
+    if st.session_state["mx_e"] and st.session_state["mx_t"] < T_MAX:
+        st.session_state["mx_t"] += 1
+        st.session_state["mx_e"] = False
+
+
+def _steps(n):
+    st.session_state["mx_t"] = min(T_MAX, st.session_state["mx_t"] + n)
+    st.session_state["mx_e"] = False
+
+
+def _reset():
+    st.session_state["mx_t"], st.session_state["mx_e"] = 0, False
+
+
+t, e_done = int(st.session_state["mx_t"]), bool(st.session_state["mx_e"])
+CLASSROOM = FS > 15  # page_setup returns the larger chart font in classroom mode
+b = st.columns(5) if CLASSROOM else st.columns([1, 1, 1, 1, 1, 3])
+b[0].button("E-step", key="mx_btn_e", on_click=_e, disabled=e_done, icon=":material/visibility:",
+            help="Compute every point's responsibilities under the current ellipses (colours change, ellipses don't).")
+b[1].button("M-step", key="mx_btn_m", on_click=_m, disabled=not e_done, icon=":material/open_with:",
+            help="Move every class's mean, variances and α to the responsibility-weighted averages.")
+b[2].button("Step", key="mx_btn_step", on_click=_steps, args=(1,), icon=":material/skip_next:", type="primary",
+            help="E-step and M-step together.")
+b[3].button("10 steps", key="mx_btn_10", on_click=_steps, args=(10,), icon=":material/fast_forward:")
+b[4].button("Reset", key="mx_btn_reset", on_click=_reset, icon=":material/restart_alt:")
+
+try:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        state = mixture2d.half_step_state(X, y_obs, 2, t, e_done, init=init, seed=seed)
+except ValueError as e:
+    st.error(f"EM can't run on these points: {e}")
+    st.stop()
+phase = ("E-step done: colours are p(class | x) under these ellipses; press **M-step** to move them" if e_done else
+         "ready: press **E-step** (or Step)" if t == 0 else
+         "M-step done: the ellipses moved; the colours are still the responsibilities that moved them")
+(st if CLASSROOM else b[5]).markdown(f"**t = {t}** · {phase}")
+
+labelled = y_obs >= 0
+resp = state.resp
+if resp is None:  # nothing computed yet: labelled points in their class colour, hidden ones neutral
+    resp = np.where(labelled[:, None], np.eye(2)[np.maximum(y_obs, 0)], 0.5)
+lo, hi = X.min(axis=0), X.max(axis=0)
+pad = 0.15 * np.maximum(hi - lo, 1.0)
+axis_range = ((lo[0] - pad[0], hi[0] + pad[0]), (lo[1] - pad[1], hi[1] + pad[1]))
+cols = st.columns(2) if show_km else [st.container()]
+cols[0].plotly_chart(teach_charts.mixture2d_figure(X, resp, labelled, state.mean, state.var, NAMES, FS,
+                                                   prev_mean=state.prev_mean if not e_done else None,
+                                                   axis_range=axis_range,
+                                                   title=f"EM: soft responsibilities (t = {t})"),
+                     key="mx_fig", config={"displayModeBar": False})
+
+scored = y_true >= 0
+hidden_scored = scored & ~labelled
+pred = state.resp.argmax(axis=1) if state.resp is not None else None
+if show_km:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        start = mixture2d.half_step_state(X, y_obs, 2, 0, False, init=init, seed=seed)
+        assign, centres = mixture2d.kmeans_state(X, start.mean.T, t)
+    cols[1].plotly_chart(teach_charts.kmeans2d_figure(X, assign, centres, NAMES, FS, axis_range=axis_range,
+                                                      title=f"k-means, same start: hard (t = {t})"),
+                         key="mx_km", config={"displayModeBar": False})
+
+m = [*st.columns(3), *st.columns(3)] if CLASSROOM else st.columns(5)
+m[0].metric("log-likelihood of θ_t", f"{state.log_likelihood:.3f}")
+m[1].metric("α (A, B)", f"{state.alpha[0]:.2f}, {state.alpha[1]:.2f}")
+if pred is not None and hidden_scored.any():
+    acc = float(np.mean(pred[hidden_scored] == y_true[hidden_scored]))
+    if not labelled.any():  # no names without labels: match clusters to classes
+        acc = max(acc, 1.0 - acc)
+    m[2].metric("EM accuracy (hidden)", f"{acc:.1%}")
+    unsure = int(np.sum(np.abs(state.resp[~labelled, 0] - 0.5) < 0.3))
+    m[3].metric("Unsure points (0.2 < r < 0.8)", unsure)
+if show_km and hidden_scored.any():
+    km_acc = float(np.mean(assign[hidden_scored] == y_true[hidden_scored]))
+    if not labelled.any():
+        km_acc = max(km_acc, 1.0 - km_acc)
+    m[4].metric("k-means accuracy (hidden)", f"{km_acc:.1%}",
+                help="k-means ignores the labels and gives every point one cluster; its clusters are named by the "
+                     "starting centres.")
+
+params = pd.DataFrame({"class": NAMES, "α": state.alpha, "μ₁": state.mean[0], "μ₂": state.mean[1],
+                       "σ₁²": state.var[0], "σ₂²": state.var[1]})
+st.dataframe(params, hide_index=True, width="content",
+             column_config={c: st.column_config.NumberColumn(format="%.3f") for c in params.columns[1:]})
+st.markdown(
+    "**Soft vs hard.** EM gives a point in the overlap *part* of each class (its colour is a mix) and every point "
+    "pulls on every ellipse in proportion; k-means gives each point wholly to the nearest centre and draws only "
+    "circles (one shared spread). With unequal sizes or stretched clouds the two disagree: EM's ellipses learn "
+    "each class's own σ² per feature and its α. Gaussian **Naive** Bayes means the ellipses stay axis-aligned: "
+    "within a class, x₁ and x₂ are independent.")
+st.latex(r"r_{ik}=\frac{\alpha_k\,\mathcal N(x_{i1};\mu_{1k},\sigma^2_{1k})\,\mathcal N(x_{i2};\mu_{2k},\sigma^2_{2k})}"
+         r"{\sum_c \alpha_c\,\mathcal N(x_{i1};\mu_{1c},\sigma^2_{1c})\,\mathcal N(x_{i2};\mu_{2c},\sigma^2_{2c})}")
+st.latex(r"\mu_{jk}=\frac{\sum_i r_{ik}x_{ij}}{\sum_i r_{ik}},\qquad "
+         r"\sigma^2_{jk}=\frac{\sum_i r_{ik}(x_{ij}-\mu_{jk})^2}{\sum_i r_{ik}},\qquad \alpha_k=\frac1N\sum_i r_{ik}")

@@ -1,0 +1,166 @@
+"""Which column of a teacher's CSV is the text, which the label, which to ignore.
+
+:func:`inspect_csv` reads a file the way :func:`nbcore.read_csv` does and
+returns its columns with a guess for each (shown in the lab, where the user
+can change it); :func:`guess_columns` does the guessing on parsed rows.
+
+The guesses, in order:
+
+* **ignore** a column named like an ID (``id``, ``comment_id``, ``index``,
+  ``#``...) or whose values are all different short codes; a column named like
+  an author or user (``author``, ``user``, ``name``, ``email``...); a column
+  named like a date/time, or whose values look like dates.  They identify a
+  row or a person, not its content, so a classifier must not learn from them.
+* **text**: a free-text column (most cells have a space or are long; many
+  distinct values); the longest such column is the text.
+* **label**: a column named like a label (``label``, ``class``, ``category``,
+  ``target``, ``spam``, ``language``...) with 2+ distinct values, else the
+  column with the fewest distinct values (2..50, and far fewer than the rows).
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ._csv import MAX_UPLOAD_BYTES, DataError, decode, is_number, parse, read_bytes
+
+_ID = re.compile(r"^(#|n|no\.?|nr|num(ber)?|idx|index|row|key|uuid|guid|"
+                 r"(.*[_\s-])?id|.*id|id[_\s-].*)$", re.I)
+_AUTHOR = re.compile(r"^(.*[_\s-])?(author|user(name)?|name|sender|from|email|e-mail|"
+                     r"handle|screen_?name|poster|by)([_\s-].*)?$", re.I)
+_DATE = re.compile(r"^(.*[_\s-])?(date|time|timestamp|datetime|created(_at)?|posted|"
+                   r"published|year|month|day)([_\s-].*)?$", re.I)
+_LABEL = re.compile(r"^(label|labels|class|classes|category|categories|target|y|tag|"
+                    r"spam|is_spam|sentiment|language|lang|topic|genre|outcome|"
+                    r"type|v1)$", re.I)
+_DATE_VALUE = re.compile(
+    r"^\s*(\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})"
+    r"([ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?\s*$")
+
+_SAMPLE = 2000
+
+
+def _stats(cells: list[str]) -> dict:
+    vals = [c.strip() for c in cells[:_SAMPLE]]
+    nonblank = [v for v in vals if v]
+    n = len(nonblank)
+    return {
+        "n_blank": sum(1 for c in cells if not c.strip()),
+        "distinct": len({c.strip() for c in cells if c.strip()}),
+        "mean_length": float(np.mean([len(v) for v in nonblank])) if n else 0.0,
+        "spaced": (sum(1 for v in nonblank if " " in v) / n) if n else 0.0,
+        "mean_words": float(np.mean([len(v.split()) for v in nonblank])) if n else 0.0,
+        "numeric": (sum(1 for v in nonblank if is_number(v)) / n) if n else 0.0,
+        "dates": (sum(1 for v in nonblank if _DATE_VALUE.match(v)) / n) if n else 0.0,
+        "examples": nonblank[:3],
+    }
+
+
+def guess_columns(columns: list[str], rows: list[list[str]], header: bool = True) -> dict:
+    """Guess the role of every column.
+
+    Returns a dict: ``text`` (list of column names, usually one), ``label``
+    (a name or None), ``ignored`` (names), ``roles`` {name: "text" | "label" |
+    "ignored" | "feature"}, ``reasons`` {name: why, in words}, and ``stats``
+    {name: distinct values, mean length, share of numbers / dates / cells with
+    a space, examples}.  Names are only used when the file has a header row.
+    """
+    n_rows = len(rows)
+    stats = {c: _stats([r[j] if j < len(r) else "" for r in rows]) for j, c in enumerate(columns)}
+    roles: dict[str, str] = {}
+    reasons: dict[str, str] = {}
+
+    def free_text(c):
+        s = stats[c]
+        return (s["numeric"] < 0.5 and s["distinct"] > max(2, min(20, 0.1 * n_rows))
+                and ((s["spaced"] >= 0.5 and s["mean_words"] >= 3) or s["mean_length"] >= 25))
+
+    for c in columns:
+        s = stats[c]
+        named = header
+        if named and _ID.match(c) and not free_text(c):
+            roles[c], reasons[c] = "ignored", "its name says it is an ID: it identifies a row, not its content"
+        elif named and _DATE.match(c) and not free_text(c):
+            roles[c], reasons[c] = "ignored", "its name says it is a date or time"
+        elif s["dates"] >= 0.8:
+            roles[c], reasons[c] = "ignored", "its values are dates or times"
+        elif named and _AUTHOR.match(c) and not free_text(c):
+            roles[c], reasons[c] = "ignored", "its name says it names an author or user"
+        elif (n_rows >= 20 and s["distinct"] == n_rows and s["numeric"] == 1.0
+              and all(re.fullmatch(r"[+-]?\d+", e) for e in s["examples"])):
+            roles[c], reasons[c] = "ignored", "every value is a different whole number: an ID"
+        elif (n_rows >= 20 and s["distinct"] == n_rows and s["spaced"] == 0
+              and s["numeric"] < 0.5 and s["mean_length"] < 40
+              and any(ch.isdigit() for e in s["examples"] for ch in e)):
+            roles[c], reasons[c] = "ignored", "every value is a different code: an ID"
+
+    candidates = [c for c in columns if c not in roles]
+    texts = sorted((c for c in candidates if free_text(c)),
+                   key=lambda c: -stats[c]["mean_length"])
+    text = texts[:1]
+    for c in text:
+        roles[c] = "text"
+        reasons[c] = (f"free text: {stats[c]['distinct']:,} different values, "
+                      f"{stats[c]['mean_length']:.0f} characters on average")
+    for c in texts[1:]:
+        reasons[c] = "also free text (add it to the text if you want it read too)"
+
+    label = None
+    rest = [c for c in candidates if c not in text]
+
+    def few(c):
+        d = stats[c]["distinct"]
+        return 2 <= d <= 50 and d <= max(2, 0.5 * n_rows)
+
+    # named like a label: taken even with a single value (read_csv then says "only one class")
+    named = [c for c in rest if header and _LABEL.match(c) and (few(c) or stats[c]["distinct"] == 1)]
+    if named:
+        label = named[0]
+    else:
+        small = sorted((c for c in rest if few(c)), key=lambda c: (stats[c]["distinct"], columns.index(c)))
+        if small:
+            label = small[0]
+    if label is None:  # only ignored columns or text left: try those with few values
+        small = sorted((c for c in columns if c not in text and few(c)),
+                       key=lambda c: stats[c]["distinct"])
+        if small:
+            label = small[0]
+    if label is not None:
+        roles[label] = "label"
+        s = stats[label]
+        blanks = f", {s['n_blank']:,} blank (unlabelled)" if s["n_blank"] else ""
+        reasons[label] = f"{s['distinct']} different values{blanks}"
+    for c in columns:
+        if c not in roles:
+            roles[c] = "ignored" if text else "feature"
+            if text:
+                reasons.setdefault(c, "not used: the text column is read instead")
+            else:
+                reasons.setdefault(c, "a feature")
+    return {"text": list(text), "label": label,
+            "ignored": [c for c in columns if roles[c] == "ignored"],
+            "roles": roles, "reasons": reasons, "stats": stats}
+
+
+def inspect_csv(path_or_file, header=None, max_bytes=None) -> dict:
+    """Read a CSV's columns and guess their roles, without building features.
+
+    Returns the :func:`guess_columns` dict plus ``columns`` (names; "column 1",
+    "column 2"... for a file without a header row), ``header`` (whether the
+    first row was taken as names), ``n_rows``, ``delimiter``, ``encoding`` and
+    ``preview`` (the first 5 rows).  Pass the chosen columns on to
+    :func:`nbcore.read_csv` (``text_column=guess["text"]``,
+    ``label_column=guess["label"]``, the same ``header``).
+    """
+    raw, _ = read_bytes(path_or_file, MAX_UPLOAD_BYTES if max_bytes is None else max_bytes)
+    text, encoding = decode(raw)
+    table = parse(text, header, [])
+    columns, rows = table["columns"], table["rows"]
+    out = guess_columns(columns, rows, table["header"])
+    out.update(columns=list(columns), header=table["header"], n_rows=len(rows),
+               delimiter=table["delimiter"], encoding=encoding, preview=[list(r) for r in rows[:5]])
+    return out
+
+
+__all__ = ["DataError", "guess_columns", "inspect_csv"]

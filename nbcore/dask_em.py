@@ -1,0 +1,562 @@
+"""EM on row chunks with Dask: corpora that do not fit in one process, same numbers.
+
+Needs the optional extra: ``pip install 'nbcore[dask]'``. ``import nbcore`` never
+imports dask; :meth:`nbcore.EM.start` and :meth:`nbcore.EM.fit` come here when
+``X`` is a ``dask.array`` (row chunks that are ``scipy.sparse`` CSR matrices or
+ndarrays)::
+
+    import dask.array as da, nbcore
+    X = da.concatenate([...])                  # (N, V), one chunk = some rows
+    run = nbcore.EM(model="multinomial", n_classes=20).start(X, y)
+    run.run_to_convergence()                   # same history / stop rules
+    run.predict_proba()                        # a lazy dask array (N, K)
+
+Why it gives the in-memory numbers
+----------------------------------
+The E-step of NB-EM is row-wise and the M-step needs only sums over rows
+(seed 000, eq. 23-24), so one iteration is one map-reduce:
+
+1. θ_t enters the graph as **one key**: the event model's ``log_params``
+   (e.g. log β − log(1 − β), computed once on the client) with α_t. Tasks refer
+   to that key; it is never copied into every task.
+2. **One task per chunk** runs the same functions as the in-memory
+   :class:`~nbcore.EMRun`: ``model.log_likelihood_from``, :func:`~nbcore.log_joint`,
+   :func:`~nbcore.responsibilities`, :func:`~nbcore.observed_log_likelihood`,
+   ``model.statistics``. Each row's log-likelihood is bitwise the in-memory one.
+3. A **fixed-order tree** (``split_every`` chunks per node) merges the statistics
+   with ``model.combine``: the same additions in the same order on any scheduler,
+   so two runs are bitwise identical. Against the in-memory run only the order
+   of the sums over rows differs (≈1e-15 relative).
+4. The M-step (``model.params_from``) and the stop rules run on the client,
+   in the code of :class:`~nbcore.EMRun`.
+
+Chunks are validated once (``model.prepare`` on every chunk when the run starts;
+an error names the chunk) and, with ``persist=True`` (the default), the
+prepared chunks stay in memory (the threads' process or the dask.distributed
+workers) across iterations. With ``persist=False`` each iteration reads the
+chunks again from their source and re-runs ``model.prepare`` (for data larger
+than the workers' memory).
+
+Responsibilities are not kept on the snapshots (``resp`` is None);
+:meth:`ChunkedEMRun.responsibilities` and :meth:`ChunkedEMRun.predict_proba`
+return lazy dask arrays.
+
+Whatever scheduler is active is used: threads by default, ``dask.config.set(
+scheduler="synchronous")``, or a ``dask.distributed.Client``.
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+try:
+    import dask
+    import dask.array as da
+    from dask import delayed
+except ImportError as error:  # pragma: no cover - exercised without dask only
+    raise ImportError(
+        "nbcore.dask_em needs Dask, an optional extra: pip install 'nbcore[dask]' "
+        "(or pip install 'dask[array]' distributed)."
+    ) from error
+
+from ._validation import (
+    check_labels,
+    check_n_classes,
+    check_random_state,
+    check_smoothing,
+    check_unlabeled_weight,
+    warn_impossible,
+)
+from .em import (
+    INITS,
+    THETA_NORMS,
+    EM,
+    EMRun,
+    EStep,
+    Snapshot,
+    log_joint,
+    normalize_log,
+    observed_log_likelihood,
+    one_hot_labels,
+    responsibilities,
+    squared_change,
+)
+from .models import get_model
+
+__all__ = ["ChunkedData", "ChunkedEMRun", "prepare", "start", "fit", "count_categories"]
+
+
+# ---------------------------------------------------------------------------
+# Data: validated (and optionally persisted) row chunks
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class ChunkedData:
+    """Row chunks validated by an event model, ready for any number of EM runs.
+
+    Attributes
+    ----------
+    model : EventModel used to prepare the chunks
+    chunks : list of dask Delayed, one prepared chunk (``model.prepare`` output) each
+    labels : list of dask Delayed, the (n_c,) label vector of each chunk
+    sizes : (C,) rows per chunk
+    n_features : V
+    y : (N,) int labels (−1 = hidden), read-only
+    persisted : whether ``chunks`` are held in memory
+    settings_key : (model, model options, K) the chunks were prepared for
+    """
+
+    model: object
+    chunks: list
+    labels: list
+    sizes: np.ndarray
+    n_features: int
+    y: np.ndarray
+    persisted: bool
+    settings_key: tuple
+    n_categories: tuple | None = None
+
+    @property
+    def offsets(self) -> np.ndarray:
+        """Index of the first row of each chunk, then N."""
+        return np.concatenate([[0], np.cumsum(self.sizes)]).astype(np.int64)
+
+    @property
+    def shape(self):
+        return (int(self.sizes.sum()), self.n_features)
+
+    @property
+    def n_chunks(self) -> int:
+        return len(self.chunks)
+
+
+class _Proxy:
+    """What ``uniform_params``/``random_params`` look at: the shape (and categories)."""
+
+    def __init__(self, shape, n_categories=None):
+        self.shape = shape
+        self.n_categories = n_categories
+
+
+def _settings_key(settings: EM):
+    model = settings.model
+    name = model if isinstance(model, str) else (type(model).__module__, type(model).__qualname__)
+    return (name, tuple(sorted((k, repr(v)) for k, v in dict(settings.model_options).items())), int(settings.n_classes))
+
+
+def _make_model(settings: EM):
+    model = get_model(settings.model, **dict(settings.model_options))
+    model.check_chunkable(init=settings.init)
+    return model
+
+
+def count_categories(X) -> list:
+    """D_j = 1 + the largest code of feature j over all rows of a dask array (one pass)."""
+    return [int(d) for d in (X.max(axis=0) + 1).compute()]
+
+
+def _prepare_block(block, model, index):
+    try:
+        return model.prepare(block)
+    except ValueError as error:
+        raise ValueError(f"Row chunk {index}: {error}") from None
+
+
+def _block_summary(Xp):
+    return int(Xp.shape[0]), int(Xp.shape[1])
+
+
+def _as_blocks(X):
+    if getattr(X, "ndim", None) != 2:
+        raise ValueError(
+            f"X must be a 2-D dask array of shape (documents, features); got {getattr(X, 'ndim', '?')} "
+            "dimension(s)."
+        )
+    if X.numblocks[1] > 1:  # chunks must hold whole rows
+        X = X.rechunk({1: -1})
+    return list(X.to_delayed().ravel())
+
+
+def prepare(settings: EM, X, y=None, *, persist: bool = True) -> ChunkedData:
+    """Validate the row chunks of ``X`` once (and keep them in memory with ``persist``).
+
+    Parameters
+    ----------
+    settings : EM
+        The model and its options decide what a valid chunk is.
+    X : dask.array (N, V)
+        Row chunks: ``scipy.sparse`` matrices or ndarrays (column chunks are
+        merged first).
+    y : (N,) labels, −1 (or NaN) = hidden; ndarray, dask array or None (all hidden)
+    persist : bool
+        Keep the prepared chunks in memory across iterations (recommended when
+        they fit in the workers' memory; otherwise every iteration reads them
+        again from their source).
+
+    Returns
+    -------
+    ChunkedData
+    """
+    model = _make_model(settings)
+    n_classes = check_n_classes(settings.n_classes)
+    blocks = _as_blocks(X)
+    prepared = [delayed(_prepare_block, pure=True)(b, model, i) for i, b in enumerate(blocks)]
+    n_known = X.shape[0]
+    if y is not None and hasattr(y, "compute") and not isinstance(y, np.ndarray):
+        y = y.compute()
+    if y is not None and isinstance(n_known, (int, np.integer)) and not math.isnan(n_known):
+        check_labels(y, int(n_known), n_classes)  # fail before the pass over the data
+    if persist:
+        prepared = list(dask.persist(*prepared))
+    summaries = dask.compute(*[delayed(_block_summary, pure=True)(p) for p in prepared])
+    sizes = np.array([s[0] for s in summaries], dtype=np.int64)
+    n_features = summaries[0][1]
+    n = int(sizes.sum())
+    y = check_labels(np.full(n, -1) if y is None else y, n, n_classes)
+    y.flags.writeable = False
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    labels = [delayed(y[a:b].copy(), name=f"nbcore-labels-{uuid.uuid4().hex}") for a, b in zip(offsets[:-1], offsets[1:])]
+    if persist:
+        labels = list(dask.persist(*labels))
+    n_categories = model.chunk_layout(n_features)
+    return ChunkedData(model, prepared, labels, sizes, n_features, y, persist, _settings_key(settings), n_categories)
+
+
+# ---------------------------------------------------------------------------
+# One pass over the chunks: the map (per chunk) and the fixed-order tree (merge)
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class _Theta:
+    """θ_t as the E-step uses it: one key of every iteration's graph."""
+
+    model: object
+    lp: object  # model.log_params(θ_t, λ)[0]
+    alpha: np.ndarray
+    unlabeled_weight: float
+    n_classes: int
+
+
+@dataclass(frozen=True, eq=False)
+class _Partial:
+    """Sums over the rows of some chunks."""
+
+    stats: dict  # model.statistics(X, weights), combined
+    class_weight: np.ndarray  # Σ_i weights_ik (for α, eq. 23)
+    log_likelihood: float  # Σ observed log-likelihood (eq. 15-17) at θ_t
+    n_impossible: int
+    first_impossible: int  # global row index, −1 = none
+
+
+def _e_and_statistics(Xp, y, theta: _Theta, offset: int) -> _Partial:
+    """E-step at θ_t on one chunk (eq. 21-22) and the M-step's sums (eq. 23-24)."""
+    model = theta.model
+    joint = log_joint(model.log_likelihood_from(Xp, theta.lp), theta.alpha)
+    resp, log_marginal, impossible = responsibilities(joint, y)
+    ll = observed_log_likelihood(joint, log_marginal, y, theta.unlabeled_weight)
+    n_impossible = int(impossible.sum())
+    first = offset + int(np.flatnonzero(impossible)[0]) if n_impossible else -1
+    del joint, log_marginal
+    weights = resp if theta.unlabeled_weight == 1.0 else resp * np.where(y < 0, theta.unlabeled_weight, 1.0)[:, None]
+    return _Partial(model.statistics(Xp, weights), weights.sum(axis=0), ll, n_impossible, first)
+
+
+def _label_statistics(Xp, y, theta: _Theta, offset: int) -> _Partial:
+    """Statistics of the labelled rows only (init='labeled', seed 003 step 1)."""
+    weights = one_hot_labels(y, theta.n_classes)
+    return _Partial(theta.model.statistics(Xp, weights), weights.sum(axis=0), 0.0, 0, -1)
+
+
+def _merge(theta: _Theta, *parts: _Partial) -> _Partial:
+    class_weight = parts[0].class_weight.copy()
+    ll = parts[0].log_likelihood
+    for p in parts[1:]:
+        class_weight += p.class_weight
+        ll += p.log_likelihood
+    firsts = [p.first_impossible for p in parts if p.first_impossible >= 0]
+    return _Partial(
+        theta.model.combine([p.stats for p in parts]),
+        class_weight,
+        ll,
+        sum(p.n_impossible for p in parts),
+        min(firsts) if firsts else -1,
+    )
+
+
+def _tree(theta_key, parts: list, split_every: int):
+    """Merge ``parts`` in a fixed tree: the same additions in the same order every time."""
+    level = 0
+    while len(parts) > 1:
+        parts = [
+            delayed(_merge, pure=False)(theta_key, *parts[i:i + split_every], dask_key_name=f"nbcore-merge-{level}-{i}-{uuid.uuid4().hex[:8]}")
+            for i in range(0, len(parts), split_every)
+        ]
+        level += 1
+    return parts[0]
+
+
+def _predict(Xp, theta: _Theta):
+    return normalize_log(log_joint(theta.model.log_likelihood_from(Xp, theta.lp), theta.alpha))[0]
+
+
+def _responsibilities(Xp, y, theta: _Theta):
+    return responsibilities(log_joint(theta.model.log_likelihood_from(Xp, theta.lp), theta.alpha), y)[0]
+
+
+def _prepare_new(block, model, params):
+    return model.prepare(block, params)
+
+
+def _active_client():
+    """The dask.distributed Client that dask.compute would use now, or None."""
+    try:
+        scheduler = dask.base.get_scheduler()
+    except Exception:  # pragma: no cover
+        return None
+    client = getattr(scheduler, "__self__", None)
+    return client if type(client).__name__ == "Client" else None
+
+
+def _put(value, name: str):
+    """One key for a (possibly large) value: scattered to a distributed cluster, else in the graph."""
+    client = _active_client()
+    if client is not None:
+        return client.scatter(value, hash=False)
+    return delayed(value, name=f"{name}-{uuid.uuid4().hex}", traverse=False)
+
+
+# ---------------------------------------------------------------------------
+# The run
+# ---------------------------------------------------------------------------
+class ChunkedEMRun(EMRun):
+    """An EM run over row chunks: same ``step`` / ``history`` / stop rules as :class:`~nbcore.EMRun`.
+
+    Create it with :meth:`nbcore.EM.start` on a dask array (or :func:`start`).
+    Snapshots carry ``resp=None``; the training data is ``run.data``
+    (:class:`ChunkedData`), ``run.Xp`` is None.
+
+    Parameters
+    ----------
+    settings : EM
+    X : dask.array or ChunkedData
+    y : labels (ignored when X is ChunkedData, which carries them)
+    persist : keep the prepared chunks in memory (see :func:`prepare`)
+    split_every : chunks merged per node of the reduction tree (≥ 2)
+    """
+
+    def __init__(self, settings: EM, X, y=None, random_state=None, _from=None, *, persist: bool = True, split_every: int = 8):
+        self.settings = settings
+        self.smoothing = check_smoothing(settings.smoothing)
+        self.unlabeled_weight = check_unlabeled_weight(settings.unlabeled_weight)
+        self.n_classes = check_n_classes(settings.n_classes)
+        if settings.init not in INITS:
+            raise ValueError(f"init must be one of {', '.join(INITS)}; got {settings.init!r}.")
+        if not isinstance(settings.max_iter, (int, np.integer)) or settings.max_iter < 0:
+            raise ValueError(f"max_iter must be a whole number ≥ 0, got {settings.max_iter!r}.")
+        if settings.theta_norm not in THETA_NORMS:
+            raise ValueError(f"theta_norm must be one of {', '.join(THETA_NORMS)}; got {settings.theta_norm!r}.")
+        if settings.components_per_class != 1:
+            raise ValueError(
+                "Chunked EM supports components_per_class = 1 only (one mixture component "
+                "per class); use an in-memory array for several components per class."
+            )
+        if isinstance(split_every, bool) or not isinstance(split_every, (int, np.integer)) or split_every < 2:
+            raise ValueError(f"split_every must be a whole number ≥ 2, got {split_every!r}.")
+        self.split_every = int(split_every)
+        self.restarts = None
+        self.Xp = None
+        self._resp = None
+        self._pending = None  # the EStep of a half-done iteration (E done, M not yet)
+        if _from is not None:  # continue another run with new settings (with_settings)
+            self.data, self.model, self.y = _from.data, _from.model, _from.y
+            self.split_every = _from.split_every
+            self.history = list(_from.history)
+            self._sums = _from._sums  # the pass at θ_t does not depend on these settings
+            self._pending = _from._pending
+            self.stop_reason = None
+            return
+        if isinstance(X, ChunkedData):
+            if X.settings_key != _settings_key(settings):
+                raise ValueError(
+                    "These chunks were prepared for another model, model options or number of "
+                    "classes; prepare them again with nbcore.dask_em.prepare(settings, X, y)."
+                )
+            self.data = X
+        else:
+            self.data = prepare(settings, X, y, persist=persist)
+        self.model = self.data.model
+        self.y = self.data.y
+        n_labelled = int((self.y >= 0).sum())
+        if n_labelled == 0 and settings.init == "labeled":
+            raise ValueError(
+                "init='labeled' needs at least one labelled row, but every label is "
+                "hidden. Use init='random' (or 'uniform') for fully unsupervised EM, or "
+                "reveal some labels."
+            )
+        if n_labelled == 0 and self.unlabeled_weight == 0:
+            raise ValueError(
+                "Every label is hidden and unlabeled_weight is 0, so there is nothing to "
+                "learn from. Reveal some labels or set unlabeled_weight > 0."
+            )
+        rng = check_random_state(random_state)
+        alpha, params = self._initial_parameters(settings.init, rng)
+        self.stop_reason = None
+        log_prior = self._evaluate(params, alpha)
+        ll = self._sums.log_likelihood
+        self.history = [Snapshot(0, alpha, params, None, ll, ll + log_prior, None, self.smoothing)]
+
+    # -- passes over the chunks ---------------------------------------------
+    def _theta(self, alpha, lp):
+        theta = _Theta(self.model, lp, alpha, self.unlabeled_weight, self.n_classes)
+        return _put(theta, "nbcore-theta")
+
+    def _pass(self, function, theta_key) -> _Partial:
+        offsets = self.data.offsets
+        parts = [
+            delayed(function, pure=False)(chunk, labels, theta_key, int(offsets[c]))
+            for c, (chunk, labels) in enumerate(zip(self.data.chunks, self.data.labels))
+        ]
+        (merged,) = dask.compute(_tree(theta_key, parts, self.split_every))
+        return merged
+
+    def _initial_parameters(self, init, rng):
+        if init != "labeled":
+            proxy = _Proxy(self.data.shape, self.data.n_categories)
+            K = self.n_classes
+            if init == "uniform":
+                alpha = np.full(K, 1.0 / K)
+                params = self.model.uniform_params(proxy, K)
+            else:
+                raw = rng.uniform(0.01, 0.99, size=K)  # seed 004's ``initialize`` (as EMRun)
+                alpha = raw / raw.sum()
+                params = self.model.random_params(proxy, K, rng)
+            alpha = np.asarray(alpha, dtype=np.float64)
+            alpha.flags.writeable = False
+            return alpha, params
+        part = self._pass(_label_statistics, self._theta(np.full(self.n_classes, 1.0 / self.n_classes), None))
+        alpha, params = self._m_step(part)
+        if (alpha == 0).any():
+            missing = ", ".join(str(k) for k in np.flatnonzero(alpha == 0))
+            warnings.warn(
+                f"No labelled row has class {missing}: with init='labeled' its prior α "
+                "starts at 0 and EM can never bring it back. Reveal at least one label "
+                "per class or use another initialisation.",
+                RuntimeWarning,
+                stacklevel=4,
+            )
+        return alpha, params
+
+    def _m_step(self, part: _Partial):
+        """α = Σ_i w_ik / Σ w (eq. 23) and the model's parameters (eq. 24), on the client."""
+        alpha = part.class_weight / part.class_weight.sum()
+        alpha.flags.writeable = False
+        return alpha, self.model.params_from(part.stats, self.smoothing)
+
+    def _evaluate(self, params, alpha) -> float:
+        """One pass at θ: its observed log-likelihood and the sums for the next M-step.
+
+        Returns the log prior of θ.
+        """
+        lp, log_prior = self.model.log_params(params, self.smoothing)
+        self._sums = self._pass(_e_and_statistics, self._theta(alpha, lp))
+        if self._sums.n_impossible:
+            warn_impossible(self._sums.n_impossible, self._sums.first_impossible)
+        return log_prior
+
+    def e_step(self) -> EStep:
+        """First half of an iteration: ``resp`` is a lazy dask array (N, K) of the E-step at θ_t.
+
+        The sums the M-step needs were computed in the pass that evaluated θ_t.
+        """
+        if self._pending is None:
+            snap = self.current
+            self._pending = EStep(snap.iteration, self.responsibilities_at(snap), snap.log_likelihood, snap.objective)
+        return self._pending
+
+    def m_step(self) -> Snapshot:
+        """θ_{t+1} from the sums of the pass at θ_t (eq. 23-24), then one pass at θ_{t+1}."""
+        previous = self.current
+        alpha, params = self._m_step(self._sums)
+        delta = squared_change(self.model, alpha, params, previous.alpha, previous.params, self.settings.theta_norm)
+        log_prior = self._evaluate(params, alpha)
+        ll = self._sums.log_likelihood
+        snap = Snapshot(previous.iteration + 1, alpha, params, None, ll, ll + log_prior, delta, self.smoothing)
+        self._pending = None
+        self.history.append(snap)
+        self._update_stop_reason(previous, snap)
+        return snap
+
+    def step(self) -> Snapshot:
+        """One E-step (eq. 21-22) + M-step (eq. 23-24): one graph over the chunks."""
+        return self.m_step()
+
+    # -- lazy outputs ---------------------------------------------------------
+    def _lazy(self, function, theta_key, with_labels: bool):
+        blocks = []
+        for chunk, labels, n in zip(self.data.chunks, self.data.labels, self.data.sizes):
+            args = (chunk, labels, theta_key) if with_labels else (chunk, theta_key)
+            blocks.append(da.from_delayed(delayed(function, pure=False)(*args), shape=(int(n), self.n_classes), dtype=np.float64))
+        return da.concatenate(blocks, axis=0)
+
+    def _snap_theta(self, snap: Snapshot):
+        lp, _ = self.model.log_params(snap.params, snap.smoothing)
+        return self._theta(snap.alpha, lp)
+
+    def responsibilities(self, t: int):
+        """The responsibilities that produced θ_t, as a lazy (N, K) dask array (None for t = 0)."""
+        if t == 0:
+            return None
+        return self.responsibilities_at(self.history[t - 1])
+
+    def responsibilities_at(self, snap: Snapshot):
+        """The E-step at the parameters of ``snap`` (eq. 21-22), lazy (N, K)."""
+        return self._lazy(_responsibilities, self._snap_theta(snap), with_labels=True)
+
+    def predict_proba(self, X=None, t: int | None = None):
+        """p(y = k | x_i) under snapshot t (default: the current one).
+
+        ``X=None`` (the training chunks) or a dask array: a lazy dask array
+        (N, K). An in-memory X: an ndarray, as :meth:`nbcore.EMRun.predict_proba`.
+        """
+        snap = self.current if t is None else self.history[t]
+        if X is None:
+            return self._lazy(_predict, self._snap_theta(snap), with_labels=False)
+        if hasattr(X, "to_delayed") and hasattr(X, "numblocks"):
+            theta_key = self._snap_theta(snap)
+            model, params = self.model, snap.params
+            rows = X.chunks[0]
+            blocks = [
+                da.from_delayed(
+                    delayed(_predict, pure=False)(delayed(_prepare_new, pure=True)(b, model, params), theta_key),
+                    shape=(rows[i], self.n_classes),
+                    dtype=np.float64,
+                )
+                for i, b in enumerate(_as_blocks(X))
+            ]
+            return da.concatenate(blocks, axis=0)
+        Xp = self.model.prepare(X, snap.params)
+        return normalize_log(log_joint(self.model.log_likelihood(Xp, snap.params), snap.alpha))[0]
+
+    def __repr__(self) -> str:
+        return (
+            f"<ChunkedEMRun {self.model.name} K={self.n_classes} λ={self.smoothing:g} "
+            f"t={self.iteration} chunks={self.data.n_chunks} stop={self.stop_reason}>"
+        )
+
+
+def start(settings: EM, X, y=None, *, persist: bool = True, split_every: int = 8) -> ChunkedEMRun:
+    """:meth:`nbcore.EM.start` on row chunks, with the chunking options."""
+    return ChunkedEMRun(settings, X, y, random_state=settings.random_state, persist=persist, split_every=split_every)
+
+
+def fit(settings: EM, X, y=None, callback=None, *, persist: bool = True, split_every: int = 8) -> ChunkedEMRun:
+    """:meth:`nbcore.EM.fit` on row chunks: the chunks are validated once for all restarts."""
+    if not isinstance(settings.n_init, int) or settings.n_init < 1:
+        raise ValueError(f"n_init must be a whole number ≥ 1, got {settings.n_init!r}.")
+    data = X if isinstance(X, ChunkedData) else prepare(settings, X, y, persist=persist)
+    return settings._fit_runs(
+        lambda random_state: ChunkedEMRun(settings, data, random_state=random_state, split_every=split_every), callback
+    )

@@ -1,0 +1,95 @@
+"""A throwaway PostgreSQL server for the store tests (Debian's `postgresql` package).
+
+``cluster()`` runs initdb in a temporary directory, starts the server on a Unix socket
+in that directory only (no TCP port is opened), creates a database and yields its URL;
+afterwards the server is stopped and the directory removed. initdb refuses to run as
+root, so as root the server runs as the `postgres` user the Debian package creates.
+
+Set NBLAB_TEST_PG_URL to use an existing server instead. With no PostgreSQL binaries
+the tests skip, unless CI is set (then they fail: .ci/run installs `postgresql`).
+"""
+from __future__ import annotations
+
+import contextlib
+import glob
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+
+def pg_bindir() -> Path | None:
+    env = os.environ.get("PG_BIN")
+    if env and (Path(env) / "initdb").exists():
+        return Path(env)
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"),
+                   key=lambda p: int(Path(p).parent.parent.name) if Path(p).parent.parent.name.isdigit() else 0)
+    if found:
+        return Path(found[-1]).parent
+    which = shutil.which("initdb")
+    return Path(which).parent if which else None
+
+
+def _as_owner(cmd: list[str], user: str | None) -> list[str]:
+    return ["runuser", "-u", user, "--", *cmd] if user else cmd
+
+
+@contextlib.contextmanager
+def cluster(dbname: str = "nblab_test"):
+    """Yield a postgresql:// URL of a fresh database on a private, temporary server."""
+    import pytest
+
+    url = os.environ.get("NBLAB_TEST_PG_URL")
+    if url:
+        yield url
+        return
+    bindir = pg_bindir()
+    if bindir is None:
+        msg = "PostgreSQL is not installed (apt-get install -y postgresql); the PostgreSQL store tests need it"
+        if os.environ.get("CI"):
+            pytest.fail(msg, pytrace=False)
+        pytest.skip(msg)
+    user = None
+    if os.geteuid() == 0:  # initdb refuses root: run the server as Debian's postgres user
+        import pwd
+        try:
+            pw = pwd.getpwnam("postgres")
+        except KeyError:
+            pytest.fail("running as root but there is no 'postgres' user to run PostgreSQL as", pytrace=False)
+        user = "postgres"
+    tmp = Path(tempfile.mkdtemp(prefix="nblab_pg_"))
+    data, log = tmp / "data", tmp / "server.log"
+    if user:
+        os.chown(tmp, pw.pw_uid, pw.pw_gid)
+    started = False
+    try:
+        def run(cmd, **kw):
+            return subprocess.run(_as_owner(cmd, user), check=True, capture_output=True, text=True,
+                                  cwd=str(tmp), timeout=120, **kw)
+        try:
+            run([str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U", "nblab", "-E", "UTF8",
+                 "--locale=C", "--no-sync"])
+            # Unix socket in tmp only (listen_addresses=''): nothing is reachable from the network.
+            opts = f"-c listen_addresses='' -k {tmp} -p 54329 -c fsync=off -c full_page_writes=off"
+            run([str(bindir / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", opts, "-w", "-t", "60", "start"])
+            started = True
+            run([str(bindir / "createdb"), "-h", str(tmp), "-p", "54329", "-U", "nblab", dbname])
+        except subprocess.CalledProcessError as e:
+            detail = (e.stderr or "") + (log.read_text() if log.exists() else "")
+            pytest.fail(f"could not start a throwaway PostgreSQL: {' '.join(e.cmd)}\n{detail[-2000:]}",
+                        pytrace=False)
+        yield f"postgresql://nblab@/{dbname}?host={tmp}&port=54329"
+    finally:
+        if started:
+            subprocess.run(_as_owner([str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"],
+                                     user), capture_output=True, timeout=60)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def drop_tables(url: str) -> None:
+    """Empty the store's tables (each test starts from an empty store)."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("DROP TABLE IF EXISTS nblab_shares, nblab_share_log, nblab_gone")

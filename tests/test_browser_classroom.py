@@ -1,0 +1,111 @@
+"""Real browser: classroom mode on a projector (issue 12, item 8).
+
+Every page in classroom mode at 1280×720 and 1920×1080: no text a class must read is cut
+off with an ellipsis (metric values and labels, button labels, captions, the sidebar's page
+names). Screenshots of every page at 1280×720 go to artifacts/screenshots/classroom/ (look
+at them: chart titles must not overlap their legends either).
+
+Skipped when /usr/bin/chromium is missing, unless env CI is set (then it fails).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, streamlit_server
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SHOTS = ROOT / "artifacts" / "screenshots" / "classroom"
+
+pytestmark = [
+    pytest.mark.browser,
+    # Written first (issue 12 asks for a failing test before the fix); the truncation fixes
+    # themselves have not been made yet, so it is a known failure. Not run (it starts a
+    # server per page at two sizes): remove this mark when fixing item 8 of issue 12.
+    pytest.mark.xfail(reason="issue 12 item 8: classroom-mode truncation at 1280x720 not fixed yet", run=False),
+]
+
+if not Path(CHROMIUM).exists():
+    if os.environ.get("CI"):
+        pytest.fail(f"CI is set but no browser at {CHROMIUM} (apt-get install -y chromium)", pytrace=False)
+    pytest.skip(f"no browser at {CHROMIUM}", allow_module_level=True)
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+# Every visible element whose text is cut: CSS ellipsis (text-overflow) with more text than
+# room. Streamlit truncates metric values/labels, button labels and nav links this way.
+TRUNCATED_JS = """() => {
+  const out = [];
+  for (const e of document.querySelectorAll('[data-testid="stAppViewContainer"] *')) {
+    if (!e.offsetParent || !e.innerText) continue;
+    const cs = getComputedStyle(e);
+    if (cs.textOverflow === 'ellipsis' && e.scrollWidth > e.clientWidth + 1) {
+      out.push(e.innerText.trim().slice(0, 60));
+    }
+  }
+  return out;
+}"""
+
+
+def _pages():
+    from dashboard import pages
+    return [(p.path.removeprefix("views/").removesuffix(".py"), p) for p in pages.PAGES]
+
+
+def _url(server: str, name: str, page) -> str:
+    path = "" if page.default else page.path.removeprefix("views/").removesuffix(".py")
+    return f"{server}/{path}?classroom=true"
+
+
+@pytest.fixture(scope="module")
+def server():
+    with streamlit_server() as srv:
+        yield srv.url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        yield b
+        b.close()
+
+
+def _settle(page) -> None:
+    page.locator('[data-testid="stSidebarNav"]').wait_for(timeout=180_000)
+    page.locator("h1").first.wait_for(timeout=180_000)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
+        timeout=180_000)
+    page.wait_for_timeout(1500)  # plotly lays out
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)], ids=["1280x720", "1920x1080"])
+def test_classroom_mode_cuts_nothing_off(server, browser, size):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    w, h = size
+    problems = {}
+    for name, page_def in _pages():
+        page = browser.new_page(viewport={"width": w, "height": h})
+        try:
+            page.goto(_url(server, name, page_def), wait_until="domcontentloaded")
+            _settle(page)
+            if name == "lesson":  # the numbers a class reads appear after a step
+                page.locator(".st-key-step button:visible").first.click(timeout=60_000)
+                page.get_by_text("Paused at t = 1").first.wait_for(timeout=60_000)
+                _settle(page)
+            cut = page.evaluate(TRUNCATED_JS)
+            if cut:
+                problems[name] = cut
+            if size == (1280, 720):
+                page.mouse.move(2, 2)
+                page.screenshot(path=str(SHOTS / f"{name}_1280x720.png"), full_page=True)
+            assert page.locator('[data-testid="stException"]').count() == 0, name
+        finally:
+            page.close()
+    assert not problems, f"text cut off at {w}×{h}: {problems}"

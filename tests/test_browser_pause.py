@@ -1,0 +1,117 @@
+"""Real browser: Pause acts on the first click, at every Play speed (issue 12, item 1).
+
+Found by hand: Play, then one click on Pause after 2 s was ignored in 6 of 6 trials (the
+click's trigger reached the server twice: once in the Play tick's fragment rerun and once
+in the full rerun Pause asks for, and the toggling callback undid it). Here, for each speed,
+one click on Pause must stop the iteration counter within one tick of the click, and the
+status must say "Paused". Reset pressed while playing must stop and rewind on its first click.
+
+Skipped when /usr/bin/chromium is missing, unless env CI is set (then it fails).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import streamlit_server
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+pytestmark = pytest.mark.browser
+
+if not Path(CHROMIUM).exists():
+    if os.environ.get("CI"):
+        pytest.fail(f"CI is set but no browser at {CHROMIUM} (apt-get install -y chromium)", pytrace=False)
+    pytest.skip(f"no browser at {CHROMIUM}", allow_module_level=True)
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+ITER_JS = ("() => { const m = [...document.querySelectorAll('[data-testid=\"stMetric\"]')]"
+           ".find(e => e.innerText.includes('Iteration'));"
+           " return m ? parseInt(m.querySelector('[data-testid=\"stMetricValue\"]').innerText) : -1; }")
+
+
+@pytest.fixture(scope="module")
+def server():
+    with streamlit_server() as srv:
+        yield srv.url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        yield b
+        b.close()
+
+
+def _button(page, key: str):
+    """A Streamlit button by its widget key (its accessible name also holds the shortcut hint)."""
+    return page.locator(f".st-key-{key} button:visible").first
+
+
+def _n(page) -> int:
+    return int(page.evaluate(ITER_JS))
+
+
+# The server-driven Play (player=off: the fallback when the browser player cannot run; the
+# player's own Pause is tested in tests/test_player_browser.py).
+# (speed, EM steps per tick) as in dashboard/controls.SPEEDS; long runs so Play is still going
+# when Pause is pressed: synthetic_spam at tol 1e-8 takes 31 iterations, play_tennis with every
+# label hidden 63 (16 ticks at "fast"; a light data set, so a loaded test machine still clicks in time).
+CASES = [
+    ("slow", 1, "?dataset=synthetic_spam&tol=1e-08&hidden=100&player=off"),
+    ("normal", 1, "?dataset=synthetic_spam&tol=1e-08&hidden=100&player=off"),
+    ("fast", 4, "?dataset=play_tennis&hidden=100&tol=1e-08&player=off"),
+]
+
+
+@pytest.mark.parametrize("speed,per_tick,query", CASES, ids=[c[0] for c in CASES])
+def test_pause_stops_play_on_the_first_click(server, browser, speed, per_tick, query):
+    from dashboard import controls
+
+    assert controls.SPEEDS[speed][0] == per_tick
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        page.goto(f"{server}/{query}&speed={speed}", wait_until="domcontentloaded")
+        _button(page, "play").wait_for(timeout=180_000)
+        assert _n(page) == 0
+        _button(page, "play").click()
+        page.wait_for_function(f"() => ({ITER_JS})() >= {2 * per_tick}", timeout=60_000)
+        pause = _button(page, "pause")
+        pause.click(timeout=180_000)        # ONE click
+        n_click = _n(page)
+        # the click took effect: the button says Play again and the status says Paused
+        _button(page, "play").wait_for(timeout=30_000)
+        page.get_by_text("Paused at t =").first.wait_for(timeout=30_000)
+        page.wait_for_timeout(int(3 * controls.SPEEDS[speed][1] * 1000) + 1500)
+        n1 = _n(page)
+        page.wait_for_timeout(2000)
+        n2 = _n(page)
+        assert n1 == n2, f"{speed}: still running after Pause ({n1} -> {n2})"
+        assert n_click <= n1 <= n_click + per_tick, \
+            f"{speed}: counter went from {n_click} at the click to {n1} (one tick = {per_tick} steps)"
+        assert page.get_by_text(f"Paused at t = {n1}").count() > 0
+        assert page.locator('[data-testid="stException"]').count() == 0
+    finally:
+        page.close()
+
+
+def test_reset_while_playing_stops_and_rewinds_on_the_first_click(server, browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        page.goto(f"{server}/?dataset=synthetic_spam&tol=1e-08&hidden=100&speed=slow&player=off",
+                  wait_until="domcontentloaded")
+        _button(page, "play").click(timeout=180_000)
+        page.wait_for_function(f"() => ({ITER_JS})() >= 2", timeout=60_000)
+        _button(page, "reset").click()
+        page.get_by_text("Ready: t = 0").first.wait_for(timeout=30_000)
+        _button(page, "play").wait_for(timeout=30_000)
+        page.wait_for_timeout(3000)
+        assert _n(page) == 0
+    finally:
+        page.close()

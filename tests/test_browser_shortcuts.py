@@ -1,0 +1,67 @@
+"""A presentation clicker drives the lesson (issue 17): → / Page Down step, P plays and pauses,
+Home resets, E and M do the half-steps. Real browser (Playwright + Debian chromium); screenshots of
+the state between the half-steps and of the shortcuts popover go to artifacts/screenshots/."""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, streamlit_server
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+SHOTS = ROOT / "artifacts" / "screenshots"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+pytestmark = pytest.mark.browser
+
+if not Path(CHROMIUM).exists():
+    if os.environ.get("CI"):
+        pytest.fail(f"CI is set but no browser at {CHROMIUM} (apt-get install -y chromium)", pytrace=False)
+    pytest.skip(f"no browser at {CHROMIUM}", allow_module_level=True)
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+ITER_JS = ("() => { const m = [...document.querySelectorAll('[data-testid=\"stMetric\"]')]"
+           ".find(e => e.innerText.includes('Iteration'));"
+           " return m ? parseInt(m.querySelector('[data-testid=\"stMetricValue\"]').innerText) : -1; }")
+
+
+def wait_iteration(page, n: int, timeout=180_000):
+    page.wait_for_function(f"() => ({ITER_JS})() === {n}", timeout=timeout)
+
+
+def test_clicker_keys_drive_the_lesson():
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with streamlit_server() as srv, sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        page = browser.new_page(viewport={"width": 1500, "height": 1800})
+        page.goto(srv.url + "/?dataset=toy_spam&hidden=50&lam=1&init=labeled", wait_until="domcontentloaded")
+        wait_iteration(page, 0)
+        page.get_by_text("Ready: t = 0").first.wait_for(timeout=180_000)
+        page.mouse.click(5, 900)  # focus the page, not a widget
+        page.keyboard.press("ArrowRight")
+        wait_iteration(page, 1)
+        page.keyboard.press("PageDown")
+        wait_iteration(page, 2)
+        page.keyboard.press("e")
+        page.get_by_text("Between the half-steps at t = 2").first.wait_for(timeout=180_000)
+        page.wait_for_timeout(800)
+        page.screenshot(path=str(SHOTS / "lesson_between_half_steps.png"), full_page=True)
+        page.keyboard.press("m")
+        wait_iteration(page, 3)
+        page.keyboard.press("Home")
+        wait_iteration(page, 0)
+        page.keyboard.press("p")  # Play …
+        page.wait_for_function(f"() => ({ITER_JS})() >= 2", timeout=180_000)
+        page.keyboard.press("p")  # … and Pause
+        # paused again (the label carries the shortcut hint, "Play P")
+        page.get_by_role("button", name=re.compile(r"^Play")).first.wait_for(timeout=180_000)
+        page.get_by_role("button", name="Keyboard shortcuts").first.click()
+        page.get_by_text("Play / Pause").first.wait_for(timeout=30_000)
+        page.wait_for_timeout(500)
+        page.screenshot(path=str(SHOTS / "lesson_shortcuts_popover.png"))
+        browser.close()

@@ -1,0 +1,271 @@
+"""The browser player's payload (dashboard/player/payload.py) and its JavaScript decoder.
+
+The numbers are checked against the chart specs dashboard.charts builds for the same
+iterations (the server-rendered page), not against the encoder's own output."""
+from __future__ import annotations
+
+import base64
+import json
+import math
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+import nbcore
+from conftest import ROOT
+from dashboard import charts, derive
+from dashboard.player import payload as pl
+
+
+def test_quantize_round_trip_within_the_stated_error():
+    rng = np.random.default_rng(0)
+    x = rng.random(500) * 3 - 1
+    d = pl.quantize(x.tolist())
+    back = pl.dequantize(d)
+    assert np.abs(back - x).max() <= pl.max_error(d) + 1e-15
+    assert pl.max_error(d) == pytest.approx((x.max() - x.min()) / (2 * 65534))
+    assert back.min() == x.min() and back.max() == x.max()  # the ends are exact
+    # 2 bytes a value (+ base64): far smaller than JSON floats
+    assert len(d["q"]) <= math.ceil(500 * 2 / 3) * 4
+
+
+def test_quantize_missing_values_constant_arrays_and_2d():
+    d = pl.quantize([0.5, None, float("nan"), 0.25, float("inf")])
+    back = pl.dequantize(d)
+    assert np.isnan(back[[1, 2, 4]]).all() and back[0] == 0.5 and back[3] == 0.25
+    assert pl.dequantize(pl.quantize([7.0, 7.0, 7.0])).tolist() == [7.0, 7.0, 7.0]
+    assert np.isnan(pl.dequantize(pl.quantize([None, None]))).all()
+    z = [[0.0, 0.5], [1.0, 0.25], [0.75, None]]
+    d = pl.quantize(z)
+    assert d["shape"] == [3, 2]
+    back = pl.dequantize(d)
+    np.testing.assert_allclose(back[:2], [[0.0, 0.5], [1.0, 0.25]], atol=pl.max_error(d))
+    assert np.isnan(back[2, 1])
+
+
+def test_encode_array_kinds():
+    table = pl.StringTable()
+    assert pl.encode_array(["b", "a", "b"], table) == {"s": [0, 1, 0]} and table.items == ["b", "a"]
+    assert pl.encode_array(["a", "c"], table) == {"s": [1, 2]}  # the table grows, indices stay
+    assert pl.encode_array([1, "x"], table) == [1, "x"]  # mixed lists travel as they are
+    assert pl.encode_array([], table) == [] and pl.encode_array(3, table) == 3
+    assert pl.encode_array([True, 2], table) == [True, 2]  # booleans are not numbers here
+
+
+def _run(name: str, hidden: float = 0.9, steps: int = 12, model: str | None = None):
+    ds = nbcore.load_dataset(name)
+    model = model or ds.models[0]
+    y_obs, _ = nbcore.hide_labels(np.asarray(ds.y), fraction=hidden, random_state=0)
+    run = nbcore.EM(model=model, n_classes=ds.n_classes, smoothing=1.0, init="labeled", max_iter=steps,
+                    tol=None, random_state=0).start(ds.for_model(model), y_obs)
+    run.run_to_convergence()
+    return ds, run, model
+
+
+def _bars(ds, run, model, t):
+    view = derive.param_view(run.history[t], model, ds.feature_names)
+    prev = derive.param_view(run.history[t - 1], model, ds.feature_names) if t else None
+    return charts.beta_bars_figure(view.mat, None if prev is None else prev.mat, view.rows, ds.class_names,
+                                   value_label=view.label, log_scale=view.log_scale, font_size=15)
+
+
+def _heat(ds, run, model, t):
+    view = derive.param_view(run.history[t], model, ds.feature_names)
+    return charts.heatmap_figure(view.mat, view.rows, ds.class_names, view.short, 15, zmin=view.zmin,
+                                 zmax=view.zmax)
+
+
+def _images(ds, run, model, t):
+    view = derive.param_view(run.history[t], model, ds.feature_names)
+    return charts.digits_figure(view.mat, tuple(ds.image_shape), ds.class_names, view.short, 15)
+
+
+def _assert_same_chart(got: dict, want: dict) -> None:
+    """Every trace array equal (numbers to the quantisation step), every layout part equal."""
+    assert len(got["data"]) == len(want["data"])
+    for g, w in zip(got["data"], want["data"]):
+        assert set(g) == set(w)
+        for k, v in w.items():
+            if isinstance(v, list) and v and (isinstance(v[0], (int, float)) or isinstance(v[0], list)):
+                a = np.array(g[k], dtype=float)
+                b = np.array(v, dtype=float)
+                assert a.shape == b.shape
+                np.testing.assert_allclose(a, b, atol=1e-4 * max(1.0, np.nanmax(np.abs(b))))
+            else:
+                assert g[k] == v, k
+    assert got["layout"] == want["layout"]
+
+
+@pytest.mark.parametrize("name,builder", [("synthetic_spam", _bars), ("synthetic_spam", _heat),
+                                          ("digits", _images), ("digits", _bars)])
+def test_every_frame_rebuilds_the_servers_chart(name, builder):
+    ds, run, model = _run(name)
+    log = pl.ChartLog("k", {"c": lambda t: builder(ds, run, model, t)})
+    log.extend(len(run.history))
+    assert len(log.frames) == len(run.history) == 13
+    for t in range(len(run.history)):
+        got = pl.apply_patch(log.templates["c"], log.frames[t]["c"], log.strings.items)
+        _assert_same_chart(got, builder(ds, run, model, t))
+
+
+def test_payload_is_compact_and_sent_once():
+    ds, run, model = _run("digits", steps=30)
+    log = pl.ChartLog("k", {"c": lambda t: _images(ds, run, model, t)})
+    log.extend(len(run.history))
+    first = log.payload(0, 0, -1)
+    plain = json.dumps([_images(ds, run, model, t) for t in range(len(run.history))])
+    compact = json.dumps(first)
+    assert len(compact) < 0.3 * len(plain), (len(compact), len(plain))
+    # what a player holding everything gets: nothing but the bookkeeping
+    again = log.payload(len(log.frames), len(log.strings), log.n_templates)
+    assert again["frames"] == [] and again["strs"] == [] and "templates" not in again
+    # a player that holds 10 frames gets the other 21
+    part = log.payload(10, len(log.strings), log.n_templates)
+    assert part["base"] == 10 and len(part["frames"]) == 21
+
+
+def test_truncate_after_a_rewind_then_extend_gives_the_same_frames():
+    ds, run, model = _run("synthetic_spam", steps=8)
+    holder = {"run": run}
+    log = pl.ChartLog("k", {"c": lambda t: _bars(ds, holder["run"], model, t)})
+    log.extend(9)
+    before = json.dumps(log.frames)
+    holder["run"] = run.rewound(4)
+    log.truncate(5)
+    assert len(log.frames) == 5
+    for _ in range(4):
+        holder["run"].step()
+    log.extend(9)
+    assert json.dumps(log.frames) == before
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_the_javascript_decoder_gives_the_original_numbers(tmp_path):
+    """player.js's decode() (run under node) against the original arrays, not against dequantize()."""
+    rng = np.random.default_rng(3)
+    one = rng.random(300).tolist()
+    one[7] = None
+    two = rng.normal(size=(8, 8)).tolist()
+    table = pl.StringTable()
+    cases = [pl.encode_array(one, table), pl.encode_array(two, table), pl.encode_array(["x", "y", "x"], table)]
+    mod = tmp_path / "player.mjs"
+    mod.write_text((ROOT / "dashboard" / "player" / "player.js").read_text())
+    script = (f"import {{ decode }} from {json.dumps(mod.as_uri())};\n"
+              "globalThis.atob = globalThis.atob || ((s) => Buffer.from(s, 'base64').toString('binary'));\n"
+              f"const cases = {json.dumps(cases)}; const strs = {json.dumps(table.items)};\n"
+              "console.log(JSON.stringify(cases.map((c) => decode(c, strs))));\n")
+    out = subprocess.run(["node", "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    a = np.array([np.nan if v is None else v for v in got[0]])
+    b = np.array([np.nan if v is None else v for v in one])
+    assert np.isnan(a[7]) and np.nanmax(np.abs(a - b)) <= pl.max_error(cases[0]) + 1e-12
+    np.testing.assert_allclose(np.array(got[1]), np.array(two), atol=pl.max_error(cases[1]) + 1e-12)
+    assert got[2] == ["x", "y", "x"]
+
+
+# ---- the server side of the protocol (dashboard/player/__init__.py) ------------------------------------
+
+@pytest.fixture
+def session(monkeypatch):
+    """A plain dict as st.session_state, with a run of the default lesson at iteration 3."""
+    import streamlit as st
+
+    from dashboard import player, state
+    ss: dict = {}
+    monkeypatch.setattr(st, "session_state", ss, raising=False)
+    ds = nbcore.load_dataset("synthetic_spam")
+    y_obs, _ = nbcore.hide_labels(np.asarray(ds.y), fraction=0.9, random_state=0)
+    run = nbcore.EM(n_classes=2, init="labeled", tol=None, max_iter=40, keep_resp=2,
+                    random_state=0).start(ds.X, y_obs)
+    state.init()
+    state.put(state.RUN, run)
+    state.put(state.RUN_SERIAL, 1)
+    for _ in range(3):
+        run.step()
+    player.follow()
+    return ss
+
+
+def test_need_computes_ahead_only_while_playing_and_pause_drops_what_was_not_shown(session):
+    from dashboard import player, state
+    tok = player._token()
+    player.apply_view({"run": tok, "t": 3, "revealed": 3, "playing": True, "play": 1})
+    player.apply_need({"run": tok, "upto": 12, "play": 1})
+    ahead = state.get(state.RUN)
+    assert ahead.iteration == 12
+    reference = [s.beta.copy() for s in ahead.history]
+    # Pause at iteration 7: 8..12 were never shown, the run goes back to 7
+    player.apply_view({"run": tok, "t": 7, "revealed": 7, "playing": False, "play": 1})
+    run = state.get(state.RUN)
+    assert run.iteration == 7 and state.get(state.VIEW_T) is None
+    # a "need" of that play arriving after its Pause computes nothing
+    player.apply_need({"run": tok, "upto": 20, "play": 1})
+    assert state.get(state.RUN).iteration == 7 and not player._p()["playing"]
+    # a need of a newer play whose Play report was lost still computes (and marks the page as playing)
+    player.apply_need({"run": tok, "upto": 9, "play": 2})
+    assert state.get(state.RUN).iteration == 9 and player._p()["playing"]
+    player.apply_view({"run": tok, "t": 7, "revealed": 7, "playing": False, "play": 2})
+    run = state.get(state.RUN)
+    assert run.iteration == 7
+    run.step()  # EM is deterministic: the next step gives the dropped iteration 8 again
+    np.testing.assert_array_equal(run.history[8].beta, reference[8])
+    # scrubbing back to 2 after having seen 8 keeps the run, the page shows 2
+    player.apply_view({"run": tok, "t": 2, "revealed": 8, "playing": False})
+    assert state.get(state.RUN).iteration == 8 and state.get(state.VIEW_T) == 2
+
+
+def test_reports_about_another_run_or_garbage_change_nothing(session):
+    from dashboard import player, state
+    tok = player._token()
+    before = state.get(state.RUN)
+    for bad in (None, "x", [], {"run": "someone-else", "t": 0, "playing": False},
+                {"run": tok, "t": "abc", "revealed": None, "playing": False}):
+        player.apply_view(bad)
+        player.apply_need(bad)
+    assert state.get(state.RUN).iteration == before.iteration == 3
+    player.apply_view({"run": tok, "t": 10 ** 9, "revealed": -5, "playing": False})  # clamped
+    assert state.get(state.RUN).iteration == 3 and state.get(state.VIEW_T) is None
+    # a Step on the server (follow) never loses the iterations the page already showed
+    player.apply_view({"run": tok, "t": 0, "revealed": 0, "playing": False})
+    assert state.get(state.RUN).iteration == 3 and state.get(state.VIEW_T) == 0
+
+
+def _player_data(at) -> dict:
+    out = {}
+    for e in at.get("bidi_component"):
+        if e.proto.component_name == "nbem_player":
+            d = json.loads(e.proto.json)
+            out[d["role"]] = d
+    return out
+
+
+def test_lesson_page_with_the_player_sends_each_iteration_once():
+    from streamlit.testing.v1 import AppTest
+    at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
+    at.query_params["player"] = "on"
+    at.run()
+    assert not at.exception
+    d = _player_data(at)
+    assert set(d) == {"main", "params", "preload"}
+    assert len(at.get("plotly_chart")) == 0  # the browser draws every lesson chart
+    assert not [s for s in at.slider if s.label == "Show iteration"]  # the player has the slider (and Play)
+    assert not [b for b in at.button if b.label in ("Play", "Pause")]
+    run = at.session_state["run"]
+    alpha = next(s["spec"] for s in d["main"]["series"] if s["name"] == "alpha")
+    np.testing.assert_allclose(alpha["data"][0]["y"], [s.alpha[0] for s in run.history])
+    assert d["main"]["n"] == 1 and d["params"]["base"] == 0 and len(d["params"]["frames"]) == 1
+    assert "templates" in d["params"] and "template" not in alpha["layout"]  # sent once, in "tpl"
+    at.button(key="step").click().run()
+    at.button(key="step").click().run()
+    d = _player_data(at)
+    assert d["main"]["n"] == 3 and d["main"]["t"] == 2
+    # only the new iteration travels, not the whole history again
+    assert d["params"]["base"] == 2 and len(d["params"]["frames"]) == 1 and "templates" not in d["params"]
+    # off by URL: the server's charts, as before
+    off = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
+    off.query_params["player"] = "off"
+    off.run()
+    assert len(off.get("plotly_chart")) >= 4 and not _player_data(off)

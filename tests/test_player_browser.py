@@ -1,0 +1,184 @@
+"""The lesson's browser player in real Chromium: scrubbing while dragging, Play/Pause, the maths panel follows.
+
+The charts' numbers are compared with the same run computed here with nbcore (EM is
+deterministic), not with anything the player or the server reports. Screenshots go to
+artifacts/screenshots/ (player_start, player_mid_scrub, player_converged).
+Skipped without /usr/bin/chromium unless CI is set (as tests/test_browser.py).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import nbcore
+from conftest import ROOT, streamlit_server
+from dashboard import charts, derive
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+SHOTS = ROOT / "artifacts" / "screenshots"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+LONG = "dataset=synthetic_spam&tol=1e-08&max_iter=40"
+
+pytestmark = pytest.mark.browser
+
+if not Path(CHROMIUM).exists():
+    if os.environ.get("CI"):
+        pytest.fail(f"CI is set but no browser at {CHROMIUM} (apt-get install -y chromium)", pytrace=False)
+    pytest.skip(f"no browser at {CHROMIUM}", allow_module_level=True)
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+
+@pytest.fixture(scope="module")
+def server():
+    with streamlit_server() as srv:
+        yield srv.url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        yield b
+        b.close()
+
+
+def _expected_run(max_iter=40, tol=1e-8):
+    """The default lesson's run, computed here: synthetic_spam, 90 % hidden, λ = 1, from the labelled, seed 0."""
+    ds = nbcore.load_dataset("synthetic_spam")
+    y_obs, _ = nbcore.hide_labels(np.asarray(ds.y), fraction=0.9, random_state=0)
+    run = nbcore.EM(model="bernoulli", n_classes=ds.n_classes, smoothing=1.0, init="labeled", max_iter=max_iter,
+                    tol=tol, random_state=0).start(ds.X, y_obs)
+    run.run_to_convergence()
+    return ds, run
+
+
+P = "window.__nbemPlayer"
+METRIC = ("() => { const m = [...document.querySelectorAll('[data-testid=\"stMetric\"]')]"
+          ".find(e => e.innerText.includes('Iteration'));"
+          " return m ? parseInt(m.querySelector('[data-testid=\"stMetricValue\"]').innerText) : -1; }")
+# the parameter chart as the browser drew it: ticktext (feature names) and each class's bar values
+DRAWN = ("() => { const gd = document.querySelector('.nbp-params .nbp-chart .js-plotly-plot');"
+         " if (!gd || !gd._fullLayout) return null;"
+         " const bars = gd.data.filter(t => t.type === 'bar');"
+         " return {names: gd.layout.yaxis.ticktext, x: bars.map(b => Array.from(b.x))}; }")
+
+
+def _open(browser, url):
+    page = browser.new_page(viewport={"width": 1600, "height": 2000})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url, wait_until="domcontentloaded")
+    page.wait_for_function(f"() => {P} && {P}.main && {P}.params && {P}.params.log && window.Plotly", timeout=120_000)
+    page.wait_for_function(f"() => ({DRAWN})() !== null", timeout=60_000)
+    return page, errors
+
+
+def _expected_bars(ds, run, t):
+    view = derive.param_view(run.history[t], "bernoulli", ds.feature_names)
+    prev = derive.param_view(run.history[t - 1], "bernoulli", ds.feature_names) if t else None
+    spec = charts.beta_bars_figure(view.mat, None if prev is None else prev.mat, view.rows, ds.class_names,
+                                   value_label=view.label, log_scale=view.log_scale, font_size=15)
+    bars = [tr for tr in spec["data"] if tr["type"] == "bar"]
+    return spec["layout"]["yaxis"]["ticktext"], [b["x"] for b in bars]
+
+
+def _assert_shows(page, ds, run, t):
+    drawn = page.evaluate(DRAWN)
+    names, xs = _expected_bars(ds, run, t)
+    assert drawn["names"] == names, (t, drawn["names"], names)
+    for got, want in zip(drawn["x"], xs):
+        np.testing.assert_allclose(got, want, atol=1e-4)
+
+
+def _shot(page, name, move_mouse=True):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    if move_mouse:  # no tooltip in the picture (not while dragging: that would move the slider)
+        page.mouse.move(5, 5)
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def test_scrubbing_redraws_while_dragging_and_the_maths_follows_on_release(server, browser):
+    ds, run = _expected_run()
+    n = len(run.history) - 1
+    assert n >= 8
+    page, errors = _open(browser, f"{server}/?{LONG}")
+    _assert_shows(page, ds, run, 0)
+    _shot(page, "player_start")
+    page.get_by_role("button", name="Run to convergence", exact=True).click()
+    page.wait_for_function(f"() => ({METRIC})() === {n} && {P}.n === {n + 1} && {P}.t === {n}", timeout=120_000)
+    page.wait_for_function(f"() => {P}.params.log.frames.length === {n + 1}", timeout=60_000)
+    _assert_shows(page, ds, run, n)
+
+    # drag from the right end to the left, one slider position at a time, the mouse button held down
+    box = page.locator(".nbp-slider").bounding_box()
+    y = box["y"] + box["height"] / 2
+    x = [box["x"] + 8 + (box["width"] - 16) * k / n for k in range(n + 1)]
+    page.mouse.move(x[n], y)
+    page.mouse.down()
+    seen = []
+    mid = n // 2
+    for k in range(n - 1, -1, -1):
+        page.mouse.move(x[k], y)
+        # the chart shows iteration k while the mouse is still down: no round trip to the server
+        page.wait_for_function(f"() => {P}.stats.lastDrawn === {k}", timeout=20_000)
+        page.wait_for_timeout(40)
+        _assert_shows(page, ds, run, k)
+        seen.append(k)
+        if k == mid:
+            _shot(page, "player_mid_scrub", move_mouse=False)
+            # the server has not been told yet: its page still says nothing about an earlier iteration
+            assert page.get_by_text("Showing iteration").count() == 0
+    page.mouse.up()
+    assert seen == list(range(n - 1, -1, -1))
+    # released at 0: the server follows (caption, metric, maths panel of iteration 0)
+    page.get_by_text(f"Showing iteration 0 of {n}").first.wait_for(timeout=30_000)
+    page.get_by_text("t = 0: these are the initial parameters").first.wait_for(timeout=30_000)
+
+    # keyboard on the same slider: the maths panel explains the iteration shown
+    page.locator(".nbp-slider").focus()
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    page.wait_for_function(f"() => {P}.stats.lastDrawn === 3", timeout=10_000)
+    page.wait_for_timeout(100)  # Plotly.react has resolved
+    _assert_shows(page, ds, run, 3)
+    page.get_by_text("How iteration 3 was made").first.wait_for(timeout=30_000)
+    page.get_by_text(f"Showing iteration 3 of {n}").first.wait_for(timeout=30_000)
+    assert page.evaluate(METRIC) == n  # the run is not cut back: the slider only looks back
+    page.locator(".nbp-slider").focus()
+    page.keyboard.press("End")
+    page.wait_for_function(f"() => {P}.t === {n}", timeout=10_000)
+    page.get_by_text("Showing iteration").first.wait_for(state="detached", timeout=30_000)
+    _shot(page, "player_converged")
+    assert not errors, errors
+    page.close()
+
+
+@pytest.mark.parametrize("speed", ["slow", "normal", "fastest"])
+def test_pause_obeys_the_first_click_and_the_page_follows(server, browser, speed):
+    page, errors = _open(browser, f"{server}/?{LONG}&speed={speed}")
+    page.get_by_role("button", name="Play", exact=True).click()
+    page.wait_for_function(f"() => {P}.playing && {P}.t >= 2", timeout=90_000)
+    page.get_by_role("button", name="Pause", exact=True).click()
+    t = page.evaluate(f"() => {P}.t")
+    assert page.evaluate(f"() => {P}.playing") is False  # on the first click, whatever the speed
+    page.get_by_role("button", name="Play", exact=True).wait_for(timeout=5_000)
+    page.wait_for_timeout(1200)
+    assert page.evaluate(f"() => {P}.t") == t  # stays put
+    # the server follows the iteration shown: metric, status, maths panel; iterations computed
+    # ahead while playing are dropped, so Step goes on from what the class saw
+    page.wait_for_function(f"() => ({METRIC})() === {t}", timeout=60_000)
+    page.get_by_text(f"Paused at t = {t}").first.wait_for(timeout=30_000)
+    page.get_by_text(f"How iteration {t} was made").first.wait_for(timeout=30_000)
+    page.locator(".st-key-step button").first.click()
+    page.wait_for_function(f"() => ({METRIC})() === {t + 1} && {P}.stats.lastDrawn === {t + 1}", timeout=60_000)
+    page.wait_for_timeout(100)
+    ds, run = _expected_run()
+    _assert_shows(page, ds, run, t + 1)
+    assert not errors, errors
+    page.close()

@@ -1,0 +1,337 @@
+"""The shared-data-set store (dashboard/store): the same suite against SQLite and a real
+PostgreSQL server (tests/pg_cluster.py starts a throwaway one; never a mock).
+
+Numbers are checked against what they must be independently of the store's code:
+SHA-256 from hashlib, sizes from len(), eviction order from the order of use.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import ROOT
+from dashboard import store as S
+from dashboard.store.sqlite import SQLiteStore
+
+CSV = b"text,label\nwin money now,spam\nlunch at noon,ham\nfree money,\n"
+KB = 1024
+
+
+class Clock:
+    """A clock the tests move by hand (TTL and LRU without sleeping)."""
+
+    def __init__(self, t: float = 1_800_000_000.0):
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
+
+    def advance(self, s: float) -> None:
+        self.t += s
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def make(request, tmp_path):
+    """make(**limits) -> (store, clock): an empty store of the parametrised backend."""
+    opened = []
+    if request.param == "postgresql":
+        url = request.getfixturevalue("pg_url")
+        from pg_cluster import drop_tables
+        drop_tables(url)
+    else:
+        url = "sqlite:///" + str(tmp_path / "store" / "shares.sqlite3")
+
+    def _make(clock=None, **limits):
+        clock = clock or Clock()
+        st = S.open_store(url, S.Limits(**limits), clock=clock)
+        opened.append(st)
+        return st, clock
+
+    _make.url = url
+    _make.kind = request.param
+    yield _make
+    for st in opened:
+        st.close()
+
+
+# ---- put / lookup / read ------------------------------------------------------------------
+
+def test_round_trip_keeps_bytes_name_and_options(make):
+    st, clock = make()
+    opts = {"text_column": "text", "ngram_range": [1, 2], "binary": False, "min_df": 1, "note": None}
+    r = st.put("lesson.csv", CSV, opts, owner="teacher")
+    got = st.lookup(r.id)
+    assert got.name == "lesson.csv"
+    assert got.options == opts
+    assert got.size == len(CSV)
+    assert got.sha256 == hashlib.sha256(CSV).hexdigest()
+    assert st.read(r.id) == CSV
+    assert st.usage() == (1, len(CSV))
+
+
+def test_ids_are_random_144_bit_tokens(make):
+    st, _ = make(shares_per_hour=1000)
+    ids = [st.put("a.csv", CSV, owner="t").id for _ in range(60)]
+    assert len(set(ids)) == 60
+    for i in ids:
+        assert len(i) == 24 and S.valid_id(i)
+        assert len(base64.urlsafe_b64decode(i)) * 8 >= 128
+        assert "/" not in i and "." not in i
+    # not sequential: consecutive ids share no long common prefix
+    common = [len(os.path.commonprefix([a, b])) for a, b in zip(ids, ids[1:])]
+    assert max(common) < 6
+
+
+def test_display_name_is_never_a_path_or_control_characters(make):
+    st, _ = make()
+    r = st.put("../../etc/passwd\x00\n<script>.csv", CSV, owner="t")
+    name = st.lookup(r.id).name
+    assert "/" not in name and "\x00" not in name and "\n" not in name
+    assert name.endswith("<script>.csv")  # kept as text; the UI escapes it, never renders it
+
+
+@pytest.mark.parametrize("bad", ["", "abc", "../../etc/passwd", "a" * 23, "a" * 25, "a" * 100_000,
+                                 "aaaaaaaaaaaaaaaaaaaaaaa.", "aaaaaaaaaaaaaaaaaaaaaaa\n", "ääääääääääääääääääääääää",
+                                 "1 OR 1=1; DROP TABLE x--"])
+def test_malformed_ids_are_refused_without_a_query(make, bad, monkeypatch):
+    st, _ = make()
+    monkeypatch.setattr(st, "_tx", lambda write: pytest.fail("queried the store for a malformed id"))
+    with pytest.raises(S.BadId, match="not valid"):
+        st.lookup(bad)
+    with pytest.raises(S.BadId):
+        st.read(bad)
+    assert st.delete(bad, "x" * 32) is False
+
+
+def test_unknown_id_is_not_found(make):
+    st, _ = make()
+    st.put("a.csv", CSV, owner="t")
+    with pytest.raises(S.NotFound, match="No shared data set"):
+        st.lookup("A" * 24)
+
+
+# ---- limits -------------------------------------------------------------------------------
+
+def test_file_over_the_per_file_limit_is_refused_and_nothing_stored(make):
+    st, _ = make(max_file_bytes=10 * KB)
+    with pytest.raises(S.TooBig, match="at most 10 KB"):
+        st.put("big.csv", b"x" * (10 * KB + 1), owner="t")
+    with pytest.raises(S.TooBig, match="empty"):
+        st.put("empty.csv", b"", owner="t")
+    assert st.usage() == (0, 0)
+    st.put("ok.csv", b"x" * (10 * KB), owner="t")
+    assert st.usage() == (1, 10 * KB)
+
+
+def test_age_eviction_ttl_counts_from_last_open(make):
+    day = 86400.0
+    st, clock = make(ttl_seconds=7 * day)
+    a = st.put("a.csv", CSV, owner="t").id
+    b = st.put("b.csv", CSV, owner="t").id
+    clock.advance(5 * day)
+    st.lookup(a)                       # opened on day 5: lives until day 12
+    clock.advance(3 * day)             # day 8: b (last opened day 0) is past its 7 days
+    assert st.lookup(a).id == a
+    with pytest.raises(S.Gone, match="not opened for 7 days") as e:
+        st.lookup(b)
+    assert e.value.reason == "expired"
+    assert st.usage() == (1, len(CSV))
+    clock.advance(7 * day + 1)         # a, last opened day 8, is expired on day 15 too
+    assert st.evict() == 1
+    assert st.usage() == (0, 0)
+    with pytest.raises(S.Gone, match="not opened"):
+        st.lookup(a)
+
+
+def test_size_eviction_removes_least_recently_used_first(make):
+    st, clock = make(max_total_bytes=3 * KB, max_file_bytes=2 * KB)
+    ids = {}
+    for name in "abc":
+        ids[name] = st.put(name + ".csv", b"x" * KB, owner=name).id
+        clock.advance(120)
+    st.lookup(ids["a"])                # a is now the most recently used; b the least
+    clock.advance(120)
+    ids["d"] = st.put("d.csv", b"y" * KB, owner="d").id     # needs 1 KB: b goes
+    assert st.usage() == (3, 3 * KB)
+    with pytest.raises(S.Gone, match="least recently used") as e:
+        st.lookup(ids["b"])
+    assert e.value.reason == "evicted"
+    for name in "acd":
+        assert st.lookup(ids[name]).id == ids[name]
+    clock.advance(120)
+    st.put("e.csv", b"z" * 2 * KB, owner="e")                  # needs 2 KB: the two LRU (c, then a) go
+    n, total = st.usage()
+    assert total <= 3 * KB and n == 2
+    with pytest.raises(S.Gone):
+        st.lookup(ids["c"])
+    with pytest.raises(S.Gone):
+        st.lookup(ids["a"])
+    assert st.read(ids["d"]) == b"y" * KB
+
+
+def test_shares_per_session_per_hour(make):
+    st, clock = make(shares_per_hour=3)
+    for _ in range(3):
+        st.put("a.csv", CSV, owner="session-1")
+    with pytest.raises(S.RateLimited, match=r"3 data sets in the last hour \(the limit is 3\)"):
+        st.put("a.csv", CSV, owner="session-1")
+    st.put("a.csv", CSV, owner="session-2")      # another session is not limited by the first
+    clock.advance(3601)
+    st.put("a.csv", CSV, owner="session-1")      # an hour later it may share again
+    assert st.usage()[0] == 5
+
+
+def test_sharing_can_be_turned_off(make):
+    st, _ = make(shares_per_hour=0)
+    with pytest.raises(S.RateLimited, match="turned off"):
+        st.put("a.csv", CSV, owner="t")
+
+
+# ---- delete link --------------------------------------------------------------------------
+
+def test_delete_needs_the_right_secret_and_works_once(make):
+    st, _ = make()
+    r = st.put("a.csv", CSV, owner="t")
+    other = st.put("b.csv", CSV, owner="t")
+    assert st.delete(r.id, other.delete_secret) is False       # another share's secret
+    assert st.delete(r.id, "A" * len(r.delete_secret)) is False
+    assert st.delete(r.id, r.delete_secret[:-1]) is False
+    assert st.delete(r.id, "") is False
+    assert st.read(r.id) == CSV                                # wrong secrets did nothing
+    assert st.delete(r.id, r.delete_secret) is True
+    assert st.delete(r.id, r.delete_secret) is False           # one time only
+    with pytest.raises(S.Gone, match="deleted") as e:
+        st.lookup(r.id)
+    assert e.value.reason == "deleted"
+    assert st.lookup(other.id).id == other.id                  # the other share is untouched
+
+
+def test_only_the_hash_of_the_delete_secret_is_stored(make):
+    st, _ = make()
+    r = st.put("a.csv", CSV, owner="t")
+    with st._tx(write=False) as db:
+        (stored,) = db.execute("SELECT delete_hash FROM nblab_shares WHERE id = ?", (r.id,)).fetchone()
+    assert stored == hashlib.sha256(r.delete_secret.encode()).hexdigest()
+    assert r.delete_secret not in json.dumps(str(stored))
+
+
+def test_no_public_call_lists_shares(make):
+    st, _ = make()
+    public = [n for n in dir(st) if not n.startswith("_")]
+    assert not [n for n in public if any(w in n.lower() for w in ("list", "all", "ids", "iter", "keys"))]
+
+
+# ---- configuration and failure ------------------------------------------------------------
+
+def test_settings_from_environment_and_secrets(tmp_path):
+    url, lim = S.settings({}, None)
+    assert url.startswith("sqlite:///") and url.endswith("/nblab/shares.sqlite3")
+    from nbcore.data import MAX_UPLOAD_BYTES
+    assert lim == S.Limits() and lim.max_file_bytes == MAX_UPLOAD_BYTES == 5 * 1024 * 1024
+    url, lim = S.settings({"NBLAB_STORE_DIR": str(tmp_path), "NBLAB_STORE_MAX_MB": "2", "NBLAB_SHARE_TTL_DAYS": "0.5",
+                           "NBLAB_SHARES_PER_HOUR": "4", "NBLAB_SHARE_MAX_MB": "1"}, None)
+    assert url == "sqlite:///" + str(tmp_path / "shares.sqlite3")
+    assert lim == S.Limits(1024 * 1024, 2 * 1024 * 1024, 43200.0, 4)
+    url, lim = S.settings({"NBLAB_STORE_MAX_MB": "3"}, {"store_url": "postgresql://h/db", "store_max_mb": 9,
+                                                        "shares_per_hour": 2})
+    assert url == "postgresql://h/db" and lim.max_total_bytes == 3 * 1024 * 1024 and lim.shares_per_hour == 2
+    for bad in ({"NBLAB_STORE_MAX_MB": "lots"}, {"NBLAB_SHARE_TTL_DAYS": "-1"}, {"NBLAB_SHARES_PER_HOUR": "nan"}):
+        with pytest.raises(ValueError, match="NBLAB_"):
+            S.settings(bad, None)
+    with pytest.raises(ValueError, match="sqlite:/// .* or postgresql://"):
+        S.open_store("mysql://x/y")
+
+
+def test_sqlite_is_one_file_in_wal_mode(tmp_path):
+    st = S.open_store("sqlite:///" + str(tmp_path / "d" / "s.sqlite3"))
+    assert isinstance(st, SQLiteStore) and st.journal_mode() == "wal"
+    st.put("a.csv", CSV, owner="t")
+    assert {p.name for p in (tmp_path / "d").iterdir()} <= {"s.sqlite3", "s.sqlite3-wal", "s.sqlite3-shm"}
+
+
+def test_unusable_sqlite_path_is_a_message(tmp_path):
+    (tmp_path / "f").write_text("a file, not a directory")
+    with pytest.raises(S.StoreUnavailable, match="cannot be used"):
+        S.open_store("sqlite:///" + str(tmp_path / "f" / "s.sqlite3"))
+
+
+def test_unreachable_postgresql_is_a_message(tmp_path):
+    pytest.importorskip("psycopg")
+    from dashboard.store.postgres import PostgresStore
+    with pytest.raises(S.StoreUnavailable, match="cannot be reached"):
+        PostgresStore(f"postgresql://nobody@/x?host={tmp_path}&port=1", timeout=1)
+
+
+def test_store_unavailable_after_opening_is_a_message(tmp_path):
+    st = S.open_store("sqlite:///" + str(tmp_path / "s.sqlite3"))
+    r = st.put("a.csv", CSV, owner="t")
+    for p in tmp_path.iterdir():
+        p.unlink()
+    (tmp_path / "s.sqlite3").mkdir()   # the file is replaced by a directory: sqlite cannot open it
+    with pytest.raises(S.StoreUnavailable, match="not available right now"):
+        st.lookup(r.id)
+
+
+# ---- several processes on one store -------------------------------------------------------
+
+_WORKER = textwrap.dedent("""
+    import json, sys
+    sys.path.insert(0, {root!r})
+    from dashboard import store as S
+    st = S.open_store({url!r}, S.Limits(max_total_bytes=64 * 1024, shares_per_hour=10_000))
+    cmd = sys.argv[1]
+    if cmd == "put":
+        r = st.put("from-" + sys.argv[2] + ".csv", sys.argv[3].encode(), {{"who": sys.argv[2]}}, owner=sys.argv[2])
+        print(json.dumps({{"id": r.id, "secret": r.delete_secret}}))
+    elif cmd == "get":
+        s = st.lookup(sys.argv[2])
+        print(json.dumps({{"name": s.name, "options": s.options, "data": st.read(sys.argv[2]).decode()}}))
+    elif cmd == "hammer":
+        n_ok = 0
+        for i in range(int(sys.argv[3])):
+            r = st.put(f"{{sys.argv[2]}}-{{i}}.csv", (sys.argv[2] * 1500).encode(), owner=sys.argv[2])
+            try:
+                assert st.read(r.id).decode() == sys.argv[2] * 1500
+            except S.NotFound:   # evicted by the other process already: allowed
+                pass
+            n_ok += 1
+        print(json.dumps({{"ok": n_ok}}))
+    st.close()
+""")
+
+
+def _proc(make, *args) -> subprocess.Popen:
+    code = _WORKER.format(root=str(ROOT), url=make.url)
+    return subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=str(ROOT))
+
+
+def _result(p: subprocess.Popen) -> dict:
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 0, err
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def test_a_share_made_in_one_process_opens_in_another(make):
+    st, _ = make()   # schema exists, tables empty
+    made = _result(_proc(make, "put", "teacher", "text,label\nhello world,a\nbye now,b\n"))
+    got = _result(_proc(make, "get", made["id"]))
+    assert got == {"name": "from-teacher.csv", "options": {"who": "teacher"},
+                   "data": "text,label\nhello world,a\nbye now,b\n"}
+    assert st.delete(made["id"], made["secret"]) is True      # and this (third) process can delete it
+
+
+def test_two_processes_writing_at_once_keep_the_store_consistent(make):
+    st, _ = make()
+    procs = [_proc(make, "hammer", who, "25") for who in ("p", "q")]
+    assert [_result(p)["ok"] for p in procs] == [25, 25]
+    st.limits = S.Limits(max_total_bytes=64 * 1024)
+    n, total = st.usage()
+    assert total <= 64 * 1024 and total == n * 1500
