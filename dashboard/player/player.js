@@ -279,13 +279,21 @@ function hookKeys() {
   if (keysHooked) return;
   keysHooked = true;
   document.addEventListener("keydown", (e) => {
+    P.lastInputPlay = false;
     if (e.key !== "p" && e.key !== "P") return;
     if (e.ctrlKey || e.metaKey || e.altKey || e.repeat || !P.main) return;
     const el = e.target;
     const tag = el && el.tagName ? el.tagName.toLowerCase() : "";
     if ((tag === "input" && el.type !== "range") || tag === "textarea" || tag === "select" || (el && el.isContentEditable)) return;
     e.preventDefault();
+    P.lastInputPlay = !P.playing;
     if (P.playing) pause("key"); else play();
+  }, true);
+  // what the user did last: Play, or something else (Reset, a setting). A new run that arrives
+  // after Play was the last input (Home then P, faster than the server answers) is played;
+  // one that arrives after a later Reset or setting stops the play, as Reset promises.
+  document.addEventListener("pointerdown", (e) => {
+    P.lastInputPlay = !!(P.main && P.main.play.contains(e.target));
   }, true);
 }
 
@@ -322,9 +330,12 @@ function mountMain(api, d) {
 
   // run / frames bookkeeping
   const newRun = P.run !== d.run;
-  if (newRun) {                       // a new run (Reset, other data): Play stops, as Reset promises
-    if (P.playing) note("new run: stop");
-    P.run = d.run; P.seq = -1; P.revealed = 0; P.playing = false;
+  if (newRun) {                       // a new run (Reset, other data): Play stops, as Reset promises …
+    const playOn = P.playing && P.lastInputPlay;   // … unless Play was pressed after what made it
+    if (P.playing) note(playOn ? "new run: play on" : "new run: stop");
+    P.run = d.run; P.seq = -1; P.revealed = 0;
+    if (playOn) { P.t = 0; P.playId++; P.lastAdvance = 0; P.pendingNeed = 0; reportSoon(0); }
+    else P.playing = false;
   }
   P.sid = d.sid;
   if (d.tpl) P.tpl = d.tpl;
