@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import scipy.sparse as sp
 import streamlit as st
 
 import nbcore
@@ -44,22 +43,6 @@ def document_texts(ds, n_rows: int) -> list[str]:
     return out
 
 
-def bernoulli_split(X, beta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Bernoulli log p(x_i | k) (eq. 11) split into the words present and the words absent.
-
-    present[i, k] = Σ_{j: x_ij = 1} log β_jk;  absent[i, k] = Σ_{j: x_ij = 0} log(1 − β_jk).
-    Their sum is the class-conditional log-likelihood. Shapes: X (N, V) 0/1, beta (V, K) → (N, K).
-    """
-    b = np.asarray(beta, dtype=float)
-    with np.errstate(divide="ignore"):
-        log_b, log_1mb = np.log(b), np.log1p(-b)
-    Xs = X if sp.issparse(X) else sp.csr_matrix(np.asarray(X))  # sparse: 0 · (−∞) is never formed
-    present = np.asarray(Xs @ log_b)
-    with np.errstate(invalid="ignore"):  # λ = 0 can make both sums −∞ (shown as such)
-        absent = log_1mb.sum(axis=0)[None, :] - np.asarray(Xs @ log_1mb)
-    return present, absent
-
-
 def documents_frame(proba: np.ndarray, proba_prev: np.ndarray | None, y_true: np.ndarray,
                     rows: np.ndarray, texts: list[str], class_names: list[str],
                     sort: str = "least sure first", split: tuple | None = None) -> pd.DataFrame:
@@ -68,7 +51,7 @@ def documents_frame(proba: np.ndarray, proba_prev: np.ndarray | None, y_true: np
     proba: (N, K) p(y | x_i) under θ_t; proba_prev: the same under θ_{t−1} (None at t = 0).
     Columns: doc (row number), text, true, EM says, responsibility of the true class,
     confidence (largest responsibility), flipped (prediction changed since t − 1), correct;
-    with ``split`` = (present, absent) from :func:`bernoulli_split` and two classes, also the
+    with ``split`` = (present, absent) from the model's ``log_likelihood_by_presence`` and two classes, also the
     log-odds class 1 : class 0 that the words present and the words absent contribute.
     """
     rows = np.asarray(rows, dtype=np.int64)
@@ -157,8 +140,9 @@ def documents_panel(run, prep, t: int, model: str, classroom: bool = False) -> N
                                               help="\n\n".join(f"**{k}**: {v}" for k, v in SORTS.items()))
             sort = sort or "least sure first"
             split = None
-            if model == "bernoulli" and len(names) == 2:
-                split = state.memo(("docs_split", t), lambda: bernoulli_split(prep.X, run.history[t].params["beta"]))
+            if len(names) == 2 and nbcore.get_model(model).scores_absent_features:
+                split = state.memo(("docs_split", t), lambda: nbcore.get_model(model).log_likelihood_by_presence(
+                    prep.X, run.history[t].params))
             df = state.memo(("docs_frame", t, sort),
                             lambda: documents_frame(proba, prev, prep.y_eval, rows, texts, names, sort, split))
             shown = df.head(_SHOW)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
+import nbcore
 from dashboard import charts, controls, derive, lifecycle, maths, metrics, player, state
 from dashboard.controls import DataConfig
 
@@ -130,12 +131,10 @@ def notices(f: Frame) -> None:
             st.success(text, icon=":material/trending_flat:")
         else:
             st.info(text, icon=":material/restart_alt:")
-    if f.cfg.model == "gaussian":
-        floor = state.memo(("var_floor",), lambda: lifecycle.gaussian_var_floor(f.prep.X))
-        st.caption(f"Gaussian variances have a **variance floor**: σ² ≥ {floor:.3g} "
-                   f"({lifecycle.VAR_FLOOR_SHARE:.0%} of the smallest feature's variance). Without it a class "
-                   "estimated from one document gets σ² ≈ 0, a spike whose likelihood runs off to −∞ for "
-                   "every other document.")
+    options_note = state.memo(("options_note", f.cfg.model),
+                              lambda: nbcore.get_model(f.cfg.model).options_note(lifecycle.model_options(f.cfg, f.prep)))
+    if options_note:
+        st.caption(options_note)
     if f.smoothing == 0:
         st.warning("λ = 0 (no smoothing): a document with a word never seen in a class gets probability 0 "
                    "under that class, and if that happens for every class the engine can only give it a "

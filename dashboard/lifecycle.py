@@ -68,19 +68,15 @@ KEEP_RESP = 2
 #: variance. Started from one labelled document per class, σ² is 0 (+ 1e-9 smoothing): the
 #: log-likelihood reads −4e10 and the climb is invisible. max(σ², floor) is nbcore's exact
 #: constrained M-step (var_floor), so EM still never goes down.
-VAR_FLOOR_SHARE = 0.01
-
-
-def gaussian_var_floor(X) -> float:
-    """The lesson view's σ² floor for data X: VAR_FLOOR_SHARE × the smallest positive feature variance."""
-    v = np.var(np.asarray(X, dtype=float), axis=0)
-    v = v[np.isfinite(v) & (v > 0)]
-    return float(VAR_FLOOR_SHARE * v.min()) if v.size else 0.0
+def model_options(cfg: DataConfig, prep) -> dict:
+    """The options the lesson gives the event model on this data (the model suggests them,
+    e.g. the Gaussian variance floor)."""
+    return nbcore.get_model(cfg.model).suggested_options(prep.X)
 
 
 def build_run(cfg: DataConfig, smoothing: float):
     prep = prepare(cfg)
-    options = {"var_floor": gaussian_var_floor(prep.X)} if cfg.model == "gaussian" else {}
+    options = model_options(cfg, prep)
     em = nbcore.EM(model=cfg.model, n_classes=prep.n_classes, smoothing=smoothing, init=effective_init(cfg, prep),
                    unlabeled_weight=cfg.unlabeled_weight, max_iter=cfg.max_iter, tol=cfg.tol,
                    random_state=cfg.seed, keep_resp=KEEP_RESP, model_options=options)

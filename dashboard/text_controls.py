@@ -16,6 +16,7 @@ from dataclasses import replace
 
 import streamlit as st
 
+import nbcore
 from dashboard import urlguard
 from nbcore.text import TextPipeline
 
@@ -91,13 +92,7 @@ def model_note(pipeline: TextPipeline | None, model: str) -> str | None:
     """Say what happens when the event model does not match the counting choice."""
     if pipeline is None:
         return None
-    if model == "bernoulli" and not pipeline.binary:
-        return ("Counts with the **Bernoulli** model: Bernoulli NB only asks whether a term occurs, "
-                "so the counts are turned into presence (x > 0).")
-    if model == "multinomial" and pipeline.binary:
-        return ("Presence (0/1) with the **multinomial** model: each term present counts once, "
-                "as if every word occurred a single time.")
-    return None
+    return nbcore.get_model(model).input_note("binary" if pipeline.binary else "counts")
 
 
 def summary(pipeline: TextPipeline, n_features: int) -> str:

@@ -2,7 +2,8 @@
 import numpy as np
 import pytest
 
-from dashboard.documents import bernoulli_split, confusion_frame, document_texts, documents_frame
+from dashboard.documents import confusion_frame, document_texts, documents_frame
+from nbcore import get_model
 from dashboard.upload_columns import ColumnChoice, columns_frame, read_upload
 from nbcore.data import DataError
 
@@ -80,7 +81,7 @@ def test_bernoulli_split_adds_up_to_the_class_likelihood():
     import scipy.sparse as sp
     X = np.array([[1, 0, 1], [0, 0, 0]], dtype=float)
     beta = np.array([[0.5, 0.2], [0.1, 0.4], [0.25, 0.5]])
-    present, absent = bernoulli_split(sp.csr_matrix(X), beta)
+    present, absent = get_model("bernoulli").log_likelihood_by_presence(sp.csr_matrix(X), {"beta": beta})
     # by hand, doc 0, class 0: present log .5 + log .25; absent log(1 - .1)
     assert present[0, 0] == pytest.approx(np.log(0.5) + np.log(0.25))
     assert absent[0, 0] == pytest.approx(np.log(0.9))

@@ -174,6 +174,8 @@ class EventModel(ABC):
     term_tex: str = r"\log p(x_{ij} \mid y = k)"
     #: LaTeX of the M-step estimate (eq. 24) when it is a ratio (see ``estimate_parts``), else None
     estimate_tex: str | None = None
+    #: the model's name in a sentence ("Bernoulli", "multinomial", ...)
+    title: str = ""
 
     # -- required hooks ----------------------------------------------------
     @abstractmethod
@@ -245,6 +247,28 @@ class EventModel(ABC):
         for every non-zero feature."""
         idx = np.flatnonzero(np.asarray(x) != 0)
         return ", ".join(f"{feature_names[j]}={float(x[j]):.3g}" for j in idx) or "(all zero)"
+
+    def suggested_options(self, X) -> dict:
+        """Constructor options that keep EM on data X (N, V) well-behaved when nobody chose them
+        (the dashboard's lesson uses these). Default: none."""
+        return {}
+
+    def options_note(self, options: dict) -> str | None:
+        """A sentence (Markdown) for students on what ``options`` (from :meth:`suggested_options`)
+        do and why; None when there is nothing to say (the default)."""
+        return None
+
+    def input_note(self, kind: str) -> str | None:
+        """What this model does with features of ``kind`` ("binary" or "counts", e.g. the
+        text pipeline's presence vs counts) when that is not its own ``input_kind``; None when
+        the input is what the model expects (the default says nothing)."""
+        return None
+
+    def log_likelihood_by_presence(self, X, params):
+        """``(present, absent)``, each (N, K): log p(x_i | k) split into the terms of the
+        features present and of the features absent (they sum to it), for models whose
+        absent features score (``scores_absent_features``); None for the others (the default)."""
+        return None
 
     def check_chunkable(self, init: str | None = None) -> None:
         """Raise ValueError (saying why) if the model cannot learn from row chunks (nbcore.dask_em)

@@ -71,10 +71,27 @@ def _row_blocks(n_rows: int, size: int = 4096):
         yield slice(start, min(start + size, n_rows))
 
 
+def present_absent_split(X, beta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Bernoulli log p(x_i | k) (eq. 11) split into the words present and the words absent.
+
+    present[i, k] = Σ_{j: x_ij = 1} log β_jk;  absent[i, k] = Σ_{j: x_ij = 0} log(1 − β_jk).
+    Their sum is the class-conditional log-likelihood. Shapes: X (N, V) 0/1, beta (V, K) → (N, K).
+    """
+    b = np.asarray(beta, dtype=float)
+    with np.errstate(divide="ignore"):
+        log_b, log_1mb = np.log(b), np.log1p(-b)
+    Xs = X if sp.issparse(X) else sp.csr_matrix(np.asarray(X))  # sparse: 0 · (−∞) is never formed
+    present = np.asarray(Xs @ log_b)
+    with np.errstate(invalid="ignore"):  # λ = 0 can make both sums −∞ (shown as such)
+        absent = log_1mb.sum(axis=0)[None, :] - np.asarray(Xs @ log_1mb)
+    return present, absent
+
+
 class BernoulliModel(EventModel):
     """Binary features: p(x | k) = Π_j β_jk^x_j (1 − β_jk)^(1 − x_j)."""
 
     name = "bernoulli"
+    title = "Bernoulli"
     param_names = ("beta",)
     input_kind = "binary"
     scores_absent_features = True
@@ -93,6 +110,15 @@ class BernoulliModel(EventModel):
 
     def log_likelihood(self, Xp, params):
         return bernoulli_log_likelihood(Xp, params["beta"])
+
+    def log_likelihood_by_presence(self, X, params):
+        return present_absent_split(X, params["beta"])
+
+    def input_note(self, kind):
+        if kind == "counts":
+            return ("Counts with the **Bernoulli** model: Bernoulli NB only asks whether a term occurs, "
+                    "so the counts are turned into presence (x > 0).")
+        return None
 
     def evaluate(self, Xp, params, smoothing):
         """log p(x | k) and the log prior, taking log β and log(1 − β) once."""

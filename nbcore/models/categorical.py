@@ -65,6 +65,7 @@ class CategoricalModel(EventModel):
     """Features with D_j values each, coded 0..D_j−1."""
 
     name = "categorical"
+    title = "categorical"
     param_names = ("theta",)
     input_kind = "categories"
     term_tex = r"\log\theta_j[x_{ij}, k]"

@@ -38,6 +38,18 @@ def gaussian_moments(X: np.ndarray, weights: np.ndarray):
     return class_weight, mean, m2
 
 
+#: the σ² floor :meth:`GaussianModel.suggested_options` proposes, as a share of the smallest
+#: positive feature variance of the data
+VAR_FLOOR_SHARE = 0.01
+
+
+def variance_floor(X, share: float = VAR_FLOOR_SHARE) -> float:
+    """``share`` × the smallest positive, finite feature variance of X (N, V); 0 if there is none."""
+    v = np.var(np.asarray(X, dtype=float), axis=0)
+    v = v[np.isfinite(v) & (v > 0)]
+    return float(share * v.min()) if v.size else 0.0
+
+
 class GaussianModel(EventModel):
     """p(x | k) = Π_j N(x_j; μ_jk, σ²_jk).
 
@@ -55,6 +67,7 @@ class GaussianModel(EventModel):
     """
 
     name = "gaussian"
+    title = "Gaussian"
     param_names = ("mean", "var")
     accepts_sparse = False
     input_kind = "continuous"
@@ -80,6 +93,20 @@ class GaussianModel(EventModel):
         if eps == 0 and self.var_floor == 0:
             eps = max(self.var_smoothing, 1e-12)  # constant data: keep σ² > 0
         return eps
+
+    def suggested_options(self, X):
+        """A variance floor (see :func:`variance_floor`): without one, a class estimated from a
+        single document gets σ² ≈ 0 and EM runs off to a likelihood of +∞."""
+        return {"var_floor": variance_floor(X)}
+
+    def options_note(self, options):
+        floor = options.get("var_floor")
+        if not floor:
+            return None
+        return (f"Gaussian variances have a **variance floor**: σ² ≥ {floor:.3g} "
+                f"({VAR_FLOOR_SHARE:.0%} of the smallest feature's variance). Without it a class "
+                "estimated from one document gets σ² ≈ 0, a spike whose likelihood runs off to −∞ for "
+                "every other document.")
 
     def log_likelihood(self, Xp, params):
         return gaussian_log_likelihood(Xp, params["mean"], params["var"])

@@ -51,6 +51,7 @@ class MultinomialModel(EventModel):
     name = "multinomial"
     param_names = ("beta",)
     input_kind = "counts"
+    title = "multinomial"
     positive_only = True
     term_tex = r"x_{ij}\log\beta_{jk}"
     estimate_tex = (r"\beta_{j,y'} = \frac{\lambda + \sum_i X_{i,j}\, r_{i,y'}}"
@@ -62,6 +63,12 @@ class MultinomialModel(EventModel):
             self.check_n_features(X, params["beta"].shape[0])
         check_non_negative(X, model="multinomial")
         return X
+
+    def input_note(self, kind):
+        if kind == "binary":
+            return ("Presence (0/1) with the **multinomial** model: each term present counts once, "
+                    "as if every word occurred a single time.")
+        return None
 
     def log_likelihood(self, Xp, params):
         return multinomial_log_likelihood(Xp, params["beta"])
