@@ -122,9 +122,9 @@ def alpha_figure(alphas: np.ndarray, class_names: Sequence[str], t_sel: int | No
             for k, name in enumerate(class_names)]
     shapes = _iteration_marker(t_sel)
     annotations = []
-    for t, lam in lam_changes:
+    for t, smoothing in lam_changes:
         shapes.append(_vline(t - 0.5, dict(color="#555555", dash="dash", width=1.5)))
-        annotations.append(dict(x=t - 0.5, y=1.0, yref="paper", text=f"λ→{lam:g}", showarrow=False,
+        annotations.append(dict(x=t - 0.5, y=1.0, yref="paper", text=f"λ→{smoothing:g}", showarrow=False,
                                 yanchor="bottom", font=dict(size=font_size - 2, color="#555555")))
     top = 1.0 if alphas.shape[1] <= 3 else min(1.0, float(np.nanmax(alphas)) * 1.25 + 0.02)
     rows = int(np.ceil(len(class_names) / 5)) if len(class_names) > 3 else 1

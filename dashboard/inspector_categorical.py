@@ -19,10 +19,10 @@ def _fraction(num: float, den: float) -> str:
     return ""
 
 
-def new_day(ds, X, y_known, alpha, params, class_names, lam: float | None, font_size: int, counted: bool) -> None:
+def new_day(ds, X, y_known, alpha, params, class_names, smoothing: float | None, font_size: int, counted: bool) -> None:
     """Pick a value per feature; p(class | day) with the α and θ terms of the product, as numbers and fractions.
 
-    ``counted``: the parameters are supervised counts with smoothing ``lam`` (so each θ is shown as a
+    ``counted``: the parameters are supervised counts with smoothing ``smoothing`` (so each θ is shown as a
     fraction (λ + count) / (λ D_j + N_k)); otherwise they come from an EM run (no fractions).
     """
     feats = [str(f) for f in ds.feature_names]
@@ -64,7 +64,7 @@ def new_day(ds, X, y_known, alpha, params, class_names, lam: float | None, font_
         if counted:
             for k in range(K):
                 c = float(np.sum((codes[:, j] == x[j]) & (y == k)))
-                row[f"{names[k]} (count)"] = _fraction(lam + c, lam * len(cats[j]) + n_k[k])
+                row[f"{names[k]} (count)"] = _fraction(smoothing + c, smoothing * len(cats[j]) + n_k[k])
         rows.append(row)
     rows.append({"term": "product α · Π θ", **{names[k]: joint[k] for k in range(K)}})
     rows.append({"term": "p(class | day) = product / sum", **{names[k]: post[k] for k in range(K)}})
@@ -82,7 +82,7 @@ def new_day(ds, X, y_known, alpha, params, class_names, lam: float | None, font_
         parts.append(f"p(\\text{{{names[k]}}})\\prod_j \\theta_j[x_j, \\text{{{names[k]}}}] = {fac} = {joint[k]:.4f}")
     st.latex(r"\begin{aligned}" + r"\\".join(p.replace(" = ", " &= ", 1) for p in parts) + r"\end{aligned}")
     if counted:
-        st.caption(f"θ_j[d, k] = (λ + count of value d in class k) / (λ·D_j + N_k) with λ = {lam:g} (eq. 14 for "
+        st.caption(f"θ_j[d, k] = (λ + count of value d in class k) / (λ·D_j + N_k) with λ = {smoothing:g} (eq. 14 for "
                    "categorical features; D_j = number of values of feature j). α is the share of days in each "
                    "class. The probabilities are normalised only at the end (eq. 8).")
     if not counted:

@@ -15,7 +15,7 @@ FS = page_kit.page_setup(pages.BUDGET,
 sb = st.sidebar
 dataset = page_kit.dataset_picker("lb_dataset", "synthetic_spam", models=("bernoulli", "multinomial"))
 model = page_kit.model_picker("lb_model", dataset)
-lam = page_kit.lam_picker("lb_lam", 1.0)
+smoothing = page_kit.lam_picker("lb_lam", 1.0)
 uw = urlguard.slider(sb, "Unlabelled weight", 0.0, 1.0, 1.0, step=0.05, key="lb_uw",
                help="How much an unlabelled document counts in the M-step (Nigam's EM-λ; 0 = ignore them, "
                     "which makes EM the same as supervised NB).")
@@ -35,13 +35,13 @@ budgets = [n for n in (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024) if K <= n < N /
 lo_n, hi_n = sb.select_slider("Labelled documents: from … to", budgets, value=(budgets[0], budgets[-1]),
                               key="lb_range")
 ns = [n for n in budgets if lo_n <= n <= hi_n]
-key = (dataset, model, float(lam), float(uw), int(n_seeds), tuple(ns))
+key = (dataset, model, float(smoothing), float(uw), int(n_seeds), tuple(ns))
 
 go = st.button("Draw the curve", icon=":material/play_arrow:", key="lb_go", type="primary",
                help=f"{len(ns)} budgets × {n_seeds} seeds = {len(ns) * n_seeds} supervised fits and EM runs.")
 if go:
     def compute(callback):
-        return nbcore.label_budget_curve(model, X, y_true, ns, list(range(int(n_seeds))), K, smoothing=lam,
+        return nbcore.label_budget_curve(model, X, y_true, ns, list(range(int(n_seeds))), K, smoothing=smoothing,
                                          unlabeled_weight=uw, max_iter=50, callback=callback)
 
     res = page_kit.cached("budget", key, compute, "Fitting …", shareable=page_kit.is_shared(dataset))

@@ -19,7 +19,7 @@ sb = st.sidebar
 dataset = page_kit.dataset_picker("cl_dataset", "toy_spam", models=MODELS)
 model = page_kit.model_picker("cl_model", dataset, allowed=MODELS)
 hidden = urlguard.select_slider(sb, "Labels hidden (%)", [0, 25, 50, 75, 90, 100], value=50, key="cl_hidden")
-lam = page_kit.lam_picker("cl_lam", 1.0)
+smoothing = page_kit.lam_picker("cl_lam", 1.0)
 init = urlguard.radio(sb, "Start", ["random", "labeled", "uniform"], key="cl_init",
                 format_func=lambda v: controls.INIT_LABELS[v])
 seed = int(urlguard.number_input(sb, "Seed", 0, 9999, 0, key="cl_seed"))
@@ -33,7 +33,7 @@ if n_rows > 5000:
                "view uses the first 5,000.")
 
 # ---- iteration t and whether the E-step at θ_t is done: kept per configuration -------------------
-cfg_key = (dataset, model, hidden, lam, init, seed)
+cfg_key = (dataset, model, hidden, smoothing, init, seed)
 if st.session_state.get("cl_cfg") != cfg_key:
     st.session_state["cl_cfg"] = cfg_key
     st.session_state["cl_t"], st.session_state["cl_e"] = 0, False
@@ -70,12 +70,12 @@ b[3].button("5 steps", key="cl_btn_5", on_click=_steps, args=(5,), icon=":materi
 b[4].button("Reset", key="cl_btn_reset", on_click=_reset, icon=":material/restart_alt:")
 
 
-def _climb_path(X, y, K: int, model: str, lam: float, init: str, seed: int, t: int):
+def _climb_path(X, y, K: int, model: str, smoothing: float, init: str, seed: int, t: int):
     """Objective of θ_0 … θ_t, the Climb s → s+1 for every s ≤ t, and the slice at t (plain numbers)."""
     X, y = X[:5000], y[:5000]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        run = nbcore.EM(model=model, n_classes=K, smoothing=lam, init=init, random_state=seed, tol=None,
+        run = nbcore.EM(model=model, n_classes=K, smoothing=smoothing, init=init, random_state=seed, tol=None,
                         max_iter=t + 1).start(X, y)
         climbs = []
         for _ in range(t + 1):
@@ -87,16 +87,16 @@ def _climb_path(X, y, K: int, model: str, lam: float, init: str, seed: int, t: i
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def climb_path_shipped(dataset: str, model: str, hidden: int, lam: float, init: str, seed: int, t: int):
+def climb_path_shipped(dataset: str, model: str, hidden: int, smoothing: float, init: str, seed: int, t: int):
     """Shipped data are the same for everybody: cached across sessions (an upload never is)."""
     p = page_kit.prepare(dataset, model, hidden, seed)
-    return _climb_path(p.X, p.y_obs, p.n_classes, model, lam, init, seed, t)
+    return _climb_path(p.X, p.y_obs, p.n_classes, model, smoothing, init, seed, t)
 
 
 if page_kit.is_shared(dataset):
-    path = climb_path_shipped(dataset, model, int(hidden), float(lam), init, seed, t)
+    path = climb_path_shipped(dataset, model, int(hidden), float(smoothing), init, seed, t)
 else:
-    path = _climb_path(prep.X, prep.y_obs, prep.n_classes, model, float(lam), init, seed, t)
+    path = _climb_path(prep.X, prep.y_obs, prep.n_classes, model, float(smoothing), init, seed, t)
 objs, climbs, sl = path
 c = climbs[t]
 phase = (f"E-step done at θ_{t}: the bound touches. Press **M-step** to climb it." if e_done else

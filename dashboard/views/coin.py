@@ -41,10 +41,10 @@ sb.subheader("The prior")
 prior_kind = urlguard.radio(sb, "Prior", ["lambda", "beta"], key="coin_prior",
                       format_func=lambda v: {"lambda": "the lab's λ", "beta": "any Beta(a, b)"}[v])
 if prior_kind == "lambda":
-    lam = page_kit.lam_picker("coin_lam", 1.0)
-    a, b = coin.smoothing_as_prior(lam)
+    smoothing = page_kit.lam_picker("coin_lam", 1.0)
+    a, b = coin.smoothing_as_prior(smoothing)
 else:
-    lam = None
+    smoothing = None
     a = urlguard.number_input(sb, "a (prior heads + 1)", 0.5, 100.0, 2.0, step=0.5, key="coin_a")
     b = urlguard.number_input(sb, "b (prior tails + 1)", 0.5, 100.0, 2.0, step=0.5, key="coin_b")
 
@@ -92,7 +92,7 @@ st.markdown(
     "tails added to the counts — exactly eq. (14) of the notes for one word, β = (λ + count) / (2λ + N_k). "
     "Below, the lab's own Bernoulli Naive Bayes engine is fitted on these flips as a one-word data set "
     "(word present = heads, one class): its β is θ_MAP.")
-lam_show = lam if lam is not None else None
+lam_show = smoothing if smoothing is not None else None
 rows = []
 for lam_v in ([lam_show] if lam_show is not None else []) + [v for v in (0.0, 1.0, 10.0) if v != lam_show]:
     pa, pb = coin.smoothing_as_prior(lam_v)

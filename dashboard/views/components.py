@@ -18,7 +18,7 @@ FS = page_kit.page_setup(pages.COMPONENTS,
 sb = st.sidebar
 dataset = page_kit.dataset_picker("cp_dataset", "digits", models=("bernoulli",))
 hidden = urlguard.select_slider(sb, "Labels hidden (%)", [50, 80, 90, 95, 98], value=95, key="cp_hidden")
-lam = page_kit.lam_picker("cp_lam", 1.0)
+smoothing = page_kit.lam_picker("cp_lam", 1.0)
 n_seeds = urlguard.slider(sb, "Seeds (different hidden labels and starts)", 1, 10, 5, key="cp_seeds")
 ms = urlguard.multiselect(sb, "Components per class m", [1, 2, 3, 4, 5], default=[1, 2, 3], key="cp_ms")
 if not ms:
@@ -41,7 +41,7 @@ st.markdown(
 st.latex(r"p(y{=}k\mid x)=\sum_{c\in k} p(c\mid x),\qquad r_{ic}\propto\alpha_c\,p(x_i\mid c)\ \text{ with } "
          r"r_{ic}=0 \text{ for } c\notin y_i \text{ when } x_i \text{ is labelled}")
 
-key = (dataset, int(hidden), float(lam), int(n_seeds), tuple(ms))
+key = (dataset, int(hidden), float(smoothing), int(n_seeds), tuple(ms))
 run_now = st.button("Run the comparison", key="cp_run", type="primary", icon=":material/play_arrow:",
                     help=f"{n_seeds} seeds × ({len(ms)} EM runs + supervised NB). About a second per EM run on digits.")
 if run_now:
@@ -52,7 +52,7 @@ if st.session_state.get("cp_key") != key:
 
 try:
     res = page_kit.cached("components", key, lambda cb: compare_components(
-        X, y, K, hidden / 100.0, ms=ms, seeds=range(n_seeds), smoothing=lam, callback=cb),
+        X, y, K, hidden / 100.0, ms=ms, seeds=range(n_seeds), smoothing=smoothing, callback=cb),
         text="EM with components per class …", shareable=page_kit.is_shared(dataset))
 except ValueError as e:
     st.error(str(e))
@@ -65,7 +65,7 @@ c1.plotly_chart(teach_charts.components_accuracy_figure(ms, em, sup, FS), key="c
 table = pd.DataFrame({"seed": res["seeds"], "supervised NB": sup,
                       **{f"EM, m = {m}": em[i] for i, m in enumerate(ms)}})
 with c2:
-    st.markdown(f"**Accuracy on the hidden labels** ({hidden}% hidden, λ = {lam:g})")
+    st.markdown(f"**Accuracy on the hidden labels** ({hidden}% hidden, λ = {smoothing:g})")
     st.dataframe(table, hide_index=True, width="stretch",
                  column_config={c: st.column_config.NumberColumn(format="%.3f") for c in table.columns[1:]})
     rows = [f"m = {m}: mean {em[i].mean():.1%} ({(em[i].mean() - sup.mean()) * 100:+.1f} pts vs supervised), above supervised "
@@ -105,13 +105,13 @@ seed_show = st.selectbox("Seed", res["seeds"], key="cp_seed_show")
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def component_pictures(dataset: str, hidden: int, lam: float, m: int, seed: int):
+def component_pictures(dataset: str, hidden: int, smoothing: float, m: int, seed: int):
     d = nbcore.load_dataset(dataset)
     Xd = d.for_model("bernoulli")
     y_obs, _ = nbcore.hide_labels(np.asarray(d.y), fraction=hidden / 100.0, random_state=seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        run = nbcore.EM(n_classes=d.n_classes, smoothing=lam, init="labeled", random_state=seed,
+        run = nbcore.EM(n_classes=d.n_classes, smoothing=smoothing, init="labeled", random_state=seed,
                         components_per_class=m, max_iter=200).start(Xd, y_obs)
         run.run_to_convergence()
     return np.asarray(run.current.beta), np.asarray(run.current.alpha)
@@ -119,7 +119,7 @@ def component_pictures(dataset: str, hidden: int, lam: float, m: int, seed: int)
 
 shape = getattr(ds, "image_shape", None)
 if shape and page_kit.is_shared(dataset):
-    beta, alpha = component_pictures(dataset, int(hidden), float(lam), int(m_show), int(seed_show))
+    beta, alpha = component_pictures(dataset, int(hidden), float(smoothing), int(m_show), int(seed_show))
     st.plotly_chart(teach_charts.component_images_figure(beta, tuple(shape), K, int(m_show), names, alpha, FS,
                                                          title=f"β of every component (m = {m_show}, seed {seed_show})"),
                     key="cp_images", config={"displayModeBar": False})

@@ -18,7 +18,7 @@ MODEL_CHOICES = ("bernoulli", "multinomial")
 dataset = page_kit.dataset_picker("insp_dataset", "toy_spam", models=MODEL_CHOICES + ("categorical",))
 model = page_kit.model_picker("insp_model", dataset, allowed=MODEL_CHOICES + ("categorical",))
 event_model = nbcore.get_model(model)
-lam = page_kit.lam_picker("insp_lam", 1.0)
+smoothing = page_kit.lam_picker("insp_lam", 1.0)
 source_opts = ["labelled", "run"]
 run = state.get(state.RUN)
 run_cfg = state.get(state.RUN_KEY)
@@ -38,10 +38,10 @@ y_known = np.asarray(ds.y_true if ds.y_true is not None else ds.y)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def fit_shipped(name: str, model: str, lam: float):
+def fit_shipped(name: str, model: str, smoothing: float):
     d = datasets.load_shipped(name)
     y = np.asarray(d.y_true if d.y_true is not None else d.y)
-    return nbcore.supervised_fit(model, d.for_model(model), y, d.n_classes, lam)
+    return nbcore.supervised_fit(model, d.for_model(model), y, d.n_classes, smoothing)
 
 
 if source == "run" and has_run:
@@ -54,12 +54,12 @@ else:
                    "“the lesson view's current EM run” (run EM there first) or another data set.")
         st.stop()
     if page_kit.is_shared(dataset):
-        alpha, params = fit_shipped(dataset, model, lam)
+        alpha, params = fit_shipped(dataset, model, smoothing)
     else:
-        alpha, params = nbcore.supervised_fit(model, X, y_known, K, lam)
+        alpha, params = nbcore.supervised_fit(model, X, y_known, K, smoothing)
 
 if event_model.input_kind == "categories":  # PlayTennis: classify a new day, every θ shown (issue 17)
-    inspector_categorical.new_day(ds, X, y_known, alpha, params, ds.class_names, lam, FS, counted=source != "run")
+    inspector_categorical.new_day(ds, X, y_known, alpha, params, ds.class_names, smoothing, FS, counted=source != "run")
     st.stop()
 
 # ---- the message --------------------------------------------------------------------------
@@ -162,8 +162,8 @@ with right:
     if other in ds.models and source != "run":
         try:
             x_other = nbcore.get_model(other).adapt(x[None, :], event_model.input_kind)[0]
-            a2, p2 = (fit_shipped(dataset, other, lam) if page_kit.is_shared(dataset)
-                      else nbcore.supervised_fit(other, ds.for_model(other), y_known, K, lam))
+            a2, p2 = (fit_shipped(dataset, other, smoothing) if page_kit.is_shared(dataset)
+                      else nbcore.supervised_fit(other, ds.for_model(other), y_known, K, smoothing))
             ex2 = nbcore.explain(other, a2, p2, x_other)
             st.caption(f"Same message under **{other}** NB: p({names[a]} | x) = {ex2.posterior[a]:.4f} "
                        f"(vs {post[a]:.4f} here).")

@@ -8,7 +8,6 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-import nbcore
 from dashboard import page_kit, pages, teach_charts, urlguard
 from nbcore import mixture2d
 

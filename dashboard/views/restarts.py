@@ -17,7 +17,7 @@ model = page_kit.model_picker("rs_model", dataset)
 hidden = urlguard.slider(sb, "Labels hidden", 0, 100, 100, step=5, format="%d%%", key="rs_hidden",
                    help="100 % = unsupervised: the clusters have no names, so accuracy is also shown after "
                         "the best matching of clusters to labels.")
-lam = page_kit.lam_picker("rs_lam", 1.0)
+smoothing = page_kit.lam_picker("rs_lam", 1.0)
 n_starts = urlguard.slider(sb, "Random starts", 2, 40, 10, key="rs_n")
 seed = urlguard.number_input(sb, "Seed (hidden labels; starts use seed, seed+1, …)", 0, 9999, 0, key="rs_seed")
 max_iter = 100
@@ -25,7 +25,7 @@ max_iter = 100
 prep = page_kit.prepare(dataset, model, hidden, seed)
 score = prep.score_mask
 unsup = not (prep.y_obs >= 0).any()
-key = (dataset, model, int(hidden), float(lam), int(n_starts), int(seed))
+key = (dataset, model, int(hidden), float(smoothing), int(n_starts), int(seed))
 
 go = st.button("Run restarts", icon=":material/play_arrow:", key="rs_go", type="primary",
                help="Runs EM to convergence from each random start (progress below). Changing a setting "
@@ -34,7 +34,7 @@ if go:
     def compute(callback):
         return nbcore.restarts(model, prep.X, prep.y_obs, prep.n_classes, int(n_starts),
                                y_true=prep.y_eval if score.any() else None, hidden=score if score.any() else None,
-                               smoothing=lam, max_iter=max_iter, random_state=int(seed), callback=callback)
+                               smoothing=smoothing, max_iter=max_iter, random_state=int(seed), callback=callback)
 
     res = page_kit.cached("restarts", key, compute, "Running EM from random starts …",
                          shareable=page_kit.is_shared(dataset))
@@ -122,14 +122,14 @@ def _open(i: int) -> None:
     init = "random"
     cfg = controls.DataConfig(dataset=dataset, model=model, hidden_pct=int(hidden), init=init, seed=int(seed),
                               unlabeled_weight=1.0, max_iter=max_iter, tol=float(run.settings.tol))
-    lifecycle.install(cfg, float(lam), prep, run,
+    lifecycle.install(cfg, float(smoothing), prep, run,
                       notice=("rebuilt", f"Opened random start #{seeds[i]} from **Restarts & local optima** "
                                          f"(objective {obj[i]:.2f}). Reset would start a new random run."))
     ss = st.session_state
     ss[controls.K_DATASET], ss[controls.K_MODEL], ss[controls.K_HIDDEN] = dataset, model, int(hidden)
-    ss[controls.K_LAM], ss[controls.K_INIT], ss[controls.K_SEED] = float(lam), init, int(seed)
+    ss[controls.K_LAM], ss[controls.K_INIT], ss[controls.K_SEED] = float(smoothing), init, int(seed)
     ss[controls.K_UW], ss[controls.K_MAXIT], ss[controls.K_TOL] = 1.0, max_iter, float(run.settings.tol)
-    ss["rs_switch"] = {"dataset": dataset, "model": model, "hidden": str(int(hidden)), "lam": controls.fmt_lam(lam),
+    ss["rs_switch"] = {"dataset": dataset, "model": model, "hidden": str(int(hidden)), "lam": controls.fmt_lam(smoothing),
                        "init": init, "seed": str(int(seed))}
 
 

@@ -18,7 +18,7 @@ dataset = page_kit.dataset_picker("smp_dataset", "synthetic_spam", models=("bern
 model = page_kit.model_picker("smp_model", dataset, allowed=("bernoulli", "multinomial", "categorical"))
 hidden = urlguard.slider(sb, "Labels hidden while learning", 0, 100, 90, step=5, format="%d%%", key="smp_hidden",
                    help="The model is learned by EM (from the labelled documents, then all).")
-lam = page_kit.lam_picker("smp_lam", 1.0)
+smoothing = page_kit.lam_picker("smp_lam", 1.0)
 n_per = urlguard.slider(sb, "Documents per class", 1, 12, 4, key="smp_n")
 seed = urlguard.number_input(sb, "Seed", 0, 9999, 0, key="smp_seed")
 
@@ -30,7 +30,7 @@ init = "labeled" if (prep.y_obs >= 0).any() else "random"
 
 
 def compute(callback):
-    em = nbcore.EM(model=model, n_classes=K, smoothing=lam, init=init, max_iter=100, random_state=int(seed))
+    em = nbcore.EM(model=model, n_classes=K, smoothing=smoothing, init=init, max_iter=100, random_state=int(seed))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         run = em.start(prep.X, prep.y_obs)
@@ -44,11 +44,11 @@ def compute(callback):
 
 
 alpha, params, mapping, acc, n_iter = page_kit.cached(
-    "sampling-model", (dataset, model, int(hidden), float(lam), int(seed)), compute, "Learning the model with EM …",
+    "sampling-model", (dataset, model, int(hidden), float(smoothing), int(seed)), compute, "Learning the model with EM …",
     shareable=page_kit.is_shared(dataset))
 cluster_of = {int(mapping[c]): c for c in range(K)}  # class label -> cluster index
 
-cap = f"Model learned by EM ({init} start, {n_iter} iterations, λ = {lam:g}"
+cap = f"Model learned by EM ({init} start, {n_iter} iterations, λ = {smoothing:g}"
 cap += f", accuracy on the hidden labels {acc:.1%})." if acc is not None else ")."
 st.caption(cap)
 resample = st.button("Draw again", icon=":material/casino:", key="smp_again")

@@ -27,7 +27,7 @@ for side, col, lam_default, init_default in (("a", cols[0], 0.01, "labeled"), ("
     with col:
         st.markdown(f"### Run {side.upper()}")
         c1, c2, c3 = st.columns(3)
-        lam = float(urlguard.select_slider(c1, "λ", controls.LAMBDAS, value=lam_default, format_func=controls.fmt_lam,
+        smoothing = float(urlguard.select_slider(c1, "λ", controls.LAMBDAS, value=lam_default, format_func=controls.fmt_lam,
                                      key=f"sbs_lam_{side}"))
         inits = list(controls.INITS) if has_labels else ["uniform", "random"]
         if st.session_state.get(f"sbs_init_{side}") not in (None, *inits):
@@ -35,13 +35,13 @@ for side, col, lam_default, init_default in (("a", cols[0], 0.01, "labeled"), ("
         init = urlguard.selectbox(c2, "Initialisation", inits, index=inits.index(init_default) if init_default in inits else 1,
                             key=f"sbs_init_{side}")
         uw = float(urlguard.slider(c3, "Unlabelled weight", 0.0, 1.0, 1.0, step=0.05, key=f"sbs_uw_{side}"))
-        settings[side] = (lam, init, uw)
+        settings[side] = (smoothing, init, uw)
 
 key = (dataset, model, int(hidden), int(seed), settings["a"], settings["b"])
 if st.session_state.get("sbs_key") != key or st.session_state.get("sbs_runs") is None:
     runs = {}
-    for side, (lam, init, uw) in settings.items():
-        em = nbcore.EM(model=model, n_classes=prep.n_classes, smoothing=lam, init=init, unlabeled_weight=uw,
+    for side, (smoothing, init, uw) in settings.items():
+        em = nbcore.EM(model=model, n_classes=prep.n_classes, smoothing=smoothing, init=init, unlabeled_weight=uw,
                        max_iter=500, random_state=seed)
         try:
             with warnings.catch_warnings():
@@ -89,8 +89,8 @@ for side, run in runs.items():
 
 
 def label(side: str) -> str:
-    lam, init, uw = settings[side]
-    return f"{side.upper()}: λ={lam:g}, {init}" + (f", w={uw:g}" if uw != 1.0 else "")
+    smoothing, init, uw = settings[side]
+    return f"{side.upper()}: λ={smoothing:g}, {init}" + (f", w={uw:g}" if uw != 1.0 else "")
 
 
 for side, col in zip("ab", cols):

@@ -18,7 +18,7 @@ dataset = page_kit.dataset_picker("ls_dataset", "synthetic_spam", models=("berno
 model = page_kit.model_picker("ls_model", dataset)
 seed = urlguard.number_input(sb, "Seed of the random start", 0, 9999, 1, key="ls_seed",
                        help="Different starts often find the same groups in a different order.")
-lam = page_kit.lam_picker("ls_lam", 1.0)
+smoothing = page_kit.lam_picker("ls_lam", 1.0)
 
 prep = page_kit.prepare(dataset, model, 100, 0)  # unsupervised: every label hidden
 mask = prep.y_eval >= 0
@@ -30,7 +30,7 @@ names = prep.class_names
 
 
 def compute(callback):
-    em = nbcore.EM(model=model, n_classes=K, smoothing=lam, init="random", max_iter=200, random_state=int(seed))
+    em = nbcore.EM(model=model, n_classes=K, smoothing=smoothing, init="random", max_iter=200, random_state=int(seed))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         run = em.start(prep.X, prep.y_obs)
@@ -38,7 +38,7 @@ def compute(callback):
     return run.predict(), run.iteration, float(run.current.objective)
 
 
-pred, n_iter, objective = page_kit.cached("switching", (dataset, model, int(seed), float(lam)), compute,
+pred, n_iter, objective = page_kit.cached("switching", (dataset, model, int(seed), float(smoothing)), compute,
                                          "Running EM without labels …", shareable=page_kit.is_shared(dataset))
 yt, yp = prep.y_eval[mask], np.asarray(pred)[mask]
 before, after, mapping = nbcore.aligned_accuracy(yt, yp, K)

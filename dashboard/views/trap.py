@@ -22,7 +22,7 @@ start = urlguard.radio(sb, "Initialisation", ["uniform", "random"], key="trap_st
 n_labels = urlguard.slider(sb, "Labels revealed", 0, 10, 0, key="trap_labels",
                      help="Show EM the true label of this many documents (chosen at random by the seed).")
 seed = urlguard.number_input(sb, "Seed", 0, 9999, 0, key="trap_seed")
-lam = page_kit.lam_picker("trap_lam", 1.0)
+smoothing = page_kit.lam_picker("trap_lam", 1.0)
 
 prep = page_kit.prepare(dataset, model, 100, seed)  # every label hidden ...
 N, K = prep.X.shape[0], prep.n_classes
@@ -34,9 +34,9 @@ if n_labels:
     y_obs[chosen] = prep.y_eval[chosen]
 hidden = y_obs < 0
 
-key = (dataset, model, start, n_labels, int(seed), float(lam))
+key = (dataset, model, start, n_labels, int(seed), float(smoothing))
 if st.session_state.get("trap_key") != key or st.session_state.get("trap_run") is None:
-    em = nbcore.EM(model=model, n_classes=K, smoothing=lam, init=start, max_iter=200, tol=1e-9, random_state=seed)
+    em = nbcore.EM(model=model, n_classes=K, smoothing=smoothing, init=start, max_iter=200, tol=1e-9, random_state=seed)
     st.session_state["trap_run"] = em.start(prep.X, y_obs)
     st.session_state["trap_key"] = key
 run = st.session_state["trap_run"]
