@@ -12,6 +12,9 @@ serialisation + websocket), free of other clients.
     python scripts/measure_rerun.py                 # default data set
     python scripts/measure_rerun.py --query "dataset=digits"
     python scripts/measure_rerun.py --repeat 3 --json out.json
+
+The script drags the server's own iteration scrubber and presses its Play, so the
+browser player is switched off (``player=off`` is added to the query unless given).
 """
 from __future__ import annotations
 
@@ -92,6 +95,8 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=2, help="play the script this many times (fresh sessions)")
     ap.add_argument("--json", default="")
     args = ap.parse_args()
+    if "player=" not in args.query:  # the server-side scrubber and Play button are what is measured
+        args.query = "&".join(q for q in (args.query, "player=off") if q)
     port = free_port()
     log = Path(tempfile.gettempdir()) / f"measure_rerun_{port}.log"
     load0 = os.getloadavg()

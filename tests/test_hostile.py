@@ -119,6 +119,12 @@ def test_url_decisions_snap_clamp_and_explain():
     assert d.value == 20 and "2 times" in d.why
     assert hidden.decide("hidden", ["1e309"]).value == 90
     assert hidden.decide("hidden", ["50"]).why is None
+    fine = ug.Number(0, 100, 90, 1, True)  # the lesson's "Labels hidden" (steps of 1 %)
+    for v in ("97", "98", "99"):
+        assert fine.decide("hidden", [v]).value == int(v) and fine.decide("hidden", [v]).why is None
+    d = fine.decide("hidden", ["98.4"])
+    assert d.value == 98 and "nearest" in d.why
+    assert fine.decide("hidden", ["-3"]).value == 0 and fine.decide("hidden", ["101"]).value == 100
     speed = ug.Choice(list(controls.SPEEDS), "normal", what="speed")
     d = speed.decide("speed", ["warp"])
     assert d.value == "normal" and "warp" in d.why and "slow" in d.why
@@ -143,7 +149,7 @@ def notice_text(at: AppTest) -> str:
 @pytest.mark.parametrize("query,key,want,mentions", [
     ({"lam": "0.5"}, "lam", 0.3, ["lam=0.5", "0.3"]),
     ({"hidden": "150"}, "hidden", 100, ["hidden=150", "100"]),
-    ({"hidden": "7"}, "hidden", 5, ["hidden=7", "5"]),
+    ({"hidden": "97.6"}, "hidden", 98, ["hidden=97.6", "98"]),   # whole per cent (steps of 1)
     ({"speed": "warp"}, "speed", "normal", ["speed=warp", "normal"]),
     ({"dataset": "../../etc/passwd"}, "dataset", "sms_spam", ["../../etc/passwd", "sms_spam"]),
     ({"hidden": ["10", "20"]}, "hidden", 20, ["2 times"]),
@@ -501,3 +507,27 @@ def test_lesson_page_explains_em_ending_below_supervised():
     base = at.session_state["baseline"]["acc"]
     assert acc[-1] < base                      # the case the class sees: 81.9 % -> 77.5 %
     assert "below supervised" in texts(at) or "below the supervised" in texts(at)
+
+
+# ---- "Labels hidden" in steps of 1 %: 97-99 % hidden can be set (slider, URL) -------------------
+
+def test_lesson_hidden_fraction_takes_98_percent_from_the_url_and_the_slider():
+    """98 % hidden on sms_spam: the URL value is taken as given (no notice) and the run hides
+    round(0.98 · N) labels, stratified (hide_labels' contract, counted here independently)."""
+    import nbcore
+
+    y = nbcore.load_dataset("sms_spam").y
+    n = int((y >= 0).sum())
+    at = no_exception(open_view("lesson", {"dataset": "sms_spam", "hidden": "98"}))
+    assert at.session_state["hidden"] == 98 and at.slider(key="hidden").value == 98
+    assert "link had" not in texts(at, ("warning",))
+    prep = at.session_state["prep"]
+    assert int((prep.y_obs < 0).sum()) == round(0.98 * n)          # 5,463 of 5,574 hidden
+    assert int((prep.y_obs >= 0).sum()) == n - round(0.98 * n)     # 111 labelled messages
+    for k in (0, 1):                                                # both classes keep labelled rows
+        assert ((prep.y_obs == k)).sum() >= 1
+    at.slider(key="hidden").set_value(97).run()                     # one step of the slider
+    no_exception(at)
+    assert at.session_state["run_key"].hidden_pct == 97
+    assert int((at.session_state["prep"].y_obs < 0).sum()) == round(0.97 * n)
+    assert "Data settings changed" in texts(at)                     # the usual rebuild notice
