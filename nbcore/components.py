@@ -197,7 +197,7 @@ def compare_components(X, y, n_classes: int, hidden_fraction: float, ms=(1, 2, 3
     ``iterations`` (len(ms), n_seeds), ``objective`` (len(ms), n_seeds).
     ``callback(done, total)`` is called after every run.
     """
-    from .data import hide_labels
+    from .labels import hide_labels
     from .em import EM, predict_proba, supervised_fit
 
     y = np.asarray(y)

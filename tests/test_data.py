@@ -233,7 +233,7 @@ def test_counts_bigrams_char_and_stop_words():
 
 
 def test_vocabulary_cap_is_reported(monkeypatch):
-    monkeypatch.setattr("nbcore.data.MAX_FEATURES", 3)
+    monkeypatch.setattr("nbcore.text.MAX_FEATURES", 3)
     ds = read_csv(TEXT_CSV.encode())
     assert len(ds.feature_names) == 3
     assert ds.inferred["truncated"] is True
@@ -383,9 +383,9 @@ def test_error_file_too_big(tmp_path, monkeypatch):
     path.write_bytes(big)
     assert "limit" in _err(path, max_bytes=500)
     assert "limit" in _err(io.BytesIO(big), max_bytes=500)
-    import nbcore.data
+    import nbcore.csv_reader
 
-    monkeypatch.setattr(nbcore.data, "MAX_UPLOAD_BYTES", 500)
+    monkeypatch.setattr(nbcore.csv_reader, "MAX_UPLOAD_BYTES", 500)
     assert "500 bytes limit" in _err(big)
 
 

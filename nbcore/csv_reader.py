@@ -1,0 +1,274 @@
+"""A teacher's own CSV -> :class:`~nbcore.dataset.Dataset` (:func:`read_csv`).
+
+Low-level reading (bytes, encoding, delimiter, header guess) is in ``_csv``; column
+guessing in ``_columns``; turning text into word features in :mod:`nbcore.text`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import text as _text
+from ._csv import MAX_UPLOAD_BYTES, DataError, column_as_float, decode, is_number, parse, read_bytes
+from ._columns import guess_columns
+from .dataset import Dataset
+from .text import TextPipeline, vectorize
+
+__all__ = ["read_csv"]
+
+
+# --------------------------------------------------------------------------- #
+# read_csv
+# --------------------------------------------------------------------------- #
+def _sort_key_values(values):
+    if all(is_number(v) for v in values):
+        return sorted(values, key=lambda v: (float(v), v))
+    return sorted(values)
+
+
+def _resolve_column(spec, columns: list[str], role: str, header: bool) -> int:
+    found = ", ".join(f"'{c}'" for c in columns)
+    if isinstance(spec, (int, np.integer)) and not isinstance(spec, bool):
+        j = int(spec)
+        if -len(columns) <= j < len(columns):
+            return j % len(columns)
+        raise DataError(f"The {role} column number {j} does not exist; the file has "
+                        f"{len(columns)} columns ({found}). Fix: pick one of them.")
+    name = str(spec).strip()
+    if name in columns:
+        return columns.index(name)
+    lower = [c.lower() for c in columns]
+    if name.lower() in lower and lower.count(name.lower()) == 1:
+        return lower.index(name.lower())
+    hint = "" if header else (" The file seems to have no header row, so columns are "
+                              "numbered; pass the column's position (0 = first, -1 = last).")
+    raise DataError(f"No {role} column called '{name}' was found. The columns in the file "
+                    f"are: {found}. Fix: choose one of these names as the {role} column."
+                    f"{hint}")
+
+
+def _looks_like_text(cells: list[str]) -> bool:
+    vals = [c.strip() for c in cells if c.strip()]
+    if not vals or sum(is_number(v) for v in vals) > len(vals) / 2:
+        return False
+    return any(any(ch.isspace() for ch in v) for v in vals) or np.mean([len(v) for v in vals]) >= 15
+
+
+def read_csv(path_or_file, text_column=None, label_column="label", ngram_range=(1, 1),
+             analyzer="word", binary=True, min_df=1, max_features=None, stop_words=None,
+             max_bytes=None, *, binarize=False, header=None, lowercase=True,
+             pipeline: TextPipeline | None = None, ignore_columns=()) -> Dataset:
+    """Read a teacher's CSV into a :class:`Dataset`.
+
+    ``path_or_file``: a path, the file's bytes, or a binary file-like (e.g.
+    Streamlit's UploadedFile).  Encoding (utf-8, utf-8-sig, latin-1), delimiter
+    (comma, semicolon, tab, pipe; else comma) and header row are guessed and
+    reported in ``ds.inferred``.  ``header=True/False`` overrides the guess.
+
+    Labels: the ``label_column`` (a name, or a position such as -1) may hold any
+    strings or numbers.  A blank cell means "unlabelled" (y = -1).  Classes are
+    numbered 0..K-1 in sorted order of the label values (numeric order when all
+    labels are numbers); ``ds.class_names`` holds them as strings.
+
+    Text: if ``text_column`` is given (a name/position, or a list of them whose
+    cells are joined with a newline), or if the file has exactly one column
+    besides the label and it holds words (some cell has a space, or cells are
+    15+ characters on average), the text is turned into term counts by a
+    :class:`~nbcore.text.TextPipeline` (scikit-learn's CountVectorizer):
+    ``pipeline`` if given, else one made from analyzer ("word"; "char" or
+    "char_wb" = character n-grams inside words), ngram_range, binary, min_df,
+    max_features, stop_words ("english" or None) and lowercase.  With words a
+    word is a run of letters/digits (single letters count).  The vocabulary is
+    capped at :data:`MAX_FEATURES` most frequent terms (``ds.inferred`` says
+    when it was cut).  ``binary=True`` gives kind "binary" (Bernoulli),
+    ``binary=False`` kind "counts" (multinomial).  X is CSR; ``ds.texts`` keeps
+    the raw text, ``ds.with_pipeline(...)`` re-vectorises it and
+    ``ds.transform(["new message"])`` scores new text.  Other columns are
+    ignored.  :func:`inspect_csv` guesses which columns are text and label.
+
+    Tables: otherwise every other column is a feature (except ``ignore_columns``).  If all feature columns
+    are numbers the kind is "continuous" (Gaussian), or "binary" when every value
+    is 0 or 1; ``binarize=True`` turns numbers into ``x > 0`` (kind "binary").
+    Columns of words are categorical: integer codes in sorted order of the
+    values, names in ``ds.categories``.  Numeric columns with at most 20
+    distinct values are treated as categories when mixed with word columns.
+
+    Limits: files over ``max_bytes`` (default :data:`MAX_UPLOAD_BYTES`, 5 MB)
+    are refused.  Encodings tried: UTF-16 with a byte-order mark, UTF-8 (with or
+    without BOM, reported as "utf-8-sig" / "utf-8"), then Windows cp1252 when
+    the bytes need it, else latin-1.  Files with NUL bytes or many control
+    characters are refused as binary.
+
+    Cells are always plain text: spreadsheet formulas (``=...``) are not run.
+    """
+    raw, fname = read_bytes(path_or_file, MAX_UPLOAD_BYTES if max_bytes is None else max_bytes)
+    text, encoding = decode(raw)
+    text_specs = (list(text_column) if isinstance(text_column, (list, tuple))
+                  else [] if text_column is None else [text_column])
+    if isinstance(text_column, (list, tuple)) and not text_specs:
+        text_specs = None
+    ignore_specs = [ignore_columns] if isinstance(ignore_columns, (str, int)) else list(ignore_columns or ())
+    wanted = [str(c) for c in [label_column, *(text_specs or []), *ignore_specs] if isinstance(c, str)]
+    table = parse(text, header, wanted)
+    columns, rows, lines = table["columns"], table["rows"], table["lines"]
+    if label_column is None:
+        raise DataError("read_csv needs a label column (blank cells in it mean "
+                        "'unlabelled'). Fix: add a label column, even if most of it is blank.")
+    try:
+        lab = _resolve_column(label_column, columns, "label", table["header"])
+    except DataError as exc:
+        guess = guess_columns(columns, rows, table["header"])
+        if guess["label"] is None:
+            raise
+        raise DataError(f"{exc} The column '{guess['label']}' looks like the labels "
+                        f"({guess['reasons'].get(guess['label'], '')}).") from None
+    if len(columns) < 2:
+        raise DataError(f"The file has only one column ('{columns[0]}'), so there are no "
+                        "features besides the label. Fix: check the delimiter (commas "
+                        "between values) or add feature columns.")
+
+    # ---- labels
+    label_cells = [r[lab].strip() for r in rows]
+    present = sorted(set(c for c in label_cells if c))
+    if not present:
+        raise DataError(f"Every cell of the label column '{columns[lab]}' is blank, so no "
+                        "class is known. Fix: give at least one row of each class a label "
+                        "(EM needs labelled examples to know what the classes are).")
+    if len(present) < 2:
+        raise DataError(f"The label column '{columns[lab]}' has only one class "
+                        f"('{present[0]}'). Naive Bayes needs at least two classes to "
+                        "tell apart. Fix: add rows of another class, or choose a "
+                        "different label column.")
+    class_names = _sort_key_values(present)
+    code = {c: k for k, c in enumerate(class_names)}
+    y = np.array([code[c] if c else -1 for c in label_cells], dtype=np.int64)
+
+    inferred = {
+        "encoding": encoding, "delimiter": table["delimiter"], "header": table["header"],
+        "n_rows": len(rows), "n_columns": len(columns), "columns": list(columns),
+        "label_column": columns[lab], "n_labelled": int((y >= 0).sum()),
+        "n_unlabelled": int((y < 0).sum()), "n_bytes": len(raw),
+    }
+    ignored = {_resolve_column(c, columns, "ignored", table["header"]) for c in ignore_specs}
+    ignored.discard(lab)
+    others = [j for j in range(len(columns)) if j != lab and j not in ignored]
+
+    if text_specs:
+        tjs = []
+        for spec in text_specs:
+            tj = _resolve_column(spec, columns, "text", table["header"])
+            if tj == lab:
+                raise DataError(f"The text column and the label column are both "
+                                f"'{columns[lab]}'. Fix: choose two different columns.")
+            if tj not in tjs:
+                tjs.append(tj)
+    elif text_specs is None:
+        tjs = []
+    elif len(others) == 1 and _looks_like_text([r[others[0]] for r in rows]):
+        tjs = [others[0]]
+    else:
+        tjs = []
+
+    common = dict(name=fname, description=f"Read from {fname}", y=y, class_names=class_names,
+                  y_true=y.copy(), inferred=inferred)
+    if tjs:
+        inferred["text_column"] = columns[tjs[0]]
+        inferred["text_columns"] = [columns[j] for j in tjs]
+        inferred["ignored_columns"] = [columns[j] for j in range(len(columns))
+                                       if j != lab and j not in tjs]
+        if pipeline is None:
+            pipeline = _pipeline_from_args(analyzer, ngram_range, binary, min_df,
+                                           max_features, stop_words, lowercase)
+        texts = tuple("\n".join(r[j] for j in tjs) for r in rows)
+        X, vec, info = vectorize(texts, pipeline, cap=_text.MAX_FEATURES)
+        inferred.update(info)
+        inferred["kind"] = pipeline.kind
+        return Dataset(X=X, feature_names=[str(t) for t in vec.get_feature_names_out()],
+                       kind=pipeline.kind, vectorizer=vec, texts=texts, pipeline=pipeline,
+                       **common)
+
+    inferred["text_column"] = None
+    inferred["ignored_columns"] = [columns[j] for j in sorted(ignored)]
+    if not others:
+        raise DataError("Every column besides the label is ignored, so there are no "
+                        "features. Fix: pick a text column, or keep some feature columns.")
+    X, kind, categories, info = _table_features(rows, lines, columns, others, binarize)
+    inferred.update(info)
+    inferred["kind"] = kind
+    return Dataset(X=X, feature_names=[columns[j] for j in others], kind=kind,
+                   categories=categories, **common)
+
+
+def _pipeline_from_args(analyzer, ngram_range, binary, min_df, max_features, stop_words,
+                        lowercase) -> TextPipeline:
+    """read_csv's CountVectorizer-style arguments -> a TextPipeline."""
+    if analyzer not in ("word", "char", "char_wb"):
+        raise DataError(f"analyzer must be 'word', 'char' or 'char_wb', not '{analyzer}'.")
+    if stop_words not in (None, "english", True, False):
+        raise DataError("stop_words must be 'english' or None.")
+    try:
+        md = int(min_df)
+    except (TypeError, ValueError):
+        raise DataError("min_df must be a whole number of documents (1 = keep every word).") from None
+    if isinstance(min_df, float) and not float(min_df).is_integer():
+        raise DataError("min_df must be a whole number of documents (1 = keep every word).")
+    return TextPipeline(tokens="word" if analyzer == "word" else "char",
+                        ngram_range=tuple(ngram_range) if ngram_range is not None else (1, 1),
+                        binary=bool(binary), min_df=md, max_features=max_features,
+                        stop_words=bool(stop_words), lowercase=bool(lowercase))
+
+
+def _table_features(rows, lines, columns, others, binarize):
+    cols = {j: [r[j] for r in rows] for j in others}
+    numeric = {}
+    for j, cells in cols.items():
+        vals = [c.strip() for c in cells if c.strip()]
+        numeric[j] = bool(vals) and sum(is_number(v) for v in vals) > len(vals) / 2
+    num_js = [j for j in others if numeric[j]]
+    word_js = [j for j in others if not numeric[j]]
+    info = {"numeric_columns": [columns[j] for j in num_js],
+            "categorical_columns": [columns[j] for j in word_js], "binarized": False}
+
+    if not word_js:
+        X = np.column_stack([column_as_float(cols[j], columns[j], lines) for j in others])
+        if binarize:
+            info["binarized"] = True
+            return (X > 0).astype(np.float64), "binary", None, info
+        if np.isin(X, (0.0, 1.0)).all():
+            return X, "binary", None, info
+        return X, "continuous", None, info
+
+    if binarize:
+        raise DataError(
+            f"binarize=True needs numeric columns, but {_names(columns, word_js)} hold words. "
+            "Fix: remove those columns, or leave binarize off to treat words as categories.")
+    too_many = [j for j in num_js if len({c.strip() for c in cols[j]}) > 20]
+    if too_many:
+        raise DataError(
+            f"The file mixes columns of words ({_names(columns, word_js)}) with columns of "
+            f"many different numbers ({_names(columns, too_many)}). One dataset uses one "
+            "kind of feature. Fix: remove one group of columns, or turn the numbers into "
+            "a few named bins (e.g. low/medium/high).")
+    X = np.zeros((len(rows), len(others)), dtype=np.int64)
+    categories = []
+    for col, j in enumerate(others):
+        cells = [c.strip() for c in cols[j]]
+        for c, line in zip(cells, lines):
+            if not c:
+                raise DataError(f"Column '{columns[j]}' has an empty cell on line {line}. "
+                                "Fix: fill it in, or delete that row.")
+        names = _sort_key_values(sorted(set(cells)))
+        index = {c: d for d, c in enumerate(names)}
+        X[:, col] = [index[c] for c in cells]
+        categories.append(names)
+    return X, "categorical", categories, info
+
+
+def _names(columns, js) -> str:
+    shown = [f"'{columns[j]}'" for j in js[:5]]
+    return ", ".join(shown) + (f" and {len(js) - 5} more" if len(js) > 5 else "")
+
+
+# --------------------------------------------------------------------------- #
+# hide_labels
+# --------------------------------------------------------------------------- #
