@@ -19,7 +19,6 @@ from nbcore.data import inspect_csv
 
 K_LABEL, K_TEXT, K_IGNORE, K_HEADER = "up_label", "up_text", "up_ignore", "up_header"
 K_APPLY = "up_apply"
-COLUMNS = "upload_columns"  # session key: {"inspect": dict, "choice": ColumnChoice}
 
 
 @dataclass(frozen=True)

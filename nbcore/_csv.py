@@ -313,9 +313,5 @@ def column_as_float(cells: list[str], name: str, lines: list[int]) -> np.ndarray
     return values
 
 
-def fmt_float(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() and abs(x) < 1e15 else repr(float(x))
-
-
 __all__ = ["DataError", "MAX_UPLOAD_BYTES", "read_bytes", "decode", "parse",
            "column_as_float", "is_number"]
