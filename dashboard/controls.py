@@ -30,7 +30,7 @@ USER_DATA = (UPLOAD, SHARED)  # data sets that are not shipped (no truth panel, 
 
 # ---- defaults of the ready-made lesson ---------------------------------------
 DEFAULTS = dict(
-    dataset="sms_spam",     # real text (issue 11); synthetic_spam (known truth) is one pick away
+    dataset="sms_spam",     # real text; synthetic_spam (known truth) is one pick away
     hidden=90,
     lam=1.0,
     init="labeled",

@@ -110,7 +110,7 @@ LESSONS: list[Lesson] = [
                   "See **Label switching** for why “accuracy as labelled” can be 14 %."),
         also=(("Label switching", pages.SWITCHING.path, {}),),
     ),
-    # issue 17: teaching depth II
+    # teaching depth II
     Lesson(
         id="coin",
         title="6 · The coin: what λ is",
@@ -171,7 +171,7 @@ LESSONS: list[Lesson] = [
                   "Look inside: the components of one digit differ in slant or stroke; some get α ≈ 0.",
                   "Find a seed where m = 2 is worse than m = 1: why can extra components hurt?"),
     ),
-    # ---- real text (issue 11): numbers measured with seed 0, λ = 1 (datasets/*.md) ----
+    # ---- real text: numbers measured with seed 0, λ = 1 (datasets/*.md) ----
     Lesson(
         id="sms",
         title="10 · EM rescues real SMS spam",

@@ -43,7 +43,7 @@ BUDGET = Page("views/budget.py", "Label-budget curve", ":material/stacked_line_c
 SIDE_BY_SIDE = Page("views/side_by_side.py", "Side by side", ":material/compare:")
 SAMPLING = Page("views/sampling.py", "Sampling from the model", ":material/casino:")
 GAUSSIAN = Page("views/gaussian.py", "Gaussian NB corner", ":material/ssid_chart:")
-# issue 17: teaching depth II
+# teaching depth II
 COIN = Page("views/coin.py", "The coin and the prior", ":material/toll:")
 MIXTURE2D = Page("views/mixture2d.py", "The 2-D picture", ":material/scatter_plot:")
 CLIMB = Page("views/climb.py", "Why EM climbs", ":material/trending_up:")

@@ -58,7 +58,7 @@ else:
     else:
         alpha, params = nbcore.supervised_fit(model, X, y_known, K, smoothing)
 
-if event_model.input_kind == "categories":  # PlayTennis: classify a new day, every θ shown (issue 17)
+if event_model.input_kind == "categories":  # PlayTennis: classify a new day, every θ shown
     inspector_categorical.new_day(ds, X, y_known, alpha, params, ds.class_names, smoothing, FS, counted=source != "run")
     st.stop()
 

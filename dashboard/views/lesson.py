@@ -56,7 +56,7 @@ def live(speed: str, classroom: bool) -> None:
     """Everything that changes while EM runs. Runs as a fragment, with run_every while playing."""
     if state.take(state.APP_RERUN):
         st.rerun(scope="app")
-    extras.apply_stop_rule()  # seed 003's ‖Δθ‖² rule (issue 17)
+    extras.apply_stop_rule()  # seed 003's ‖Δθ‖² rule
     top = st.container()  # messages come and go inside it; the panels after it keep their place
     with top:
         panels.advance(state.get(state.RUN), state.get(state.RUN_KEY).max_iter, speed)
@@ -65,16 +65,16 @@ def live(speed: str, classroom: bool) -> None:
         panels.notices(f)
     panels.metrics_row(f)
     panels.run_controls(f)
-    extras.half_steps(f)  # E-step / M-step buttons, shortcuts (issue 17)
+    extras.half_steps(f)  # E-step / M-step buttons, shortcuts
     truth_slot = panels.history_charts(f)
     view, prev_view = panels.param_views(f)
     panels.parameters(f, view, prev_view, truth_slot)
-    extras.responsibilities_panel(f)  # every document's responsibility (issue 17)
+    extras.responsibilities_panel(f)  # every document's responsibility
     if f.playing:  # keep Play ticks light; the numbers come back on Pause
         st.caption("The maths panel and the exports are back when you press Pause.")
         return
-    extras.stop_rule_panel(f)  # both stop rules' numbers (issue 17)
-    extras.climb_panel(f)  # the lower bound at this iteration (issue 17)
+    extras.stop_rule_panel(f)  # both stop rules' numbers
+    extras.climb_panel(f)  # the lower bound at this iteration
     documents.documents_panel(f.run, f.prep, f.t, f.cfg.model, f.classroom)  # raw text, responsibilities, flips
     panels.maths_expander(f)
     panels.exports(f, view)
@@ -88,7 +88,7 @@ def main() -> None:
     if classroom:
         st.markdown(page_kit.CLASSROOM_CSS, unsafe_allow_html=True)
     settings, upload_result = sidebar(classroom)
-    extras.stop_rule_controls(classroom)  # seed 003's ‖Δθ‖² < ε (issue 17)
+    extras.stop_rule_controls(classroom)  # seed 003's ‖Δθ‖² < ε
     player.preload()  # plotly.js loads in the browser while the server builds the run
     lifecycle.sync_run(settings)
     header(classroom, upload_result)
