@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 import nbcore
-from dashboard import controls, state, urlguard
+from dashboard import controls, metrics, state, urlguard
 
 #: How the documents table can be ordered.
 SORTS = {
@@ -45,8 +45,11 @@ def document_texts(ds, n_rows: int) -> list[str]:
 
 def documents_frame(proba: np.ndarray, proba_prev: np.ndarray | None, y_true: np.ndarray,
                     rows: np.ndarray, texts: list[str], class_names: list[str],
-                    sort: str = "least sure first", split: tuple | None = None) -> pd.DataFrame:
-    """One row per document in ``rows`` (the hidden ones), sorted.
+                    sort: str = "least sure first", split: tuple | None = None,
+                    limit: int | None = None) -> pd.DataFrame:
+    """One row per document in ``rows`` (the hidden ones), sorted; only the first ``limit``
+    rows of that order when ``limit`` is given (the order is computed on arrays, so the
+    table the page draws costs ``limit`` rows, not one row per hidden document).
 
     proba: (N, K) p(y | x_i) under θ_t; proba_prev: the same under θ_{t−1} (None at t = 0).
     Columns: doc (row number), text, true, EM says, responsibility of the true class,
@@ -60,13 +63,28 @@ def documents_frame(proba: np.ndarray, proba_prev: np.ndarray | None, y_true: np
     conf = P.max(axis=1)
     yt = np.asarray(y_true, dtype=np.int64)[rows]
     known = yt >= 0
-    r_true = np.where(known, P[np.arange(len(rows)), np.clip(yt, 0, None)], np.nan)
     if proba_prev is None:
         flipped = np.zeros(len(rows), dtype=bool)
         prev = pred
     else:
         prev = np.asarray(proba_prev, dtype=float)[rows].argmax(axis=1)
         flipped = prev != pred
+    correct = np.where(known, pred == yt, False)
+    if sort == "most sure first":
+        order = np.lexsort((rows, -conf))
+    elif sort == "flipped first":
+        order = np.lexsort((rows, conf, ~flipped))
+    elif sort == "wrong first":
+        order = np.lexsort((rows, conf, correct))
+    elif sort == "document order":
+        order = np.argsort(rows, kind="stable")
+    else:
+        order = np.lexsort((rows, conf))
+    if limit is not None:
+        order = order[:max(0, int(limit))]
+    rows, P, pred, conf, yt, known = rows[order], P[order], pred[order], conf[order], yt[order], known[order]
+    prev, flipped, correct = prev[order], flipped[order], correct[order]
+    r_true = np.where(known, P[np.arange(len(rows)), np.clip(yt, 0, None)], np.nan)
     names = [str(c) for c in class_names]
     df = pd.DataFrame({
         "doc": rows,
@@ -76,24 +94,14 @@ def documents_frame(proba: np.ndarray, proba_prev: np.ndarray | None, y_true: np
         "r(true class)": r_true,
         "confidence": conf,
         "flipped": [f"{names[a]} → {names[b]}" if f else "" for a, b, f in zip(prev, pred, flipped)],
-        "correct": np.where(known, pred == yt, False),
+        "correct": correct,
     })
     if split is not None and len(names) == 2:
         present, absent = (np.asarray(a, dtype=float)[rows] for a in split)
         with np.errstate(invalid="ignore"):
             df[f"words present {names[1]}:{names[0]}"] = present[:, 1] - present[:, 0]
             df[f"words absent {names[1]}:{names[0]}"] = absent[:, 1] - absent[:, 0]
-    if sort == "most sure first":
-        order = np.lexsort((rows, -conf))
-    elif sort == "flipped first":
-        order = np.lexsort((rows, conf, ~flipped))
-    elif sort == "wrong first":
-        order = np.lexsort((rows, conf, df["correct"].to_numpy()))
-    elif sort == "document order":
-        order = np.argsort(rows, kind="stable")
-    else:
-        order = np.lexsort((rows, conf))
-    return df.iloc[order].reset_index(drop=True)
+    return df
 
 
 def confusion_frame(y_true: np.ndarray, pred: np.ndarray, class_names: list[str]) -> pd.DataFrame:
@@ -124,13 +132,19 @@ def documents_panel(run, prep, t: int, model: str, classroom: bool = False) -> N
     if prep.n_classes and not (np.asarray(prep.y_obs) >= 0).any():
         return  # clustering (no label visible): class k is not label k; the accuracy chart aligns them
     rows = np.flatnonzero(mask)
-    proba = state.memo(("docs_proba", t), lambda: np.asarray(run.predict_proba(t=t)))
-    prev = state.memo(("docs_proba", t - 1), lambda: np.asarray(run.predict_proba(t=t - 1))) if t > 0 else None
+    proba = metrics.proba_at(run, t)
+    prev = metrics.proba_at(run, t - 1) if t > 0 else None
     texts = state.memo(("docs_texts",), lambda: document_texts(prep.ds, prep.X.shape[0]))
     names = list(prep.class_names)
-    pred = proba[rows].argmax(axis=1)
-    n_flip = int((prev[rows].argmax(axis=1) != pred).sum()) if prev is not None else 0
-    acc = float(np.mean(pred == prep.y_eval[rows]))
+
+    def head():
+        pred = proba[rows].argmax(axis=1)
+        n_flip = int((prev[rows].argmax(axis=1) != pred).sum()) if prev is not None else 0
+        return (float(np.mean(pred == prep.y_eval[rows])), n_flip,
+                confusion_frame(prep.y_eval[rows], pred, names))
+
+    # one pass per (run, t): another λ, sort order or expander reuses these
+    acc, n_flip, confusion = state.memo(("docs_head", t), head)
     title = (f"The {len(rows):,} hidden documents at t = {t}: {acc:.1%} right"
              + (f", {n_flip:,} flipped at this iteration" if t > 0 else ""))
     with st.expander(title, expanded=not classroom, icon=":material/description:"):
@@ -143,9 +157,9 @@ def documents_panel(run, prep, t: int, model: str, classroom: bool = False) -> N
             if len(names) == 2 and nbcore.get_model(model).scores_absent_features:
                 split = state.memo(("docs_split", t), lambda: nbcore.get_model(model).log_likelihood_by_presence(
                     prep.X, run.history[t].params))
-            df = state.memo(("docs_frame", t, sort),
-                            lambda: documents_frame(proba, prev, prep.y_eval, rows, texts, names, sort, split))
-            shown = df.head(_SHOW)
+            shown = state.memo(("docs_frame", t, sort),  # only the rows drawn are built
+                               lambda: documents_frame(proba, prev, prep.y_eval, rows, texts, names, sort, split,
+                                                       limit=_SHOW))
             order_key = ("docs_order", t, sort)
             state.memo(order_key, lambda: shown["doc"].to_numpy())
             st.dataframe(
@@ -162,7 +176,7 @@ def documents_panel(run, prep, t: int, model: str, classroom: bool = False) -> N
                     "flipped": st.column_config.TextColumn("flipped at t", help="Predicted class at t − 1 → at t."),
                     "correct": st.column_config.CheckboxColumn("correct"),
                 })
-            st.caption(f"Showing {len(shown):,} of {len(df):,} ({sort}). Click a row to put that document "
+            st.caption(f"Showing {len(shown):,} of {len(rows):,} ({sort}). Click a row to put that document "
                        "in the maths panel below.")
             if split is not None:
                 c1, c0 = names[1], names[0]
@@ -172,5 +186,5 @@ def documents_panel(run, prep, t: int, model: str, classroom: bool = False) -> N
                            "present, the absent words decide the class.")
         with right:
             st.markdown("**Confusion on the hidden labels**")
-            st.dataframe(confusion_frame(prep.y_eval[rows], pred, names), width="stretch")
+            st.dataframe(confusion, width="stretch")
             st.caption("Rows: the true class; columns: the class EM gives it now.")

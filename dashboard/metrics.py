@@ -18,6 +18,12 @@ def score(pred: np.ndarray, prep: Prepared) -> float:
     return float("nan") if acc is None else acc
 
 
+def proba_at(run, t: int) -> np.ndarray:
+    """p(y | x_i, θ_t) for every row, (N, K): computed once per (run, t) in the session's memo and
+    shared by the accuracy series and the documents table (which also wants t − 1)."""
+    return state.memo(("proba", int(t)), lambda: np.asarray(run.predict_proba(t=t)))
+
+
 def accuracy_series(run, prep: Prepared) -> list[float]:
     """Accuracy on the hidden labels at every iteration (computed once per snapshot)."""
     serial = state.get(state.RUN_SERIAL)
@@ -25,8 +31,9 @@ def accuracy_series(run, prep: Prepared) -> list[float]:
     if not cache or cache["serial"] != serial:
         cache = {"serial": serial, "acc": []}
     acc = cache["acc"]
+    newest = len(run.history) - 2  # the page shows these two next (the documents table: t and t − 1)
     for t in range(len(acc), len(run.history)):
-        proba = run.predict_proba(t=t)
+        proba = proba_at(run, t) if t >= newest else run.predict_proba(t=t)
         acc.append(score(np.asarray(proba).argmax(axis=1), prep))
     state.put(state.ACC_CACHE, cache)
     return acc
