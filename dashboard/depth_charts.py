@@ -19,16 +19,36 @@ A_COLOR = "#0072B2"     # side-by-side run A
 B_COLOR = "#E69F00"     # side-by-side run B
 
 
+def _wrap(text: str, font_size: int, width: int = 30) -> tuple[str, int]:
+    """(text, lines): at classroom font sizes (> 15) a chart is about 450 px wide, so a title or
+    axis title longer than ``width`` characters is broken onto two lines at the space nearest
+    its middle instead of running off the chart."""
+    if font_size <= 15 or len(text) <= width or "<br>" in text or " " not in text:
+        return text, text.count("<br>") + 1
+    mid = len(text) // 2
+    i = min((i for i, c in enumerate(text) if c == " "), key=lambda i: abs(i - mid))
+    return text[:i] + "<br>" + text[i + 1:], 2
+
+
 def _layout(fig: go.Figure, title: str, font_size: int, height: int, **kw) -> go.Figure:
+    """Title in a band of its own at the top, the legend in a band under it (never overlapping)."""
+    title, lines = _wrap(title, font_size)
+    title_band = int((font_size + 4) * 1.35 * lines) + 10
+    legend_band = int(font_size * 1.7) + 6
     fig.update_layout(
-        title=dict(text=title, font=dict(size=font_size + 4)),
+        title=dict(text=title, font=dict(size=font_size + 4), y=1.0, yref="container", yanchor="top",
+                   pad=dict(t=8)),
         font=dict(size=font_size),
-        height=height,
-        margin=dict(l=10, r=10, t=60 + font_size, b=10),
+        height=height + (title_band - 40 if lines > 1 else 0),
+        margin=dict(l=10, r=10, t=title_band + legend_band, b=10),
         legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0, font=dict(size=font_size)),
         template="plotly_white",
         **kw,
     )
+    for axis in (fig.layout.xaxis, fig.layout.yaxis):
+        text = axis.title.text if axis.title is not None else None
+        if text:
+            axis.title.text = _wrap(text, font_size, 34)[0]
     return fig
 
 

@@ -21,11 +21,29 @@ CLASSROOM_CSS = """<style>
 html, body, [data-testid="stAppViewContainer"] { font-size: 22px; }
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li,
 [data-testid="stCaptionContainer"], label, button p { font-size: 1.25rem !important; }
-[data-testid="stMetricValue"], [data-testid="stMetricValue"] *,
-[data-testid="stMetricValue"] [data-testid="stMarkdownContainer"] p { font-size: 3rem !important; line-height: 1.2; }
-[data-testid="stMetricLabel"] p { font-size: 1.3rem !important; }
+[data-testid="stMetricLabel"] p { font-size: clamp(0.9rem, 11cqi, 1.3rem) !important; }
 h1 { font-size: 3rem !important; } h2, h3 { font-size: 2.1rem !important; }
 .katex { font-size: 1.45em !important; }
+/* Streamlit's page paddings are in rem, which the larger base font inflates (110 px each side
+   at 1280 px): give the width back to the content. */
+[data-testid="stMainBlockContainer"] { padding: 3.5rem 1.2rem 4rem 1.2rem !important; max-width: none !important; }
+/* Nothing a class must read is cut off with an ellipsis (issue 12): page names, button
+   labels, metric labels and deltas wrap onto a second line instead. */
+.stMarkdownEllipsis, .stMarkdownEllipsis p, [data-testid="stSidebarNavLink"] span,
+[data-testid="stMetricLabel"] div, [data-testid="stMetricDelta"] div {
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important; }
+[data-testid="stPageLink"] *, [data-testid="stSidebarNavLink"] * {
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important; }
+[data-testid="stSidebarNavLink"], [data-testid="stPageLink-NavLink"] { height: auto !important; min-height: 2rem; }
+[data-testid="stSidebarNavLink"] p { font-size: 1rem !important; line-height: 1.25 !important; }
+[data-testid="stPageLink"] p { line-height: 1.3 !important; }
+button div, button span { overflow: visible !important; }
+/* Metric values shrink with their column (container query units) down to 1.2rem, and break
+   only at spaces ("0.500 / 0.500"), never inside a number. */
+[data-testid="stMetric"] { container-type: inline-size; }
+[data-testid="stMetricValue"], [data-testid="stMetricValue"] *,
+[data-testid="stMetricValue"] [data-testid="stMarkdownContainer"] p {
+  font-size: clamp(1.2rem, 19cqi, 3rem) !important; line-height: 1.15; overflow-wrap: normal !important; }
 </style>"""
 
 

@@ -21,13 +21,7 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SHOTS = ROOT / "artifacts" / "screenshots" / "classroom"
 
-pytestmark = [
-    pytest.mark.browser,
-    # Written first (issue 12 asks for a failing test before the fix); the truncation fixes
-    # themselves have not been made yet, so it is a known failure. Not run (it starts a
-    # server per page at two sizes): remove this mark when fixing item 8 of issue 12.
-    pytest.mark.xfail(reason="issue 12 item 8: classroom-mode truncation at 1280x720 not fixed yet", run=False),
-]
+pytestmark = pytest.mark.browser
 
 if not Path(CHROMIUM).exists():
     if os.environ.get("CI"):
@@ -37,7 +31,9 @@ if not Path(CHROMIUM).exists():
 sync_api = pytest.importorskip("playwright.sync_api")
 
 # Every visible element whose text is cut: CSS ellipsis (text-overflow) with more text than
-# room. Streamlit truncates metric values/labels, button labels and nav links this way.
+# room (Streamlit truncates metric values/labels, button labels and nav links this way), and
+# text that a fix made spill out of its box instead (a metric value wider than its column,
+# a label wider than its button): the box's content is wider than the box.
 TRUNCATED_JS = """() => {
   const out = [];
   for (const e of document.querySelectorAll('[data-testid="stAppViewContainer"] *')) {
@@ -47,7 +43,21 @@ TRUNCATED_JS = """() => {
       out.push(e.innerText.trim().slice(0, 60));
     }
   }
+  const boxes = '[data-testid="stMetric"], [data-testid="stMetricValue"], [data-testid="stMetricLabel"],'
+    + ' [data-testid="stButton"] button, [data-testid="stDownloadButton"] button, [data-testid="stSidebarNavLink"],'
+    + ' [data-testid="stPageLink"] a, [data-testid="stCheckbox"], [data-testid="stHeading"]';
+  for (const e of document.querySelectorAll(boxes)) {
+    if (!e.offsetParent || !e.innerText) continue;
+    if (e.scrollWidth > e.clientWidth + 1) out.push('spills: ' + e.innerText.trim().slice(0, 60));
+  }
   return out;
+}"""
+
+# Streamlit scrolls inside the app, so a full-page screenshot is one screen high: for the
+# screenshot the viewport is made as tall as the content (same width, so the same layout).
+CONTENT_HEIGHT_JS = """() => {
+  const m = document.querySelector('[data-testid="stMain"]') || document.body;
+  return Math.max(m.scrollHeight, document.body.scrollHeight);
 }"""
 
 
@@ -104,6 +114,10 @@ def test_classroom_mode_cuts_nothing_off(server, browser, size):
                 problems[name] = cut
             if size == (1280, 720):
                 page.mouse.move(2, 2)
+                page.screenshot(path=str(SHOTS / f"{name}_1280x720_screen.png"))  # what the class sees first
+                tall = min(12_000, int(page.evaluate(CONTENT_HEIGHT_JS)))
+                page.set_viewport_size({"width": w, "height": max(h, tall)})
+                page.wait_for_timeout(1500)  # plotly re-lays out
                 page.screenshot(path=str(SHOTS / f"{name}_1280x720.png"), full_page=True)
             assert page.locator('[data-testid="stException"]').count() == 0, name
         finally:

@@ -26,7 +26,8 @@ settings = {}
 for side, col, lam_default, init_default in (("a", cols[0], 0.01, "labeled"), ("b", cols[1], 1.0, "labeled")):
     with col:
         st.markdown(f"### Run {side.upper()}")
-        c1, c2, c3 = st.columns(3)
+        # three narrow columns per run would break "Initialisation" mid-word at a projector's font size
+        c1, c2, c3 = (st.container(), st.container(), st.container()) if FS > 15 else st.columns(3)
         smoothing = float(urlguard.select_slider(c1, "λ", controls.LAMBDAS, value=lam_default, format_func=controls.fmt_lam,
                                      key=f"sbs_lam_{side}"))
         inits = list(controls.INITS) if has_labels else ["uniform", "random"]
@@ -96,7 +97,7 @@ def label(side: str) -> str:
 for side, col in zip("ab", cols):
     run = runs[side]
     with col:
-        m1, m2, m3 = st.columns(3)
+        m1, m2, m3 = st.columns([1, 2, 2] if FS > 15 else 3)  # classroom: room for the long numbers
         m1.metric("Iteration", run.iteration)
         m2.metric("Accuracy (hidden)", depth_charts._pct(acc[side][-1]))
         m3.metric("Objective", f"{run.current.objective:.1f}")

@@ -103,7 +103,10 @@ st.markdown(
     "Anything that makes the classes differ — a random start, or a handful of labelled documents whose "
     "one-hot responsibilities (eq. 22) pull the classes apart — lets EM climb away.")
 
-c1, c2, c3 = st.columns(3)
+if FS > 15:  # classroom: two charts per row, or their titles run off the charts
+    (c1, c2), (c3, _) = st.columns(2), st.columns(2)
+else:
+    c1, c2, c3 = st.columns(3)
 if hidden.any():
     c1.plotly_chart(depth_charts.resp_histogram_figure(proba[hidden], prep.class_names, FS), key="trap_resp",
                     config={"displayModeBar": False})
