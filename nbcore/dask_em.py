@@ -98,21 +98,28 @@ __all__ = ["ChunkedData", "ChunkedEMRun", "prepare", "start", "fit", "count_cate
 class ChunkedData:
     """Row chunks validated by an event model, ready for any number of EM runs.
 
+    Consecutive chunks form **partitions**: one task per partition and
+    iteration runs the E-step on each of its chunks and merges their statistics
+    locally, so only one statistics array per partition travels. Persisted, a
+    partition's chunks are one key (so they live on the same worker).
+
     Attributes
     ----------
     model : EventModel used to prepare the chunks
-    chunks : list of dask Delayed, one prepared chunk (``model.prepare`` output) each
-    labels : list of dask Delayed, the (n_c,) label vector of each chunk
+    parts : list of dask Delayed, one per partition: the tuple of its prepared chunks
+    labels : list of dask Delayed, one per partition: the tuple of its chunks' label vectors
+    partitions : list of (first chunk, end chunk) of each partition
     sizes : (C,) rows per chunk
     n_features : V
     y : (N,) int labels (−1 = hidden), read-only
-    persisted : whether ``chunks`` are held in memory
+    persisted : whether ``parts`` are held in memory
     settings_key : (model, model options, K) the chunks were prepared for
     """
 
     model: object
-    chunks: list
+    parts: list
     labels: list
+    partitions: list
     sizes: np.ndarray
     n_features: int
     y: np.ndarray
@@ -131,7 +138,11 @@ class ChunkedData:
 
     @property
     def n_chunks(self) -> int:
-        return len(self.chunks)
+        return len(self.sizes)
+
+    @property
+    def n_partitions(self) -> int:
+        return len(self.partitions)
 
 
 class _Proxy:
@@ -159,15 +170,47 @@ def count_categories(X) -> list:
     return [int(d) for d in (X.max(axis=0) + 1).compute()]
 
 
-def _prepare_block(block, model, index):
+def _prepare_part(model, first, *blocks):
+    """``model.prepare`` on the consecutive chunks ``first, first + 1, …`` of one partition."""
+    out = []
+    for index, block in enumerate(blocks, start=first):
+        try:
+            out.append(model.prepare(block))
+        except ValueError as error:
+            raise ValueError(f"Row chunk {index}: {error}") from None
+    return tuple(out)
+
+
+def _part_summary(chunks):
+    return tuple((int(Xp.shape[0]), int(Xp.shape[1])) for Xp in chunks)
+
+
+def _active_workers():
+    """Worker threads of the active dask.distributed Client (None without one)."""
+    client = _active_client()
+    if client is None:
+        return None
     try:
-        return model.prepare(block)
-    except ValueError as error:
-        raise ValueError(f"Row chunk {index}: {error}") from None
+        workers = client.scheduler_info(n_workers=-1)["workers"]
+    except TypeError:  # older distributed: no n_workers argument
+        workers = client.scheduler_info()["workers"]
+    return max(1, sum(int(w.get("nthreads", 1)) for w in workers.values()))
 
 
-def _block_summary(Xp):
-    return int(Xp.shape[0]), int(Xp.shape[1])
+def _partition_bounds(rows, n_parts: int) -> list:
+    """Cut chunks into ``n_parts`` runs of consecutive chunks with about equal rows."""
+    rows = np.asarray(rows, dtype=np.float64)
+    n = len(rows)
+    n_parts = max(1, min(int(n_parts), n))
+    if not np.isfinite(rows).all():  # unknown chunk sizes: equal numbers of chunks
+        rows = np.ones(n)
+    middle = np.cumsum(rows) - rows / 2  # a chunk goes to the partition its middle row falls in
+    cuts = [0]
+    for i in range(1, n_parts):
+        cut = int(np.searchsorted(middle, i * rows.sum() / n_parts))
+        cuts.append(min(max(cut, cuts[-1] + 1), n - (n_parts - i)))
+    cuts.append(n)
+    return [(a, b) for a, b in zip(cuts[:-1], cuts[1:])]
 
 
 def _as_blocks(X):
@@ -181,7 +224,7 @@ def _as_blocks(X):
     return list(X.to_delayed().ravel())
 
 
-def prepare(settings: EM, X, y=None, *, persist: bool = True) -> ChunkedData:
+def prepare(settings: EM, X, y=None, *, persist: bool = True, partitions: int | None = None) -> ChunkedData:
     """Validate the row chunks of ``X`` once (and keep them in memory with ``persist``).
 
     Parameters
@@ -196,6 +239,12 @@ def prepare(settings: EM, X, y=None, *, persist: bool = True) -> ChunkedData:
         Keep the prepared chunks in memory across iterations (recommended when
         they fit in the workers' memory; otherwise every iteration reads them
         again from their source).
+    partitions : int or None
+        Runs of consecutive chunks handled by one task per iteration (their
+        statistics are merged inside the task, so one V × K array per partition
+        travels). None: with ``persist`` on a ``dask.distributed`` client, one
+        per worker thread; otherwise one per chunk. The numbers do not depend
+        on it (the merge tree is fixed by the chunks, see :class:`ChunkedEMRun`).
 
     Returns
     -------
@@ -204,26 +253,38 @@ def prepare(settings: EM, X, y=None, *, persist: bool = True) -> ChunkedData:
     model = _make_model(settings)
     n_classes = check_n_classes(settings.n_classes)
     blocks = _as_blocks(X)
-    prepared = [delayed(_prepare_block, pure=True)(b, model, i) for i, b in enumerate(blocks)]
+    if partitions is None:
+        workers = _active_workers() if persist else None
+        partitions = len(blocks) if workers is None else workers
+    if isinstance(partitions, bool) or not isinstance(partitions, (int, np.integer)) or partitions < 1:
+        raise ValueError(f"partitions must be a whole number ≥ 1 (or None), got {partitions!r}.")
+    bounds = _partition_bounds(X.chunks[0], partitions)
+    token = uuid.uuid4().hex
+    parts = [
+        delayed(_prepare_part, pure=True)(model, a, *blocks[a:b], dask_key_name=f"nbcore-chunks-{a}-{b}-{token}")
+        for a, b in bounds
+    ]
     n_known = X.shape[0]
     if y is not None and hasattr(y, "compute") and not isinstance(y, np.ndarray):
         y = y.compute()
     if y is not None and isinstance(n_known, (int, np.integer)) and not math.isnan(n_known):
         check_labels(y, int(n_known), n_classes)  # fail before the pass over the data
     if persist:
-        prepared = list(dask.persist(*prepared))
-    summaries = dask.compute(*[delayed(_block_summary, pure=True)(p) for p in prepared])
+        parts = list(dask.persist(*parts))
+    summaries = [s for part in dask.compute(*[delayed(_part_summary, pure=True)(p) for p in parts]) for s in part]
     sizes = np.array([s[0] for s in summaries], dtype=np.int64)
     n_features = summaries[0][1]
     n = int(sizes.sum())
     y = check_labels(np.full(n, -1) if y is None else y, n, n_classes)
     y.flags.writeable = False
     offsets = np.concatenate([[0], np.cumsum(sizes)])
-    labels = [delayed(y[a:b].copy(), name=f"nbcore-labels-{uuid.uuid4().hex}") for a, b in zip(offsets[:-1], offsets[1:])]
-    if persist:
-        labels = list(dask.persist(*labels))
+    labels = [
+        delayed(tuple(y[offsets[c]:offsets[c + 1]].copy() for c in range(a, b)), name=f"nbcore-labels-{a}-{b}-{token}", traverse=False)
+        for a, b in bounds
+    ]
+    labels = list(dask.persist(*labels))  # small (8 bytes a row): kept in memory even without persist
     n_categories = model.chunk_layout(n_features)
-    return ChunkedData(model, prepared, labels, sizes, n_features, y, persist, _settings_key(settings), n_categories)
+    return ChunkedData(model, parts, labels, bounds, sizes, n_features, y, persist, _settings_key(settings), n_categories)
 
 
 # ---------------------------------------------------------------------------
@@ -286,16 +347,81 @@ def _merge(theta: _Theta, *parts: _Partial) -> _Partial:
     )
 
 
-def _tree(theta_key, parts: list, split_every: int):
-    """Merge ``parts`` in a fixed tree: the same additions in the same order every time."""
-    level = 0
-    while len(parts) > 1:
-        parts = [
-            delayed(_merge, pure=False)(theta_key, *parts[i:i + split_every], dask_key_name=f"nbcore-merge-{level}-{i}-{uuid.uuid4().hex[:8]}")
-            for i in range(0, len(parts), split_every)
-        ]
-        level += 1
-    return parts[0]
+def merge_tree(n_chunks: int, split_every: int):
+    """The fixed reduction tree over chunks ``0 … n_chunks − 1``: nodes ``(first, end, children)``.
+
+    A node of more than one chunk splits its run into ``min(split_every, size)``
+    runs of nearly equal length (pairwise summation for ``split_every = 2``).
+    It depends on the number of chunks only, never on how tasks are placed, so
+    every scheduler (and every ``partitions``) adds the same numbers in the same
+    order.
+    """
+    def build(a, b):
+        if b - a == 1:
+            return (a, b, ())
+        k = min(split_every, b - a)
+        cuts = [a + (b - a) * i // k for i in range(k + 1)]
+        return (a, b, tuple(build(cuts[i], cuts[i + 1]) for i in range(k)))
+
+    return build(0, int(n_chunks))
+
+
+def _cover(node, a: int, b: int) -> list:
+    """The largest nodes of the tree that lie inside chunks [a, b), left to right."""
+    first, end, children = node
+    if a <= first and end <= b:
+        return [node]
+    if end <= a or b <= first:
+        return []
+    return [n for child in children for n in _cover(child, a, b)]
+
+
+def _partition_pass(function, theta: _Theta, nodes, first: int, offsets, chunks, labels):
+    """One task: ``function`` on each chunk of a partition, merged along the fixed tree.
+
+    Returns one _Partial per node of ``nodes`` (the partition's part of the tree):
+    the same additions as separate merge tasks would do, without moving the
+    statistics between tasks.
+    """
+    def evaluate(node):
+        a, _, children = node
+        if not children:
+            return function(chunks[a - first], labels[a - first], theta, int(offsets[a - first]))
+        return _merge(theta, *[evaluate(child) for child in children])
+
+    return tuple(evaluate(node) for node in nodes)
+
+
+def _pass_graph(function, theta_key, data: ChunkedData, split_every: int):
+    """The graph of one pass: one task per partition, then merges of what partitions share."""
+    tree = merge_tree(data.n_chunks, split_every)
+    offsets = data.offsets
+    token = uuid.uuid4().hex[:12]
+    done = {}
+    for (a, b), chunks, labels in zip(data.partitions, data.parts, data.labels):
+        nodes = _cover(tree, a, b)
+        task = delayed(_partition_pass, pure=False, nout=len(nodes))(
+            function, theta_key, nodes, a, offsets[a:b], chunks, labels,
+            dask_key_name=f"nbcore-{function.__name__.strip('_')}-{a}-{b}-{token}",
+        )
+        for i, node in enumerate(nodes):
+            done[node[:2]] = task[i]
+
+    def build(node):
+        if node[:2] in done:
+            return done[node[:2]]
+        first, end, children = node
+        return delayed(_merge, pure=False)(
+            theta_key, *[build(child) for child in children], dask_key_name=f"nbcore-merge-{first}-{end}-{token}"
+        )
+
+    return build(tree)
+
+
+def _lazy_part(function, theta, chunks, labels):
+    """(rows of the partition, K): ``function`` on each chunk, stacked."""
+    blocks = [function(Xp, y, theta) if labels is not None else function(Xp, theta) for Xp, y in zip(chunks, labels or [None] * len(chunks))]
+    return blocks[0] if len(blocks) == 1 else np.concatenate(blocks, axis=0)
 
 
 def _predict(Xp, theta: _Theta):
@@ -344,10 +470,15 @@ class ChunkedEMRun(EMRun):
     X : dask.array or ChunkedData
     y : labels (ignored when X is ChunkedData, which carries them)
     persist : keep the prepared chunks in memory (see :func:`prepare`)
-    split_every : chunks merged per node of the reduction tree (≥ 2)
+    split_every : children per node of the fixed reduction tree (≥ 2; 2 = pairwise,
+        which lets each partition's statistics leave its worker as one array)
+    partitions : consecutive chunks per task (see :func:`prepare`; numbers unchanged)
     """
 
-    def __init__(self, settings: EM, X, y=None, random_state=None, _from=None, *, persist: bool = True, split_every: int = 8):
+    def __init__(
+        self, settings: EM, X, y=None, random_state=None, _from=None, *,
+        persist: bool = True, split_every: int = 2, partitions: int | None = None,
+    ):
         self.settings = settings
         self.smoothing = check_smoothing(settings.smoothing)
         self.unlabeled_weight = check_unlabeled_weight(settings.unlabeled_weight)
@@ -386,7 +517,7 @@ class ChunkedEMRun(EMRun):
                 )
             self.data = X
         else:
-            self.data = prepare(settings, X, y, persist=persist)
+            self.data = prepare(settings, X, y, persist=persist, partitions=partitions)
         self.model = self.data.model
         self.y = self.data.y
         n_labelled = int((self.y >= 0).sum())
@@ -414,12 +545,7 @@ class ChunkedEMRun(EMRun):
         return _put(theta, "nbcore-theta")
 
     def _pass(self, function, theta_key) -> _Partial:
-        offsets = self.data.offsets
-        parts = [
-            delayed(function, pure=False)(chunk, labels, theta_key, int(offsets[c]))
-            for c, (chunk, labels) in enumerate(zip(self.data.chunks, self.data.labels))
-        ]
-        (merged,) = dask.compute(_tree(theta_key, parts, self.split_every))
+        (merged,) = dask.compute(_pass_graph(function, theta_key, self.data, self.split_every))
         return merged
 
     def _initial_parameters(self, init, rng):
@@ -496,9 +622,10 @@ class ChunkedEMRun(EMRun):
     # -- lazy outputs ---------------------------------------------------------
     def _lazy(self, function, theta_key, with_labels: bool):
         blocks = []
-        for chunk, labels, n in zip(self.data.chunks, self.data.labels, self.data.sizes):
-            args = (chunk, labels, theta_key) if with_labels else (chunk, theta_key)
-            blocks.append(da.from_delayed(delayed(function, pure=False)(*args), shape=(int(n), self.n_classes), dtype=np.float64))
+        offsets = self.data.offsets
+        for (a, b), chunks, labels in zip(self.data.partitions, self.data.parts, self.data.labels):
+            task = delayed(_lazy_part, pure=False)(function, theta_key, chunks, labels if with_labels else None)
+            blocks.append(da.from_delayed(task, shape=(int(offsets[b] - offsets[a]), self.n_classes), dtype=np.float64))
         return da.concatenate(blocks, axis=0)
 
     def _snap_theta(self, snap: Snapshot):
@@ -547,16 +674,20 @@ class ChunkedEMRun(EMRun):
         )
 
 
-def start(settings: EM, X, y=None, *, persist: bool = True, split_every: int = 8) -> ChunkedEMRun:
+def start(settings: EM, X, y=None, *, persist: bool = True, split_every: int = 2, partitions: int | None = None) -> ChunkedEMRun:
     """:meth:`nbcore.EM.start` on row chunks, with the chunking options."""
-    return ChunkedEMRun(settings, X, y, random_state=settings.random_state, persist=persist, split_every=split_every)
+    return ChunkedEMRun(
+        settings, X, y, random_state=settings.random_state, persist=persist, split_every=split_every, partitions=partitions
+    )
 
 
-def fit(settings: EM, X, y=None, callback=None, *, persist: bool = True, split_every: int = 8) -> ChunkedEMRun:
+def fit(
+    settings: EM, X, y=None, callback=None, *, persist: bool = True, split_every: int = 2, partitions: int | None = None
+) -> ChunkedEMRun:
     """:meth:`nbcore.EM.fit` on row chunks: the chunks are validated once for all restarts."""
     if not isinstance(settings.n_init, int) or settings.n_init < 1:
         raise ValueError(f"n_init must be a whole number ≥ 1, got {settings.n_init!r}.")
-    data = X if isinstance(X, ChunkedData) else prepare(settings, X, y, persist=persist)
+    data = X if isinstance(X, ChunkedData) else prepare(settings, X, y, persist=persist, partitions=partitions)
     return settings._fit_runs(
         lambda random_state: ChunkedEMRun(settings, data, random_state=random_state, split_every=split_every), callback
     )
