@@ -181,6 +181,48 @@ def _prepare_part(model, first, *blocks):
     return tuple(out)
 
 
+class _Subgraph:
+    """The tasks that make some chunks, carried as one opaque argument (dask must not run them itself)."""
+
+    __slots__ = ("tasks", "keys")
+
+    def __init__(self, tasks: dict, keys: list):
+        self.tasks, self.keys = tasks, keys
+
+
+def _read_part(graph: _Subgraph, model, first):
+    """Run the part of X's graph that makes a partition's chunks inside this task, then prepare them."""
+    return _prepare_part(model, first, *dask.get(graph.tasks, graph.keys, scheduler="sync"))
+
+
+# The graph that makes a partition's chunks goes inside the partition's task when it is
+# at most this big (pickled) and shares no task with another partition's.
+_INLINE_GRAPH_BYTES = 1 << 20
+
+
+def _inline_graphs(blocks, bounds):
+    """Per partition, the culled graph of its chunks, or None when it cannot run inside one task."""
+    import pickle
+
+    from dask.highlevelgraph import HighLevelGraph
+
+    graph = HighLevelGraph.merge(*[b.dask for b in blocks])
+    out, seen = [], set()
+    for a, b in bounds:
+        keys = [blocks[c].key for c in range(a, b)]
+        sub = dict(graph.cull(set(keys)))
+        if seen.intersection(sub):  # shared work (e.g. one big read): would run once per partition
+            return None
+        seen.update(sub)
+        try:
+            if len(pickle.dumps(sub, protocol=5)) > _INLINE_GRAPH_BYTES:  # data in the graph itself
+                return None
+        except Exception:  # not picklable: leave it to the scheduler
+            return None
+        out.append(_Subgraph(sub, keys))
+    return out
+
+
 def _part_summary(chunks):
     return tuple((int(Xp.shape[0]), int(Xp.shape[1])) for Xp in chunks)
 
@@ -240,11 +282,14 @@ def prepare(settings: EM, X, y=None, *, persist: bool = True, partitions: int | 
         they fit in the workers' memory; otherwise every iteration reads them
         again from their source).
     partitions : int or None
-        Runs of consecutive chunks handled by one task per iteration (their
-        statistics are merged inside the task, so one V × K array per partition
-        travels). None: with ``persist`` on a ``dask.distributed`` client, one
-        per worker thread; otherwise one per chunk. The numbers do not depend
-        on it (the merge tree is fixed by the chunks, see :class:`ChunkedEMRun`).
+        Runs of consecutive chunks handled by one task per iteration: the task
+        reads (when the part of X's graph that makes them is small and shared
+        with no other partition), prepares and runs the E-step on each of its
+        chunks and merges their statistics, so one V × K array per partition
+        travels and no chunk crosses between workers. None: one per worker
+        thread of the active ``dask.distributed`` client, else one per chunk.
+        The numbers do not depend on it (the merge tree is fixed by the number
+        of chunks, see :func:`merge_tree`).
 
     Returns
     -------
@@ -253,17 +298,27 @@ def prepare(settings: EM, X, y=None, *, persist: bool = True, partitions: int | 
     model = _make_model(settings)
     n_classes = check_n_classes(settings.n_classes)
     blocks = _as_blocks(X)
-    if partitions is None:
-        workers = _active_workers() if persist else None
+    automatic = partitions is None
+    if automatic:
+        workers = _active_workers()
         partitions = len(blocks) if workers is None else workers
     if isinstance(partitions, bool) or not isinstance(partitions, (int, np.integer)) or partitions < 1:
         raise ValueError(f"partitions must be a whole number ≥ 1 (or None), got {partitions!r}.")
     bounds = _partition_bounds(X.chunks[0], partitions)
+    inline = _inline_graphs(blocks, bounds) if any(b - a > 1 for a, b in bounds) else None
+    if automatic and inline is None and not persist:  # chunks read elsewhere would travel every iteration
+        bounds = [(c, c + 1) for c in range(len(blocks))]
     token = uuid.uuid4().hex
-    parts = [
-        delayed(_prepare_part, pure=True)(model, a, *blocks[a:b], dask_key_name=f"nbcore-chunks-{a}-{b}-{token}")
-        for a, b in bounds
-    ]
+    if inline is not None:  # each partition's task reads its own chunks: none crosses between workers
+        parts = [
+            delayed(_read_part, pure=True)(graph, model, a, dask_key_name=f"nbcore-chunks-{a}-{b}-{token}")
+            for (a, b), graph in zip(bounds, inline)
+        ]
+    else:
+        parts = [
+            delayed(_prepare_part, pure=True)(model, a, *blocks[a:b], dask_key_name=f"nbcore-chunks-{a}-{b}-{token}")
+            for a, b in bounds
+        ]
     n_known = X.shape[0]
     if y is not None and hasattr(y, "compute") and not isinstance(y, np.ndarray):
         y = y.compute()
