@@ -155,10 +155,22 @@ def _maxrss_bytes():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
 
 
-def _settings(K, iterations, model):
+def _settings(K, model):
     import nbcore
 
-    return nbcore.EM(model=model, n_classes=K, smoothing=1.0, init="labeled", max_iter=iterations + 1, tol=0.0, keep_resp=0)
+    # tol=None: every run does exactly the steps it is asked for (tol=0 could stop where the objective repeats)
+    return nbcore.EM(model=model, n_classes=K, smoothing=1.0, init="labeled", max_iter=100_000, tol=None, keep_resp=0)
+
+
+def _serve(step, finish):
+    """Answer the parent: one ``step`` per line "step", then "finish" (one JSON line each)."""
+    for line in sys.stdin:
+        command = line.strip()
+        if command == "step":
+            print(json.dumps(step()), flush=True)
+        elif command == "finish":
+            print(json.dumps(finish()), flush=True)
+            return
 
 
 def child_in_memory(cfg):
@@ -169,26 +181,29 @@ def child_in_memory(cfg):
     X = _load_files([directory / p for p in meta["paths"]])
     load = time.perf_counter() - t0
     after_load = _maxrss_bytes()
-    settings = _settings(cfg["classes"], cfg["iterations"], cfg["model"])
+    settings = _settings(cfg["classes"], cfg["model"])
     t0 = time.perf_counter()
     run = settings.start(X, y)
     start = time.perf_counter() - t0
-    times = []
-    with _Sampler() as sampler:
-        for _ in range(cfg["iterations"]):
-            t0 = time.perf_counter()
-            run.step()
-            times.append(time.perf_counter() - t0)
-    return dict(
-        load_s=load,
-        start_s=start,
-        step_s=times,
-        objective=run.current.objective,
-        peak_bytes=_maxrss_bytes(),
-        peak_after_load_bytes=after_load,
-        peak_iterations_bytes=sampler.peak,
-        x_bytes=int(X.data.nbytes + X.indices.nbytes + X.indptr.nbytes),
-    )
+    sampler = _Sampler().__enter__()
+    print(json.dumps(dict(ready=True, load_s=load, start_s=start)), flush=True)
+
+    def step():
+        t0, c0 = time.perf_counter(), time.process_time()
+        run.step()
+        return dict(wall=time.perf_counter() - t0, cpu=time.process_time() - c0, iteration=run.iteration)
+
+    def finish():
+        sampler.__exit__()
+        return dict(
+            objectives=[s.objective for s in run.history],
+            peak_bytes=_maxrss_bytes(),
+            peak_after_load_bytes=after_load,
+            peak_iterations_bytes=sampler.peak,
+            x_bytes=int(X.data.nbytes + X.indices.nbytes + X.indptr.nbytes),
+        )
+
+    _serve(step, finish)
 
 
 def _dask_array(directory, meta, files_per_chunk):
@@ -232,6 +247,10 @@ def _worker_sampler_stop(dask_worker):
     return sampler.peak
 
 
+def _cpu_seconds():
+    return time.process_time()
+
+
 def child_chunked(cfg):
     import dask
 
@@ -241,7 +260,7 @@ def child_chunked(cfg):
     meta = json.loads((directory / "corpus.json").read_text())
     y = np.load(directory / "y.npy")
     X = _dask_array(directory, meta, cfg["files_per_chunk"])
-    settings = _settings(cfg["classes"], cfg["iterations"], cfg["model"])
+    settings = _settings(cfg["classes"], cfg["model"])
     out = dict(chunks=X.numblocks[0], chunk_rows=int(max(X.chunks[0])))
     client = cluster = None
     if cfg["scheduler"] == "cluster":
@@ -260,49 +279,81 @@ def child_chunked(cfg):
             t0 = time.perf_counter()
             run = chunked_start(settings, X, y, persist=cfg["persist"])
             out["start_s"] = time.perf_counter() - t0
-            times = []
+            out["partitions"] = run.data.n_partitions
             if client is not None:
                 out["worker_rss_before_iterations_bytes"] = sorted(client.run(_worker_sampler_start).values())
-            with _Sampler() as sampler:
-                for _ in range(cfg["iterations"]):
-                    t0 = time.perf_counter()
-                    run.step()
-                    times.append(time.perf_counter() - t0)
-            if client is not None:
-                out["worker_peak_iterations_bytes"] = sorted(client.run(_worker_sampler_stop).values())
-            out["step_s"] = times
-            out["objective"] = run.current.objective
-            out["client_peak_bytes"] = _maxrss_bytes()
-            out["client_peak_iterations_bytes"] = sampler.peak
-            if client is not None:
-                out["worker_peak_bytes"] = sorted(client.run(_worker_maxrss).values())
+            sampler = _Sampler().__enter__()
+            print(json.dumps(dict(out, ready=True)), flush=True)
+
+            def step():
+                workers0 = client.run(_cpu_seconds) if client is not None else {}
+                t0, c0 = time.perf_counter(), time.process_time()
+                run.step()
+                wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+                workers1 = client.run(_cpu_seconds) if client is not None else {}
+                worker_cpu = [workers1[w] - workers0[w] for w in sorted(workers0)]
+                return dict(wall=wall, cpu=cpu + sum(worker_cpu), client_cpu=cpu, worker_cpu=worker_cpu, iteration=run.iteration)
+
+            def finish():
+                sampler.__exit__()
+                result = dict(objectives=[s.objective for s in run.history], client_peak_bytes=_maxrss_bytes(),
+                              client_peak_iterations_bytes=sampler.peak)
+                if client is not None:
+                    result["worker_peak_iterations_bytes"] = sorted(client.run(_worker_sampler_stop).values())
+                    result["worker_peak_bytes"] = sorted(client.run(_worker_maxrss).values())
+                return result
+
+            _serve(step, finish)
     finally:
         if client is not None:
             client.close()
             cluster.close()
-    return out
 
 
 # ---------------------------------------------------------------------------
 # Orchestration and report
 # ---------------------------------------------------------------------------
-def _run_child(cfg, timeout):
-    load_before = os.getloadavg()
-    proc = subprocess.run(
-        [sys.executable, __file__, "--child", json.dumps(cfg)],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-    if proc.returncode != 0:
-        return dict(error=proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}", load=[load_before, os.getloadavg()])
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
-    result["load"] = [load_before, os.getloadavg()]
-    return result
+class _Child:
+    """A configuration in its own process, stepped one iteration at a time by the parent."""
+
+    def __init__(self, cfg, timeout):
+        import tempfile
+
+        self.timeout = timeout
+        self.stderr = tempfile.TemporaryFile("w+")
+        self.proc = subprocess.Popen(
+            [sys.executable, __file__, "--child", json.dumps(cfg)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, text=True, bufsize=1,
+        )
+        self.ready = self._read()
+
+    def _read(self):
+        line = self.proc.stdout.readline()
+        if not line:
+            code = self.proc.wait(timeout=self.timeout)
+            self.stderr.seek(0)
+            tail = self.stderr.read().strip().splitlines()[-1:] or [""]
+            raise RuntimeError(f"child exited with {code}: {tail[0]}")
+        return json.loads(line)
+
+    def ask(self, command):
+        self.proc.stdin.write(command + "\n")
+        self.proc.stdin.flush()
+        return self._read()
+
+    def finish(self):
+        result = self.ask("finish")
+        self.proc.stdin.close()
+        self.proc.wait(timeout=self.timeout)
+        return result
 
 
 def _gb(x):
     return f"{x / 1e9:.2f} GB"
+
+
+def _median(rows, key):
+    return float(np.median([r[key] for r in rows]))
 
 
 def report(out) -> str:
@@ -311,47 +362,56 @@ def report(out) -> str:
     c = out["corpus"]
     lines.append(
         f"corpus: {c['rows']:,} × {c['vocab']:,}, {c['nnz']:,} non-zeros, K = {c['classes']}, {c['files']} files "
-        f"({out['model']}, λ = 1, init = labeled, 10 % labelled); {out['iterations']} iterations per run; "
-        f"{os.cpu_count()} CPUs; python {sys.version.split()[0]}"
+        f"({out['model']}, λ = 1, init = labeled, 10 % labelled); {out['iterations']} iterations per configuration, "
+        f"each paired with an in-memory iteration run just before it; {os.cpu_count()} CPUs; python {sys.version.split()[0]}"
     )
     if "error" in base:
         lines.append(f"in-memory run failed: {base['error']}")
         return "\n".join(lines)
-    base_step = float(np.median(base["step_s"]))
     base_peak = base["peak_bytes"]
     lines.append("")
-    lines.append(f"{'configuration':<38} {'start s':>8} {'s/iter':>8} {'× mem':>6} {'peak/worker':>12} {'÷ mem':>6} {'client':>9} {'|Δobj|/|obj|':>13}  load 1-min before→after")
     lines.append(
-        f"{'in-memory (baseline)':<38} {base['load_s'] + base['start_s']:8.1f} {base_step:8.2f} {1.0:6.2f} {_gb(base_peak):>12} {1.0:6.2f} {'':>9} {'':>13}  "
-        f"{base['load'][0][0]:.1f}→{base['load'][1][0]:.1f}"
+        f"{'configuration':<44} {'start s':>7} {'s/iter':>7} {'mem s/iter':>10} {'× mem':>6} {'CPU s/it':>8} {'mem CPU':>7} "
+        f"{'peak/worker':>11} {'÷ mem':>6} {'|Δobj|/|obj|':>12}  load 1-min"
     )
     lines.append(
-        f"{'':<38} (X = {_gb(base['x_bytes'])}; peak after loading {_gb(base['peak_after_load_bytes'])}, "
+        f"{'in-memory (baseline), all its iterations':<44} {base['load_s'] + base['start_s']:7.1f} {'':>7} "
+        f"{_median(base['steps'], 'wall'):10.2f} {'':>6} {'':>8} {_median(base['steps'], 'cpu'):7.2f} {_gb(base_peak):>11} {1.0:6.2f}"
+    )
+    lines.append(
+        f"{'':<44} (X = {_gb(base['x_bytes'])}; peak after loading {_gb(base['peak_after_load_bytes'])}, "
         f"sampled peak during the iterations {_gb(base['peak_iterations_bytes'])})"
     )
     for row in out["chunked"]:
         cfg = row["config"]
-        name = f"{cfg['scheduler']} ×{cfg['workers']} {'persist' if cfg['persist'] else 'no persist'}, {row.get('chunks', '?')} chunks of {row.get('chunk_rows', 0):,}"
+        name = (f"{cfg['scheduler']} ×{cfg['workers']} {'persist' if cfg['persist'] else 'no persist'}, "
+                f"{row.get('chunks', '?')} × {row.get('chunk_rows', 0) // 1000}k rows ({row.get('partitions', '?')} part.)")
         if "error" in row:
-            lines.append(f"{name:<38} failed: {row['error']}")
+            lines.append(f"{name:<44} failed: {row['error']}")
             continue
-        step = float(np.median(row["step_s"]))
+        step, paired = _median(row["steps"], "wall"), _median(row["paired"], "wall")
         workers = row.get("worker_peak_bytes")
         peak = max(workers) if workers else row["client_peak_bytes"]
-        rel = abs(row["objective"] - base["objective"]) / abs(base["objective"])
+        t = len(row["objectives"]) - 1
+        rel = abs(row["objectives"][-1] - base["objectives"][t]) / abs(base["objectives"][t])
         lines.append(
-            f"{name:<38} {row['start_s']:8.1f} {step:8.2f} {step / base_step:6.2f} {_gb(peak):>12} {peak / base_peak:6.2f} "
-            f"{_gb(row['client_peak_bytes']):>9} {rel:13.1e}  {row['load'][0][0]:.1f}→{row['load'][1][0]:.1f}"
+            f"{name:<44} {row['start_s']:7.1f} {step:7.2f} {paired:10.2f} {step / paired:6.2f} {_median(row['steps'], 'cpu'):8.2f} "
+            f"{_median(row['paired'], 'cpu'):7.2f} {_gb(peak):>11} {peak / base_peak:6.2f} {rel:12.1e}  "
+            f"{row['load'][0][0]:.1f}→{row['load'][1][0]:.1f}"
         )
         if row.get("worker_peak_iterations_bytes"):
             lines.append(
-                f"{'':<38} (workers: RSS before the iterations {', '.join(_gb(b) for b in row['worker_rss_before_iterations_bytes'])}; "
-                f"sampled peak during them {', '.join(_gb(b) for b in row['worker_peak_iterations_bytes'])})"
+                f"{'':<44} (workers: RSS before the iterations {', '.join(_gb(b) for b in row['worker_rss_before_iterations_bytes'])}; "
+                f"sampled peak during them {', '.join(_gb(b) for b in row['worker_peak_iterations_bytes'])}; "
+                f"client {_gb(row['client_peak_bytes'])})"
             )
     lines.append("")
     lines.append(
-        "× mem: median s/iteration ÷ in-memory's (target ≤ 1); ÷ mem: the largest worker's peak RSS "
-        "(threads: the process's) ÷ the in-memory process's peak RSS (target ≤ 0.33)."
+        "s/iter: median wall seconds per step(); mem s/iter: median of the in-memory steps paired with this "
+        "configuration's (run alternately, so both see the same machine load); × mem = s/iter ÷ mem s/iter "
+        "(target ≤ 1). CPU s/it: CPU seconds per step summed over the client and every worker (in-memory: its "
+        "process). ÷ mem: the largest worker's peak RSS (threads: the process's) ÷ the in-memory process's "
+        "peak RSS (target ≤ 0.33). |Δobj|/|obj|: final objective against the in-memory one at the same iteration."
     )
     return "\n".join(lines)
 
@@ -376,8 +436,7 @@ def main(argv=None):
     args = parse_args(argv)
     if args.child:
         cfg = json.loads(args.child)
-        result = child_in_memory(cfg) if cfg["kind"] == "in_memory" else child_chunked(cfg)
-        print(json.dumps(result))
+        child_in_memory(cfg) if cfg["kind"] == "in_memory" else child_chunked(cfg)
         return 0
     size = QUICK if args.quick else FULL
     import tempfile
@@ -385,22 +444,37 @@ def main(argv=None):
     directory = Path(args.dir or Path(tempfile.gettempdir()) / f"nbcore-bench-dask-{size['rows']}x{size['vocab']}")
     meta = write_corpus(directory, **size)
     print(f"corpus in {directory}: {meta['nnz']:,} non-zeros ({meta.get('seconds', 0):.0f} s to write)", file=sys.stderr)
-    common = dict(dir=str(directory), classes=size["classes"], iterations=args.iterations, model=args.model, workers=args.workers)
+    common = dict(dir=str(directory), classes=size["classes"], model=args.model, workers=args.workers)
     out = dict(corpus=dict(size, nnz=meta["nnz"]), model=args.model, iterations=args.iterations, chunked=[])
-    print("in-memory ...", file=sys.stderr)
-    out["in_memory"] = _run_child(dict(common, kind="in_memory"), args.timeout)
-    print(f"  -> {json.dumps({k: out['in_memory'].get(k) for k in ('start_s', 'step_s', 'peak_bytes', 'error')})}", file=sys.stderr)
+    print(f"in-memory ... (load {os.getloadavg()[0]:.1f})", file=sys.stderr)
+    baseline = _Child(dict(common, kind="in_memory"), args.timeout)
+    out["in_memory"] = dict(baseline.ready, steps=[])
     configs = [dict(common, kind="chunked", scheduler="cluster", persist=True, files_per_chunk=int(f)) for f in args.files_per_chunk.split(",") if f]
     configs += [dict(common, kind="chunked", scheduler="cluster", persist=False, files_per_chunk=int(f)) for f in args.no_persist_files_per_chunk.split(",") if f]
     if args.threads:
         largest = max(int(f) for f in args.files_per_chunk.split(","))
         configs.append(dict(common, kind="chunked", scheduler="threads", persist=False, files_per_chunk=largest))
     for cfg in configs:
-        print(f"{cfg['scheduler']} persist={cfg['persist']} files/chunk={cfg['files_per_chunk']} ...", file=sys.stderr)
-        row = _run_child(cfg, args.timeout)
-        row["config"] = {k: cfg[k] for k in ("scheduler", "workers", "persist", "files_per_chunk")}
+        print(f"{cfg['scheduler']} persist={cfg['persist']} files/chunk={cfg['files_per_chunk']} ... (load {os.getloadavg()[0]:.1f})", file=sys.stderr)
+        row = dict(config={k: cfg[k] for k in ("scheduler", "workers", "persist", "files_per_chunk")}, steps=[], paired=[])
+        load_before = os.getloadavg()
+        try:
+            child = _Child(cfg, args.timeout)
+            row.update(child.ready)
+            for i in range(args.iterations):  # alternate: in-memory, chunked, in-memory, chunked, ...
+                paired = baseline.ask("step")
+                row["paired"].append(paired)
+                out["in_memory"]["steps"].append(paired)
+                row["steps"].append(child.ask("step"))
+            row.update(child.finish())
+        except Exception as error:  # noqa: BLE001 - report and go on with the next configuration
+            row["error"] = f"{type(error).__name__}: {error}"
+        row["load"] = [load_before, os.getloadavg()]
         out["chunked"].append(row)
-        print(f"  -> {json.dumps({k: row.get(k) for k in ('start_s', 'step_s', 'worker_peak_bytes', 'client_peak_bytes', 'error')})}", file=sys.stderr)
+        print(f"  -> {json.dumps({k: row.get(k) for k in ('start_s', 'partitions', 'worker_peak_bytes', 'error')})} "
+              f"s/iter {[round(r['wall'], 2) for r in row['steps']]} vs in-memory {[round(r['wall'], 2) for r in row['paired']]}",
+              file=sys.stderr)
+    out["in_memory"].update(baseline.finish())
     text = report(out)
     print(text)
     if args.json:
