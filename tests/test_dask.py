@@ -21,7 +21,7 @@ import dask  # noqa: E402
 
 import nbcore  # noqa: E402
 from nbcore import EM, ImpossibleDocumentWarning  # noqa: E402
-from nbcore.dask_em import ChunkedData, ChunkedEMRun, count_categories, prepare  # noqa: E402
+from nbcore.dask_em import ChunkedData, ChunkedEMRun, count_categories, merge_tree, prepare, start  # noqa: E402
 from nbcore.models import get_model  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -191,8 +191,6 @@ def test_persist_false_and_split_every_give_the_same_numbers():
     settings = _settings("multinomial", init="random")
     persisted = settings.start(_chunked(X), y)
     persisted.run_to_convergence()
-    from nbcore.dask_em import start
-
     lazy = start(settings, _chunked(X), y, persist=False, split_every=2)
     assert not lazy.data.persisted and persisted.data.persisted
     lazy.run_to_convergence()
@@ -311,10 +309,101 @@ def test_local_cluster_two_processes(cluster_client):
             assert_same_run(memory, run)
         _, again = _ten_iterations("bernoulli", init="uniform")
         assert_bitwise(reference, again)  # same bits on 2 worker processes as on one thread
+        # by default one partition per worker: 2 tasks per pass instead of 5, same bits
+        assert again.data.n_partitions == 2 and reference.data.n_partitions == len(SIZES)
+        X, y = _data("bernoulli"), _labels()
+        settings = _settings("bernoulli", init="uniform", unlabeled_weight=0.7)
+        lazy = start(settings, _chunked(X), y, persist=False)  # each partition task reads its own chunks
+        assert lazy.data.n_partitions == 2 and not lazy.data.persisted
+        lazy.run_to_convergence()
+        assert_bitwise(reference, lazy)
         proba = run.predict_proba()
         np.testing.assert_allclose(proba.compute(), memory.predict_proba(), rtol=1e-9, atol=1e-12)
     # both workers did chunk work
     assert len(cluster_client.scheduler_info()["workers"]) == 2
+
+
+def _leaves(node):
+    first, end, children = node
+    return [first] if not children else [c for child in children for c in _leaves(child)]
+
+
+@pytest.mark.parametrize("n_chunks", [1, 2, 5, 10, 37])
+@pytest.mark.parametrize("split_every", [2, 3, 8])
+def test_merge_tree_is_fixed_and_balanced(n_chunks, split_every):
+    """Every chunk once, left to right; each node splits its run into min(k, size) near-equal runs."""
+    tree = merge_tree(n_chunks, split_every)
+    assert _leaves(tree) == list(range(n_chunks))
+    assert merge_tree(n_chunks, split_every) == tree  # a function of the chunk count only
+
+    def check(node):
+        first, end, children = node
+        if end - first == 1:
+            assert children == ()
+            return
+        assert len(children) == min(split_every, end - first)
+        assert children[0][0] == first and children[-1][1] == end
+        assert all(a[1] == b[0] for a, b in zip(children, children[1:]))
+        lengths = [c[1] - c[0] for c in children]
+        assert max(lengths) - min(lengths) <= 1
+        for child in children:
+            check(child)
+
+    check(tree)
+    if n_chunks == 10 and split_every == 2:  # by hand: 10 → 5 + 5 → (2 + 3) + (2 + 3)
+        assert [c[:2] for c in tree[2]] == [(0, 5), (5, 10)]
+        assert [c[:2] for c in tree[2][0][2]] == [(0, 2), (2, 5)]
+
+
+@pytest.mark.parametrize("persist", [True, False])
+def test_partitions_change_the_tasks_not_the_numbers(persist):
+    """Any grouping of chunks into tasks adds the same numbers in the same order: same bits."""
+    X, y = _data("multinomial"), _labels()
+    settings = _settings("multinomial", init="labeled", unlabeled_weight=0.4)
+    with dask.config.set(scheduler="threads"):
+        reference = start(settings, _chunked(X), y, persist=persist)
+        reference.run_to_convergence()
+        assert reference.data.n_partitions == len(SIZES)  # no distributed client: one per chunk
+        for n_parts in (1, 2, 3, 4):
+            run = start(settings, _chunked(X), y, persist=persist, partitions=n_parts)
+            assert run.data.n_partitions == n_parts
+            run.run_to_convergence()
+            assert_bitwise(reference, run)
+            np.testing.assert_array_equal(run.predict_proba().compute(), reference.predict_proba().compute())
+    # rows per partition about equal: SIZES = 37, 100, 13, 1, 149 (300 rows) → 150 + 150 by hand
+    assert prepare(settings, _chunked(X), y, partitions=2).partitions == [(0, 3), (3, 5)]
+    assert prepare(settings, _chunked(X), y, partitions=9).partitions == [(c, c + 1) for c in range(5)]
+
+
+def test_partition_reads_inline_only_when_its_graph_is_small_and_unshared():
+    """A partition task runs X's graph for its chunks itself, unless that work is shared (or big)."""
+    import nbcore.dask_em as dask_em
+
+    X, y = _data("bernoulli"), _labels()
+    settings = _settings("bernoulli", init="labeled")
+    separate = _chunked(X)  # one independent task per chunk: read inside the partition task
+    blocks = list(separate.to_delayed().ravel())
+    assert dask_em._inline_graphs(blocks, [(0, 2), (2, 5)]) is not None
+    shared = da.from_delayed(dask.delayed(X), shape=X.shape, dtype=np.float64, meta=sp.csr_matrix((0, 0))).rechunk(
+        (SIZES, (40,))
+    )  # every chunk is a slice of one task: running it per partition would repeat it
+    assert dask_em._inline_graphs(list(shared.to_delayed().ravel()), [(0, 2), (2, 5)]) is None
+    with dask.config.set(scheduler="threads"):
+        reference = start(settings, separate, y)
+        reference.run_to_convergence()
+        for data in (shared, separate):
+            run = start(settings, data, y, persist=False, partitions=2)
+            run.run_to_convergence()
+            assert_bitwise(reference, run)
+        original = dask_em._INLINE_GRAPH_BYTES
+        dask_em._INLINE_GRAPH_BYTES = 0  # too big to carry: the chunks stay separate tasks
+        try:
+            assert dask_em._inline_graphs(blocks, [(0, 2), (2, 5)]) is None
+            run = start(settings, separate, y, partitions=2)
+            run.run_to_convergence()
+            assert_bitwise(reference, run)
+        finally:
+            dask_em._INLINE_GRAPH_BYTES = original
 
 
 def test_theta_is_one_key_of_each_iteration_graph():
@@ -420,11 +509,12 @@ def test_prepared_chunks_belong_to_their_settings():
 
 
 def test_bad_options():
-    from nbcore.dask_em import start
-
     X = _chunked(_data("bernoulli"))
     with pytest.raises(ValueError, match="split_every must be a whole number ≥ 2"):
         start(EM(n_classes=K), X, split_every=1)
+    for bad in (0, 2.5, True):
+        with pytest.raises(ValueError, match=r"partitions must be a whole number ≥ 1 \(or None\)"):
+            start(EM(n_classes=K), X, partitions=bad)
     with pytest.raises(ValueError, match="2-D dask array"):
         EM(n_classes=K).start(da.ones(5, chunks=2))
 
