@@ -219,10 +219,24 @@ def upload_control(on_change, max_words: int | None = None) -> None:
                        "Your file stays in your session only.")
 
 
+# Streamlit merges the clicks of one button that reach the server while the app is still busy
+# with an earlier click into a single rerun (ScriptRequests coalesces trigger values): three quick
+# Step clicks gave two iterations, 20 clicks at 3/s gave 11. So while the app runs, Step takes
+# no clicks and looks it (greyed, busy cursor): every click it takes is one iteration, and a
+# click it refuses is visibly refused, never silently merged. The browser marks the app's state
+# on its root element (data-test-script-state).
+STEP_BUSY_CSS = """<style>
+:is([data-test-script-state="running"], [data-test-script-state="rerunRequested"]) .st-key-step { cursor: progress; }
+:is([data-test-script-state="running"], [data-test-script-state="rerunRequested"]) .st-key-step button {
+  pointer-events: none; opacity: 0.55; }
+</style>"""
+
+
 def run_controls(playing: bool, done: bool, on_step=None, on_play=None, on_reset=None,
                  on_converge=None, show_play: bool = True) -> RunActions:
     """Step / Play-Pause / Reset / Run to convergence, in one row (callbacks run before the rerun).
     show_play=False leaves Play out (the browser player has its own)."""
+    st.html(STEP_BUSY_CSS)  # style only: goes to the page's event container, takes no room
     if show_play:
         c1, c2, c3, c4 = st.columns(4)
     else:

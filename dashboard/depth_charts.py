@@ -5,6 +5,8 @@ Same conventions as charts.py: large fonts via font_size, one fixed colour per c
 """
 from __future__ import annotations
 
+import math
+
 from typing import Sequence
 
 import numpy as np
@@ -33,13 +35,20 @@ def _wrap(text: str, font_size: int, width: int = 30) -> tuple[str, int]:
 def _layout(fig: go.Figure, title: str, font_size: int, height: int, **kw) -> go.Figure:
     """Title in a band of its own at the top, the legend in a band under it (never overlapping)."""
     title, lines = _wrap(title, font_size)
-    title_band = int((font_size + 4) * 1.35 * lines) + 10
-    legend_band = int(font_size * 1.7) + 6
+    line = int((font_size + 4) * 1.35)
+    title_band = line * lines + 10
+    # a horizontal legend wraps onto more rows when its entries are wider than the chart (about
+    # 430 px with two charts per row in classroom mode): give it a band that tall
+    names = [str(t.name) for t in fig.data if t.name and t.showlegend is not False]
+    wide = sum(len(n) * 0.55 * font_size + 45 for n in names)
+    rows = 0 if kw.get("showlegend") is False or not names else max(1, math.ceil(wide / (430 if font_size > 15 else 520)))
+    legend_band = int(font_size * 1.5) * rows + 8
     fig.update_layout(
+        # plotly anchors a multi-line title's first line at the top: push it down by the extra lines
         title=dict(text=title, font=dict(size=font_size + 4), y=1.0, yref="container", yanchor="top",
-                   pad=dict(t=8)),
+                   pad=dict(t=8 + line * (lines - 1))),
         font=dict(size=font_size),
-        height=height + (title_band - 40 if lines > 1 else 0),
+        height=height + line * (lines - 1) + int(font_size * 1.5) * max(0, rows - 1),
         margin=dict(l=10, r=10, t=title_band + legend_band, b=10),
         legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0, font=dict(size=font_size)),
         template="plotly_white",

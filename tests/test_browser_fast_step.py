@@ -1,0 +1,115 @@
+"""Real browser: quick Step clicks (issue 12, item 1: "Clicking Step 20 times at 3 clicks/s
+advanced only 11 iterations: every click counts, or the button visibly ignores clicks while busy").
+
+Streamlit merges the clicks of one button that arrive while the script is still busy with
+an earlier one into a single rerun (ScriptRequests coalesces trigger values), so a click
+sent then is lost without a word. The lesson page's Step button therefore takes no clicks
+while the app is running: it is greyed with a busy cursor (pointer-events off), and every
+click it does take is one iteration.
+
+The test clicks with raw mouse events at the button's position (as a person does: no
+waiting for the button to be ready), three times, faster than the server answers, and
+records in the page which clicks reached the button. The iteration counter must end at
+exactly that number. Before the fix every click reached the button and the counter ended
+lower (the clicks sent during a run were merged). Both with the browser player and with
+the server-drawn charts (?player=off): the Step button is the same in both.
+
+Skipped when /usr/bin/chromium is missing, unless env CI is set (then it fails).
+"""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import streamlit_server
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+pytestmark = pytest.mark.browser
+
+if not Path(CHROMIUM).exists():
+    if os.environ.get("CI"):
+        pytest.fail(f"CI is set but no browser at {CHROMIUM} (apt-get install -y chromium)", pytrace=False)
+    pytest.skip(f"no browser at {CHROMIUM}", allow_module_level=True)
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+ITER_JS = ("() => { const m = [...document.querySelectorAll('[data-testid=\"stMetric\"]')]"
+           ".find(e => e.innerText.includes('Iteration'));"
+           " return m ? parseInt(m.querySelector('[data-testid=\"stMetricValue\"]').innerText) : -1; }")
+STATE_JS = "() => document.querySelector('[data-testid=\"stApp\"]').getAttribute('data-test-script-state')"
+# Count, in the page, the clicks that reached the Step button (capture phase: before React).
+COUNT_CLICKS_JS = """() => {
+  window.__stepClicks = 0; window.__allClicks = 0;
+  document.addEventListener('click', (ev) => {
+    window.__allClicks += 1;
+    const b = ev.target.closest && ev.target.closest('.st-key-step button');
+    if (b && !b.disabled) window.__stepClicks += 1;
+  }, true);
+}"""
+
+
+@pytest.fixture(scope="module")
+def server():
+    with streamlit_server() as srv:
+        yield srv.url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        yield b
+        b.close()
+
+
+def settled_iteration(page, timeout: float = 180.0) -> int:
+    """The iteration once the app has been idle (not running) with the same counter for 2 s."""
+    deadline = time.time() + timeout
+    last, stable = None, 0
+    while time.time() < deadline:
+        now = (page.evaluate(STATE_JS), page.evaluate(ITER_JS))
+        stable = stable + 1 if (now == last and now[0] == "notRunning") else 0
+        if stable >= 8:
+            return now[1]
+        last = now
+        page.wait_for_timeout(250)
+    raise AssertionError(f"the app did not settle within {timeout:.0f} s (last: {last})")
+
+
+@pytest.mark.parametrize("player", ["on", "off"])
+def test_quick_step_clicks_each_count_or_are_visibly_refused(server, browser, player):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        query = "" if player == "on" else "&player=off"
+        page.goto(f"{server}/?dataset=sms_spam&hidden=90{query}", wait_until="domcontentloaded")
+        page.get_by_text("Ready: t = 0").first.wait_for(timeout=180_000)
+        assert settled_iteration(page) == 0
+        page.evaluate(COUNT_CLICKS_JS)
+        box = page.locator(".st-key-step button").first.bounding_box()
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        for round_ in range(2):  # two bursts of three clicks, 150 ms apart (faster than a Step rerun)
+            for _ in range(3):
+                page.mouse.click(x, y)
+                page.wait_for_timeout(150)
+            settled_iteration(page)
+        accepted = page.evaluate("() => window.__stepClicks")
+        assert page.evaluate("() => window.__allClicks") == 6
+        assert accepted >= 2  # the first click of each burst lands on an idle app
+        assert settled_iteration(page) == accepted, \
+            f"{accepted} clicks reached the Step button but the run is at t = {settled_iteration(page)}"
+        # while a run is busy the button says so: greyed, takes no clicks, busy cursor around it
+        page.mouse.click(x, y)
+        page.wait_for_function(
+            f"() => {{ if (({STATE_JS})() !== 'running') return false;"
+            " const b = document.querySelector('.st-key-step button'); const s = getComputedStyle(b);"
+            " return s.pointerEvents === 'none' && parseFloat(s.opacity) < 1"
+            " && getComputedStyle(b.closest('.st-key-step')).cursor === 'progress'; }",
+            timeout=60_000, polling="raf")
+    finally:
+        page.close()
