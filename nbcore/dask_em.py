@@ -19,15 +19,24 @@ The E-step of NB-EM is row-wise and the M-step needs only sums over rows
 1. θ_t enters the graph as **one key**: the event model's ``log_params``
    (e.g. log β − log(1 − β), computed once on the client) with α_t. Tasks refer
    to that key; it is never copied into every task.
-2. **One task per chunk** runs the same functions as the in-memory
-   :class:`~nbcore.EMRun`: ``model.log_likelihood_from``, :func:`~nbcore.log_joint`,
+2. For **each chunk** the same functions as the in-memory
+   :class:`~nbcore.EMRun` run: ``model.log_likelihood_from``, :func:`~nbcore.log_joint`,
    :func:`~nbcore.responsibilities`, :func:`~nbcore.observed_log_likelihood`,
    ``model.statistics``. Each row's log-likelihood is bitwise the in-memory one.
-3. A **fixed-order tree** (``split_every`` chunks per node) merges the statistics
-   with ``model.combine``: the same additions in the same order on any scheduler,
-   so two runs are bitwise identical. Against the in-memory run only the order
-   of the sums over rows differs (≈1e-15 relative).
-4. The M-step (``model.params_from``) and the stop rules run on the client,
+3. A **fixed tree** (:func:`merge_tree`: pairwise by default, ``split_every``
+   children per node) merges the statistics with ``model.combine``. It depends on
+   the number of chunks only, so two runs add the same numbers in the same order
+   on any scheduler and are bitwise identical. Against the in-memory run only the
+   order of the sums over rows differs (≈1e-15 relative).
+4. Consecutive chunks form **partitions** (by default one per worker thread of a
+   ``dask.distributed`` client, else one per chunk): one task per partition runs
+   step 2 on each of its chunks and the part of the tree inside it, so only about
+   one V × K statistics array per partition leaves its worker. Persisted, a
+   partition's chunks are one key (they live on one worker); without persist the
+   task reads its own chunks (the part of X's graph that makes them runs inside
+   it), so no chunk travels between workers either way. Partitions change the
+   tasks, never the numbers.
+5. The M-step (``model.params_from``) and the stop rules run on the client,
    in the code of :class:`~nbcore.EMRun`.
 
 Chunks are validated once (``model.prepare`` on every chunk when the run starts;
@@ -88,7 +97,7 @@ from .em import (
 )
 from .models import get_model
 
-__all__ = ["ChunkedData", "ChunkedEMRun", "prepare", "start", "fit", "count_categories"]
+__all__ = ["ChunkedData", "ChunkedEMRun", "prepare", "start", "fit", "count_categories", "merge_tree"]
 
 
 # ---------------------------------------------------------------------------
