@@ -115,7 +115,9 @@ class ChunkedData:
     Attributes
     ----------
     model : EventModel used to prepare the chunks
-    parts : list of dask Delayed, one per partition: the tuple of its prepared chunks
+    parts : one per partition: a dask Delayed of the tuple of its prepared chunks, or
+        (``persist=False``) a reader that makes and prepares them one at a time
+        inside the task that uses them
     labels : list of dask Delayed, one per partition: the tuple of its chunks' label vectors
     partitions : list of (first chunk, end chunk) of each partition
     sizes : (C,) rows per chunk
@@ -190,18 +192,33 @@ def _prepare_part(model, first, *blocks):
     return tuple(out)
 
 
-class _Subgraph:
-    """The tasks that make some chunks, carried as one opaque argument (dask must not run them itself)."""
+class _ChunkReader:
+    """A partition's chunks, each made (by its part of X's graph) and prepared when asked for.
 
-    __slots__ = ("tasks", "keys")
+    Passed to a task as one opaque argument: the task reads, prepares and uses
+    one chunk at a time, on the worker that runs it, so chunks never travel and
+    at most one of them is in memory per task.
+    """
 
-    def __init__(self, tasks: dict, keys: list):
-        self.tasks, self.keys = tasks, keys
+    __slots__ = ("graphs", "keys", "model", "first")
+
+    def __init__(self, graphs: list, keys: list, model, first: int):
+        self.graphs, self.keys, self.model, self.first = graphs, keys, model, first
+
+    def __len__(self):
+        return len(self.keys)
+
+    def __getitem__(self, i):
+        block = dask.get(self.graphs[i], self.keys[i], scheduler="sync")
+        return _prepare_part(self.model, self.first + i, block)[0]
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
 
 
-def _read_part(graph: _Subgraph, model, first):
-    """Run the part of X's graph that makes a partition's chunks inside this task, then prepare them."""
-    return _prepare_part(model, first, *dask.get(graph.tasks, graph.keys, scheduler="sync"))
+def _read_all(reader: _ChunkReader):
+    """Every chunk of a partition, prepared (what ``persist`` keeps in memory)."""
+    return tuple(reader)
 
 
 # The graph that makes a partition's chunks goes inside the partition's task when it is
@@ -209,8 +226,8 @@ def _read_part(graph: _Subgraph, model, first):
 _INLINE_GRAPH_BYTES = 1 << 20
 
 
-def _inline_graphs(blocks, bounds):
-    """Per partition, the culled graph of its chunks, or None when it cannot run inside one task."""
+def _readers(blocks, bounds, model):
+    """Per partition, a _ChunkReader over its chunks' culled graphs; None when they cannot run inside one task."""
     import pickle
 
     from dask.highlevelgraph import HighLevelGraph
@@ -219,21 +236,29 @@ def _inline_graphs(blocks, bounds):
     out, seen = [], set()
     for a, b in bounds:
         keys = [blocks[c].key for c in range(a, b)]
-        sub = dict(graph.cull(set(keys)))
-        if seen.intersection(sub):  # shared work (e.g. one big read): would run once per partition
-            return None
-        seen.update(sub)
+        graphs = [dict(graph.cull({key})) for key in keys]
+        for sub in graphs:
+            if seen.intersection(sub):  # shared work (e.g. one big read): would run once per chunk
+                return None
+            seen.update(sub)
         try:
-            if len(pickle.dumps(sub, protocol=5)) > _INLINE_GRAPH_BYTES:  # data in the graph itself
+            if len(pickle.dumps(graphs, protocol=5)) > _INLINE_GRAPH_BYTES:  # data in the graph itself
                 return None
         except Exception:  # not picklable: leave it to the scheduler
             return None
-        out.append(_Subgraph(sub, keys))
+        out.append(_ChunkReader(graphs, keys, model, a))
     return out
 
 
 def _part_summary(chunks):
     return tuple((int(Xp.shape[0]), int(Xp.shape[1])) for Xp in chunks)
+
+
+def _local_threads() -> int:
+    """Threads of the local (non-distributed) scheduler."""
+    import os
+
+    return max(1, int(dask.config.get("num_workers", None) or os.cpu_count() or 1))
 
 
 def _active_workers():
@@ -292,11 +317,15 @@ def prepare(settings: EM, X, y=None, *, persist: bool = True, partitions: int | 
         again from their source).
     partitions : int or None
         Runs of consecutive chunks handled by one task per iteration: the task
-        reads (when the part of X's graph that makes them is small and shared
-        with no other partition), prepares and runs the E-step on each of its
-        chunks and merges their statistics, so one V × K array per partition
-        travels and no chunk crosses between workers. None: one per worker
-        thread of the active ``dask.distributed`` client, else one per chunk.
+        runs the E-step on each of its chunks and merges their statistics, so
+        one V × K array per partition leaves it. When the part of X's graph
+        that makes a partition's chunks is small and shared with no other
+        partition, the task makes them itself: persisted, they stay on the
+        worker that read them; without persist, each pass reads, prepares and
+        uses them one at a time (at most one chunk in memory per task), so no
+        chunk travels between workers. None: one per worker thread of the
+        active ``dask.distributed`` client; without one, one per chunk with
+        ``persist`` and one per local thread without.
         The numbers do not depend on it (the merge tree is fixed by the number
         of chunks, see :func:`merge_tree`).
 
@@ -308,20 +337,24 @@ def prepare(settings: EM, X, y=None, *, persist: bool = True, partitions: int | 
     n_classes = check_n_classes(settings.n_classes)
     blocks = _as_blocks(X)
     automatic = partitions is None
-    if automatic:
+    if automatic:  # one per worker thread (distributed), or per local thread when streaming, else per chunk
         workers = _active_workers()
-        partitions = len(blocks) if workers is None else workers
+        if workers is None:
+            workers = len(blocks) if persist else _local_threads()
+        partitions = workers
     if isinstance(partitions, bool) or not isinstance(partitions, (int, np.integer)) or partitions < 1:
         raise ValueError(f"partitions must be a whole number ≥ 1 (or None), got {partitions!r}.")
     bounds = _partition_bounds(X.chunks[0], partitions)
-    inline = _inline_graphs(blocks, bounds) if any(b - a > 1 for a, b in bounds) else None
-    if automatic and inline is None and not persist:  # chunks read elsewhere would travel every iteration
+    readers = _readers(blocks, bounds, model) if any(b - a > 1 for a, b in bounds) or not persist else None
+    if automatic and readers is None and not persist:  # chunks read elsewhere would travel every iteration
         bounds = [(c, c + 1) for c in range(len(blocks))]
     token = uuid.uuid4().hex
-    if inline is not None:  # each partition's task reads its own chunks: none crosses between workers
+    if readers is not None and not persist:  # each pass's partition task reads its chunks one at a time
+        parts = readers
+    elif readers is not None:  # read and prepared inside one task each: kept where they were read
         parts = [
-            delayed(_read_part, pure=True)(graph, model, a, dask_key_name=f"nbcore-chunks-{a}-{b}-{token}")
-            for (a, b), graph in zip(bounds, inline)
+            delayed(_read_all, pure=True)(reader, dask_key_name=f"nbcore-chunks-{a}-{b}-{token}")
+            for (a, b), reader in zip(bounds, readers)
         ]
     else:
         parts = [

@@ -360,10 +360,11 @@ def test_partitions_change_the_tasks_not_the_numbers(persist):
     """Any grouping of chunks into tasks adds the same numbers in the same order: same bits."""
     X, y = _data("multinomial"), _labels()
     settings = _settings("multinomial", init="labeled", unlabeled_weight=0.4)
-    with dask.config.set(scheduler="threads"):
+    with dask.config.set(scheduler="threads", num_workers=3):
         reference = start(settings, _chunked(X), y, persist=persist)
         reference.run_to_convergence()
-        assert reference.data.n_partitions == len(SIZES)  # no distributed client: one per chunk
+        # no distributed client: one per chunk when persisted, else one per thread (streaming)
+        assert reference.data.n_partitions == (len(SIZES) if persist else 3)
         for n_parts in (1, 2, 3, 4):
             run = start(settings, _chunked(X), y, persist=persist, partitions=n_parts)
             assert run.data.n_partitions == n_parts
@@ -383,11 +384,13 @@ def test_partition_reads_inline_only_when_its_graph_is_small_and_unshared():
     settings = _settings("bernoulli", init="labeled")
     separate = _chunked(X)  # one independent task per chunk: read inside the partition task
     blocks = list(separate.to_delayed().ravel())
-    assert dask_em._inline_graphs(blocks, [(0, 2), (2, 5)]) is not None
+    readers = dask_em._readers(blocks, [(0, 2), (2, 5)], get_model("bernoulli"))
+    assert [len(r) for r in readers] == [2, 3]
+    assert [Xp.shape for Xp in readers[1]] == [(13, 40), (1, 40), (149, 40)]  # chunks 2, 3, 4, read one at a time
     shared = da.from_delayed(dask.delayed(X), shape=X.shape, dtype=np.float64, meta=sp.csr_matrix((0, 0))).rechunk(
         (SIZES, (40,))
     )  # every chunk is a slice of one task: running it per partition would repeat it
-    assert dask_em._inline_graphs(list(shared.to_delayed().ravel()), [(0, 2), (2, 5)]) is None
+    assert dask_em._readers(list(shared.to_delayed().ravel()), [(0, 2), (2, 5)], get_model("bernoulli")) is None
     with dask.config.set(scheduler="threads"):
         reference = start(settings, separate, y)
         reference.run_to_convergence()
@@ -398,7 +401,7 @@ def test_partition_reads_inline_only_when_its_graph_is_small_and_unshared():
         original = dask_em._INLINE_GRAPH_BYTES
         dask_em._INLINE_GRAPH_BYTES = 0  # too big to carry: the chunks stay separate tasks
         try:
-            assert dask_em._inline_graphs(blocks, [(0, 2), (2, 5)]) is None
+            assert dask_em._readers(blocks, [(0, 2), (2, 5)], get_model("bernoulli")) is None
             run = start(settings, separate, y, partitions=2)
             run.run_to_convergence()
             assert_bitwise(reference, run)
@@ -486,6 +489,8 @@ def test_bad_chunk_is_named():
     X = X.tocsr()
     with pytest.raises(ValueError, match=r"Row chunk 2: Bernoulli Naive Bayes needs binary data"):
         EM(model="bernoulli", n_classes=K).start(_chunked(X))
+    with pytest.raises(ValueError, match=r"Row chunk 2: Bernoulli Naive Bayes needs binary data"):
+        start(EM(model="bernoulli", n_classes=K), _chunked(X), persist=False, partitions=2)  # read inside the task
 
 
 def test_label_errors_before_the_pass():
