@@ -452,7 +452,7 @@ def main(argv=None):
     configs = [dict(common, kind="chunked", scheduler="cluster", persist=True, files_per_chunk=int(f)) for f in args.files_per_chunk.split(",") if f]
     configs += [dict(common, kind="chunked", scheduler="cluster", persist=False, files_per_chunk=int(f)) for f in args.no_persist_files_per_chunk.split(",") if f]
     if args.threads:
-        largest = max(int(f) for f in args.files_per_chunk.split(","))
+        largest = max(int(f) for f in f"{args.files_per_chunk},{args.no_persist_files_per_chunk}".split(",") if f)
         configs.append(dict(common, kind="chunked", scheduler="threads", persist=False, files_per_chunk=largest))
     for cfg in configs:
         print(f"{cfg['scheduler']} persist={cfg['persist']} files/chunk={cfg['files_per_chunk']} ... (load {os.getloadavg()[0]:.1f})", file=sys.stderr)
