@@ -13,21 +13,27 @@
 2. Runs every configuration in a **fresh Python process** (so peaks do not mix):
 
    ``in-memory``  the baseline: the files stacked into one CSR matrix, ``EM.start`` +
-                  ``step()`` (``keep_resp=0``: no responsibilities kept, like chunked runs)
+                  ``step()`` (``keep_resp=0``: no responsibilities kept, like chunked runs).
+                  Single-threaded, like the chunked tasks: scipy's CSR products and
+                  numpy's element-wise work use one core (its CPU seconds ≈ its wall seconds).
    ``cluster``    ``dask.distributed.LocalCluster(n_workers=2, threads_per_worker=1,
                   processes=True)``; one dask chunk = ``--files-per-chunk`` files;
-                  persisted chunks or not
+                  persisted chunks or not; default partitions (one per worker)
    ``threads``    the default threaded scheduler in one process (optional)
 
-   For each: seconds for ``start`` (read + validate + persist + the pass at θ₀),
-   the median seconds per ``step()`` and the peak memory: in-memory = the process
+   The in-memory process lives through the whole benchmark, and each configuration's
+   iterations **alternate** with in-memory iterations (in-memory step, chunked step,
+   in-memory step, ...): on a shared machine both sides of every ratio see the same
+   load. For each: seconds for ``start`` (read + validate + persist + the pass at θ₀),
+   the median wall seconds per ``step()``, the CPU seconds per step (client + every
+   worker; in-memory: its process) and the peak memory: in-memory = the process
    high-water mark (``ru_maxrss``) and the sampled RSS peak during the iterations;
    cluster = each worker's ``ru_maxrss`` (its whole life: start-up, reading,
    persisting, iterating) and the client's.
-3. Prints the ratios against the in-memory run of the same invocation (target:
-   per-worker peak ≤ 1/3 of in-memory, s/iteration ≤ in-memory) and the load
-   average before/after each configuration: the machine may be shared.
-   The final objective of every run is compared with the in-memory one.
+3. Prints the ratios against the in-memory iterations paired with each configuration
+   (target: per-worker peak ≤ 1/3 of in-memory, s/iteration ≤ in-memory) and the load
+   average before/after each configuration. The final objective of every run is
+   compared with the in-memory one at the same iteration.
 """
 from __future__ import annotations
 
