@@ -197,7 +197,8 @@ def child_in_memory(cfg):
     def step():
         t0, c0 = time.perf_counter(), time.process_time()
         run.step()
-        return dict(wall=time.perf_counter() - t0, cpu=time.process_time() - c0, iteration=run.iteration)
+        return dict(wall=time.perf_counter() - t0, cpu=time.process_time() - c0, iteration=run.iteration,
+                    peak_bytes=_maxrss_bytes())  # grows by θ's size a step: the history keeps every θ
 
     def finish():
         sampler.__exit__()
@@ -388,6 +389,11 @@ def report(out) -> str:
         f"{'':<44} (X = {_gb(base['x_bytes'])}; peak after loading {_gb(base['peak_after_load_bytes'])}, "
         f"sampled peak during the iterations {_gb(base['peak_iterations_bytes'])})"
     )
+    short = base["steps"][out["iterations"] - 1]["peak_bytes"] if len(base["steps"]) >= out["iterations"] else base_peak
+    lines.append(
+        f"{'':<44} (its peak after {out['iterations']} iterations, the length of each chunked run: {_gb(short)}; "
+        f"÷ mem is against the peak after all {len(base['steps'])}, ÷ short against this one)"
+    )
     for row in out["chunked"]:
         cfg = row["config"]
         name = (f"{cfg['scheduler']} ×{cfg['workers']} {'persist' if cfg['persist'] else 'no persist'}, "
@@ -409,7 +415,7 @@ def report(out) -> str:
             lines.append(
                 f"{'':<44} (workers: RSS before the iterations {', '.join(_gb(b) for b in row['worker_rss_before_iterations_bytes'])}; "
                 f"sampled peak during them {', '.join(_gb(b) for b in row['worker_peak_iterations_bytes'])}; "
-                f"client {_gb(row['client_peak_bytes'])})"
+                f"client {_gb(row['client_peak_bytes'])}; ÷ short {peak / short:.2f})"
             )
     lines.append("")
     lines.append(
