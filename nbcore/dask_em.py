@@ -29,7 +29,8 @@ The E-step of NB-EM is row-wise and the M-step needs only sums over rows
    on any scheduler and are bitwise identical. Against the in-memory run only the
    order of the sums over rows differs (≈1e-15 relative).
 4. Consecutive chunks form **partitions** (by default one per worker thread of a
-   ``dask.distributed`` client, else one per chunk): one task per partition runs
+   ``dask.distributed`` client; without one, one per chunk when persisted and one
+   per thread when not): one task per partition runs
    step 2 on each of its chunks and the part of the tree inside it, so only about
    one V × K statistics array per partition leaves its worker. Persisted, a
    partition's chunks are one key (they live on one worker); without persist the
