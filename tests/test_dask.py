@@ -376,6 +376,19 @@ def test_partitions_change_the_tasks_not_the_numbers(persist):
     assert prepare(settings, _chunked(X), y, partitions=9).partitions == [(c, c + 1) for c in range(5)]
 
 
+def test_partition_bounds_by_hand():
+    from nbcore.dask_em import _partition_bounds
+
+    # rows 10, 10, 10, 70: the middle rows are 5, 15, 25, 65; halves of 100 rows cut at 50
+    assert _partition_bounds([10, 10, 10, 70], 2) == [(0, 3), (3, 4)]
+    assert _partition_bounds([10, 10, 10, 70], 4) == [(0, 1), (1, 2), (2, 3), (3, 4)]
+    assert _partition_bounds([10, 10, 10, 70], 9) == [(0, 1), (1, 2), (2, 3), (3, 4)]  # at most one per chunk
+    assert _partition_bounds([5], 3) == [(0, 1)]
+    # unknown chunk sizes (NaN): equal numbers of chunks, every partition non-empty
+    assert _partition_bounds([np.nan] * 5, 2) == [(0, 2), (2, 5)]
+    assert _partition_bounds([np.nan] * 6, 3) == [(0, 2), (2, 4), (4, 6)]
+
+
 def test_partition_reads_inline_only_when_its_graph_is_small_and_unshared():
     """A partition task runs X's graph for its chunks itself, unless that work is shared (or big)."""
     import nbcore.dask_em as dask_em
