@@ -32,16 +32,23 @@ def _wrap(text: str, font_size: int, width: int = 30) -> tuple[str, int]:
     return text[:i] + "<br>" + text[i + 1:], 2
 
 
-def _layout(fig: go.Figure, title: str, font_size: int, height: int, **kw) -> go.Figure:
-    """Title in a band of its own at the top, the legend in a band under it (never overlapping)."""
+def _legend_rows(fig: go.Figure, font_size: int) -> int:
+    """Rows a horizontal legend needs: it wraps when its entries are wider than the chart (about
+    430 px with two charts per row in classroom mode, 520 px otherwise)."""
+    names = [str(t.name) for t in fig.data if t.name and t.showlegend is not False]
+    wide = sum(len(n) * 0.55 * font_size + 45 for n in names)
+    return max(1, math.ceil(wide / (430 if font_size > 15 else 520))) if names else 0
+
+
+def _layout(fig: go.Figure, title: str, font_size: int, height: int, legend_right: bool = False, **kw) -> go.Figure:
+    """Title in a band of its own at the top, the legend in a band under it (never overlapping),
+    or beside the plot (legend_right)."""
     title, lines = _wrap(title, font_size)
     line = int((font_size + 4) * 1.35)
     title_band = line * lines + 10
     # a horizontal legend wraps onto more rows when its entries are wider than the chart (about
     # 430 px with two charts per row in classroom mode): give it a band that tall
-    names = [str(t.name) for t in fig.data if t.name and t.showlegend is not False]
-    wide = sum(len(n) * 0.55 * font_size + 45 for n in names)
-    rows = 0 if kw.get("showlegend") is False or not names else max(1, math.ceil(wide / (430 if font_size > 15 else 520)))
+    rows = 0 if (kw.get("showlegend") is False or legend_right) else _legend_rows(fig, font_size)
     legend_band = int(font_size * 1.5) * rows + 8
     fig.update_layout(
         # plotly anchors a multi-line title's first line at the top: push it down by the extra lines
@@ -50,7 +57,9 @@ def _layout(fig: go.Figure, title: str, font_size: int, height: int, **kw) -> go
         font=dict(size=font_size),
         height=height + line * (lines - 1) + int(font_size * 1.5) * max(0, rows - 1),
         margin=dict(l=10, r=10, t=title_band + legend_band, b=10),
-        legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0, font=dict(size=font_size)),
+        legend=(dict(orientation="v", yanchor="top", y=1.0, xanchor="left", x=1.01, font=dict(size=font_size))
+                if legend_right else
+                dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0, font=dict(size=font_size))),
         template="plotly_white",
         **kw,
     )
@@ -58,6 +67,22 @@ def _layout(fig: go.Figure, title: str, font_size: int, height: int, **kw) -> go
         text = axis.title.text if axis.title is not None else None
         if text:
             axis.title.text = _wrap(text, font_size, 34)[0]
+    return fig
+
+
+def _legend_below(fig: go.Figure) -> go.Figure:
+    """Legend under the plot (long titles and long legends do not fit on one line above it), in a
+    band of its own at the bottom of the figure: below the tick labels and the x-axis title,
+    whatever the font size (classroom mode) or the number of legend rows."""
+    fs = int(fig.layout.font.size or 16)
+    xtitle = fig.layout.xaxis.title.text if fig.layout.xaxis.title is not None else None
+    x_lines = 0 if not xtitle else str(xtitle).count("<br>") + 1
+    rows = _legend_rows(fig, fs)
+    band = int(fs * 1.5) * rows + 8
+    bottom = int(fs * 1.6) + int(fs * 1.35) * x_lines + band + 12
+    fig.update_layout(legend=dict(orientation="h", yref="container", yanchor="bottom", y=0.0, xanchor="left", x=0.0))
+    top = int(fig.layout.margin.t or 0) - (int(fs * 1.5) * rows if rows else 0)  # _layout's legend band: unused
+    fig.update_layout(height=fig.layout.height + band, margin=dict(b=bottom, t=max(top, int(fs * 2))))
     return fig
 
 
@@ -118,13 +143,11 @@ def log_odds_figure(labels: Sequence[str], values: Sequence[float], present: Seq
     fig.update_yaxes(autorange="reversed", tickfont=dict(size=font_size))
     fig.update_xaxes(title=f"log-odds contribution: log p(x_j | {name_a}) − log p(x_j | {name_b})",
                      range=[-cap * 1.25, cap * 1.25])
-    height = min(1000, 140 + 34 * len(names))
+    height = min(1000, 140 + max(34, int(1.8 * font_size)) * len(names))  # a row per bar, tall enough to label
     fig = _layout(fig, f"Which words push towards {name_a} (right) or {name_b} (left)", font_size, height + 40,
                   barmode="overlay")
     # legend under the plot: three entries do not fit beside the title at projector font sizes
-    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.12, xanchor="left", x=0.0))
-    fig.update_layout(margin=dict(b=60 + 2 * font_size))
-    return fig
+    return _legend_below(fig)
 
 
 # ---- 2. smoothing explorer -------------------------------------------------------------
@@ -168,8 +191,7 @@ def beta_vs_lambda_figure(lams: Sequence[float], betas: dict, class_names: Seque
                   annotation_position="bottom left")
     fig.update_xaxes(type="log", title="smoothing λ (log scale; leftmost = 0)", tickvals=ticks, ticktext=text)
     fig.update_yaxes(title="β = p(word | class)", range=[-0.03, 1.03] if target == 0.5 else None)
-    fig = _layout(fig, "β of a rare and a common word as λ grows", font_size, height)
-    fig.update_layout(legend=dict(orientation="v", yanchor="top", y=1.0, xanchor="left", x=1.01))
+    fig = _layout(fig, "β of a rare and a common word as λ grows", font_size, height, legend_right=True)
     return fig
 
 
@@ -407,8 +429,7 @@ def gaussian_fit_figure(samples: Sequence[np.ndarray], class_names: Sequence[str
                                  hovertemplate="%{x:.3g}<extra>" + str(name) + "</extra>"))
     fig.update_xaxes(title=x_title, range=[lo, hi])
     fig.update_yaxes(title="density p(x | class)", range=[-0.06 * peak * (2 + 0.6 * len(class_names)), peak * 1.1])
-    fig = _layout(fig, "Per-class normal curves over the data", font_size, height)
-    fig.update_layout(legend=dict(orientation="v", yanchor="top", y=1.0, xanchor="left", x=1.01))
+    fig = _layout(fig, "Per-class normal curves over the data", font_size, height, legend_right=True)
     return fig
 
 

@@ -24,6 +24,11 @@ html, body, [data-testid="stAppViewContainer"] { font-size: 22px; }
 [data-testid="stMetricLabel"] p { font-size: clamp(0.9rem, 11cqi, 1.3rem) !important; }
 h1 { font-size: 3rem !important; } h2, h3 { font-size: 2.1rem !important; }
 .katex { font-size: 1.45em !important; }
+/* a displayed formula a little smaller than inline maths, and one wider than the page breaks
+   after a relation or operator (KaTeX's break points, as in inline maths) instead of being cut */
+.katex-display > .katex { font-size: 1.15em !important; white-space: normal !important; padding-right: 0.5em; }
+.katex-display > .katex > .katex-html { white-space: normal !important; }
+.katex-display { overflow-x: auto; overflow-y: hidden; }
 /* Streamlit's page paddings are in rem, which the larger base font inflates (110 px each side
    at 1280 px): give the width back to the content. */
 [data-testid="stMainBlockContainer"] { padding: 3.5rem 1.2rem 4rem 1.2rem !important; max-width: none !important; }

@@ -12,20 +12,13 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from dashboard.charts import GREY, class_color
-from dashboard.depth_charts import EM_COLOR, SUP_COLOR, _layout
+from dashboard.depth_charts import EM_COLOR, SUP_COLOR, _layout, _legend_below
 
 MLE_COLOR = "#D55E00"
 MAP_COLOR = "#0072B2"
 PRIOR_COLOR = "#999999"
 BOUND_COLOR = "#009E73"
 NEXT_COLOR = "#CC79A7"
-
-
-def _legend_below(fig: go.Figure) -> go.Figure:
-    """Legend under the plot (long titles and long legends do not fit on one line above it)."""
-    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.18, xanchor="left", x=0.0))
-    fig.update_layout(height=fig.layout.height + 40, margin=dict(b=70))
-    return fig
 
 
 def _finite(a) -> list:
