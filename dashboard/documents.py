@@ -148,43 +148,59 @@ def documents_panel(run, prep, t: int, model: str, classroom: bool = False) -> N
     title = (f"The {len(rows):,} hidden documents at t = {t}: {acc:.1%} right"
              + (f", {n_flip:,} flipped at this iteration" if t > 0 else ""))
     with st.expander(title, expanded=not classroom, icon=":material/description:"):
-        left, right = st.columns([3, 1]) if not classroom else (st.container(), st.container())
+        # the order and the confusion matrix share the top row; the table gets the full width below
+        # (the message text and the words present/absent columns are what a reader looks at)
+        left, right = st.columns([3, 2]) if not classroom else (st.container(), st.container())
         with left:
             sort = urlguard.segmented_control(st, "Order", list(SORTS), default="least sure first", key=K_DOC_SORT,
                                               help="\n\n".join(f"**{k}**: {v}" for k, v in SORTS.items()))
             sort = sort or "least sure first"
-            split = None
-            if len(names) == 2 and nbcore.get_model(model).scores_absent_features:
-                split = state.memo(("docs_split", t), lambda: nbcore.get_model(model).log_likelihood_by_presence(
-                    prep.X, run.history[t].params))
-            shown = state.memo(("docs_frame", t, sort),  # only the rows drawn are built
-                               lambda: documents_frame(proba, prev, prep.y_eval, rows, texts, names, sort, split,
-                                                       limit=_SHOW))
-            order_key = ("docs_order", t, sort)
-            state.memo(order_key, lambda: shown["doc"].to_numpy())
-            st.dataframe(
-                shown, hide_index=True, width="stretch", height=320 if not classroom else 420,
-                key=K_DOC_TABLE, on_select=lambda: _on_pick(order_key), selection_mode="single-row",
-                column_config={
-                    "doc": st.column_config.NumberColumn("doc", help="Row number in the data set", width="small"),
-                    "text": st.column_config.TextColumn("text", width="medium"),
-                    "r(true class)": st.column_config.ProgressColumn(
-                        "r(true class)", min_value=0.0, max_value=1.0, format="%.3f",
-                        help="Responsibility EM gives the document's true class: p(true class | x, θ_t)."),
-                    "confidence": st.column_config.NumberColumn(
-                        "confidence", format="%.3f", help="The largest responsibility: how sure EM is."),
-                    "flipped": st.column_config.TextColumn("flipped at t", help="Predicted class at t − 1 → at t."),
-                    "correct": st.column_config.CheckboxColumn("correct"),
-                })
-            st.caption(f"Showing {len(shown):,} of {len(rows):,} ({sort}). Click a row to put that document "
-                       "in the maths panel below.")
-            if split is not None:
-                c1, c0 = names[1], names[0]
-                st.caption(f"Bernoulli NB scores the words a message lacks too: “words absent {c1}:{c0}” is "
-                           f"Σ over every vocabulary word *not* in it of log(1 − β({c1})) − log(1 − β({c0})). "
-                           "A short message lacks thousands of words; when that column outweighs the words "
-                           "present, the absent words decide the class.")
         with right:
-            st.markdown("**Confusion on the hidden labels**")
+            st.markdown("**Confusion on the hidden labels** (rows: true class; columns: the class EM gives it now)")
             st.dataframe(confusion, width="stretch")
-            st.caption("Rows: the true class; columns: the class EM gives it now.")
+        split = None
+        if len(names) == 2 and nbcore.get_model(model).scores_absent_features:
+            split = state.memo(("docs_split", t), lambda: nbcore.get_model(model).log_likelihood_by_presence(
+                prep.X, run.history[t].params))
+        shown = state.memo(("docs_frame", t, sort),  # only the rows drawn are built
+                           lambda: documents_frame(proba, prev, prep.y_eval, rows, texts, names, sort, split,
+                                                   limit=_SHOW))
+        order_key = ("docs_order", t, sort)
+        state.memo(order_key, lambda: shown["doc"].to_numpy())
+        config = {
+            "doc": st.column_config.NumberColumn("doc", help="Row number in the data set", width="small"),
+            "text": st.column_config.TextColumn("text", width="large"),
+            "true": st.column_config.TextColumn("true", width="small"),
+            "EM says": st.column_config.TextColumn("EM says", width="small"),
+            "r(true class)": st.column_config.ProgressColumn(
+                "r(true class)", min_value=0.0, max_value=1.0, format="%.3f",
+                help="Responsibility EM gives the document's true class: p(true class | x, θ_t)."),
+            "confidence": st.column_config.NumberColumn(
+                "confidence", format="%.3f", width="small", help="The largest responsibility: how sure EM is."),
+            "flipped": st.column_config.TextColumn("flipped at t", help="Predicted class at t − 1 → at t."),
+            "correct": st.column_config.CheckboxColumn("correct", width="small"),
+        }
+        for col in shown.columns:
+            if col.startswith(("words present", "words absent")):
+                config[col] = st.column_config.NumberColumn(
+                    col, format="%.1f",
+                    help=f"Log-odds {col.split()[-1]} from the words {col.split()[1]} in the message "
+                         "(positive: towards the first class named).")
+        cols = list(shown.columns)
+        split_cols = [c for c in cols if c.startswith(("words present", "words absent"))]
+        if split_cols:  # the Bernoulli lesson reads these two next to the message: before the rest
+            at = cols.index("EM says") + 1
+            cols = [c for c in cols[:at] if c not in split_cols] + split_cols + \
+                [c for c in cols[at:] if c not in split_cols]
+        st.dataframe(shown, hide_index=True, width="stretch", height=320 if not classroom else 420,
+                     key=K_DOC_TABLE, on_select=lambda: _on_pick(order_key), selection_mode="single-row",
+                     column_config=config, column_order=cols)
+        st.caption(f"Showing {len(shown):,} of {len(rows):,} ({sort}). Click a row to put that document "
+                   "in the maths panel below.")
+        if split is not None:
+            c1, c0 = names[1], names[0]
+            st.caption(f"Bernoulli NB scores the words a message lacks too: “words absent {c1}:{c0}” is "
+                       f"Σ over every vocabulary word *not* in it of log(1 − β({c1})) − log(1 − β({c0})); "
+                       f"“words present {c1}:{c0}” the same over the words it has, with log β. A short message lacks "
+                       "thousands of words; when the absent column outweighs the present one, the absent words "
+                       "decide the class.")
