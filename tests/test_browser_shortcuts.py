@@ -34,6 +34,21 @@ def wait_iteration(page, n: int, timeout=180_000):
     page.wait_for_function(f"() => ({ITER_JS})() === {n}", timeout=timeout)
 
 
+def wait_stable_iteration(page, timeout: float = 180.0) -> int:
+    """The iteration counter once it has kept the same value for 2 s (polled every 250 ms)."""
+    import time
+
+    deadline, last, same = time.time() + timeout, None, 0
+    while time.time() < deadline:
+        now = page.evaluate(ITER_JS)
+        same = same + 1 if now == last else 0
+        if same >= 8:
+            return now
+        last = now
+        page.wait_for_timeout(250)
+    raise AssertionError(f"the iteration counter never settled (last {last})")
+
+
 def test_clicker_keys_drive_the_lesson():
     SHOTS.mkdir(parents=True, exist_ok=True)
     with streamlit_server() as srv, sync_api.sync_playwright() as p:
@@ -58,8 +73,14 @@ def test_clicker_keys_drive_the_lesson():
         page.keyboard.press("p")  # Play …
         page.wait_for_function(f"() => ({ITER_JS})() >= 2", timeout=180_000)
         page.keyboard.press("p")  # … and Pause
-        # paused again (the label carries the shortcut hint, "Play P")
-        page.get_by_role("button", name=re.compile(r"^Play")).first.wait_for(timeout=180_000)
+        # paused again: the player's button reads "▶ Play" (the ▶ is aria-hidden, so the accessible
+        # name is "Play"); with ?player=off Streamlit's button reads "Play P" (shortcut hint).
+        # Anchored on a word boundary so no other button ("Play speed", …) can match; visible only.
+        page.get_by_role("button", name=re.compile(r"^Play\b")).first.wait_for(state="visible", timeout=180_000)
+        # and the run really stopped: the counter stays put (a label flip alone would not show that)
+        stopped = wait_stable_iteration(page)
+        page.wait_for_timeout(3000)  # several Play ticks at speed "normal"
+        assert wait_stable_iteration(page) == stopped
         page.get_by_role("button", name="Keyboard shortcuts").first.click()
         page.get_by_text("Play / Pause").first.wait_for(timeout=30_000)
         page.wait_for_timeout(500)
