@@ -71,7 +71,7 @@ def text_controls(dataset: str, default: TextPipeline, model_key: str = "model",
                           help="Presence: whether term j occurs (Bernoulli NB). Counts: how often "
                                "(multinomial NB). The event model follows.")
         c1, c2 = st.columns(2)
-        vocab = urlguard.selectbox(c1, "Vocabulary (top)", VOCABS, index=VOCABS.index(d[K_VOCAB]) if d[K_VOCAB] in VOCABS else 0,
+        vocab = urlguard.selectbox(c1, "Vocabulary", VOCABS, index=VOCABS.index(d[K_VOCAB]) if d[K_VOCAB] in VOCABS else 0,
                              key=K_VOCAB, help="Keep only this many of the most frequent terms (all = every term).")
         min_df = urlguard.number_input(c2, "min df", 1, 100, d[K_MIN_DF], step=1, key=K_MIN_DF,
                                  help="Drop terms found in fewer documents than this.")
