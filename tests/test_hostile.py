@@ -363,6 +363,104 @@ def test_guided_5_restarts_on_1797_digits_no_labels_10_starts():
     assert nbcore.load_dataset("digits").X.shape[0] == 1797        # 1,797 digits
 
 
+# Lessons 10-13 (real text): the link's data, then the numbers the text states. Supervised
+# accuracies come from scikit-learn's BernoulliNB / MultinomialNB (α = λ = 1) fitted on the
+# visible rows of the link's data; the EM end points from nbcore.EM run here, outside the app,
+# to convergence with the link's settings; both compared with what the page shows.
+
+def _sklearn_supervised(prep, model: str) -> float:
+    from sklearn.naive_bayes import BernoulliNB, MultinomialNB
+
+    nb = MultinomialNB(alpha=1.0) if model == "multinomial" else BernoulliNB(alpha=1.0, binarize=None)
+    seen, scored = prep.y_obs >= 0, prep.score_mask
+    nb.fit(prep.X[seen], prep.y_obs[seen])
+    return float((nb.predict(prep.X[scored]) == prep.y_eval[scored]).mean())
+
+
+def _em_end(prep, model: str) -> tuple[float, np.ndarray]:
+    """(accuracy on the hidden rows, predictions) of nbcore.EM run to convergence, λ = 1, labelled start."""
+    import warnings
+
+    import nbcore
+
+    em = nbcore.EM(model=model, n_classes=prep.n_classes, smoothing=1.0, init="labeled", max_iter=100, tol=1e-6,
+                   random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        run = em.start(prep.X, prep.y_obs)
+        while not run.done:
+            run.step()
+    pred = np.asarray(run.predict_proba()).argmax(axis=1)
+    scored = prep.score_mask
+    return float((pred[scored] == prep.y_eval[scored]).mean()), pred[scored]
+
+
+def _converge(at: AppTest) -> str:
+    """Press Run to convergence; the accuracy metric's value."""
+    at.button(key="converge").click().run(timeout=300)
+    no_exception(at)
+    return next(m.value for m in at.metric if m.label.startswith("Accuracy (t="))
+
+
+def test_guided_10_sms_557_labels_supervised_87_7_ham_86_6_em_about_98():
+    at = _open_link("sms")
+    prep = at.session_state["prep"]
+    assert prep.X.shape[0] == 5574                                  # 5,574 real text messages
+    assert int((prep.y_obs >= 0).sum()) == 557                      # EM sees 557 labels
+    assert int(prep.score_mask.sum()) == 5017                       # 5,017 unlabelled messages
+    sup = _sklearn_supervised(prep, "bernoulli")
+    assert f"{sup:.1%}" == "87.7%" == metric(at, "Supervised only")
+    ham = prep.class_names.index("ham")
+    all_ham = float((prep.y_eval[prep.score_mask] == ham).mean())
+    assert f"{all_ham:.1%}" == "86.6%"                              # calling everything ham
+    em_acc, _ = _em_end(prep, "bernoulli")
+    assert abs(em_acc - 0.98) < 0.01                                # "ends at about 98 %"
+    assert _converge(at) == f"{em_acc:.1%}"
+
+
+def test_guided_11_bernoulli_calls_everything_ham_multinomial_94_7_to_98_0():
+    at = _open_link("absent")
+    prep = at.session_state["prep"]
+    seen = prep.y_obs >= 0
+    spam, ham = prep.class_names.index("spam"), prep.class_names.index("ham")
+    assert int(seen.sum()) == 279 and int((prep.y_obs == spam).sum()) == 37   # 279 visible, 37 spam
+    # λ = 1, 37 spam: a word never seen in spam gets β = (0 + 1) / (37 + 2) = 1/39, the smallest β
+    beta0 = np.asarray(at.session_state["run"].history[0].beta)
+    assert beta0[:, spam].min() == pytest.approx(1 / 39)
+    em_acc, pred = _em_end(prep, "bernoulli")
+    # "calls every message ham": 5,293 of the 5,295 hidden messages (2 are called spam, 0.04 %)
+    assert (pred != ham).mean() < 0.001
+    assert f"{em_acc:.1%}" == "86.6%" == _converge(at)
+    at = _open_link("absent", 0)                                    # counts -> multinomial
+    prep = at.session_state["prep"]
+    assert at.session_state["run_key"].model == "multinomial"
+    assert f"{_sklearn_supervised(prep, 'multinomial'):.1%}" == "94.7%" == metric(at, "Supervised only")
+    em_acc, _ = _em_end(prep, "multinomial")
+    assert f"{em_acc:.1%}" == "98.0%" == _converge(at)
+
+
+def test_guided_12_langid_char_ngrams_supervised_84_8_em_97_0():
+    at = _open_link("langid")
+    prep = at.session_state["prep"]
+    assert prep.n_classes == 10                                     # ten languages
+    assert int((prep.y_obs >= 0).sum()) == round(0.05 * prep.X.shape[0])   # 5 % labelled
+    assert f"{_sklearn_supervised(prep, 'multinomial'):.1%}" == "84.8%" == metric(at, "Supervised only")
+    em_acc, _ = _em_end(prep, "multinomial")
+    assert f"{em_acc:.1%}" == "97.0%" == _converge(at)
+
+
+def test_guided_13_mismatch_7717_ngrams_supervised_60_9_em_falls_to_51_8_while_objective_climbs():
+    at = _open_link("mismatch")
+    prep = at.session_state["prep"]
+    assert prep.X.shape[1] == 7717                                  # 7,717 character n-grams
+    assert set(np.unique(prep.X.data if hasattr(prep.X, "data") else prep.X)) <= {0, 1}   # presence/absence
+    assert f"{_sklearn_supervised(prep, 'bernoulli'):.1%}" == "60.9%" == metric(at, "Supervised only")
+    em_acc, _ = _em_end(prep, "bernoulli")
+    assert f"{em_acc:.1%}" == "51.8%" == _converge(at)
+    objective = [s.objective for s in at.session_state["run"].history]
+    assert all(b >= a - 1e-6 * abs(a) for a, b in zip(objective, objective[1:]))   # climbs at every step
+
+
 def test_guided_other_links_open_cleanly():
     for lesson_id, which in (("hide", 0), ("optima", 0)):
         _open_link(lesson_id, which)
