@@ -363,6 +363,78 @@ def test_guided_5_restarts_on_1797_digits_no_labels_10_starts():
     assert nbcore.load_dataset("digits").X.shape[0] == 1797        # 1,797 digits
 
 
+# Lessons 6-8 (teaching depth II)
+
+def _two_coins_by_hand(sets, theta_a: float, theta_b: float, iters: int) -> list[tuple[float, float]]:
+    """Do & Batzoglou's two-coin EM written out here (π fixed at ½): [(θ_A, θ_B) after each iteration]."""
+    heads = np.array([s.count("H") for s in sets], dtype=float)
+    n = np.array([len(s) for s in sets], dtype=float)
+    out = []
+    for _ in range(iters):
+        la = theta_a ** heads * (1 - theta_a) ** (n - heads)
+        lb = theta_b ** heads * (1 - theta_b) ** (n - heads)
+        ra = la / (la + lb)                                        # E-step: p(coin A | set)
+        theta_a = (ra * heads).sum() / (ra * n).sum()              # M-step: weighted heads / weighted flips
+        theta_b = ((1 - ra) * heads).sum() / ((1 - ra) * n).sum()
+        out.append((theta_a, theta_b))
+    return out
+
+
+def _m_step_thetas(at: AppTest) -> tuple[float, float]:
+    line = next(m.value for m in at.markdown if m.value.startswith("**M-step**: θ_A"))
+    a, b = re.findall(r"= \*\*([0-9.]+)\*\*", line)[:2]
+    return float(a), float(b)
+
+
+def test_guided_6_coin_hhth_lambda_0_then_1_and_the_two_coins():
+    at = _open_link("coin")
+    assert (metric(at, "Heads α_H"), metric(at, "Tails α_T")) == ("3", "1")       # HHTH
+    assert metric(at, "θ_MLE") == metric(at, "θ_MAP") == f"{3 / 4:.4f}"         # λ = 0: MAP = MLE = 3/4
+    at.select_slider(key="coin_lam").set_value(1.0).run()
+    no_exception(at)
+    assert metric(at, "θ_MAP") == f"{(3 + 1) / (4 + 2):.4f}"                    # (α_H + λ)/(N + 2λ) = 4/6
+    table = at.dataframe[0].value                                               # "the lab's engine gives the same β"
+    row = table[table["λ"] == "1"].iloc[0]
+    assert row["lab engine β (Bernoulli NB, λ)"] == pytest.approx(4 / 6)
+    # part 3: the classic five sets of ten flips, start θ_A = 0.6, θ_B = 0.5
+    sets = ["HTTTHHTHTH", "HHHHTHHHHH", "HTHHHHHTHH", "HTHTTTHHTT", "THHHTHHHTH"]
+    hand = _two_coins_by_hand(sets, 0.6, 0.5, 10)
+    assert [round(v, 2) for v in hand[0]] == [0.71, 0.58]                       # t = 1: θ_A 0.71, θ_B 0.58
+    assert [round(v, 2) for v in hand[9]] == [0.80, 0.52]                       # t = 10: θ_A 0.80, θ_B 0.52
+    assert _m_step_thetas(at) == pytest.approx(hand[0], abs=5e-5)
+    at.slider(key="coin_t").set_value(10).run()
+    no_exception(at)
+    assert _m_step_thetas(at) == pytest.approx(hand[9], abs=5e-5)
+
+
+def _num(v: str) -> float:
+    return float(v.replace("−", "-"))
+
+
+def test_guided_7_e_step_bound_touches_m_step_climbs_and_l_climbs_at_least_as_much():
+    at = _open_link("climb")
+    for t in range(3):
+        at.button(key="cl_btn_e").click().run()
+        no_exception(at)
+        L_t, bound_t = _num(metric(at, f"L(θ_{t})")), _num(metric(at, f"bound at θ_{t}"))
+        assert bound_t == pytest.approx(L_t, abs=1e-4)                          # gap 0 after the E-step
+        after, L_next = _num(metric(at, f"bound at θ_{t + 1} (after the M-step)")), _num(metric(at, f"L(θ_{t + 1})"))
+        assert after >= bound_t - 1e-4                                          # the M-step climbs the bound
+        assert L_next - L_t >= after - bound_t - 1e-4                           # L rises at least as much
+        at.button(key="cl_btn_m").click().run()
+        no_exception(at)
+
+
+def test_guided_8_unequal_sizes_fool_k_means_not_em():
+    at = _open_link("mixture2d")
+    at.button(key="mx_btn_10").click().run()
+    at.button(key="mx_btn_10").click().run()
+    no_exception(at)
+    em = float(metric(at, "EM accuracy (hidden)").rstrip("%"))
+    km = float(metric(at, "k-means accuracy (hidden)").rstrip("%"))
+    assert em > km, (em, km)                                                    # a big wide class fools k-means
+
+
 # Lessons 10-13 (real text): the link's data, then the numbers the text states. Supervised
 # accuracies come from scikit-learn's BernoulliNB / MultinomialNB (α = λ = 1) fitted on the
 # visible rows of the link's data; the EM end points from nbcore.EM run here, outside the app,
