@@ -407,7 +407,7 @@ export default function (component) {
   if (!data) return;
   const api = { parentElement, setStateValue, setTriggerValue };
   try {
-    if (data.role === "preload") { loadPlotly(data.plotly).catch(() => {}); return; }
+    if (data.role === "preload") { note("preload"); loadPlotly(data.plotly).catch(() => {}); return; }
     if (data.role === "main") mountMain(api, data);
     else mountParams(api, data);
   } catch (e) {
