@@ -90,13 +90,15 @@ def cpu_ms(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) * 1000.0 / os.sysconf("SC_CLK_TCK")
 
 
-def settle(page, quiet_ms: int = 350, timeout_s: float = 60.0) -> float:
-    """Wait until no plotly draw happened for quiet_ms; return the time of the last draw (page clock)."""
+def settle(page, quiet_ms: int = 350, timeout_s: float = 60.0, after: float | None = None) -> float:
+    """Wait until no chart changed for quiet_ms (and, given `after`, until some chart changed after
+    that page time: a notice or the metric can show before the charts are redrawn); return the
+    time of the last chart change (page clock)."""
     deadline = time.time() + timeout_s
     while time.time() < deadline:
         last, now = page.evaluate("() => [window.__bench.draws.at(-1) || 0, performance.now()]")
         idle = page.evaluate(IDLE_JS, 0)
-        if idle and now - last >= quiet_ms:
+        if idle and now - last >= quiet_ms and (after is None or last > after):
             return last
         page.wait_for_timeout(60)
     return page.evaluate("() => window.__bench.draws.at(-1) || 0")
@@ -140,9 +142,10 @@ def step_once(page, pid: int) -> tuple[float, float]:
     c0 = cpu_ms(pid)
     page.locator(".st-key-step button").first.click()
     page.wait_for_function(f"() => ({ITERATION_JS})() === {n0 + 1}", timeout=60_000, polling=10)
-    last = settle(page)
+    t_in = input_time(page, "click")
+    last = settle(page, after=t_in)
     c1 = cpu_ms(pid)
-    return last - input_time(page, "click"), c1 - c0
+    return last - t_in, c1 - c0
 
 
 def lam_change(page) -> float:
@@ -158,8 +161,9 @@ def lam_change(page) -> float:
                            " return s && s.value !== b; }", arg=before, timeout=30_000)
     new_text = lam.get_attribute("aria-valuetext")
     page.get_by_text(f"λ changed {old_text} → {new_text}").first.wait_for(timeout=60_000)
-    last = settle(page)
-    return last - input_time(page, "keydown")
+    t_in = input_time(page, "keydown")
+    last = settle(page, after=t_in)
+    return last - t_in
 
 
 def drag_rate(page, mode: str, seconds: float) -> dict | None:
