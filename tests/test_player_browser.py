@@ -95,6 +95,17 @@ def _assert_shows(page, ds, run, t):
         np.testing.assert_allclose(got, want, atol=1e-4)
 
 
+def _wait_shows(page, ds, run, t, timeout=30_000):
+    """Wait until the parameter chart shows iteration t (feature names and bars, to 1e-4), then assert it."""
+    names, xs = _expected_bars(ds, run, t)
+    want = {"names": list(names), "x": [[float(v) for v in x] for x in xs]}
+    page.wait_for_function(f"(w) => {{ const d = ({DRAWN})(); return !!d && JSON.stringify(d.names) === "
+                           "JSON.stringify(w.names) && d.x.length === w.x.length && d.x.every((r, i) => "
+                           "r.length === w.x[i].length && r.every((v, j) => Math.abs(v - w.x[i][j]) <= 1e-4)); }",
+                           arg=want, timeout=timeout)
+    _assert_shows(page, ds, run, t)
+
+
 def _shot(page, name, move_mouse=True):
     SHOTS.mkdir(parents=True, exist_ok=True)
     if move_mouse:  # no tooltip in the picture (not while dragging: that would move the slider)
@@ -170,6 +181,10 @@ def test_pause_obeys_the_first_click_and_the_page_follows(server, browser, speed
     page.get_by_role("button", name="Play", exact=True).wait_for(timeout=5_000)
     page.wait_for_timeout(1200)
     assert page.evaluate(f"() => {P}.t") == t  # stays put
+    # the parameter chart shows iteration t's numbers (computed here with nbcore), not a later one
+    ds, run = _expected_run()
+    page.wait_for_function(f"() => {P}.stats.lastDrawn === {t}", timeout=30_000)
+    _wait_shows(page, ds, run, t)
     # the server follows the iteration shown: metric, status, maths panel; iterations computed
     # ahead while playing are dropped, so Step goes on from what the class saw
     page.wait_for_function(f"() => ({METRIC})() === {t}", timeout=60_000)
@@ -177,8 +192,6 @@ def test_pause_obeys_the_first_click_and_the_page_follows(server, browser, speed
     page.get_by_text(f"How iteration {t} was made").first.wait_for(timeout=30_000)
     page.locator(".st-key-step button").first.click()
     page.wait_for_function(f"() => ({METRIC})() === {t + 1} && {P}.stats.lastDrawn === {t + 1}", timeout=60_000)
-    page.wait_for_timeout(100)
-    ds, run = _expected_run()
-    _assert_shows(page, ds, run, t + 1)
+    _wait_shows(page, ds, run, t + 1)
     assert not errors, errors
     page.close()

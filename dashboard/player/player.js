@@ -91,7 +91,8 @@ function specAt(log, name, t) {
     const tpl = log.templates[name][p.tpl];
     const data = tpl.data.map((tr) => Object.assign({}, tr));
     for (const [i, k, v] of p.d || []) data[i][k] = decode(v, log.strs);
-    p._spec = { data, layout: Object.assign({}, tpl.layout, p.l || {}) };
+    p._spec = { data, layout: Object.assign({}, tpl.layout, p.l || {}),
+      tpl: p.tpl, lkey: p.l ? JSON.stringify(p.l) : "", zOnly: (p.d || []).every((e) => e[1] === "z") };
   }
   return p._spec;
 }
@@ -130,6 +131,69 @@ function placeMarkers(box) {
   });
 }
 
+// ---- a cheap frame for image charts while the slider is dragged or Play runs ----------------------
+// digits' β images are 10 heatmaps: a Plotly.react of them is a full replot (10 subplots' axes,
+// margins, titles; ~70 % of a scrub frame in a profile). Between two frames of the same template
+// only z changes, so each heatmap's <image> is repainted from z with the trace's own colour scale
+// (the colours plotly draws), and the exact Plotly.react follows once the user stops (hover too).
+function rgbOf(c) {
+  let m = /^rgba?\(([^)]+)\)$/.exec(String(c).trim());
+  if (m) return m[1].split(",").slice(0, 3).map(Number);
+  m = /^#([0-9a-f]{6})$/i.exec(String(c).trim());
+  return m ? [0, 2, 4].map((i) => parseInt(m[1].slice(i, i + 2), 16)) : null;
+}
+function colourScale(ft) {
+  let sc = (ft.colorscale || []).map(([v, c]) => [+v, rgbOf(c)]);
+  if (sc.length < 2 || sc.some((e) => !e[1] || !isFinite(e[0]))) return null;
+  if (ft.reversescale) sc = sc.map(([v, c]) => [1 - v, c]).reverse();
+  const lo = ft.zmin, hi = ft.zmax;
+  if (!isFinite(lo) || !isFinite(hi)) return null;
+  return (z) => {
+    let u = hi > lo ? (z - lo) / (hi - lo) : 0.5;
+    u = u < 0 ? 0 : u > 1 ? 1 : u;
+    let k = 1;
+    while (k < sc.length - 1 && sc[k][0] < u) k++;
+    const [v0, c0] = sc[k - 1], [v1, c1] = sc[k], f = v1 > v0 ? (u - v0) / (v1 - v0) : 0;
+    return [0, 1, 2].map((j) => Math.round(c0[j] + f * (c1[j] - c0[j])));
+  };
+}
+function fastImages(box, spec) {
+  const prev = box.shown, gd = box.gd, fd = gd._fullData, fl = gd._fullLayout;
+  if (!prev || !fd || !fl || spec.tpl !== prev.tpl || spec.lkey !== prev.lkey || !spec.zOnly || !prev.zOnly) return false;
+  if (fd.length !== spec.data.length || !spec.data.every((t) => t.type === "heatmap")) return false;
+  const jobs = [];
+  for (const g of gd.querySelectorAll(".hm")) {
+    const cd = g.__data__, ft = cd && cd[0] && cd[0].trace;
+    const img = g.querySelector("image");
+    const z = ft && spec.data[ft.index] && spec.data[ft.index].z;
+    const xa = ft && fl[String(ft.xaxis).replace("x", "xaxis")], ya = ft && fl[String(ft.yaxis).replace("y", "yaxis")];
+    if (!img || !Array.isArray(z) || !Array.isArray(z[0]) || ft.zsmooth || !xa || !ya || !xa.range || !ya.range) return false;
+    const colour = colourScale(ft);
+    if (!colour) return false;
+    jobs.push({ img, z, colour, flipX: xa.range[0] > xa.range[1], flipY: !(ya.range[0] > ya.range[1]) });
+  }
+  if (jobs.length !== fd.length) return false;
+  for (const { img, z, colour, flipX, flipY } of jobs) {
+    const rows = z.length, cols = z[0].length;
+    const cv = fastImages.canvas || (fastImages.canvas = document.createElement("canvas"));
+    cv.width = cols; cv.height = rows;
+    const ctx = cv.getContext("2d"), im = ctx.createImageData(cols, rows);
+    for (let r = 0; r < rows; r++) {
+      for (let c = 0; c < cols; c++) {
+        const v = z[r][c], o = 4 * ((flipY ? rows - 1 - r : r) * cols + (flipX ? cols - 1 - c : c));
+        if (v === null || v === undefined || !isFinite(v)) { im.data[o + 3] = 0; continue; }
+        const [R, G, B] = colour(v);
+        im.data[o] = R; im.data[o + 1] = G; im.data[o + 2] = B; im.data[o + 3] = 255;
+      }
+    }
+    ctx.putImageData(im, 0, 0);
+    img.setAttribute("preserveAspectRatio", "none");
+    img.style.imageRendering = "pixelated";
+    img.setAttribute("href", cv.toDataURL());
+  }
+  return true;
+}
+
 let rafPending = false;
 function requestDraw() {
   if (rafPending) return;
@@ -137,7 +201,7 @@ function requestDraw() {
   requestAnimationFrame(() => { rafPending = false; drawNow(); });
 }
 function drawNow() {
-  const t = P.t;
+  const t = P.t, fast = P.playing || P.dragging;   // stopped: every chart exact (Plotly.react)
   if (P.main) {
     for (const box of P.main.boxes) placeMarkers(box);
     updateBar();
@@ -145,7 +209,10 @@ function drawNow() {
   if (P.params && P.params.log && window.Plotly) {
     for (const box of P.params.boxes) {
       const spec = specAt(P.params.log, box.name, t);
-      if (spec && box.shown !== spec) { box.shown = spec; react(box.gd, spec); }
+      if (!spec || (box.shown === spec && !(box.stale && !fast))) continue;
+      if (fast && fastImages(box, spec)) { box.shown = spec; box.stale = true; continue; }
+      box.shown = spec; box.stale = false;
+      react(box.gd, spec);
     }
   }
   P.stats.draws++;
@@ -289,6 +356,10 @@ function hookKeys() {
     P.lastInputPlay = !P.playing;
     if (P.playing) pause("key"); else play();
   }, true);
+  // the end of a drag (wherever the button is released): the charts drawn cheaply get their exact draw
+  const dragEnd = () => { if (P.dragging) { P.dragging = false; requestDraw(); } };
+  document.addEventListener("pointerup", dragEnd, true);
+  document.addEventListener("pointercancel", dragEnd, true);
   // what the user did last: Play, or something else (Reset, a setting). A new run that arrives
   // after Play was the last input (Home then P, faster than the server answers) is played;
   // one that arrives after a later Reset or setting stops the play, as Reset promises.
@@ -316,6 +387,7 @@ function mountMain(api, d) {
       setT(+m.slider.value);
     });
     m.slider.addEventListener("change", () => reportSoon(250));
+    m.slider.addEventListener("pointerdown", () => { P.dragging = true; });
     // keys on the slider move the slider only: Streamlit's button shortcuts (→ Step, Home Reset) must not see them
     m.slider.addEventListener("keydown", (e) => {
       if (["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End", "PageUp", "PageDown"].includes(e.key)) {
