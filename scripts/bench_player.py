@@ -133,6 +133,14 @@ def click_pause(page) -> None:
     page.locator('[data-testid="nbpPlay"], .st-key-pause button').first.click()
 
 
+def pause_if_playing(page) -> None:
+    """Pause unless the run has ended by itself: checked and clicked in one step in the page (a run
+    that converges between a check and a Playwright click would leave no Pause button, or Play again)."""
+    page.evaluate("""() => { const P = window.__nbemPlayer;
+      if (P && P.main) { if (P.playing) P.main.play.click(); return; }
+      const b = document.querySelector('.st-key-pause button'); if (b) b.click(); }""")
+
+
 def input_time(page, kind: str) -> float:
     return page.evaluate(f"() => window.__bench.inputs.filter(e => e[0] === '{kind}').at(-1)[1]")
 
@@ -240,8 +248,7 @@ def measure(browser, base: str, pid: int, dataset: str, mode: str, drag_seconds:
     while time.time() < t_end and page.evaluate(PLAYING_JS):
         page.wait_for_timeout(100)
     shown = page.evaluate("() => window.__shown")
-    if page.evaluate(PLAYING_JS):
-        click_pause(page)
+    pause_if_playing(page)
     settle(page)
     vals = [(t, v) for t, v in shown if v is not None and v >= 0]
     changes = [t for (a, b), (t, _) in zip(zip(vals, vals[1:]), vals[1:]) if b[1] != a[1]]
