@@ -103,6 +103,13 @@ function react(div, spec) {
   P.stats.reacts++;
   const layout = structuredClone(spec.layout);
   if (!layout.template && P.tpl) layout.template = P.tpl;   // sent once, not once per chart
+  // plotly's default "hide past div" measures every tick label once per label (bBox: a forced layout
+  // each; half of a scrub frame of the top-features chart in a profile). Automargin already makes
+  // room for the labels, so none can overflow: "allow" draws the same picture without measuring.
+  for (const k of Object.keys(layout)) {
+    const ax = layout[k];
+    if (/^[xy]axis\d*$/.test(k) && ax && typeof ax === "object" && ax.ticklabeloverflow === undefined) ax.ticklabeloverflow = "allow";
+  }
   const title = layout.title;                                 // bold titles, as st.plotly_chart draws them
   if (title && typeof title.text === "string" && !title.text.startsWith("<b>")) title.text = `<b>${title.text}</b>`;
   return window.Plotly.react(div, spec.data.map((t) => Object.assign({}, t)), layout, CONFIG);
