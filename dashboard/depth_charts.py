@@ -35,14 +35,18 @@ def _wrap(text: str, font_size: int, width: int = 30) -> tuple[str, int]:
 def _legend_rows(fig: go.Figure, font_size: int) -> int:
     """Rows a horizontal legend needs: it wraps when its entries are wider than the chart (about
     430 px with two charts per row in classroom mode, 520 px otherwise)."""
-    names = [str(t.name) for t in fig.data if t.name and t.showlegend is not False]
-    wide = sum(len(n) * 0.55 * font_size + 45 for n in names)
-    return max(1, math.ceil(wide / (430 if font_size > 15 else 520))) if names else 0
+    shown = [t for t in fig.data if t.name and t.showlegend is not False]
+    if any(getattr(t, "legendgroup", None) for t in shown):
+        return len(shown)  # plotly stacks legend groups one under the other: worst case, a row each
+    wide = sum(len(str(t.name)) * 0.55 * font_size + 45 for t in shown)
+    return max(1, math.ceil(wide / (430 if font_size > 15 else 520))) if shown else 0
 
 
 def _layout(fig: go.Figure, title: str, font_size: int, height: int, legend_right: bool = False, **kw) -> go.Figure:
     """Title in a band of its own at the top, the legend in a band under it (never overlapping),
     or beside the plot (legend_right)."""
+    below = legend_right and font_size > 15  # classroom: a legend beside the plot would squeeze it: below it
+    legend_right = legend_right and not below
     title, lines = _wrap(title, font_size)
     line = int((font_size + 4) * 1.35)
     title_band = line * lines + 10
@@ -67,7 +71,7 @@ def _layout(fig: go.Figure, title: str, font_size: int, height: int, legend_righ
         text = axis.title.text if axis.title is not None else None
         if text:
             axis.title.text = _wrap(text, font_size, 34)[0]
-    return fig
+    return _legend_below(fig) if below else fig
 
 
 def _legend_below(fig: go.Figure) -> go.Figure:
