@@ -319,7 +319,10 @@ def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool,
         "role": "main", "sid": p["sid"], "run": _token(), "n": latest + 1, "done": bool(run.done),
         "seq": p["seq"], "t": t, "revealed": latest, "fps": FPS.get(speed, FPS["normal"]),
         "acc": [None if not np.isfinite(a) else round(float(a), 4) for a in acc[: latest + 1]],
-        "series": [{"name": n, "ver": ver, "spec": s} for n, s in specs],
+        # each chart's own version: a λ change moves the supervised baseline (the accuracy chart) only,
+        # so α and the likelihood are not redrawn
+        "series": [{"name": n, "ver": ver if n == "acc" else f"{serial}:{latest}:{font_size}:{hash(lam_key)}",
+                    "spec": s} for n, s in specs],
         "columns": 2 if classroom else len(specs), "classroom": bool(classroom),
         "tpl": TEMPLATE, "plotly": _PLOTLY,
     }

@@ -476,7 +476,9 @@ function mountParams(api, d) {
   }
   v.log = log;
   loadPlotly(d.plotly).then(() => {
-    for (const b of v.boxes) b.shown = null;   // the spec objects may be new: draw them once
+    // no forced redraw: a frame the browser already drew keeps its spec object (specAt caches it on
+    // the frame), so a rerun that changed nothing here (λ, a table, a setting) costs no Plotly.react;
+    // new or re-sent frames are new objects and are drawn
     requestDraw();
   }).catch((e) => failed(root, api, e));
 }
