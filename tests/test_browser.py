@@ -17,11 +17,9 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, streamlit_server
+from browser_kit import ARGS, CHROMIUM, ITER_JS
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 SHOTS = ROOT / "artifacts" / "screenshots"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 pytestmark = pytest.mark.browser
 
@@ -50,9 +48,6 @@ def browser():
         b.close()
 
 
-ITER_JS = ("() => { const m = [...document.querySelectorAll('[data-testid=\"stMetric\"]')]"
-           ".find(e => e.innerText.includes('Iteration'));"
-           " return m ? parseInt(m.querySelector('[data-testid=\"stMetricValue\"]').innerText) : -1; }")
 
 
 def _wait_iteration(page, pred: str, timeout=30_000):

@@ -9,26 +9,17 @@ Skipped when /usr/bin/chromium is missing, unless env CI is set (then it fails).
 """
 from __future__ import annotations
 
-import os
-from pathlib import Path
 
 import pytest
 
 from conftest import ROOT, streamlit_server
+from browser_kit import ARGS, CHROMIUM, require_chromium
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SHOTS = ROOT / "artifacts" / "screenshots" / "classroom"
 
 pytestmark = pytest.mark.browser
 
-if not Path(CHROMIUM).exists():
-    if os.environ.get("CI"):
-        pytest.fail(f"CI is set but no browser at {CHROMIUM} (apt-get install -y chromium)", pytrace=False)
-    pytest.skip(f"no browser at {CHROMIUM}", allow_module_level=True)
-
-sync_api = pytest.importorskip("playwright.sync_api")
+sync_api = require_chromium()
 
 # Every visible element whose text is cut: CSS ellipsis (text-overflow) with more text than
 # room (Streamlit truncates metric values/labels, button labels and nav links this way), and

@@ -10,29 +10,17 @@ Skipped when /usr/bin/chromium is missing, unless env CI is set (then it fails).
 """
 from __future__ import annotations
 
-import os
-from pathlib import Path
 
 import pytest
 
 from conftest import streamlit_server
+from browser_kit import ARGS, CHROMIUM, ITER_JS, require_chromium
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 pytestmark = pytest.mark.browser
 
-if not Path(CHROMIUM).exists():
-    if os.environ.get("CI"):
-        pytest.fail(f"CI is set but no browser at {CHROMIUM} (apt-get install -y chromium)", pytrace=False)
-    pytest.skip(f"no browser at {CHROMIUM}", allow_module_level=True)
+sync_api = require_chromium()
 
-sync_api = pytest.importorskip("playwright.sync_api")
-
-ITER_JS = ("() => { const m = [...document.querySelectorAll('[data-testid=\"stMetric\"]')]"
-           ".find(e => e.innerText.includes('Iteration'));"
-           " return m ? parseInt(m.querySelector('[data-testid=\"stMetricValue\"]').innerText) : -1; }")
 
 
 @pytest.fixture(scope="module")

@@ -3,31 +3,19 @@ Home resets, E and M do the half-steps. Real browser (Playwright + Debian chromi
 the state between the half-steps and of the shortcuts popover go to artifacts/screenshots/."""
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 
 import pytest
 
 from conftest import ROOT, streamlit_server
+from browser_kit import ARGS, CHROMIUM, ITER_JS, require_chromium
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 SHOTS = ROOT / "artifacts" / "screenshots"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 pytestmark = pytest.mark.browser
 
-if not Path(CHROMIUM).exists():
-    if os.environ.get("CI"):
-        pytest.fail(f"CI is set but no browser at {CHROMIUM} (apt-get install -y chromium)", pytrace=False)
-    pytest.skip(f"no browser at {CHROMIUM}", allow_module_level=True)
+sync_api = require_chromium()
 
-sync_api = pytest.importorskip("playwright.sync_api")
-
-ITER_JS = ("() => { const m = [...document.querySelectorAll('[data-testid=\"stMetric\"]')]"
-           ".find(e => e.innerText.includes('Iteration'));"
-           " return m ? parseInt(m.querySelector('[data-testid=\"stMetricValue\"]').innerText) : -1; }")
 
 
 def wait_iteration(page, n: int, timeout=180_000):

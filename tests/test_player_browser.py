@@ -7,30 +7,21 @@ Skipped without /usr/bin/chromium unless CI is set (as tests/test_browser.py).
 """
 from __future__ import annotations
 
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import nbcore
 from conftest import ROOT, streamlit_server
+from browser_kit import ARGS, CHROMIUM, require_chromium
 from dashboard import charts, derive
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 SHOTS = ROOT / "artifacts" / "screenshots"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 LONG = "dataset=synthetic_spam&tol=1e-08&max_iter=40"
 
 pytestmark = pytest.mark.browser
 
-if not Path(CHROMIUM).exists():
-    if os.environ.get("CI"):
-        pytest.fail(f"CI is set but no browser at {CHROMIUM} (apt-get install -y chromium)", pytrace=False)
-    pytest.skip(f"no browser at {CHROMIUM}", allow_module_level=True)
-
-sync_api = pytest.importorskip("playwright.sync_api")
+sync_api = require_chromium()
 
 
 @pytest.fixture(scope="module")

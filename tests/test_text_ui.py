@@ -6,7 +6,6 @@ computation (scikit-learn's CountVectorizer + BernoulliNB, which use the same fo
 from __future__ import annotations
 
 import csv
-from pathlib import Path
 
 import numpy as np
 import pytest
