@@ -9,10 +9,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import charts, controls, state, urlguard
+from dashboard import charts, controls, lifecycle, player, state, urlguard
 from nbcore.em import squared_change
 
 K_E_STEP, K_M_STEP = "e_step", "m_step"
+K_RESP_OPEN = "resp_panel_open"  # the "Every document's responsibility" expander's state
 K_THETA_TOL, K_THETA_NORM = "theta_tol", "theta_norm"
 THETA_TOLS = [None, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-8]
 SMALL = 60  # data sets up to this many documents: every responsibility in one table
@@ -34,18 +35,16 @@ def _on_e_step() -> None:
     if run is None or run.done:
         return
     run.e_step()
+    st.session_state[K_RESP_OPEN] = True  # what the E-step computed is in that panel
     state.put(state.VIEW_T, None)
 
 
 def _on_step() -> None:
+    """Page Down: the same Step as the Step button's (→)."""
     run = state.get(state.RUN)
     if run is None or run.done or state.get(state.PLAYING):
         return
-    try:
-        run.step()
-    except ValueError as e:
-        state.put(state.ERROR, str(e))
-    state.put(state.VIEW_T, None)
+    lifecycle.step(1, ahead=player.take_ahead(run))
 
 
 def _on_m_step() -> None:
@@ -130,8 +129,11 @@ def responsibilities_panel(f) -> None:
     if f.playing:
         return
     pending = f.run.pending is not None and f.t == f.latest
-    with st.expander("Every document's responsibility", expanded=f.run.pending is not None,
-                     icon=":material/groups:"):
+    box = st.expander("Every document's responsibility", key=K_RESP_OPEN, on_change="rerun",
+                      icon=":material/groups:")
+    with box:
+        if not box.open:  # closed: nothing is built, sent or drawn (the E-step opens it)
+            return
         # everything below depends on θ_t (and whether its E-step is pending) only: built once per
         # (run, t), so a λ change, a sort of the documents table or an expander costs nothing here
         got = state.memo(("resp_panel", f.t, pending, f.fs), lambda: _responsibilities_content(f))

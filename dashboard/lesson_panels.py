@@ -58,7 +58,7 @@ def current_frame(classroom: bool) -> Frame:
 # ---- run controls: callbacks (they run before the fragment reruns) ---------------------------
 
 def on_step() -> None:
-    lifecycle.step(1)
+    lifecycle.step(1, ahead=player.take_ahead(state.get(state.RUN)))  # the browser may show it already
     player.follow()
 
 

@@ -209,13 +209,21 @@ def reset() -> None:
     state.put(state.NOTICE, ("rebuilt", "Reset: **new run** from iteration 0 with the same settings."))
 
 
-def step(n: int = 1) -> None:
+def step(n: int = 1, ahead=None) -> None:
+    """n EM iterations of the session's run. ``ahead``, when given, is that run already stepped once
+    (a copy the page computed in advance so the browser could show it at once: dashboard/player);
+    it is adopted as the first of the n steps instead of computing that iteration again."""
     run = state.get(state.RUN)
     before = None if run is None else run.current.iteration
     try:
         for _ in range(n):
             if run is None or run.done:
                 break
+            if ahead is not None and len(ahead.history) == len(run.history) + 1:
+                run = ahead
+                state.put(state.RUN, run)
+                ahead = None
+                continue
             run.step()
     except ValueError as e:  # the engine explains; never a traceback
         state.put(state.ERROR, str(e))

@@ -21,7 +21,10 @@ def score(pred: np.ndarray, prep: Prepared) -> float:
 def proba_at(run, t: int) -> np.ndarray:
     """p(y | x_i, θ_t) for every row, (N, K): computed once per (run, t) in the session's memo and
     shared by the accuracy series and the documents table (which also wants t − 1)."""
-    return state.memo(("proba", int(t)), lambda: np.asarray(run.predict_proba(t=t)))
+    # θ_t of a run (one RUN_SERIAL) is fixed by t and the λ of each step before it: a λ change after a
+    # rewind, or a copy stepped ahead, gives another θ_t under the same t
+    lams = hash(tuple(s.smoothing for s in run.history[: int(t) + 1]))
+    return state.memo(("proba", int(t), lams), lambda: np.asarray(run.predict_proba(t=t)))
 
 
 def accuracy_series(run, prep: Prepared) -> list[float]:

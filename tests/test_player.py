@@ -5,6 +5,7 @@ iterations (the server-rendered page), not against the encoder's own output."""
 from __future__ import annotations
 
 import base64
+import copy
 import json
 import math
 import shutil
@@ -256,14 +257,29 @@ def test_lesson_page_with_the_player_sends_each_iteration_once():
     run = at.session_state["run"]
     alpha = next(s["spec"] for s in d["main"]["series"] if s["name"] == "alpha")
     np.testing.assert_allclose(alpha["data"][0]["y"], [s.alpha[0] for s in run.history])
-    assert d["main"]["n"] == 1 and d["params"]["base"] == 0 and len(d["params"]["frames"]) == 1
+    # iteration 0, and iteration 1 computed ahead: the browser shows it the moment Step is pressed
+    assert d["main"]["n"] == 1 and d["params"]["base"] == 0 and len(d["params"]["frames"]) == 2
     assert "templates" in d["params"] and "template" not in alpha["layout"]  # sent once, in "tpl"
+    nxt = d["main"]["next"]
+    assert nxt["from"] == 1 and nxt["n"] == 2 and len(nxt["acc"]) == 2
+    fresh = copy.deepcopy(run)  # the same run, stepped once here: what "next" must show
+    fresh.step()
+    next_alpha = next(s["spec"] for s in nxt["series"] if s["name"] == "alpha")
+    np.testing.assert_allclose(next_alpha["data"][0]["y"], [fresh.history[0].alpha[0], fresh.history[1].alpha[0]])
     at.button(key="step").click().run()
     at.button(key="step").click().run()
     d = _player_data(at)
-    assert d["main"]["n"] == 3 and d["main"]["t"] == 2
-    # only the new iteration travels, not the whole history again
-    assert d["params"]["base"] == 2 and len(d["params"]["frames"]) == 1 and "templates" not in d["params"]
+    assert d["main"]["n"] == 3 and d["main"]["t"] == 2 and d["main"]["next"]["from"] == 3
+    # only the new iteration computed ahead travels, not the whole history again
+    assert d["params"]["base"] == 3 and len(d["params"]["frames"]) == 1 and "templates" not in d["params"]
+    # the Step adopted the iteration computed ahead: the run is what two plain steps give
+    fresh.step()
+    run = at.session_state["run"]
+    assert run.iteration == 2
+    for a, b in zip(run.history, fresh.history):
+        np.testing.assert_allclose(a.alpha, b.alpha, rtol=1e-12)
+        np.testing.assert_allclose(a.beta, b.beta, rtol=1e-12)
+        assert a.objective == pytest.approx(b.objective, rel=1e-12)
     # off by URL: the server's charts, as before
     off = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
     off.query_params["player"] = "off"

@@ -53,7 +53,7 @@ METRIC = ("() => { const m = [...document.querySelectorAll('[data-testid=\"stMet
           ".find(e => e.innerText.includes('Iteration'));"
           " return m ? parseInt(m.querySelector('[data-testid=\"stMetricValue\"]').innerText) : -1; }")
 # the parameter chart as the browser drew it: ticktext (feature names) and each class's bar values
-DRAWN = ("() => { const gd = document.querySelector('.nbp-params .nbp-chart .js-plotly-plot');"
+DRAWN = ("() => { const gd = document.querySelector('.nbp-params .nbp-chart .js-plotly-plot:not(.nbp-back)');"
          " if (!gd || !gd._fullLayout) return null;"
          " const bars = gd.data.filter(t => t.type === 'bar');"
          " return {names: gd.layout.yaxis.ticktext, x: bars.map(b => Array.from(b.x))}; }")
@@ -157,6 +157,47 @@ def test_scrubbing_redraws_while_dragging_and_the_maths_follows_on_release(serve
     page.wait_for_function(f"() => {P}.t === {n}", timeout=10_000)
     page.get_by_text("Showing iteration").first.wait_for(state="detached", timeout=30_000)
     _shot(page, "player_converged")
+    assert not errors, errors
+    page.close()
+
+
+def test_step_shows_the_next_iteration_before_the_server_answers(server, browser):
+    """Step (the button, → and Page Down): the charts of the next iteration, computed ahead by the server
+    and drawn ahead into hidden buffers, are on screen within the click's own task; the server's rerun
+    that follows brings the metrics and redraws no chart."""
+    ds, run = _expected_run()
+    page, errors = _open(browser, f"{server}/?{LONG}")
+    _assert_shows(page, ds, run, 0)
+    stats = f"() => [{P}.t, {P}.stats.reacts - {P}.stats.backDraws, {P}.stats.swaps, {P}.stats.steps]"
+    n_charts = page.evaluate(f"() => {P}.main.boxes.length + {P}.params.boxes.length")
+    assert n_charts == 5  # α, accuracy, likelihood; top features and the truth scatter
+    for t, how in ((1, "click"), (2, "ArrowRight"), (3, "PageDown")):
+        # the next iteration's charts are drawn ahead (hidden) before the user presses Step
+        page.wait_for_function(f"() => {P}.next && {P}.next.from === {t} && "
+                               f"{P}.params.boxes.every(b => b.backTag && b.back._fullLayout) && "
+                               f"{P}.main.boxes.every(b => b.backTag === {P}.next.series.find(s => s.name === b.name).ver)",
+                               timeout=30_000)
+        page.wait_for_timeout(100)
+        if how != "click":
+            page.evaluate("() => document.activeElement && document.activeElement.blur()")  # not in a text box
+        before = page.evaluate(stats)
+        if how == "click":  # clicked in the page: what is on screen one task later, before the server can answer
+            shown = page.evaluate("() => new Promise((done) => { document.querySelector('.st-key-step button').click();"
+                                  " setTimeout(() => done([%s.t, (%s)()]), 0); })" % (P, METRIC))
+            assert shown == [t, t - 1], shown  # the charts show t, the server's metric still t - 1
+        else:
+            page.keyboard.press(how)
+        page.wait_for_function(f"() => {P}.t === {t}", timeout=10_000)
+        _assert_shows(page, ds, run, t)  # iteration t's bars (nbcore, computed here)
+        after = page.evaluate(stats)
+        # every chart swapped in, no Plotly.react
+        assert after[2] - before[2] == n_charts and after[1] == before[1] and after[3] == before[3] + 1, (how, before, after)
+        page.wait_for_function(f"() => ({METRIC})() === {t}", timeout=30_000)  # the server's rerun arrived …
+        page.wait_for_timeout(300)
+        assert page.evaluate(stats)[1] == before[1], how  # … and redrew no visible chart
+        _assert_shows(page, ds, run, t)
+    label = page.locator(".nbp-label").inner_text()
+    assert label.startswith("Iteration 3 of 3"), label
     assert not errors, errors
     page.close()
 

@@ -39,6 +39,7 @@ def test_lambda_and_scrubbing_back_reuse_the_derived_arrays(counted):
     at.query_params["dataset"] = "sms_spam"
     at.query_params["player"] = "off"
     at.run()
+    at.session_state["resp_panel_open"] = True  # "Every document's responsibility" open (its histogram is counted)
     for _ in range(3):
         at.button(key="step").click().run()
     assert not at.exception, at.exception
@@ -66,3 +67,26 @@ def test_lambda_and_scrubbing_back_reuse_the_derived_arrays(counted):
     table = next(d.value for d in at.dataframe if "text" in d.value.columns)
     conf = np.sort(p1.max(axis=1))[:200]
     np.testing.assert_allclose(table["confidence"].to_numpy(), conf)
+
+
+def test_a_closed_responsibility_panel_builds_nothing_and_the_e_step_opens_it(counted):
+    """Closed (the default), the panel of every document's responsibility builds no histogram and no
+    table (nothing to send or draw on a Step); the E-step, whose result it shows, opens it."""
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.query_params["dataset"] = "sms_spam"
+    at.query_params["player"] = "off"
+    at.run()
+    at.button(key="step").click().run()
+    assert not at.exception, at.exception
+    assert counted["hist"] == 0 and at.session_state["resp_panel_open"] is False
+    at.button(key="e_step").click().run()
+    assert not at.exception, at.exception
+    assert at.session_state["resp_panel_open"] is True and counted["hist"] == 1
+    # the panel's table: the 12 most uncertain hidden documents, whose r_ik sum to 1 per document
+    resp = next(d.value for d in at.dataframe if "label EM sees" in d.value.columns)
+    assert len(resp) == 12 and set(resp["label EM sees"]) == {"hidden"}
+    r = resp[["r(ham)", "r(spam)"]].to_numpy()
+    np.testing.assert_allclose(r.sum(axis=1), 1.0, rtol=1e-9)
+    # they are the E-step at θ_1, computed here by nbcore directly
+    run = at.session_state["run"]
+    np.testing.assert_allclose(r, np.asarray(run.pending.resp)[resp["doc"].to_numpy()], rtol=1e-12)

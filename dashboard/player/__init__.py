@@ -141,6 +141,41 @@ def follow() -> None:
     p["floor"] = 0 if run is None else len(run.history) - 1
 
 
+def ahead(run):
+    """``run`` stepped once more, computed now so that the browser holds the next iteration's charts and
+    shows them the moment Step is pressed; the Step then adopts it (:func:`take_ahead`) instead of
+    computing that iteration again, so the server does the same work per Step, only earlier.
+
+    None when there is no next iteration to show (the run is done, a half-step is pending, the browser
+    is playing) or stepping fails (the real Step then reports why). The run itself is untouched: a
+    copy (``EMRun.with_settings()``, which shares the snapshots) is stepped."""
+    p = _p()
+    got = p.get("ahead")
+    if got is not None and got[0] is run and got[1] == len(run.history):
+        return got[2]
+    nxt = None
+    if run is not None and not run.done and run.pending is None and not p["playing"]:
+        import warnings
+        try:
+            with warnings.catch_warnings():  # the real Step warns, if it must
+                warnings.simplefilter("ignore")
+                nxt = run.with_settings()
+                nxt.stop_reason = run.stop_reason
+                nxt.step()
+        except ValueError:
+            nxt = None
+    p["ahead"] = (run, len(run.history) if run is not None else 0, nxt)
+    return nxt
+
+
+def take_ahead(run):
+    """The run computed ahead of ``run`` (see :func:`ahead`) if there is one, for the Step to adopt."""
+    got = _p().get("ahead")
+    if got is not None and got[0] is run and got[1] == len(run.history) and got[2] is not None:
+        return got[2]
+    return None
+
+
 def _token() -> str:
     return f"{_p()['sid']}-{state.get(state.RUN_SERIAL)}"
 
@@ -215,7 +250,7 @@ def apply_need(v) -> None:
     start = time.perf_counter()
     from dashboard import lifecycle
     while not run.done and run.current.iteration < upto and time.perf_counter() - start < NEED_BUDGET_S:
-        lifecycle.step(1)
+        lifecycle.step(1, ahead=take_ahead(run))
         if state.get(state.ERROR):
             p["playing"] = False
             break
@@ -310,10 +345,8 @@ def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool,
         p["seq"] += 1
         p["floor"] = latest
     p["last_n"] = (serial, latest)
-    lam_key = tuple(s.smoothing for s in run.history)
-    ver = f"{serial}:{latest}:{font_size}:{base}:{hash(lam_key)}:{len(acc)}"
-    specs = state.memo(("player_series", ver), lambda: [(n, _strip_template(s)) for n, s in
-                                                        series_specs(run, prep, acc, base, font_size)])
+    specs, vers = _series(run, prep, acc, base, font_size)
+    nxt = ahead(run)
     t = latest if view_t is None else min(int(view_t), latest)
     data = {
         "role": "main", "sid": p["sid"], "run": _token(), "n": latest + 1, "done": bool(run.done),
@@ -321,14 +354,35 @@ def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool,
         "acc": [None if not np.isfinite(a) else round(float(a), 4) for a in acc[: latest + 1]],
         # each chart's own version: a λ change moves the supervised baseline (the accuracy chart) only,
         # so α and the likelihood are not redrawn
-        "series": [{"name": n, "ver": ver if n == "acc" else f"{serial}:{latest}:{font_size}:{hash(lam_key)}",
-                    "spec": s} for n, s in specs],
+        "series": [{"name": n, "ver": vers[n], "spec": s} for n, s in specs],
         "columns": 2 if classroom else len(specs), "classroom": bool(classroom),
         "tpl": TEMPLATE, "plotly": _PLOTLY,
     }
+    if nxt is not None:
+        # the next iteration, for the browser to show the moment Step is pressed (the server's rerun
+        # that follows brings the same charts, with the same versions, and redraws nothing)
+        from dashboard import metrics
+        acc_next = list(acc[: latest + 1]) + [metrics.score(metrics.proba_at(nxt, latest + 1).argmax(axis=1), prep)]
+        nspecs, nvers = _series(nxt, prep, acc_next, base, font_size)
+        data["next"] = {"from": latest + 1, "n": latest + 2, "done": bool(nxt.done),
+                        "acc": [None if not np.isfinite(a) else round(float(a), 4) for a in acc_next],
+                        "series": [{"name": n, "ver": nvers[n], "spec": s} for n, s in nspecs]}
     with where:
         _COMPONENT(key=MAIN_KEY, data=data, default={"view": None},
                    on_view_change=_on_view, on_need_change=_on_need, on_failed_change=_on_failed)
+
+
+def _series(run, prep, acc, base, font_size: int):
+    """(specs, versions) of the time-series charts of ``run`` (built once per version, in the memo).
+    Each chart has its own version: a λ change moves the supervised baseline (the accuracy chart)
+    only, so α and the likelihood are not redrawn."""
+    serial, latest = state.get(state.RUN_SERIAL), len(run.history) - 1
+    lam_key = hash(tuple(s.smoothing for s in run.history))
+    ver = f"{serial}:{latest}:{font_size}:{base}:{lam_key}:{len(acc)}"
+    specs = state.memo(("player_series", ver), lambda: [(n, _strip_template(s)) for n, s in
+                                                        series_specs(run, prep, acc, base, font_size)])
+    vers = {n: ver if n == "acc" else f"{serial}:{latest}:{font_size}:{lam_key}" for n, _ in specs}
+    return specs, vers
 
 
 def show_params(where, *, run, prep, model: str, pick: str, font_size: int, classroom: bool,
@@ -338,15 +392,19 @@ def show_params(where, *, run, prep, model: str, pick: str, font_size: int, clas
     serial = state.get(state.RUN_SERIAL)
     key = (serial, model, pick, font_size, classroom, truth_beta is not None)
     log = p["log"]
+    nxt = ahead(run)
+    source = {"run": run if nxt is None else nxt}  # the run whose history holds every frame to build
     if log is None or log.key != key:
-        builders = {"params": lambda t: _strip_template(param_spec(run_now(), prep, model, t, pick, font_size,
-                                                                    classroom))}
+        builders = {"params": lambda t: _strip_template(param_spec(log.source["run"], prep, model, t, pick,
+                                                                    font_size, classroom))}
         if truth_beta is not None:
-            builders["truth"] = lambda t: _strip_template(truth_spec(run_now(), prep, t, truth_beta, font_size))
+            builders["truth"] = lambda t: _strip_template(truth_spec(log.source["run"], prep, t, truth_beta,
+                                                                     font_size))
         log = p["log"] = ChartLog(key, builders)
-    n = len(run.history)
-    log.truncate(n)
-    log.extend(n)
+    log.source = source
+    # the frames of the run's iterations and of the one computed ahead (shown when Step is pressed)
+    log.follow(list(source["run"].history))
+    log.source = {"run": None}  # nothing else builds from it
     token = f"{_token()}-{abs(hash(key)) % 10 ** 8}"
     sent = p["sent"] if p["sent"] and p["sent"][0] == token else (token, 0, 0, -1)
     payload = log.payload(sent[1], sent[2], sent[3])

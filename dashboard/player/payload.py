@@ -177,6 +177,7 @@ class ChartLog:
         self.templates: dict[str, list[dict]] = {name: [] for name in builders}
         self.frames: list[dict] = []
         self.strings = StringTable()
+        self.sources: list = []  # what each frame was built from (a snapshot), compared by identity
 
     @property
     def n_templates(self) -> int:
@@ -194,6 +195,21 @@ class ChartLog:
     def truncate(self, n: int) -> None:
         """Drop the frames from iteration n on (the run was rewound; templates and strings stay valid)."""
         del self.frames[n:]
+        del self.sources[n:]
+
+    def follow(self, sources: list) -> None:
+        """Keep exactly the frames built from ``sources`` (one object per iteration, e.g. the run's
+        snapshots): frames whose source is another object are dropped from the first such one on, and
+        the missing ones are built. A frame built from the same snapshot is kept (the player holds it
+        and does not redraw it), even when the run object around it changed (a Step that adopted a
+        run computed ahead, a λ change, a rewind)."""
+        keep = 0
+        while keep < min(len(self.sources), len(sources)) and self.sources[keep] is sources[keep]:
+            keep += 1
+        self.truncate(keep)
+        del self.frames[len(self.sources):]  # frames built without a source record
+        self.extend(len(sources))
+        self.sources.extend(sources[len(self.sources):])
 
     def payload(self, sent_frames: int, sent_strings: int, sent_templates: int) -> dict:
         """Frames from ``sent_frames`` on, strings from ``sent_strings`` on, and all templates when

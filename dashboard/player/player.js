@@ -21,7 +21,7 @@ const P = {
   acc: [], seq: -1, pendingNeed: 0, lastAdvance: 0,
   playId: Math.floor(Math.random() * 1e6),  // one per Play press: a late "need" of a paused play is ignored
   main: null, params: null,        // the two mounts' views
-  stats: { draws: 0, distinct: 0, lastDrawn: -1, reacts: 0, log: [] },
+  stats: { draws: 0, distinct: 0, lastDrawn: -1, reacts: 0, backDraws: 0, swaps: 0, steps: 0, log: [] },
   plotly: null,
 };
 if (typeof window !== "undefined") window.__nbemPlayer = P;   // read by the benchmark and the browser tests
@@ -129,13 +129,103 @@ function placeMarkers(box) {
     const { xaxis: xa, yaxis: ya } = fl._plots[id];
     const [line, cur] = box.marks[i];
     const x = xa._offset + xa.l2p(P.t);
-    line.style.cssText = `left:${x - 1}px;top:${ya._offset}px;height:${ya._length}px`;
     const hideFrom = P.playing || P.revealed < P.n - 1 ? xa._offset + xa.l2p(P.revealed + 0.5) : Infinity;
     const right = xa._offset + xa._length;
-    cur.style.cssText = hideFrom < right
+    // written only when they move: a rerun that changed nothing shown changes nothing on the page
+    setCss(line, `left:${x - 1}px;top:${ya._offset}px;height:${ya._length}px`);
+    setCss(cur, hideFrom < right
       ? `left:${hideFrom}px;top:${ya._offset}px;height:${ya._length}px;width:${right - hideFrom}px`
-      : "display:none";
+      : "display:none");
   });
+}
+
+function setCss(el, css) {
+  if (el.__css !== css) { el.__css = css; el.style.cssText = css; }
+}
+
+// ---- Step, answered here ------------------------------------------------------------------------------
+// The server sends the next iteration's charts ahead of time ("next": the run stepped once more, which
+// the Step then adopts instead of computing it again). Pressing Step (the button, → or Page Down) shows
+// them at once; the server's rerun that follows brings the same charts with the same versions (no
+// redraw) and the metrics, the maths panel and the documents of that iteration.
+function stepNow(why) {
+  const nx = P.next, m = P.main;
+  if (!nx || !m || nx.run !== P.run || nx.from !== P.n || P.playing || !window.Plotly) return false;
+  const btn = document.querySelector(".st-key-step button");
+  if (!btn || btn.disabled) return false;
+  P.next = null;
+  note("step here " + why);
+  // after the click's own handlers (Streamlit sends the Step to the server first), before the next paint
+  setTimeout(() => showNext(nx), 0);
+  return true;
+}
+function showNext(nx) {
+  const m = P.main;
+  if (!m || P.run !== nx.run || P.n !== nx.from) return;
+  P.n = nx.n; P.done = nx.done; P.acc = nx.acc;
+  P.t = P.n - 1; P.revealed = P.t;
+  nx.series.forEach((s, i) => {
+    const box = m.boxes[i];
+    if (!box || box.name !== s.name || box.ver === s.ver) return;
+    box.ver = s.ver;
+    if (!swapIn(box, s.ver)) react(box.gd, s.spec).then(() => placeMarkers(box));
+  });
+  P.stats.steps++;
+  drawNow();   // now, not at the next animation frame: the parameter charts swap in with the others
+}
+// Double buffering: the next iteration's charts are drawn ahead, in idle time, into a hidden copy of
+// each chart ("back", under the visible one); showing them is then a swap of the two, not a Plotly call.
+function backDraw(box, spec, tag) {
+  if (box.backTag === tag) return false;
+  if (!box.back) {
+    box.back = document.createElement("div");
+    box.back.className = "nbp-back";
+    box.wrap.insertBefore(box.back, box.overlay);
+  }
+  box.backTag = tag;
+  P.stats.backDraws++;
+  react(box.back, spec);
+  return true;
+}
+function swapIn(box, tag) {
+  const back = box.back;
+  if (!back || tag === null || box.backTag !== tag || !back._fullLayout) return false;
+  const front = box.gd;
+  back.classList.remove("nbp-back");
+  front.classList.add("nbp-back");
+  box.gd = back; box.back = front; box.backTag = null;
+  P.stats.swaps++;
+  if (box.hook) box.hook();
+  return true;
+}
+let prerenderPending = false;
+function schedulePrerender() {
+  if (prerenderPending || !P.next) return;
+  prerenderPending = true;
+  const go = () => { prerenderPending = false; if (prerenderOne()) schedulePrerender(); };
+  if (window.requestIdleCallback) requestIdleCallback(go, { timeout: 1000 }); else setTimeout(go, 60);
+}
+function prerenderOne() {   // one chart per idle period (a Plotly.react is 10-60 ms): true if one was drawn
+  const nx = P.next;
+  if (!nx || nx.run !== P.run || nx.from !== P.n || P.playing || P.dragging || !window.Plotly) return false;
+  if (P.main) {
+    for (let i = 0; i < nx.series.length; i++) {
+      const s = nx.series[i], box = P.main.boxes[i];
+      if (box && box.name === s.name && box.ver !== s.ver && backDraw(box, s.spec, s.ver)) return true;
+    }
+  }
+  if (P.params && P.params.log && P.params.log.frames.length > nx.from) {
+    for (const box of P.params.boxes) {
+      const spec = specAt(P.params.log, box.name, nx.from);
+      if (spec && spec !== box.shown && backDraw(box, spec, spec)) return true;
+    }
+  }
+  return false;
+}
+
+function isTyping(el) {
+  const tag = el && el.tagName ? el.tagName.toUpperCase() : "";
+  return tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || !!(el && el.isContentEditable);
 }
 
 // ---- a cheap frame for image charts while the slider is dragged or Play runs ----------------------
@@ -217,6 +307,7 @@ function drawNow() {
     for (const box of P.params.boxes) {
       const spec = specAt(P.params.log, box.name, t);
       if (!spec || (box.shown === spec && !(box.stale && !fast))) continue;
+      if (swapIn(box, spec)) { box.shown = spec; box.stale = false; continue; }   // drawn ahead (Step)
       if (fast && fastImages(box, spec)) { box.shown = spec; box.stale = true; continue; }
       box.shown = spec; box.stale = false;
       react(box.gd, spec);
@@ -352,6 +443,15 @@ let keysHooked = false;
 function hookKeys() {
   if (keysHooked) return;
   keysHooked = true;
+  // Step: the server's button (and its shortcuts → and Page Down, which Streamlit handles without a
+  // click) still goes to the server; the charts of the next iteration are shown here first
+  document.addEventListener("click", (e) => {
+    if (e.target && e.target.closest && e.target.closest(".st-key-step button")) stepNow("click");
+  }, true);
+  document.addEventListener("keydown", (e) => {
+    if ((e.key === "ArrowRight" || e.key === "PageDown") && !e.ctrlKey && !e.metaKey && !e.altKey && !e.shiftKey
+        && !isTyping(e.target)) stepNow("key");
+  }, true);
   document.addEventListener("keydown", (e) => {
     P.lastInputPlay = false;
     if (e.key !== "p" && e.key !== "P") return;
@@ -420,6 +520,7 @@ function mountMain(api, d) {
   if (d.tpl) P.tpl = d.tpl;
   if (d.n !== P.n || d.done !== P.done) P.pendingNeed = 0;   // the frames asked for have come
   P.n = d.n; P.done = d.done; P.fps = d.fps; P.acc = d.acc || [];
+  P.next = d.next ? Object.assign({ run: d.run }, d.next) : null;
   note(`data n=${d.n} seq=${d.seq}/${P.seq} t=${d.t}`);
   if (d.seq !== P.seq) {              // the server moved the run (Step, Reset, convergence, a new run)
     P.seq = d.seq;
@@ -440,12 +541,13 @@ function mountMain(api, d) {
       const box = m.boxes[i];
       if (!box || box.ver === s.ver) return;
       box.ver = s.ver;
-      react(box.gd, s.spec).then(() => {
-        if (!box.hooked) { box.hooked = true; box.gd.on("plotly_afterplot", () => placeMarkers(box)); }
-        placeMarkers(box);
-      });
+      box.hook = () => {   // markers follow the visible chart's axes (each buffer hooked once)
+        if (!box.gd.__nbpHooked) { box.gd.__nbpHooked = true; box.gd.on("plotly_afterplot", () => placeMarkers(box)); }
+      };
+      react(box.gd, s.spec).then(() => { box.hook(); placeMarkers(box); });
     });
     requestDraw();
+    schedulePrerender();
     if (P.playing) requestAnimationFrame(tick);
   }).catch((e) => failed(root, api, e));
   requestDraw();
@@ -480,6 +582,7 @@ function mountParams(api, d) {
     // the frame), so a rerun that changed nothing here (λ, a table, a setting) costs no Plotly.react;
     // new or re-sent frames are new objects and are drawn
     requestDraw();
+    schedulePrerender();
   }).catch((e) => failed(root, api, e));
 }
 
