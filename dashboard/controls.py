@@ -15,6 +15,7 @@ from dashboard import urlguard
 
 # ---- option lists -----------------------------------------------------------
 LAMBDAS = [0.0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0]
+LAM_LABEL = "Smoothing λ"  # the λ slider's label (the browser player finds the slider by it)
 TOLS = [1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8]
 INITS = ["uniform", "random", "labeled"]
 INIT_LABELS = {
@@ -165,7 +166,7 @@ def data_controls(dataset_names: list[str], descriptions: dict[str, str], upload
                              help="Share of the labelled documents whose label EM does not see. "
                                   "Accuracy is measured on exactly these documents. Steps of 1 %: "
                                   "click the slider, then ← / → for one step (or set `hidden=98` in the URL).")
-    lam = urlguard.select_slider(sb, "Smoothing λ", LAMBDAS, value=DEFAULTS["lam"], format_func=fmt_lam, key=K_LAM,
+    lam = urlguard.select_slider(sb, LAM_LABEL, LAMBDAS, value=DEFAULTS["lam"], format_func=fmt_lam, key=K_LAM,
                                  help="Pseudo-counts in eq. 24 (0 = no smoothing). Changing λ mid-run continues "
                                       "from the current parameters; every other setting starts a new run.")
 

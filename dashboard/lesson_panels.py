@@ -214,7 +214,8 @@ def history_charts(f: Frame):
         warn.warning("The MAP objective went down at fixed λ — EM should never do that. Please report it.")
     if f.player:
         player.show_series(st.container(), run=run, prep=f.prep, acc=f.acc, base=f.base, font_size=fs,
-                           classroom=f.classroom, speed=state.get(controls.K_SPEED) or "normal", view_t=f.view_t)
+                           classroom=f.classroom, speed=state.get(controls.K_SPEED) or "normal", view_t=f.view_t,
+                           cfg=f.cfg, smoothing=f.smoothing)
         with st.container():  # always one element: the parameter charts after it keep their place
             below_supervised_note(f)
         return None

@@ -202,6 +202,65 @@ def test_step_shows_the_next_iteration_before_the_server_answers(server, browser
     page.close()
 
 
+def _baseline(ds, lam):
+    """Supervised-only Naive Bayes on the visible labels, scored on the hidden ones (nbcore, here)."""
+    y_obs, _ = nbcore.hide_labels(np.asarray(ds.y), fraction=0.9, random_state=0)
+    y_eval = np.asarray(ds.y_true if getattr(ds, "y_true", None) is not None else ds.y)
+    alpha, params = nbcore.supervised_fit("bernoulli", ds.X, y_obs, ds.n_classes, lam)
+    pred = np.asarray(nbcore.predict_proba("bernoulli", alpha, params, ds.X)).argmax(axis=1)
+    return nbcore.hidden_accuracy(pred, y_eval, np.asarray(y_obs) < 0)
+
+
+def test_lambda_change_redraws_the_baseline_at_once_and_the_next_step_uses_the_new_lambda(server, browser):
+    """λ one notch down mid-run: the accuracy chart's supervised baseline is redrawn before the server's
+    rerun (from the chart sent ahead for that λ), the rerun redraws nothing, and the next Step is EM
+    continued with the new λ (not the iteration computed ahead with the old one)."""
+    ds, run = _expected_run()
+    page, errors = _open(browser, f"{server}/?{LONG}")
+    for t in (1, 2, 3):
+        page.locator(".st-key-step button").first.click()
+        page.wait_for_function(f"() => ({METRIC})() === {t}", timeout=30_000)
+    acc_base = f"() => {P}.main.boxes.find(b => b.name === 'acc').gd.layout.shapes[0].y0"
+    assert page.evaluate(acc_base) == pytest.approx(_baseline(ds, 1.0), abs=1e-12)
+    page.wait_for_function(f"() => {P}.lam && {P}.lam.now === '1' && '0.3' in {P}.lam.alt", timeout=30_000)
+    reacts = f"() => [{P}.stats.reacts - {P}.stats.backDraws, {P}.stats.lams || 0]"
+    before = page.evaluate(reacts)
+    lam = page.get_by_role("slider", name="Smoothing λ")
+    lam.focus()
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function(f"() => ({acc_base})() !== {_baseline(ds, 1.0)!r}", timeout=10_000)
+    assert page.evaluate(acc_base) == pytest.approx(_baseline(ds, 0.3), abs=1e-12)
+    assert page.evaluate(reacts) == [before[0] + 1, before[1] + 1]  # one Plotly.react: the accuracy chart
+    page.get_by_text("λ changed 1 → 0.3").first.wait_for(timeout=30_000)  # the server's rerun …
+    page.wait_for_timeout(300)
+    assert page.evaluate(reacts)[0] == before[0] + 1  # … redrew nothing
+    # the next Step: θ_4 with λ = 0.3 (nbcore here), not the θ_4 computed ahead with λ = 1
+    cont = nbcore.EM(model="bernoulli", n_classes=ds.n_classes, smoothing=1.0, init="labeled", max_iter=40,
+                     tol=1e-8, random_state=0).start(ds.X, nbcore.hide_labels(np.asarray(ds.y), fraction=0.9,
+                                                                             random_state=0)[0])
+    for _ in range(3):
+        cont.step()
+    cont = cont.with_settings(smoothing=0.3)
+    cont.step()
+    page.wait_for_function(f"() => {P}.next && {P}.next.from === 4", timeout=30_000)
+    page.locator("h1").first.click()
+    page.locator(".st-key-step button").first.click()
+    page.wait_for_function(f"() => ({METRIC})() === 4 && {P}.t === 4", timeout=30_000)
+    page.wait_for_timeout(200)
+    _assert_shows(page, ds, cont, 4)
+    assert not _bars_equal(page, ds, run, 4)  # θ_4 with λ = 1 differs: the test can tell them apart
+    assert not errors, errors
+    page.close()
+
+
+def _bars_equal(page, ds, run, t) -> bool:
+    try:
+        _assert_shows(page, ds, run, t)
+        return True
+    except AssertionError:
+        return False
+
+
 @pytest.mark.parametrize("speed", ["slow", "normal", "fastest"])
 def test_pause_obeys_the_first_click_and_the_page_follows(server, browser, speed):
     page, errors = _open(browser, f"{server}/?{LONG}&speed={speed}")

@@ -334,7 +334,8 @@ def preload() -> None:
             _COMPONENT(key="nbem_player_preload", data={"role": "preload", "plotly": _PLOTLY})
 
 
-def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool, speed: str, view_t) -> None:
+def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool, speed: str, view_t,
+                cfg=None, smoothing: float | None = None) -> None:
     """Play/Pause, the slider and the time-series charts."""
     p = _p()
     latest = len(run.history) - 1
@@ -358,6 +359,11 @@ def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool,
         "columns": 2 if classroom else len(specs), "classroom": bool(classroom),
         "tpl": TEMPLATE, "plotly": _PLOTLY,
     }
+    if cfg is not None and smoothing is not None and not p["playing"]:
+        alt = lambda_alternatives(run, prep, acc, cfg, smoothing, font_size)
+        if alt:
+            from dashboard import controls
+            data["lam"] = {"now": controls.fmt_lam(smoothing), "label": controls.LAM_LABEL, "alt": alt}
     if nxt is not None:
         # the next iteration, for the browser to show the moment Step is pressed (the server's rerun
         # that follows brings the same charts, with the same versions, and redraws nothing)
@@ -376,13 +382,42 @@ def _series(run, prep, acc, base, font_size: int):
     """(specs, versions) of the time-series charts of ``run`` (built once per version, in the memo).
     Each chart has its own version: a λ change moves the supervised baseline (the accuracy chart)
     only, so α and the likelihood are not redrawn."""
-    serial, latest = state.get(state.RUN_SERIAL), len(run.history) - 1
-    lam_key = hash(tuple(s.smoothing for s in run.history))
-    ver = f"{serial}:{latest}:{font_size}:{base}:{lam_key}:{len(acc)}"
+    ver = _acc_version(run, acc, base, font_size)
     specs = state.memo(("player_series", ver), lambda: [(n, _strip_template(s)) for n, s in
                                                         series_specs(run, prep, acc, base, font_size)])
-    vers = {n: ver if n == "acc" else f"{serial}:{latest}:{font_size}:{lam_key}" for n, _ in specs}
+    lam_key = hash(tuple(s.smoothing for s in run.history))
+    vers = {n: ver if n == "acc" else f"{state.get(state.RUN_SERIAL)}:{len(run.history) - 1}:{font_size}:{lam_key}"
+            for n, _ in specs}
     return specs, vers
+
+
+def _acc_version(run, acc, base, font_size: int) -> str:
+    lam_key = hash(tuple(s.smoothing for s in run.history))
+    return f"{state.get(state.RUN_SERIAL)}:{len(run.history) - 1}:{font_size}:{base}:{lam_key}:{len(acc)}"
+
+
+def lambda_alternatives(run, prep, acc, cfg, smoothing: float, font_size: int) -> dict | None:
+    """The accuracy chart for the λ next to the current one on the slider (one notch either way), keyed by
+    the slider's label: a λ change mid-run continues the run with its history, so the only chart it
+    changes is this one (the supervised baseline). The browser draws it when the slider moves, before the
+    server's rerun, which then brings the same chart (same version) and redraws nothing.
+
+    None at t = 0 (a λ change then rebuilds the run: every chart changes) or with nothing to score."""
+    from dashboard import controls, metrics
+    n_hidden = int(prep.score_mask.sum())
+    if run.iteration == 0 or not n_hidden or smoothing not in controls.LAMBDAS:
+        return None
+    i = controls.LAMBDAS.index(smoothing)
+    out = {}
+    for lam in controls.LAMBDAS[max(0, i - 1): i + 2]:
+        if lam == smoothing:
+            continue
+        b = metrics.baseline_accuracy(cfg, lam, prep)
+        ver = _acc_version(run, acc, b, font_size)
+        spec = state.memo(("player_acc", ver), lambda: _strip_template(
+            charts.accuracy_figure(acc, b, None, font_size=font_size, n_hidden=n_hidden)))
+        out[controls.fmt_lam(lam)] = {"ver": ver, "spec": spec}
+    return out
 
 
 def show_params(where, *, run, prep, model: str, pick: str, font_size: int, classroom: bool,
@@ -403,10 +438,13 @@ def show_params(where, *, run, prep, model: str, pick: str, font_size: int, clas
         log = p["log"] = ChartLog(key, builders)
     log.source = source
     # the frames of the run's iterations and of the one computed ahead (shown when Step is pressed)
-    log.follow(list(source["run"].history))
+    # (a frame's source is its snapshot's α array: a snapshot whose stored responsibilities are dropped
+    # (KEEP_RESP) is a new object holding the same parameters)
+    kept = log.follow([s.alpha for s in source["run"].history])
     log.source = {"run": None}  # nothing else builds from it
     token = f"{_token()}-{abs(hash(key)) % 10 ** 8}"
     sent = p["sent"] if p["sent"] and p["sent"][0] == token else (token, 0, 0, -1)
+    sent = (sent[0], min(sent[1], kept), sent[2], sent[3])  # frames rebuilt (e.g. the one ahead, after a λ change)
     payload = log.payload(sent[1], sent[2], sent[3])
     p["sent"] = (token, len(log.frames), len(log.strings), log.n_templates)
     charts_ = list(log.builders)

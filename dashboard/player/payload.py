@@ -197,12 +197,13 @@ class ChartLog:
         del self.frames[n:]
         del self.sources[n:]
 
-    def follow(self, sources: list) -> None:
+    def follow(self, sources: list) -> int:
         """Keep exactly the frames built from ``sources`` (one object per iteration, e.g. the run's
         snapshots): frames whose source is another object are dropped from the first such one on, and
         the missing ones are built. A frame built from the same snapshot is kept (the player holds it
         and does not redraw it), even when the run object around it changed (a Step that adopted a
-        run computed ahead, a λ change, a rewind)."""
+        run computed ahead, a λ change, a rewind). Returns how many frames were kept: the player's
+        frames from there on must be sent again."""
         keep = 0
         while keep < min(len(self.sources), len(sources)) and self.sources[keep] is sources[keep]:
             keep += 1
@@ -210,6 +211,7 @@ class ChartLog:
         del self.frames[len(self.sources):]  # frames built without a source record
         self.extend(len(sources))
         self.sources.extend(sources[len(self.sources):])
+        return keep
 
     def payload(self, sent_frames: int, sent_strings: int, sent_templates: int) -> dict:
         """Frames from ``sent_frames`` on, strings from ``sent_strings`` on, and all templates when

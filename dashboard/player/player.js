@@ -223,6 +223,38 @@ function prerenderOne() {   // one chart per idle period (a Plotly.react is 10-6
   return false;
 }
 
+// ---- λ, answered here --------------------------------------------------------------------------------
+// A λ change mid-run continues the run with its history: the only chart it changes is the accuracy
+// chart's supervised baseline. The server sends that chart for the λ one notch either side ("lam"); when
+// the sidebar's λ slider settles on one of them (key released, or pointer released), it is drawn here at
+// once; the server's rerun brings the same chart (same version) and redraws nothing.
+function lamSlider() {
+  const want = P.lam && P.lam.label;
+  if (!want) return null;
+  return [...document.querySelectorAll('[data-testid="stSidebar"] input[type=range]')].find((e) => e.getAttribute("aria-label") === want) || null;
+}
+function lamSettled(e) {
+  if (!P.lam || !P.main || P.playing) return;
+  const el = lamSlider();
+  if (!el || !(e.target === el || (e.target.closest && e.target.closest('[data-testid="stSlider"]') === el.closest('[data-testid="stSlider"]')))) return;
+  requestAnimationFrame(() => {   // the slider has its new value by the next frame
+    const lam = P.lam, label = el.getAttribute("aria-valuetext");
+    if (!lam || label === lam.now || !P.main) return;
+    const alt = lam.alt[label];
+    lam.now = label;
+    // what was computed and drawn ahead for the old λ no longer holds (the next step uses the new λ)
+    P.next = null;
+    for (const box of P.main.boxes.concat(P.params ? P.params.boxes : [])) box.backTag = null;
+    if (!alt) return;                 // further than one notch: the server's rerun redraws
+    const box = P.main.boxes.find((b) => b.name === "acc");
+    if (!box || box.ver === alt.ver) return;
+    note("λ here " + label);
+    box.ver = alt.ver;
+    P.stats.lams = (P.stats.lams || 0) + 1;
+    react(box.gd, alt.spec).then(() => placeMarkers(box));
+  });
+}
+
 function isTyping(el) {
   const tag = el && el.tagName ? el.tagName.toUpperCase() : "";
   return tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || !!(el && el.isContentEditable);
@@ -452,6 +484,8 @@ function hookKeys() {
     if ((e.key === "ArrowRight" || e.key === "PageDown") && !e.ctrlKey && !e.metaKey && !e.altKey && !e.shiftKey
         && !isTyping(e.target)) stepNow("key");
   }, true);
+  document.addEventListener("keyup", lamSettled, true);
+  document.addEventListener("pointerup", lamSettled, true);
   document.addEventListener("keydown", (e) => {
     P.lastInputPlay = false;
     if (e.key !== "p" && e.key !== "P") return;
@@ -521,6 +555,7 @@ function mountMain(api, d) {
   if (d.n !== P.n || d.done !== P.done) P.pendingNeed = 0;   // the frames asked for have come
   P.n = d.n; P.done = d.done; P.fps = d.fps; P.acc = d.acc || [];
   P.next = d.next ? Object.assign({ run: d.run }, d.next) : null;
+  P.lam = d.lam || null;
   note(`data n=${d.n} seq=${d.seq}/${P.seq} t=${d.t}`);
   if (d.seq !== P.seq) {              // the server moved the run (Step, Reset, convergence, a new run)
     P.seq = d.seq;
