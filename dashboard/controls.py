@@ -287,9 +287,13 @@ def scrubber(n_snapshots: int, value: int, on_change=None, playing: bool = False
                      help="Drag back to see any earlier iteration; all charts follow.")
 
 
-def maths_controls(n_docs: int, word_labels: list[str], default_word: int, default_doc: int) -> MathsChoice:
+def maths_controls(n_docs: int, word_labels: list[str], default_word: int, default_doc: int,
+                   word_choices=None, word_help: str | None = None) -> MathsChoice:
     """Which document (E-step) and which feature (β update) the maths panel fills in.
-    The values persist while the panel is hidden (e.g. during Play)."""
+    The values persist while the panel is hidden (e.g. during Play).
+
+    ``word_choices(doc)``: the feature rows the picker offers for that document (None = every row);
+    the feature picked before is always kept among them."""
     c1, c2 = st.columns(2)
     for key, n, default in ((K_DOC, n_docs, default_doc), (K_WORD, len(word_labels or []), default_word)):
         if key in st.session_state:
@@ -304,6 +308,15 @@ def maths_controls(n_docs: int, word_labels: list[str], default_word: int, defau
                           persist_state="session")
     if not word_labels:
         return MathsChoice(doc=int(doc), word=0)
-    word = c2.selectbox("Feature j", list(range(len(word_labels))), index=int(default_word),
-                        format_func=lambda j: word_labels[j], key=K_WORD, persist_state="session")
+    if word_choices is None:
+        options = list(range(len(word_labels)))
+    else:
+        options = list(word_choices(int(doc)))
+        picked = st.session_state.get(K_WORD)
+        if picked is not None and int(picked) not in options:  # a feature picked before stays pickable
+            options.insert(0, int(picked))
+        if int(default_word) not in options:
+            options.insert(0, int(default_word))
+    word = c2.selectbox("Feature j", options, index=options.index(int(default_word)),
+                        format_func=lambda j: word_labels[j], key=K_WORD, persist_state="session", help=word_help)
     return MathsChoice(doc=int(doc), word=int(word))

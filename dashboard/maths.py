@@ -103,6 +103,25 @@ def estimate_lines(m: MStepNumbers, row: int, row_label: str, symbol: str, class
             rf"{_n(m.values[row, k])}" for k in range(len(class_names))]
 
 
+FULL_FEATURE_LIST = 300  # up to this many parameter rows the "Feature j" picker lists them all
+N_TOP_CHOICES = 15       # beyond: the top separating rows at t, then the picked document's features
+
+
+def feature_choices(top_rows, doc_row) -> list[int]:
+    """The rows the "Feature j" picker offers for a long vocabulary: the top separating rows at
+    the iteration on screen (in that order), then the features document i contains, most
+    frequent first (ties in vocabulary order). ``doc_row``: the document's (V,) feature values."""
+    out = [int(j) for j in top_rows]
+    seen = set(out)
+    x = np.asarray(doc_row, dtype=float)
+    nz = np.flatnonzero(x)
+    for j in nz[np.argsort(-x[nz], kind="stable")]:
+        if int(j) not in seen:
+            out.append(int(j))
+            seen.add(int(j))
+    return out
+
+
 def maths_panel(run, prep, cfg, t: int, next_smoothing: float) -> None:
     """E-step for one document and M-step for one parameter row at iteration t, with the
     engine's numbers (nbcore.explain, the model's statistics, run.m_step_weights)."""
@@ -123,9 +142,17 @@ def maths_panel(run, prep, cfg, t: int, next_smoothing: float) -> None:
             p = np.asarray(run.predict_proba(t=0))
             return int(unl[np.argmin(p[unl].max(axis=1))])
         default_doc = state.memo(("maths_default_doc",), _least_sure)
-    default_row = int(charts.top_separating(view.mat, 1, view.log_scale)[0])
+    # the top separating rows at t: once per (run, t), not on every λ change or pick
+    top = state.memo(("maths_top", t), lambda: charts.top_separating(view.mat, N_TOP_CHOICES, view.log_scale))
+    default_row = int(top[0])
     rows = list(view.rows) if model.estimate_tex else []
-    choice = controls.maths_controls(N, rows, default_row if rows else 0, default_doc)
+    choices, word_help = None, None
+    if len(rows) > FULL_FEATURE_LIST and len(rows) == prep.X.shape[1]:  # a long vocabulary: a short list
+        def choices(doc: int) -> list[int]:
+            return state.memo(("maths_features", t, doc), lambda: feature_choices(top, derive.row(prep.X, doc)))
+        word_help = (f"The {len(top)} features that separate the classes most at t = {t}, then the features "
+                     f"document i contains (most frequent first). Type to search the list.")
+    choice = controls.maths_controls(N, rows, default_row if rows else 0, default_doc, choices, word_help)
     i, j = choice.doc, choice.word
     texts = getattr(prep.ds, "texts", None)
     if texts is not None and 0 <= i < len(texts):  # a text data set: the document itself
@@ -193,7 +220,7 @@ def maths_panel(run, prep, cfg, t: int, next_smoothing: float) -> None:
             st.latex(model.estimate_tex)
             st.latex(r"\begin{aligned}" + r"\\ ".join(estimate_lines(m, j, view.rows[j], view.short, names))
                      + r"\end{aligned}")
-            eng = model.param_table(cur.params, prep.feature_names, getattr(prep.ds, "categories", None)).mat[j]
+            eng = view.mat[j]  # the engine's parameters at dst = t (the view above)
             ok = np.allclose(m.values[j], eng, atol=1e-6)
             st.caption(f"λ = {smoothing:g}. " + (f"✓ same as the engine's {view.short}" if ok else
                        f"engine's {view.short}: " + ", ".join(f"{v:.4f}" for v in eng)))

@@ -106,15 +106,18 @@ def memo(key: tuple, compute):
     For values derived from the run that do not change when an unrelated widget
     changes (a figure spec at iteration t, the aligned truth matrix, ...). The memo is
     emptied whenever the run is rebuilt (RUN_SERIAL changes) and holds at most
-    MEMO_MAX entries, so it is bounded and never shared with another session."""
+    MEMO_MAX entries (the least recently used goes first: what every rerun reads, such as the
+    maths panel's default document, stays), so it is bounded and never shared with another session."""
     serial = get(RUN_SERIAL)
     box = st.session_state.get(MEMO)
     if not box or box["serial"] != serial:
         box = {"serial": serial, "items": {}}
         st.session_state[MEMO] = box
     items = box["items"]
-    if key in items:
-        return items[key]
+    if key in items:  # least recently used first out: move a hit to the end
+        value = items.pop(key)
+        items[key] = value
+        return value
     value = compute()
     if len(items) >= MEMO_MAX:
         items.pop(next(iter(items)))
