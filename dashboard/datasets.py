@@ -58,9 +58,18 @@ def get_dataset(name: str, text=None):
     return load_shipped(name, text)
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def _shipped_models(name: str) -> tuple[str, ...]:
+    """A shipped set's models. Its own cache: load_shipped (st.cache_data) unpickles the whole data
+    set on every call, ~4 ms of every rerun for udhr_langid, for a few names."""
+    return tuple(load_shipped(name).models)
+
+
 def models_for(name: str) -> list[str]:
     try:
-        return list(get_dataset(name).models)
+        if name in (controls.UPLOAD, controls.SHARED):
+            return list(get_dataset(name).models)
+        return list(_shipped_models(name))
     except Exception:
         return ["bernoulli"]
 
