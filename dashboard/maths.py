@@ -180,7 +180,8 @@ def maths_panel(run, prep, cfg, t: int, next_smoothing: float) -> None:
         else:
             st.latex(r"p(y_i = y' \mid X_i, \alpha^t, \beta^t) \propto p(X_i \mid y_i = y', \beta^t)\,"
                      r"p(y_i = y' \mid \alpha^t) \quad (21)")
-            e = e_step_numbers(model, prev.alpha, prev.params, derive.row(prep.X, i))
+            e = state.memo(("maths_e", src, i), lambda: e_step_numbers(model, prev.alpha, prev.params,
+                                                                         derive.row(prep.X, i)))
             post = e.posterior
             st.latex(r"\log \alpha_k + \sum_j \big[" + model.term_tex + r"\big]")
             st.latex(r"\begin{aligned}" + r"\\ ".join(e_step_lines(e, names)) + r"\end{aligned}")
