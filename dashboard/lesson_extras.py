@@ -286,6 +286,9 @@ def stop_rule_panel(f) -> None:
 
 # ---- why EM climbs, at the iteration on screen ----------------------------------------------------------
 
+K_CLIMB_OPEN = "climb_open"  # the lower-bound expander is open (its contents are built only then)
+
+
 def climb_panel(f) -> None:
     """L(θ_t), the bound the E-step makes tight, the M-step's rise of it and the KL gap (nbcore.bound)."""
     if f.playing:
@@ -294,7 +297,12 @@ def climb_panel(f) -> None:
     from nbcore import bound
 
     run = f.run
-    with st.expander(f"Why EM climbs at t = {f.t}: the lower bound", expanded=False, icon=":material/trending_up:"):
+    # built only while open (a stateful expander: opening it reruns the live fragment); the label
+    # stays the same from one iteration to the next, so the expander stays open while scrubbing
+    with st.expander("Why EM climbs: the lower bound at this iteration", expanded=False, key=K_CLIMB_OPEN,
+                     on_change="rerun", icon=":material/trending_up:") as box:
+        if not box.open:
+            return
         try:
             c = state.memo(("climb", f.t, run.smoothing, run.iteration), lambda: bound.climb(run, f.t))
         except ValueError as e:

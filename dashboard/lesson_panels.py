@@ -320,10 +320,17 @@ def maths_expander(f: Frame) -> None:
         maths.maths_panel(f.run, f.prep, f.cfg, f.t, f.smoothing)
 
 
+K_EXPORTS_OPEN = "exports_open"  # the CSV exports expander is open
+
+
 def exports(f: Frame, view) -> None:
     """α, the parameters at t (``view``) and the whole history as CSV downloads."""
     t, snap = f.t, f.snap
-    with st.expander("Export α, β and the history as CSV", expanded=False, icon=":material/download:"):
+    # the buttons are drawn only while the expander is open (opening it reruns the live fragment)
+    with st.expander("Export α, β and the history as CSV", expanded=False, key=K_EXPORTS_OPEN, on_change="rerun",
+                     icon=":material/download:") as box:
+        if not box.open:
+            return
         e1, e2, e3 = st.columns(3)
         # callables: the CSV is only made when clicked (nothing is stored on every Play tick)
         names, hist, acc_now = f.prep.class_names, list(f.run.history), list(f.acc)

@@ -369,6 +369,10 @@ def test_components_view_needs_at_least_one_m():
 def test_lesson_climb_panel_matches_the_next_step():
     at = open_lesson(dataset="toy_spam", hidden="50", lam="1", init="labeled", seed="0")
     ok(at.button(key="step").click().run())
+    # closed (as it starts): nothing of the bound is built or drawn (issue 11: rerun cost)
+    assert not any(m.label.startswith("M-step raises") for m in at.metric)
+    at.session_state["climb_open"] = True  # what opening the expander in the browser sends
+    ok(at.run())
     before = metric(at, "L(θ_1) = bound after the E-step")
     after = metric(at, "L(θ_2)")
     run = at.session_state["run"]
