@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 import nbcore
+from nbcore.em import check_smoothing, one_hot_labels
 from dashboard import state
 from dashboard.controls import DataConfig
 from dashboard.lifecycle import Prepared
@@ -46,23 +47,32 @@ def baseline_accuracy(cfg: DataConfig, smoothing: float, prep: Prepared) -> floa
     """Supervised-only Naive Bayes on the visible labels, scored on the hidden ones.
 
     Kept per λ for the current data settings (at most one per λ of the slider): the lesson also asks
-    for the λ next to the current one, so a λ change can be drawn before the server's rerun."""
+    for the λ next to the current one, so a λ change can be drawn before the server's rerun. A new λ
+    runs nbcore.supervised_fit's steps with its λ-free part (the labelled rows' statistics and α)
+    kept per data settings: it only re-estimates the parameters (model.params_from) and predicts."""
     cached = state.get(state.BASELINE)
     if not cached or cached.get("cfg") != cfg:
-        cached = {"cfg": cfg, "acc": {}}
+        cached = {"cfg": cfg, "acc": {}, "fit": None}
         state.put(state.BASELINE, cached)
     key = float(smoothing)
     if key in cached["acc"]:
         return cached["acc"][key]
+    fit = cached.get("fit")
     acc = None
     if (prep.y_obs >= 0).any() and prep.score_mask.any():
         try:
-            alpha, params = nbcore.supervised_fit(cfg.model, prep.X, prep.y_obs, prep.n_classes, smoothing)
-            proba = nbcore.predict_proba(cfg.model, alpha, params, prep.X)
+            if fit is None:
+                model = nbcore.get_model(cfg.model)
+                Xp = model.prepare(prep.X)
+                weights = one_hot_labels(np.asarray(prep.y_obs), prep.n_classes)
+                fit = {"model": model, "alpha": nbcore.class_prior(weights), "stats": model.statistics(Xp, weights)}
+            params = fit["model"].params_from(fit["stats"], check_smoothing(smoothing))
+            proba = nbcore.predict_proba(cfg.model, fit["alpha"], params, prep.X)
             acc = nbcore.hidden_accuracy(np.asarray(proba).argmax(axis=1), prep.y_eval, prep.y_obs < 0)
         except ValueError:
             acc = None
     cached["acc"][key] = acc
+    cached["fit"] = fit
     return acc
 
 

@@ -18,7 +18,7 @@ NOTICE = "notice"            # (kind, text): what the last control change did ("
 PLAYING = "playing"          # bool: Play is on
 VIEW_T = "view_t"            # int or None: iteration picked with the scrubber; None = follow the latest
 ACC_CACHE = "acc_cache"      # {"serial": int, "acc": [float, ...]} accuracy per iteration
-BASELINE = "baseline"        # {"cfg": DataConfig, "acc": {λ: float | None}} supervised-only accuracy per λ
+BASELINE = "baseline"        # {"cfg": DataConfig, "acc": {λ: float | None}, "fit": λ-free statistics} supervised-only accuracy
 UPLOAD_DS = "upload_ds"      # the session's parsed upload (nbcore Dataset) or None
 UPLOAD_NAME = "upload_name"  # file name of that upload
 PENDING_UPLOAD = "pending_upload"  # (name, bytes) waiting to be parsed (set by the uploader callback)
