@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
 
 import nbcore
@@ -140,8 +141,9 @@ def documents_panel(run, prep, t: int, model: str, classroom: bool = False) -> N
     def head():
         pred = proba[rows].argmax(axis=1)
         n_flip = int((prev[rows].argmax(axis=1) != pred).sum()) if prev is not None else 0
+        # st.dataframe takes an Arrow table as is: converted once here, not from pandas on every rerun
         return (float(np.mean(pred == prep.y_eval[rows])), n_flip,
-                confusion_frame(prep.y_eval[rows], pred, names))
+                pa.Table.from_pandas(confusion_frame(prep.y_eval[rows], pred, names)))
 
     # one pass per (run, t): another λ, sort order or expander reuses these
     acc, n_flip, confusion = state.memo(("docs_head", t), head)
@@ -192,7 +194,8 @@ def documents_panel(run, prep, t: int, model: str, classroom: bool = False) -> N
             at = cols.index("EM says") + 1
             cols = [c for c in cols[:at] if c not in split_cols] + split_cols + \
                 [c for c in cols[at:] if c not in split_cols]
-        st.dataframe(shown, hide_index=True, width="stretch", height=320 if not classroom else 420,
+        shown_arrow = state.memo(("docs_arrow", t, sort), lambda: pa.Table.from_pandas(shown))
+        st.dataframe(shown_arrow, hide_index=True, width="stretch", height=320 if not classroom else 420,
                      key=K_DOC_TABLE, on_select=lambda: _on_pick(order_key), selection_mode="single-row",
                      column_config=config, column_order=cols)
         st.caption(f"Showing {len(shown):,} of {len(rows):,} ({sort}). Click a row to put that document "

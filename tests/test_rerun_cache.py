@@ -45,6 +45,14 @@ def test_lambda_and_scrubbing_back_reuse_the_derived_arrays(counted):
     assert not at.exception, at.exception
     table = next(d.value for d in at.dataframe if "text" in d.value.columns)
     assert len(table) == 200
+    # the confusion matrix (sent as a ready Arrow table) counts EM's classes at t = 3 on the hidden rows
+    cm = next(d.value for d in at.dataframe if "EM: spam" in d.value.columns)
+    run, prep = at.session_state["run"], at.session_state["prep"]
+    rows = np.flatnonzero(prep.score_mask)
+    pred, y = run.predict_proba(t=3)[rows].argmax(axis=1), prep.y_eval[rows]
+    for a, ta in enumerate(("ham", "spam")):
+        for b, tb in enumerate(("ham", "spam")):
+            assert cm.loc[f"true {ta}", f"EM: {tb}"] == np.sum((y == a) & (pred == b))
 
     def delta(action):
         before = dict(counted)
