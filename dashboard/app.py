@@ -37,6 +37,14 @@ from dashboard import (charts, controls, datasets, derive, lessons, lifecycle, m
 import dashboard  # noqa: E402
 
 if not getattr(dashboard, "_gc_frozen", False):
+    # One BLAS thread per server process: numpy's OpenBLAS starts a thread per core and its idle
+    # threads spin. The matrices here are small and the sessions are the parallelism; on digits
+    # (dense) a Step cost ~150 ms of server CPU for ~60 ms of wall time, 40 ms with one thread
+    # (scripts/measure_rerun.py --query dataset=digits). threadpoolctl comes with scikit-learn.
+    import scipy.linalg  # noqa: F401  (loads scipy's own OpenBLAS now, so the limit covers it too)
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")
     gc.collect()
     gc.freeze()
     dashboard._gc_frozen = True

@@ -120,3 +120,16 @@ def test_the_supervised_baseline_follows_lambda():
         assert at.session_state["baseline"]["acc"][lam] == pytest.approx(expected, abs=1e-12)
         seen.add(round(expected, 6))
     assert len(seen) >= 2  # λ matters here: the check is not vacuous
+
+
+def test_the_server_runs_numpy_with_one_blas_thread():
+    """app.py limits BLAS to one thread per process (idle OpenBLAS threads spin: on digits a Step
+    cost ~3x its wall time in server CPU)."""
+    from threadpoolctl import threadpool_info
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.query_params["dataset"] = "digits"
+    at.query_params["player"] = "off"
+    at.run()
+    assert not at.exception, at.exception
+    blas = [i for i in threadpool_info() if i["user_api"] == "blas"]
+    assert blas and all(i["num_threads"] == 1 for i in blas)
