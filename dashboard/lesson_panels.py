@@ -162,7 +162,7 @@ def metrics_row(f: Frame) -> None:
         m1, m2, m3 = st.columns(3)
         m4 = st.container()
     else:
-        m1, m2, m3, m4 = st.columns([1, 1, 1, 3])
+        m1, m2, m3, m4 = st.columns([1, 1.4, 1, 2.6])  # the accuracy's "+10.2 pts vs supervised" needs room
     if f.player and f.playing:  # the browser plays: say where the audience is, not how far EM has got
         status = f"Running … t = {player.shown(f.latest)}"
     m1.metric("Iteration", player.shown(f.latest) if f.player else f.latest)
