@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import charts, controls, lifecycle, player, state, urlguard
+from dashboard import charts, lifecycle, player, state, urlguard
 from nbcore.em import squared_change
 
 K_E_STEP, K_M_STEP = "e_step", "m_step"

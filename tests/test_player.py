@@ -4,7 +4,6 @@ The numbers are checked against the chart specs dashboard.charts builds for the 
 iterations (the server-rendered page), not against the encoder's own output."""
 from __future__ import annotations
 
-import base64
 import copy
 import json
 import math
