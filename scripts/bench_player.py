@@ -85,7 +85,7 @@ ITERATION_JS = """() => {
 IDLE_JS = """(want) => {
   const s = document.querySelector('[data-testid="stStatusWidget"]');
   if (s && s.innerText.includes('Running')) return false;
-  const plots = [...document.querySelectorAll('.js-plotly-plot')].filter(g => g._fullLayout);
+  const plots = [...document.querySelectorAll('.js-plotly-plot:not(.nbp-back)')].filter(g => g._fullLayout);
   return plots.length >= want;
 }"""
 

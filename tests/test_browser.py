@@ -67,7 +67,7 @@ def _wait_idle(page, timeout=30_000):
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
         " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
         timeout=timeout)
-    page.wait_for_selector(".js-plotly-plot", timeout=timeout)
+    page.wait_for_selector(".js-plotly-plot:not(.nbp-back)", timeout=timeout)  # not the player's hidden copies
     page.wait_for_timeout(400)  # let plotly finish laying out
 
 
