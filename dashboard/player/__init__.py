@@ -160,7 +160,6 @@ def ahead(run):
             with warnings.catch_warnings():  # the real Step warns, if it must
                 warnings.simplefilter("ignore")
                 nxt = run.with_settings()
-                nxt.stop_reason = run.stop_reason
                 nxt.step()
         except ValueError:
             nxt = None
@@ -428,20 +427,18 @@ def show_params(where, *, run, prep, model: str, pick: str, font_size: int, clas
     key = (serial, model, pick, font_size, classroom, truth_beta is not None)
     log = p["log"]
     nxt = ahead(run)
-    source = {"run": run if nxt is None else nxt}  # the run whose history holds every frame to build
     if log is None or log.key != key:
-        builders = {"params": lambda t: _strip_template(param_spec(log.source["run"], prep, model, t, pick,
-                                                                    font_size, classroom))}
+        builders = {"params": lambda t: _strip_template(param_spec(log.run, prep, model, t, pick, font_size,
+                                                                    classroom))}
         if truth_beta is not None:
-            builders["truth"] = lambda t: _strip_template(truth_spec(log.source["run"], prep, t, truth_beta,
-                                                                     font_size))
+            builders["truth"] = lambda t: _strip_template(truth_spec(log.run, prep, t, truth_beta, font_size))
         log = p["log"] = ChartLog(key, builders)
-    log.source = source
-    # the frames of the run's iterations and of the one computed ahead (shown when Step is pressed)
-    # (a frame's source is its snapshot's α array: a snapshot whose stored responsibilities are dropped
-    # (KEEP_RESP) is a new object holding the same parameters)
-    kept = log.follow([s.alpha for s in source["run"].history])
-    log.source = {"run": None}  # nothing else builds from it
+    # the frames of the run's iterations and of the one computed ahead (shown when Step is pressed),
+    # built from the run whose history holds them all. A frame's source is its snapshot's α array: a
+    # snapshot whose stored responsibilities were dropped (KEEP_RESP) is a new object, same parameters.
+    log.run = run if nxt is None else nxt
+    kept = log.follow([s.alpha for s in log.run.history])
+    log.run = None  # only the builders above read it, and only inside follow()
     token = f"{_token()}-{abs(hash(key)) % 10 ** 8}"
     sent = p["sent"] if p["sent"] and p["sent"][0] == token else (token, 0, 0, -1)
     sent = (sent[0], min(sent[1], kept), sent[2], sent[3])  # frames rebuilt (e.g. the one ahead, after a λ change)
@@ -453,7 +450,3 @@ def show_params(where, *, run, prep, model: str, pick: str, font_size: int, clas
     with where:
         _COMPONENT(key=PARAMS_KEY, data=data, on_resync_change=_on_resync, on_failed_change=_on_failed)
 
-
-def run_now():
-    """The session's current run (a rewind or λ change replaces the object; the frames stay valid)."""
-    return state.get(state.RUN)

@@ -21,7 +21,7 @@ const P = {
   acc: [], seq: -1, pendingNeed: 0, lastAdvance: 0,
   playId: Math.floor(Math.random() * 1e6),  // one per Play press: a late "need" of a paused play is ignored
   main: null, params: null,        // the two mounts' views
-  stats: { draws: 0, distinct: 0, lastDrawn: -1, reacts: 0, backDraws: 0, swaps: 0, steps: 0, log: [] },
+  stats: { draws: 0, distinct: 0, lastDrawn: -1, reacts: 0, backDraws: 0, swaps: 0, steps: 0, lams: 0, fast: 0, log: [] },
   plotly: null,
 };
 if (typeof window !== "undefined") window.__nbemPlayer = P;   // read by the benchmark and the browser tests
@@ -250,7 +250,7 @@ function lamSettled(e) {
     if (!box || box.ver === alt.ver) return;
     note("λ here " + label);
     box.ver = alt.ver;
-    P.stats.lams = (P.stats.lams || 0) + 1;
+    P.stats.lams++;
     react(box.gd, alt.spec).then(() => placeMarkers(box));
   });
 }
@@ -394,7 +394,7 @@ function drawNow() {
       const spec = specAt(P.params.log, box.name, t);
       if (!spec || (box.shown === spec && !(box.stale && !fast))) continue;
       if (swapIn(box, spec)) { box.shown = spec; box.stale = false; continue; }   // drawn ahead (Step)
-      if (fast && (fastImages(box, spec) || fastBars(box, spec))) { box.shown = spec; box.stale = true; P.stats.fast = (P.stats.fast || 0) + 1; continue; }
+      if (fast && (fastImages(box, spec) || fastBars(box, spec))) { box.shown = spec; box.stale = true; P.stats.fast++; continue; }
       box.shown = spec; box.stale = false;
       react(box.gd, spec);
     }
