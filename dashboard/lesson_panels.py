@@ -166,10 +166,12 @@ def metrics_row(f: Frame) -> None:
     if f.player and f.playing:  # the browser plays: say where the audience is, not how far EM has got
         status = f"Running … t = {player.shown(f.latest)}"
     m1.metric("Iteration", player.shown(f.latest) if f.player else f.latest)
-    a_now = f.acc[f.t] if f.t < len(f.acc) else float("nan")
+    # while the browser plays, the run is computed ahead of what it shows: the accuracy of what it shows
+    t_acc = player.shown(f.latest) if f.player and f.playing else f.t
+    a_now = f.acc[t_acc] if t_acc < len(f.acc) else float("nan")
     base = f.base
     has_delta = base is not None and np.isfinite(a_now)
-    m2.metric(f"Accuracy (t={f.t})", "—" if not np.isfinite(a_now) else f"{a_now:.1%}",
+    m2.metric(f"Accuracy (t={t_acc})", "—" if not np.isfinite(a_now) else f"{a_now:.1%}",
               delta=delta_text(a_now, base) if has_delta else None,
               delta_color=delta_color(a_now, base) if has_delta else "normal",
               delta_arrow="off" if has_delta and delta_color(a_now, base) == "off" else "auto")

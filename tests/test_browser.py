@@ -124,6 +124,11 @@ def test_lesson_in_a_real_browser(server, browser):
     _wait_iteration(slow, "n >= 3")
     slow.get_by_role("button", name=re.compile(r"^Pause\b")).wait_for(timeout=10_000)
     assert slow.get_by_text("Running").count() > 0
+    # the metrics describe the iteration the class sees, not the one computed ahead for the player
+    shown = slow.evaluate("""() => { const ms = [...document.querySelectorAll('[data-testid="stMetric"]')];
+        const it = ms.find(m => m.innerText.startsWith('Iteration')), acc = ms.find(m => m.innerText.startsWith('Accuracy'));
+        return [it.querySelector('[data-testid="stMetricValue"]').innerText, acc.innerText.match(/t=(\\d+)/)[1]]; }""")
+    assert shown[0] == shown[1], shown
     _shot(slow, "02_mid_run")
     slow.close()
 
