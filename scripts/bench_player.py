@@ -226,7 +226,7 @@ def measure(browser, base: str, pid: int, dataset: str, mode: str, drag_seconds:
     t0 = time.time()
     ctx, page, last = open_page(browser, f"{base}/?{q}{off}", want)
     out["cold_load_ms"] = last  # page clock starts at navigation
-    res = page.evaluate("() => performance.getEntriesByType('resource').filter(r => r.name.includes('PlotlyChart'))"
+    res = page.evaluate("() => performance.getEntriesByType('resource').filter(r => r.name.includes('PlotlyChart') || r.name.includes('plotly-cartesian'))"
                         ".map(r => [r.transferSize || r.encodedBodySize, r.duration])")
     if res:
         out["plotly_bytes"], out["plotly_fetch_ms"] = res[0]

@@ -69,7 +69,31 @@ def plotly_chunk() -> str | None:
     return "static/js/" + os.path.basename(found[0]) if found else None
 
 
-_PLOTLY = plotly_chunk()
+#: plotly.js's cartesian bundle (npm plotly.js-cartesian-dist-min 4.1.1, MIT; the same plotly.js as
+#: Streamlit's chunk, with only the cartesian traces: scatter, bar, heatmap, … are all the player
+#: draws). 1.5 MB instead of 4.7 MB: the browser evaluates it in about a third of the time, which is
+#: most of what a cold load waits for once the page is up. Served by Streamlit's static file serving
+#: (``server.enableStaticServing`` in .streamlit/config.toml) from dashboard/static/.
+PLOTLY_BUNDLE = HERE.parent / "static" / "plotly-cartesian.min.js"
+
+
+def plotly_sources() -> dict | None:
+    """What the browser loads plotly.js from: ``bundle`` (the cartesian bundle's URL under the app's
+    static route, or None when it cannot be served) and ``chunk`` (Streamlit's own plotly.js chunk,
+    the fallback: always there with st.plotly_chart). None when there is no chunk either."""
+    chunk = plotly_chunk()
+    if chunk is None:
+        return None
+    from streamlit import config
+    try:
+        serving = bool(config.get_option("server.enableStaticServing"))
+    except Exception:  # pragma: no cover - an option renamed in a future Streamlit
+        serving = False
+    bundle = "app/static/" + PLOTLY_BUNDLE.name if serving and PLOTLY_BUNDLE.is_file() else None
+    return {"bundle": bundle, "chunk": chunk}
+
+
+_PLOTLY = plotly_sources()
 
 
 def _merge(base: dict, over: dict) -> dict:
@@ -268,6 +292,23 @@ def _on_resync() -> None:
     _p()["sent"] = None  # the browser lost an update: send everything again
 
 
+def _on_painted() -> None:
+    """The browser drew its charts: this rerun brings the panels below them (see lower_panels_wait)."""
+    _p()["lower"] = True
+
+
+def lower_panels_wait() -> bool:
+    """True on a session's first render with the player: the panels below the charts (documents,
+    maths, stop rules, exports) are left out, so the browser's first second goes to the charts
+    (README, "Lesson player": cold load). The player asks for them (trigger ``painted``) once it has
+    drawn every chart; any other rerun brings them too. Call once per run, before ``show_series``."""
+    p = _p()
+    wait = enabled() and not p.get("lower")
+    p["lower"] = True  # the next rerun, whatever it is, draws them
+    p["lower_waiting"] = wait
+    return wait
+
+
 def _on_failed() -> None:
     msg = _component_state(MAIN_KEY).get("failed") or _component_state(PARAMS_KEY).get("failed")
     if msg:
@@ -351,6 +392,7 @@ def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool,
     data = {
         "role": "main", "sid": p["sid"], "run": _token(), "n": latest + 1, "done": bool(run.done),
         "seq": p["seq"], "t": t, "revealed": latest, "fps": FPS.get(speed, FPS["normal"]),
+        "lowerWaiting": bool(p.get("lower_waiting")),
         "acc": [None if not np.isfinite(a) else round(float(a), 4) for a in acc[: latest + 1]],
         # each chart's own version: a λ change moves the supervised baseline (the accuracy chart) only,
         # so α and the likelihood are not redrawn
@@ -373,8 +415,8 @@ def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool,
                         "acc": [None if not np.isfinite(a) else round(float(a), 4) for a in acc_next],
                         "series": [{"name": n, "ver": nvers[n], "spec": s} for n, s in nspecs]}
     with where:
-        _COMPONENT(key=MAIN_KEY, data=data, default={"view": None},
-                   on_view_change=_on_view, on_need_change=_on_need, on_failed_change=_on_failed)
+        _COMPONENT(key=MAIN_KEY, data=data, default={"view": None}, on_view_change=_on_view,
+                   on_need_change=_on_need, on_failed_change=_on_failed, on_painted_change=_on_painted)
 
 
 def _series(run, prep, acc, base, font_size: int):

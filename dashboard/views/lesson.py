@@ -57,6 +57,7 @@ def live(speed: str, classroom: bool) -> None:
     if state.take(state.APP_RERUN):
         st.rerun(scope="app")
     extras.apply_stop_rule()  # seed 003's ‖Δθ‖² rule
+    wait_lower = player.lower_panels_wait()  # a session's first render: the charts first
     top = st.container()  # messages come and go inside it; the panels after it keep their place
     with top:
         panels.advance(state.get(state.RUN), state.get(state.RUN_KEY).max_iter, speed)
@@ -72,6 +73,9 @@ def live(speed: str, classroom: bool) -> None:
     extras.responsibilities_panel(f)  # every document's responsibility
     if f.playing:  # keep Play ticks light; the numbers come back on Pause
         st.caption("The maths panel and the exports are back when you press Pause.")
+        return
+    if wait_lower:  # the player asks for them once its charts are drawn (about a second later)
+        st.caption("The documents and the maths of this iteration appear below once the charts are drawn.")
         return
     extras.stop_rule_panel(f)  # both stop rules' numbers
     extras.climb_panel(f)  # the lower bound at this iteration
