@@ -284,3 +284,58 @@ def test_lesson_page_with_the_player_sends_each_iteration_once():
     off.query_params["player"] = "off"
     off.run()
     assert len(off.get("plotly_chart")) >= 4 and not _player_data(off)
+
+
+def _labels(at) -> list[str]:
+    return [e.label for e in at.expander]
+
+
+def test_first_render_leaves_the_panels_below_the_charts_for_the_next_rerun():
+    """Cold load: a session's first render with the player has no documents / maths / stop-rule panels
+    (the browser spends its first second on the charts), says so, and asks the browser to report its
+    charts drawn; the next rerun (the player's "painted", or anything else) brings them all."""
+    from streamlit.testing.v1 import AppTest
+    at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
+    at.query_params["player"] = "on"
+    at.run()
+    assert not at.exception
+    maths = "The maths of this iteration"
+    assert not any(label.startswith(maths) for label in _labels(at))
+    assert any("appear below once the charts are drawn" in c.value for c in at.caption)
+    d = _player_data(at)
+    assert d["main"]["lowerWaiting"] is True
+    # plotly.js: Streamlit's own chunk is always named, as the fallback of the cartesian bundle
+    assert d["main"]["plotly"]["chunk"].startswith("static/js/PlotlyChart.")
+    assert d["preload"]["plotly"] == d["main"]["plotly"]
+    at.run()  # the player's trigger "painted" is a plain rerun of the page
+    assert not at.exception
+    assert any(label.startswith(maths) for label in _labels(at))
+    assert not any("appear below once the charts are drawn" in c.value for c in at.caption)
+    assert _player_data(at)["main"]["lowerWaiting"] is False
+    at.button(key="step").click().run()  # and they stay
+    assert any(label.startswith(maths) for label in _labels(at))
+    # without the player (URL switch) nothing waits: the server's charts and the panels in one render
+    off = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
+    off.query_params["player"] = "off"
+    off.run()
+    assert any(label.startswith(maths) for label in _labels(off))
+
+
+def test_the_vendored_plotly_bundle_is_the_plotly_js_that_python_plotly_targets():
+    """dashboard/static/plotly-cartesian.min.js (npm plotly.js-cartesian-dist-min) must be the same major
+    version of plotly.js as the figures Python's plotly builds (its own plotly.min.js), and keep its licence."""
+    import re
+    from pathlib import Path
+
+    import plotly
+
+    from dashboard import player
+    head = player.PLOTLY_BUNDLE.read_text(encoding="utf-8")[:300]
+    bundled = re.search(r"plotly\.js \(cartesian - minified\) v(\d+)\.(\d+)\.(\d+)", head)
+    assert bundled, head
+    ref = (Path(plotly.__file__).parent / "package_data" / "plotly.min.js").read_text(encoding="utf-8")[:300]
+    python_side = re.search(r"plotly\.js v(\d+)\.(\d+)\.(\d+)", ref)
+    assert python_side, ref
+    assert bundled.group(1) == python_side.group(1), (bundled.group(0), python_side.group(0))
+    assert "MIT" in (player.PLOTLY_BUNDLE.parent / "plotly-LICENSE.txt").read_text(encoding="utf-8")
+    assert "window.Plotly = Plotly" in player.PLOTLY_BUNDLE.read_text(encoding="utf-8")[-400:]

@@ -296,3 +296,69 @@ def test_pause_obeys_the_first_click_and_the_page_follows(server, browser, speed
     _wait_shows(page, ds, run, t + 1)
     assert not errors, errors
     page.close()
+
+
+# When the maths panel's expander and the placeholder caption first appear (page clock), and the charts
+# drawn by then: recorded in the page from its first byte.
+FIRST_RENDER_JS = """(() => {
+  window.__firstRender = { caption: null, maths: null, chartsAtMaths: null };
+  const R = window.__firstRender;
+  new MutationObserver(() => {
+    const t = performance.now();
+    if (R.caption === null && document.body && document.body.innerText.includes('appear below once the charts are drawn'))
+      R.caption = t;
+    if (R.maths === null && [...document.querySelectorAll('[data-testid="stExpander"] summary')]
+        .some((s) => s.innerText.includes('The maths of this iteration'))) {
+      R.maths = t;
+      R.chartsAtMaths = [...document.querySelectorAll('.nbp-root .js-plotly-plot:not(.nbp-back)')]
+        .filter((g) => g._fullLayout).length;
+    }
+  }).observe(document, { subtree: true, childList: true, characterData: true });
+})();"""
+
+
+def test_first_render_draws_the_charts_then_brings_the_panels_below_them(server, browser):
+    """Cold load: plotly.js's cartesian bundle is served as JavaScript by the app's static route and is
+    what the player draws with; the panels below the charts come after every chart is drawn, by
+    themselves (the player's "painted" report), and show the run's iteration 0."""
+    resp = browser.new_context().request.get(f"{server}/app/static/plotly-cartesian.min.js")
+    assert resp.status == 200 and "javascript" in resp.headers["content-type"], resp.headers
+    page = browser.new_page(viewport={"width": 1600, "height": 2000})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.add_init_script(FIRST_RENDER_JS)
+    try:
+        page.goto(server, wait_until="commit")
+        page.wait_for_function("() => window.__firstRender && window.__firstRender.maths !== null", timeout=120_000)
+        r = page.evaluate("() => window.__firstRender")
+        assert page.evaluate(f"() => {P}.plotlySource") == "bundle"
+        painted = page.evaluate(f"() => {P}.stats.painted")
+        assert r["caption"] is not None and r["caption"] < painted < r["maths"], (r, painted)
+        # α, accuracy, likelihood and the parameter chart were all on screen before the panels came
+        assert r["chartsAtMaths"] >= 4, r
+        page.get_by_text("hidden documents at t = 0").first.wait_for(timeout=30_000)
+        assert not page.get_by_text("appear below once the charts are drawn").count()
+        assert page.evaluate(METRIC) == 0
+        assert not errors, errors
+    finally:
+        page.close()
+
+
+def test_the_player_falls_back_to_streamlits_plotly_when_the_bundle_cannot_load(server, browser):
+    """No static route (another working directory, an older Streamlit serving .js as text/plain):
+    the player loads Streamlit's own plotly.js chunk instead, and draws the same charts."""
+    page = browser.new_page(viewport={"width": 1600, "height": 2000})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.route("**/app/static/plotly-cartesian.min.js", lambda route: route.abort())
+    try:
+        page.goto(server, wait_until="domcontentloaded")
+        page.wait_for_function(f"() => {P} && {P}.main && {P}.params && {P}.plotlySource", timeout=120_000)
+        assert page.evaluate(f"() => {P}.plotlySource") == "chunk"
+        page.wait_for_function(f"() => ({DRAWN})() !== null", timeout=60_000)
+        page.wait_for_function("() => [...document.querySelectorAll('.nbp-root .js-plotly-plot:not(.nbp-back)')]"
+                               ".filter((g) => g._fullLayout).length >= 4", timeout=60_000)
+        page.get_by_text("The maths of this iteration (eq.").first.wait_for(timeout=60_000)
+        assert not errors, errors
+    finally:
+        page.close()
