@@ -65,7 +65,7 @@ def half_steps(f) -> None:
     busy = f.playing or f.t != f.latest
     c1, c2, c3 = st.columns([3, 3, 5] if f.classroom else [1, 1, 4])
     # a clicker's "next" sends → (the Step button's shortcut) or Page Down: a second, invisible Step button
-    st.markdown("<style>.st-key-step_pgdn {display: none;}</style>", unsafe_allow_html=True)
+    st.html("<style>.st-key-step_pgdn {display: none;}</style>")  # style only: no room, no markdown chunk
     st.button("Step", key="step_pgdn", shortcut="PageDown", on_click=_on_step,
               disabled=f.playing or bool(run.done))
     c1.button("E-step", key=K_E_STEP, icon=":material/visibility:", width="stretch", shortcut="E",
