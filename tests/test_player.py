@@ -339,3 +339,16 @@ def test_the_vendored_plotly_bundle_is_the_plotly_js_that_python_plotly_targets(
     assert bundled.group(1) == python_side.group(1), (bundled.group(0), python_side.group(0))
     assert "MIT" in (player.PLOTLY_BUNDLE.parent / "plotly-LICENSE.txt").read_text(encoding="utf-8")
     assert "window.Plotly = Plotly" in player.PLOTLY_BUNDLE.read_text(encoding="utf-8")[-400:]
+
+
+def test_server_config_serves_the_bundle_and_watches_no_files():
+    """.streamlit/config.toml (read by the README's `streamlit run dashboard/app.py` from the repository
+    root): the app's static route is on (the player's plotly.js bundle) and there is no file watcher
+    (a watcher per new session cost ~5x the server CPU of a student opening the page:
+    scripts/measure_new_session.py)."""
+    import tomllib
+    server = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))["server"]
+    assert server["enableStaticServing"] is True
+    assert server["fileWatcherType"] == "none"
+    from dashboard import player
+    assert player.PLOTLY_BUNDLE.parent == ROOT / "dashboard" / "static"  # Streamlit serves <main script dir>/static
