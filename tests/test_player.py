@@ -322,7 +322,7 @@ def test_first_render_leaves_the_panels_below_the_charts_for_the_next_rerun():
 
 
 def test_the_vendored_plotly_bundle_is_the_plotly_js_that_python_plotly_targets():
-    """dashboard/static/plotly-cartesian.min.js (npm plotly.js-cartesian-dist-min) must be the same major
+    """dashboard/static/plotly-cartesian.min.js.gz (npm plotly.js-cartesian-dist-min) must be the same major
     version of plotly.js as the figures Python's plotly builds (its own plotly.min.js), and keep its licence."""
     import re
     from pathlib import Path
@@ -330,7 +330,9 @@ def test_the_vendored_plotly_bundle_is_the_plotly_js_that_python_plotly_targets(
     import plotly
 
     from dashboard import player
-    head = player.PLOTLY_BUNDLE.read_text(encoding="utf-8")[:300]
+    import gzip
+    text = gzip.decompress(player.PLOTLY_BUNDLE.read_bytes()).decode("utf-8")
+    head = text[:300]
     bundled = re.search(r"plotly\.js \(cartesian - minified\) v(\d+)\.(\d+)\.(\d+)", head)
     assert bundled, head
     ref = (Path(plotly.__file__).parent / "package_data" / "plotly.min.js").read_text(encoding="utf-8")[:300]
@@ -338,7 +340,7 @@ def test_the_vendored_plotly_bundle_is_the_plotly_js_that_python_plotly_targets(
     assert python_side, ref
     assert bundled.group(1) == python_side.group(1), (bundled.group(0), python_side.group(0))
     assert "MIT" in (player.PLOTLY_BUNDLE.parent / "plotly-LICENSE.txt").read_text(encoding="utf-8")
-    assert "window.Plotly = Plotly" in player.PLOTLY_BUNDLE.read_text(encoding="utf-8")[-400:]
+    assert "window.Plotly = Plotly" in text[-400:]
 
 
 def test_server_config_serves_the_bundle_and_watches_no_files():

@@ -69,12 +69,15 @@ def plotly_chunk() -> str | None:
     return "static/js/" + os.path.basename(found[0]) if found else None
 
 
-#: plotly.js's cartesian bundle (npm plotly.js-cartesian-dist-min 4.1.1, MIT; the same plotly.js as
-#: Streamlit's chunk, with only the cartesian traces: scatter, bar, heatmap, … are all the player
-#: draws). 1.5 MB instead of 4.7 MB: the browser evaluates it in about a third of the time, which is
-#: most of what a cold load waits for once the page is up. Served by Streamlit's static file serving
-#: (``server.enableStaticServing`` in .streamlit/config.toml) from dashboard/static/.
-PLOTLY_BUNDLE = HERE.parent / "static" / "plotly-cartesian.min.js"
+#: plotly.js's cartesian bundle (npm plotly.js-cartesian-dist-min 4.1.1, MIT: the plotly.js that Python's
+#: plotly 7.1 targets, with only the cartesian traces; scatter, bar and heatmap are all the player draws).
+#: 1.5 MB instead of Streamlit's 4.7 MB chunk: the browser evaluates it in about a third of the time,
+#: which is most of what a cold load waits for once the page is up. Shipped gzipped (500 KB,
+#: ``gzip -9 -n``) and served as it is by Streamlit's static file serving (``server.enableStaticServing``
+#: in .streamlit/config.toml, from dashboard/static/): Streamlit does not compress application/gzip, so
+#: the server does not gzip 1.5 MB for every student (~180 ms of its CPU, on the cold load's path), and
+#: the browser unpacks it (DecompressionStream) and runs it as a script.
+PLOTLY_BUNDLE = HERE.parent / "static" / "plotly-cartesian.min.js.gz"
 
 
 def plotly_sources() -> dict | None:
