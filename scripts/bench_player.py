@@ -237,7 +237,7 @@ def measure(browser, base: str, pid: int, dataset: str, mode: str, drag_seconds:
     page.wait_for_function("() => window.__bench.pageDone !== null", timeout=120_000, polling=20)
     page.wait_for_function(IDLE_JS, arg=want, timeout=120_000, polling=20)
     out["page_complete_ms"] = max(last, page.evaluate("() => window.__bench.pageDone"))
-    res = page.evaluate("() => performance.getEntriesByType('resource').filter(r => r.name.includes('PlotlyChart') || r.name.includes('plotly-cartesian'))"
+    res = page.evaluate("() => performance.getEntriesByType('resource').filter(r => r.name.includes('PlotlyChart') || r.name.includes('plotly-nbem'))"
                         ".map(r => [r.transferSize || r.encodedBodySize, r.duration])")
     if res:
         out["plotly_bytes"], out["plotly_fetch_ms"] = res[0]

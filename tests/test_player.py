@@ -322,25 +322,43 @@ def test_first_render_leaves_the_panels_below_the_charts_for_the_next_rerun():
 
 
 def test_the_vendored_plotly_bundle_is_the_plotly_js_that_python_plotly_targets():
-    """dashboard/static/plotly-cartesian.min.js.gz (npm plotly.js-cartesian-dist-min) must be the same major
-    version of plotly.js as the figures Python's plotly builds (its own plotly.min.js), and keep its licence."""
+    """dashboard/static/plotly-nbem.min.js.gz (scripts/build_plotly_bundle.sh) must be the same major version
+    of plotly.js as the figures Python's plotly builds (its own plotly.min.js), hold every trace type the
+    player's charts use, set window.Plotly, and keep plotly.js's licence beside it."""
+    import gzip
     import re
     from pathlib import Path
 
     import plotly
 
     from dashboard import player
-    import gzip
     text = gzip.decompress(player.PLOTLY_BUNDLE.read_bytes()).decode("utf-8")
-    head = text[:300]
-    bundled = re.search(r"plotly\.js \(cartesian - minified\) v(\d+)\.(\d+)\.(\d+)", head)
-    assert bundled, head
+    bundled = re.search(r"plotly\.js v(\d+)\.(\d+)\.(\d+) \(traces: ([a-z, ]+)\)", text[:400])
+    assert bundled, text[:400]
     ref = (Path(plotly.__file__).parent / "package_data" / "plotly.min.js").read_text(encoding="utf-8")[:300]
     python_side = re.search(r"plotly\.js v(\d+)\.(\d+)\.(\d+)", ref)
     assert python_side, ref
     assert bundled.group(1) == python_side.group(1), (bundled.group(0), python_side.group(0))
+    # every trace type in the player's charts: the time series the lesson page sends, and each
+    # parameter view (bars, heatmap, digits' images) and the truth scatter, from the same builders
+    from streamlit.testing.v1 import AppTest
+    at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
+    at.query_params["player"] = "on"
+    at.query_params["dataset"] = "synthetic_spam"
+    at.run()
+    used = {t.get("type", "scatter") for s in _player_data(at)["main"]["series"] for t in s["spec"]["data"]}
+    for name, builder in (("synthetic_spam", _bars), ("synthetic_spam", _heat), ("digits", _images)):
+        ds, run, model = _run(name)
+        used |= {t.get("type", "scatter") for t in builder(ds, run, model, 1)["data"]}
+    truth = charts.truth_figure(np.eye(2), np.eye(2) * 0.9, ["a", "b"], "β", 14)
+    used |= {t.get("type", "scatter") for t in truth["data"]}
+    assert {"scatter", "bar", "heatmap"} <= used
+    assert used <= {t.strip() for t in bundled.group(4).split(",")}, (used, bundled.group(4))
+    # and the code really registers them (the banner could lie): each trace module's own declaration
+    registered = set(re.findall(r'moduleType:"trace",name:"([a-z0-9]+)"', text))
+    assert used <= registered, (used, registered)
+    assert "window.Plotly = Plotly" in text[-200:]
     assert "MIT" in (player.PLOTLY_BUNDLE.parent / "plotly-LICENSE.txt").read_text(encoding="utf-8")
-    assert "window.Plotly = Plotly" in text[-400:]
 
 
 def test_server_config_serves_the_bundle_and_watches_no_files():

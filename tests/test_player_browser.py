@@ -318,11 +318,11 @@ FIRST_RENDER_JS = """(() => {
 
 
 def test_first_render_draws_the_charts_then_brings_the_panels_below_them(server, browser):
-    """Cold load: plotly.js's cartesian bundle is served (gzipped, as it is) by the app's static route and is
+    """Cold load: the app's plotly.js build is served (gzipped, as it is) by the app's static route and is
     what the player draws with; the panels below the charts come after every chart is drawn, by
     themselves (the player's "painted" report), and show the run's iteration 0."""
     # served as it is on disk (gzipped; Streamlit does not compress it again): the browser unpacks it
-    resp = browser.new_context().request.get(f"{server}/app/static/plotly-cartesian.min.js.gz")
+    resp = browser.new_context().request.get(f"{server}/app/static/plotly-nbem.min.js.gz")
     assert resp.status == 200 and resp.headers["content-type"] == "application/gzip", resp.headers
     assert "content-encoding" not in resp.headers, resp.headers
     page = browser.new_page(viewport={"width": 1600, "height": 2000})
@@ -352,7 +352,7 @@ def test_the_player_falls_back_to_streamlits_plotly_when_the_bundle_cannot_load(
     page = browser.new_page(viewport={"width": 1600, "height": 2000})
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.route("**/app/static/plotly-cartesian.min.js.gz", lambda route: route.abort())
+    page.route("**/app/static/plotly-nbem.min.js.gz", lambda route: route.abort())
     try:
         page.goto(server, wait_until="domcontentloaded")
         page.wait_for_function(f"() => {P} && {P}.main && {P}.params && {P}.plotlySource", timeout=120_000)
