@@ -82,7 +82,7 @@ PLOTLY_BUNDLE = HERE.parent / "static" / "plotly-nbem.min.js.gz"
 
 
 def plotly_sources() -> dict | None:
-    """What the browser loads plotly.js from: ``bundle`` (the cartesian bundle's URL under the app's
+    """What the browser loads plotly.js from: ``bundle`` (the URL of our plotly.js build under the app's
     static route, or None when it cannot be served) and ``chunk`` (Streamlit's own plotly.js chunk,
     the fallback: always there with st.plotly_chart). None when there is no chunk either."""
     chunk = plotly_chunk()
