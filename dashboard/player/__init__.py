@@ -297,8 +297,8 @@ def _on_resync() -> None:
 
 
 def _on_painted() -> None:
-    """The browser drew its charts: this rerun brings the panels below them (see lower_panels_wait)."""
-    _p()["lower"] = True
+    """The browser drew its charts. Nothing to record: lower_panels_wait() already let every rerun after
+    the first draw the panels below the charts; this trigger's only job is to cause that rerun."""
 
 
 def lower_panels_wait() -> bool:

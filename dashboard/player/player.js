@@ -22,7 +22,7 @@ const P = {
   playId: Math.floor(Math.random() * 1e6),  // one per Play press: a late "need" of a paused play is ignored
   main: null, params: null,        // the two mounts' views
   stats: { draws: 0, distinct: 0, lastDrawn: -1, reacts: 0, backDraws: 0, swaps: 0, steps: 0, lams: 0, fast: 0, log: [] },
-  plotly: null,
+  plotlySource: null,              // where plotly.js came from: "bundle", "chunk" or "page" (read by tests)
 };
 if (typeof window !== "undefined") window.__nbemPlayer = P;   // read by the benchmark and the browser tests
 
