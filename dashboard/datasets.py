@@ -4,7 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 import nbcore
-from dashboard import controls, state
+from dashboard import controls, limits, state
 
 
 def dataset_names() -> tuple[list[str], dict[str, str]]:
@@ -18,7 +18,9 @@ def load_shipped(name: str, text=None):
     """Shipped data sets are the same for everybody: cached across sessions.
 
     ``text``: a nbcore.text.TextPipeline for the text corpora (None = the set's own settings)."""
-    return nbcore.load_dataset(name, pipeline=text) if text is not None else nbcore.load_dataset(name)
+    if text is None:
+        return nbcore.load_dataset(name)
+    return nbcore.load_dataset(name).with_pipeline(text, cap=limits.VOCABULARY_CAP)
 
 
 def default_pipeline(name: str):
@@ -37,7 +39,7 @@ def _with_text(ds, text):
     cache = state.get(state.UPLOAD_TEXT) or {}
     key = (id(ds), text)
     if key not in cache:
-        cache = {key: ds.with_pipeline(text)}
+        cache = {key: ds.with_pipeline(text, cap=limits.VOCABULARY_CAP)}
         state.put(state.UPLOAD_TEXT, cache)
     return cache[key]
 

@@ -15,6 +15,7 @@ import pandas as pd
 import streamlit as st
 
 import nbcore
+from dashboard import limits
 from nbcore.data import inspect_csv
 
 K_LABEL, K_TEXT, K_IGNORE, K_HEADER = "up_label", "up_text", "up_ignore", "up_header"
@@ -55,12 +56,12 @@ def choice_message(info: dict, choice: ColumnChoice) -> str:
 
 def guess(data: bytes, choice: ColumnChoice | None = None) -> tuple[dict, ColumnChoice]:
     """The file's columns (nbcore.inspect_csv) and the choice to read it with (the guess if None)."""
-    info = inspect_csv(data)
+    info = inspect_csv(data, max_bytes=limits.UPLOAD_MAX_BYTES)
     if choice is None:
         choice = guessed_choice(info)
     header = info["header"] if choice.header is None else choice.header
     if header != info["header"]:
-        info = inspect_csv(data, header=header)
+        info = inspect_csv(data, header=header, max_bytes=limits.UPLOAD_MAX_BYTES)
         if choice.label not in info["columns"]:  # names and numbers swapped: guess again
             choice = guessed_choice(info)
     if choice.label is None:
@@ -86,7 +87,8 @@ def choice_options(choice: ColumnChoice) -> dict:
 def read_upload(data: bytes, choice: ColumnChoice | None = None, name: str = "uploaded data"):
     """(Dataset, inspect dict, ColumnChoice used). Raises nbcore DataError (a ValueError)."""
     info, choice = guess(data, choice)
-    ds = nbcore.read_csv(data, **choice_options(choice))
+    ds = nbcore.read_csv(data, max_bytes=limits.UPLOAD_MAX_BYTES,
+                         cap=limits.VOCABULARY_CAP, **choice_options(choice))
     return ds, info, choice
 
 

@@ -11,7 +11,7 @@ import io
 import streamlit as st
 
 import nbcore
-from dashboard import controls, derive, state, text_controls, upload_columns
+from dashboard import controls, derive, limits, state, text_controls, upload_columns
 
 
 #: characters of a parser message (which may quote the user's file) shown at most
@@ -68,7 +68,8 @@ def read_upload(data: bytes, options: dict | None = None):
     unknown = sorted(set(options) - set(READ_OPTIONS))
     if unknown:
         raise ValueError(f"It was stored with reading options this server does not know ({', '.join(unknown)[:80]}).")
-    ds = nbcore.read_csv(io.BytesIO(data), **options)
+    ds = nbcore.read_csv(io.BytesIO(data), max_bytes=limits.UPLOAD_MAX_BYTES,
+                         cap=limits.VOCABULARY_CAP, **options)
     X = ds.for_model(ds.models[0])
     if getattr(X, "shape", (0,))[0] == 0:
         raise ValueError("The file has no rows.")
@@ -130,8 +131,8 @@ def handle_upload(name: str, data: bytes, options: dict | None = None) -> tuple[
 
 
 def max_upload_words() -> int:
-    """The vocabulary cap of an uploaded text (nbcore.data.MAX_FEATURES)."""
-    return int(nbcore.data.MAX_FEATURES)
+    """The vocabulary cap of an uploaded text."""
+    return limits.VOCABULARY_CAP
 
 
 def on_upload_change() -> None:

@@ -23,7 +23,7 @@ import re
 
 import numpy as np
 
-from ._csv import MAX_UPLOAD_BYTES, DataError, decode, is_number, parse, read_bytes
+from ._csv import DataError, decode, is_number, parse, read_bytes
 
 _ID = re.compile(r"^(#|n|no\.?|nr|num(ber)?|idx|index|row|key|uuid|guid|"
                  r"(.*[_\s-])?id|.*id|id[_\s-].*)$", re.I)
@@ -153,7 +153,7 @@ def inspect_csv(path_or_file, header=None, max_bytes=None) -> dict:
     :func:`nbcore.read_csv` (``text_column=guess["text"]``,
     ``label_column=guess["label"]``, the same ``header``).
     """
-    raw, _ = read_bytes(path_or_file, MAX_UPLOAD_BYTES if max_bytes is None else max_bytes)
+    raw, _ = read_bytes(path_or_file, max_bytes)
     text, encoding = decode(raw)
     table = parse(text, header, [])
     columns, rows = table["columns"], table["rows"]

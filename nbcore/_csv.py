@@ -19,10 +19,6 @@ from pathlib import Path
 
 import numpy as np
 
-#: Largest file :func:`read_csv` accepts by default (5 MB).  The dashboard runs
-#: on a shared classroom server, so one upload must not eat its memory.
-MAX_UPLOAD_BYTES = 5 * 1024 * 1024
-
 _SNIFF_BYTES = 64 * 1024
 _DELIMITERS = ",;\t|"
 _DELIM_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
@@ -43,9 +39,13 @@ def _mb(n: int) -> str:
     return f"{n / (1024 * 1024):.1f} MB"
 
 
-def read_bytes(path_or_file, max_bytes: int | None) -> tuple[bytes, str]:
-    """Return (raw bytes, display name) from a path, bytes or binary file-like."""
-    limit = MAX_UPLOAD_BYTES if max_bytes is None else int(max_bytes)
+def read_bytes(path_or_file, max_bytes: int | None = None) -> tuple[bytes, str]:
+    """Return (raw bytes, display name) from a path, bytes or binary file-like.
+
+    ``max_bytes=None`` reads a file of any size; an application that serves many users
+    (the dashboard) passes its own cap, and a larger file is refused with a DataError.
+    """
+    limit = None if max_bytes is None else int(max_bytes)
     too_big = (
         "The file is {size}, which is over the {limit} limit for uploads. "
         "Fix: upload a smaller sample of the rows (for example the first few "
@@ -61,7 +61,7 @@ def read_bytes(path_or_file, max_bytes: int | None) -> tuple[bytes, str]:
                 f"No file was found at '{path}'. Fix: check the file name and folder."
             )
         size = path.stat().st_size
-        if size > limit:
+        if limit is not None and size > limit:
             raise DataError(too_big.format(size=_mb(size), limit=_mb(limit)))
         raw = path.read_bytes()
         name = path.name
@@ -71,7 +71,7 @@ def read_bytes(path_or_file, max_bytes: int | None) -> tuple[bytes, str]:
                 path_or_file.seek(0)
             except (OSError, ValueError):
                 pass
-        raw = path_or_file.read(limit + 1)
+        raw = path_or_file.read() if limit is None else path_or_file.read(limit + 1)
         if isinstance(raw, str):
             raise DataError(
                 "The file was opened in text mode. Fix: open it in binary mode "
@@ -84,7 +84,7 @@ def read_bytes(path_or_file, max_bytes: int | None) -> tuple[bytes, str]:
             "read_csv needs a file name, the file's bytes, or an open binary file "
             f"(got a {type(path_or_file).__name__}). Fix: pass the path to the CSV file."
         )
-    if len(raw) > limit:
+    if limit is not None and len(raw) > limit:
         exact = isinstance(path_or_file, (bytes, bytearray, memoryview))
         size = _mb(len(raw)) if exact else f"more than {_mb(limit)}"
         raise DataError(too_big.format(size=size, limit=_mb(limit)))
@@ -313,5 +313,5 @@ def column_as_float(cells: list[str], name: str, lines: list[int]) -> np.ndarray
     return values
 
 
-__all__ = ["DataError", "MAX_UPLOAD_BYTES", "read_bytes", "decode", "parse",
+__all__ = ["DataError", "read_bytes", "decode", "parse",
            "column_as_float", "is_number"]

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import text as _text
-from ._csv import MAX_UPLOAD_BYTES, DataError, column_as_float, decode, is_number, parse, read_bytes
+from ._csv import DataError, column_as_float, decode, is_number, parse, read_bytes
 from ._columns import guess_columns
 from .dataset import Dataset
 from .text import TextPipeline, vectorize
@@ -57,7 +56,7 @@ def _looks_like_text(cells: list[str]) -> bool:
 def read_csv(path_or_file, text_column=None, label_column="label", ngram_range=(1, 1),
              analyzer="word", binary=True, min_df=1, max_features=None, stop_words=None,
              max_bytes=None, *, binarize=False, header=None, lowercase=True,
-             pipeline: TextPipeline | None = None, ignore_columns=()) -> Dataset:
+             pipeline: TextPipeline | None = None, ignore_columns=(), cap=None) -> Dataset:
     """Read a teacher's CSV into a :class:`Dataset`.
 
     ``path_or_file``: a path, the file's bytes, or a binary file-like (e.g.
@@ -78,9 +77,11 @@ def read_csv(path_or_file, text_column=None, label_column="label", ngram_range=(
     ``pipeline`` if given, else one made from analyzer ("word"; "char" or
     "char_wb" = character n-grams inside words), ngram_range, binary, min_df,
     max_features, stop_words ("english" or None) and lowercase.  With words a
-    word is a run of letters/digits (single letters count).  The vocabulary is
-    capped at :data:`MAX_FEATURES` most frequent terms (``ds.inferred`` says
-    when it was cut).  ``binary=True`` gives kind "binary" (Bernoulli),
+    word is a run of letters/digits (single letters count).  With
+    ``max_features`` the vocabulary keeps that many most frequent terms
+    (``ds.inferred`` says when it was cut); by default every term is kept.
+    ``cap`` keeps at most that many terms whatever the pipeline asks (an
+    application's own limit; the pipeline itself is left as chosen).  ``binary=True`` gives kind "binary" (Bernoulli),
     ``binary=False`` kind "counts" (multinomial).  X is CSR; ``ds.texts`` keeps
     the raw text, ``ds.with_pipeline(...)`` re-vectorises it and
     ``ds.transform(["new message"])`` scores new text.  Other columns are
@@ -93,15 +94,15 @@ def read_csv(path_or_file, text_column=None, label_column="label", ngram_range=(
     values, names in ``ds.categories``.  Numeric columns with at most 20
     distinct values are treated as categories when mixed with word columns.
 
-    Limits: files over ``max_bytes`` (default :data:`MAX_UPLOAD_BYTES`, 5 MB)
-    are refused.  Encodings tried: UTF-16 with a byte-order mark, UTF-8 (with or
+    Limits: none by default; with ``max_bytes`` a larger file is refused (the
+    dashboard passes its upload cap).  Encodings tried: UTF-16 with a byte-order mark, UTF-8 (with or
     without BOM, reported as "utf-8-sig" / "utf-8"), then Windows cp1252 when
     the bytes need it, else latin-1.  Files with NUL bytes or many control
     characters are refused as binary.
 
     Cells are always plain text: spreadsheet formulas (``=...``) are not run.
     """
-    raw, fname = read_bytes(path_or_file, MAX_UPLOAD_BYTES if max_bytes is None else max_bytes)
+    raw, fname = read_bytes(path_or_file, max_bytes)
     text, encoding = decode(raw)
     text_specs = (list(text_column) if isinstance(text_column, (list, tuple))
                   else [] if text_column is None else [text_column])
@@ -180,7 +181,7 @@ def read_csv(path_or_file, text_column=None, label_column="label", ngram_range=(
             pipeline = _pipeline_from_args(analyzer, ngram_range, binary, min_df,
                                            max_features, stop_words, lowercase)
         texts = tuple("\n".join(r[j] for j in tjs) for r in rows)
-        X, vec, info = vectorize(texts, pipeline, cap=_text.MAX_FEATURES)
+        X, vec, info = vectorize(texts, pipeline, cap=cap)
         inferred.update(info)
         inferred["kind"] = pipeline.kind
         return Dataset(X=X, feature_names=[str(t) for t in vec.get_feature_names_out()],

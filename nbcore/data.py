@@ -10,7 +10,6 @@ Public API
 ``hide_labels(y, fraction, random_state=None)`` -> ``(y_obs, hidden)``
 ``sample(model, alpha, params, n, random_state=None, doc_length=20)`` -> ``(X, y)``
 ``DataError``                 raised for unusable input; the message says the fix
-``MAX_UPLOAD_BYTES``, ``MAX_FEATURES``  limits for uploads (5 MB, 20,000 words)
 
 Notation follows the course notes: ``alpha`` (K,) is the class prior and, for
 Bernoulli, ``beta[j, k] = p(word j present | class k)`` has shape (V, K).
@@ -32,16 +31,16 @@ import numpy as np
 
 # the data set type, a teacher's CSV and label hiding live in their own modules; they are
 # re-exported here, where a user of ``nbcore.data`` has always found them
-from ._csv import MAX_UPLOAD_BYTES, DataError
+from ._csv import DataError
 from ._columns import guess_columns, inspect_csv
 from ._sampling import sample
 from .csv_reader import read_csv
 from .dataset import MODELS_FOR_KIND, Dataset
 from .labels import hide_labels
-from .text import MAX_FEATURES, TextPipeline, vectorize
+from .text import TextPipeline, vectorize
 
 __all__ = [
-    "DataError", "Dataset", "MAX_FEATURES", "MAX_UPLOAD_BYTES", "MODELS_FOR_KIND",
+    "DataError", "Dataset", "MODELS_FOR_KIND",
     "TextPipeline", "datasets_dir", "guess_columns", "hide_labels", "inspect_csv",
     "list_datasets", "load_dataset", "read_csv", "sample",
 ]

@@ -115,14 +115,16 @@ class Dataset:
                 f"features). Choose one of: {', '.join(self.models)}.")
         return get_model(name).adapt(self.X, self.kind)
 
-    def with_pipeline(self, pipeline: TextPipeline | None = None, **changes) -> "Dataset":
+    def with_pipeline(self, pipeline: TextPipeline | None = None, *, cap: int | None = None,
+                      **changes) -> "Dataset":
         """The same documents turned into features with other text settings.
 
         ``pipeline`` replaces the current one; keyword arguments change single
         fields of it (``ds.with_pipeline(tokens="char", ngram_range=(3, 3))``).
         Labels, texts and class names are kept; X, the vocabulary, ``kind`` and
         ``models`` follow the new settings (presence -> Bernoulli first,
-        counts -> multinomial first).
+        counts -> multinomial first).  ``cap`` keeps at most that many most frequent
+        terms whatever the pipeline asks (an application's own limit; None: no cap).
         """
         if not self.is_text:
             raise DataError(f"The {self.name!r} data set has no raw text, so its text "
@@ -130,9 +132,9 @@ class Dataset:
         new = (pipeline if pipeline is not None else self.pipeline)
         if changes:
             new = new.replace(**changes)
-        if new == self.pipeline:
+        if new == self.pipeline and (cap is None or self.X.shape[1] <= cap):
             return self
-        X, vec, info = vectorize(self.texts, new)
+        X, vec, info = vectorize(self.texts, new, cap=cap)
         inferred = dict(self.inferred or {})
         inferred.update(info)
         inferred["kind"] = new.kind

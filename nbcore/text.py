@@ -20,9 +20,6 @@ import scipy.sparse as sp
 
 from ._csv import DataError
 
-#: Largest vocabulary a pipeline may keep (the most frequent terms are kept).
-MAX_FEATURES = 20_000
-
 #: tokens -> CountVectorizer analyzer.  "char" uses "char_wb": n-grams inside
 #: words padded with a space, so "the" gives " th", "the", "he ".
 ANALYZERS = {"word": "word", "char": "char_wb"}
@@ -30,7 +27,7 @@ ANALYZERS = {"word": "word", "char": "char_wb"}
 #: A word is a run of letters/digits; single letters count ("u", "2", "i").
 WORD_PATTERN = r"(?u)\b\w+\b"
 
-__all__ = ["ANALYZERS", "MAX_FEATURES", "TextPipeline", "vectorize"]
+__all__ = ["ANALYZERS", "TextPipeline", "vectorize"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +45,7 @@ class TextPipeline:
         True: x_j = 1 if term j occurs in the document (Bernoulli);
         False: x_j = how many times it occurs (multinomial).
     max_features : int or None
-        Keep only the most frequent terms (at most :data:`MAX_FEATURES`).
+        Keep only this many most frequent terms (None: every term).
     min_df : int
         Drop terms that occur in fewer than this many documents.
     stop_words : bool
@@ -81,7 +78,7 @@ class TextPipeline:
             mf = int(self.max_features)
             if mf < 1:
                 raise DataError("The vocabulary size must be at least 1 term.")
-            object.__setattr__(self, "max_features", min(mf, MAX_FEATURES))
+            object.__setattr__(self, "max_features", mf)
         md = int(self.min_df)
         if md < 1:
             raise DataError("The minimum document frequency must be at least 1 document.")
@@ -165,11 +162,12 @@ def vectorize(texts, pipeline: TextPipeline, *, cap: int | None = None):
     ``X`` is (N, V) CSR float64; ``vectorizer`` is the fitted CountVectorizer
     (``vectorizer.transform`` scores new text with the same vocabulary);
     ``info`` says what happened (vocabulary size before/after the cap, ...).
-    The vocabulary is capped at ``pipeline.max_features`` or
-    :data:`MAX_FEATURES` (the most frequent terms are kept).
+    The vocabulary keeps the ``pipeline.max_features`` most frequent terms, and at
+    most ``cap`` of them (an application's own limit); with neither, every term.
     """
     texts = ["" if t is None else str(t) for t in texts]
-    limit = min(pipeline.max_features or MAX_FEATURES, cap or MAX_FEATURES)
+    limits = [n for n in (pipeline.max_features, cap) if n]
+    limit = min(limits) if limits else None
     vec = pipeline.vectorizer()
     try:
         X = vec.fit_transform(texts)
@@ -185,7 +183,7 @@ def vectorize(texts, pipeline: TextPipeline, *, cap: int | None = None):
         raise DataError(f"The text could not be turned into term counts ({msg}). Fix: "
                         "check the text column and the pipeline settings.") from None
     full = X.shape[1]
-    if full > limit:
+    if limit is not None and full > limit:
         # Same result as CountVectorizer(max_features=limit) without a second pass
         # over the text: keep the `limit` most frequent terms (ties by term order).
         freq = np.asarray(X.sum(axis=0)).ravel()
@@ -197,6 +195,7 @@ def vectorize(texts, pipeline: TextPipeline, *, cap: int | None = None):
             "ngram_range": pipeline.ngram_range, "binary": pipeline.binary,
             "min_df": pipeline.min_df, "stop_words": "english" if pipeline.stop_words else None,
             "lowercase": pipeline.lowercase, "max_features": limit,
-            "vocabulary_size_before_cap": int(full), "truncated": bool(full > limit),
+            "vocabulary_size_before_cap": int(full),
+            "truncated": bool(limit is not None and full > limit),
             "vocabulary_size": int(X.shape[1])}
     return sp.csr_matrix(X, dtype=np.float64), vec, info

@@ -87,6 +87,40 @@ def page_text(at) -> str:
     return "\n".join(out)
 
 
+def chart_specs(at) -> list[dict]:
+    """The plotly figures of an AppTest page, each parsed from the JSON Streamlit sends.
+
+    Read them as JSON, never by searching the raw string: how Streamlit serialises the
+    spec (non-ASCII as ``\\u03bb`` or as UTF-8, key order, spacing) changes between releases.
+    """
+    import json
+
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart") if c.proto.spec]
+
+
+def spec_strings(spec) -> str:
+    """Every string inside a parsed figure spec (titles, trace names, annotations, ticks), joined
+    by newlines: what a test searches for words shown on a chart."""
+    out, stack = [], [spec]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            out.append(node)
+        elif isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return "\n".join(out)
+
+
+def chart_with(at, text: str) -> dict:
+    """The first figure of the page that shows ``text`` somewhere (title, trace name, annotation)."""
+    for spec in chart_specs(at):
+        if text in spec_strings(spec):
+            return spec
+    raise AssertionError(f"no chart on the page shows {text!r}")
+
+
 # ---- scikit-learn's own Naive Bayes tests (tests/test_sklearn_naive_bayes.py) -------------------
 #: test name -> why it does not apply to nbcore (everything else in that file must pass)
 SKLEARN_NB_SKIPS = {

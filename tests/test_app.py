@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT
+from conftest import ROOT, chart_with
 
 APP = str(ROOT / "dashboard" / "app.py")
 
@@ -158,11 +158,9 @@ def test_alpha_and_beta_after_one_step_match_hand_computation():
     np.testing.assert_allclose(snap.alpha, alpha)
     np.testing.assert_allclose(snap.beta, beta)
     # …and the α chart and the maths panel show those numbers
-    fig = next(c for c in at.get("plotly_chart") if "Class priors" in c.proto.spec)
+    spec = chart_with(at, "Class priors")
     for k in range(2):
         assert f"{alpha[k]:.3f}" in " ".join(l.value for l in at.latex)
-    import json
-    spec = json.loads(fig.proto.spec)
     shown = [plotly_array(tr["y"])[-1] for tr in spec["data"][:2]]
     np.testing.assert_allclose(shown, alpha)
     j = at.selectbox(key="word").value

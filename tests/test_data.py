@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nbcore
-from nbcore.data import MAX_FEATURES, MAX_UPLOAD_BYTES, DataError, read_csv
+from nbcore.data import DataError, read_csv
 
 SPAMBASE = Path(__file__).resolve().parents[2] / "shared/datasets/spambase/spambase.csv"
 
@@ -232,13 +232,33 @@ def test_counts_bigrams_char_and_stop_words():
     assert set(md.feature_names) == {"free", "lunch", "meeting", "win"}
 
 
-def test_vocabulary_cap_is_reported(monkeypatch):
-    monkeypatch.setattr("nbcore.text.MAX_FEATURES", 3)
-    ds = read_csv(TEXT_CSV.encode())
+def test_vocabulary_cap_is_reported():
+    full = read_csv(TEXT_CSV.encode())
+    assert full.inferred["truncated"] is False and full.pipeline.max_features is None
+    ds = read_csv(TEXT_CSV.encode(), cap=3)
     assert len(ds.feature_names) == 3
     assert ds.inferred["truncated"] is True
-    assert ds.inferred["vocabulary_size_before_cap"] > 3
-    assert MAX_FEATURES == 20_000 and MAX_UPLOAD_BYTES == 5 * 1024 * 1024
+    assert ds.inferred["vocabulary_size_before_cap"] == len(full.feature_names) > 3
+    assert ds.pipeline.max_features is None          # the cap is the caller's, not the pipeline's
+    freq = np.asarray(full.X.sum(0)).ravel()         # the 3 most frequent terms are the ones kept
+    top = {full.feature_names[j] for j in np.argsort(-freq, kind="stable")[:3]}
+    assert set(ds.feature_names) == top
+
+
+def test_the_library_reads_a_file_of_any_size_and_keeps_every_term(tmp_path):
+    """No dashboard limit inside the engine: an 11 MB corpus with 30,000 distinct words reads
+    whole from Python (the dashboard passes its own caps, tests/test_limits.py)."""
+    words = [f"w{i}" for i in range(30_000)]
+    rows = [" ".join(words[i:i + 30]) + ",a" if i % 2 else " ".join(words[i:i + 30]) + ",b"
+            for i in range(0, 30_000, 3)]
+    body = ("text,label\n" + "\n".join(rows) + "\n").encode()
+    path = tmp_path / "big.csv"
+    reps = 11 * 1024 * 1024 // len(body) + 1
+    path.write_bytes(b"text,label\n" + body.split(b"\n", 1)[1] * reps)
+    assert path.stat().st_size > 11 * 1024 * 1024
+    ds = read_csv(path)
+    assert ds.n_samples == len(rows) * reps
+    assert len(ds.feature_names) == 30_000 and ds.inferred["truncated"] is False
 
 
 def test_uploaded_file_like_with_name():
@@ -375,18 +395,16 @@ def test_error_empty_vocabulary():
     assert "min_df" in _err(TEXT_CSV.encode(), min_df=50)
 
 
-def test_error_file_too_big(tmp_path, monkeypatch):
-    big = b"text,label\n" + b"hello world,a\n" * 100
+def test_error_file_too_big(tmp_path):
+    big = b"text,label\n" + b"hello world,a\nfree prize,b\n" * 50
     msg = _err(big, max_bytes=500)
     assert "over the" in msg and "limit" in msg
     path = tmp_path / "big.csv"
     path.write_bytes(big)
     assert "limit" in _err(path, max_bytes=500)
     assert "limit" in _err(io.BytesIO(big), max_bytes=500)
-    import nbcore.csv_reader
-
-    monkeypatch.setattr(nbcore.csv_reader, "MAX_UPLOAD_BYTES", 500)
-    assert "500 bytes limit" in _err(big)
+    assert "500 bytes limit" in _err(big, max_bytes=500)
+    assert read_csv(big).n_samples == 100            # no limit unless the caller passes one
 
 
 def test_error_bad_inputs():

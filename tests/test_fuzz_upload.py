@@ -50,7 +50,9 @@ import nbcore  # noqa: E402
 from nbcore.data import DataError  # noqa: E402
 from conftest import page_text, streamlit_server  # noqa: E402
 
-MAX_BYTES = nbcore.data.MAX_UPLOAD_BYTES
+from dashboard import limits  # noqa: E402
+
+MAX_BYTES = limits.UPLOAD_MAX_BYTES
 
 # ------------------------------------------------------------------ hostile files
 FORMULAS = ["=cmd|' /C calc'!A0", "=HYPERLINK(\"http://evil.example\",\"x\")", "+1+1", "-2+3", "@SUM(A1:A9)",
@@ -245,11 +247,11 @@ def test_read_csv_fails_only_with_data_error(data):
 
 
 def test_vocabulary_cap_applies(uploads):
-    """60 × 600 distinct words > MAX_FEATURES: the vocabulary is cut to the cap."""
+    """60 × 600 distinct words > the dashboard's vocabulary cap: the vocabulary is cut to it."""
     ok, msg, _ = _check_handle_upload(uploads, "vocabulary_bomb.csv", CASES["vocabulary_bomb.csv"])
     from dashboard import state
     assert ok, msg
-    assert state.get(state.UPLOAD_DS).X.shape[1] <= nbcore.data.MAX_FEATURES
+    assert state.get(state.UPLOAD_DS).X.shape[1] <= limits.VOCABULARY_CAP
 
 
 # ------------------------------------------------------------------ 2. through the UI
@@ -374,18 +376,18 @@ def test_extreme_settings(dataset):
 # ------------------------------------------------------------------ 4. limits are stated
 def test_upload_and_vocabulary_caps_exist():
     assert 0 < MAX_BYTES <= 50 * 1024 * 1024
-    assert 0 < nbcore.data.MAX_FEATURES <= 100_000
+    assert 0 < limits.VOCABULARY_CAP <= 100_000
 
 
 def test_server_upload_cap_matches_nbcore():
     """The server refuses bodies above server.maxUploadSize before they reach the app, and the
-    uploader widget prints that limit ("Limit 5MB per file"): it must be nbcore's cap."""
+    uploader widget prints that limit ("Limit 5MB per file"): it must be the dashboard's cap."""
     cfg = ROOT / ".streamlit" / "config.toml"
     assert cfg.exists(), "no .streamlit/config.toml: the server would accept 200 MB uploads (Streamlit default)"
     import tomllib
     mb = tomllib.loads(cfg.read_text()).get("server", {}).get("maxUploadSize")
     assert mb is not None, "server.maxUploadSize is not set"
-    assert mb * 1024 * 1024 == MAX_BYTES, f"server cap {mb} MB != nbcore cap {MAX_BYTES} bytes"
+    assert mb * 1024 * 1024 == MAX_BYTES, f"server cap {mb} MB != dashboard cap {MAX_BYTES} bytes"
 
 
 def test_vocabulary_cap_is_stated_in_the_ui():

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT, page_text
+from conftest import ROOT, chart_specs, chart_with, page_text, spec_strings
 
 APP = str(ROOT / "dashboard" / "app.py")
 
@@ -81,8 +81,7 @@ def test_gaussian_constant_class_says_zero_variance_not_1e_minus_12():
     row_a = df[df["class"] == "A"].iloc[0]
     assert str(row_a["ratio (N−1)/N"]) != "1.000"   # 0/0: no ratio, not "1.000"
     # class B still gets its curve, class A is drawn as a spike at 5 (not left out silently)
-    spec = at.get("plotly_chart")[0].proto.spec
-    assert "A: all values = 5" in spec
+    assert "A: all values = 5" in spec_strings(chart_specs(at)[0])
 
 
 def test_gaussian_typed_values_with_one_bad_token_name_the_token():
@@ -329,11 +328,9 @@ def test_guided_2_hides_90_percent_of_600_emails():
 
 
 def test_guided_3_smoothing_page_shows_impossible_events_and_beta_pulled_to_half():
-    import json
-
     at = _open_link("smoothing")
     assert "λ = 0: “impossible” events" in texts(at)
-    spec = json.loads(next(c.proto.spec for c in at.get("plotly_chart") if "as λ grows" in c.proto.spec))
+    spec = chart_with(at, "as λ grows")
     ys = [_arr(tr["y"]) for tr in spec["data"] if tr.get("y") is not None]
     ys = [y for y in ys if len(y) > 3]
     assert ys and all(abs(y[-1] - 0.5) < 0.1 for y in ys), [y[-1] for y in ys]  # λ → ∞: every β → ½

