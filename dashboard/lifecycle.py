@@ -11,7 +11,7 @@ import numpy as np
 import streamlit as st
 
 import nbcore
-from dashboard import datasets, state
+from dashboard import datasets, limits, state
 from dashboard.controls import DataConfig, Settings
 
 
@@ -74,11 +74,27 @@ def model_options(cfg: DataConfig, prep) -> dict:
     return nbcore.get_model(cfg.model).suggested_options(prep.X)
 
 
+def iteration_cap(cfg: DataConfig, prep: Prepared, options: dict) -> int:
+    """The most iterations this run may keep within one lesson's memory budget on the server
+    (dashboard.limits); a run that cannot keep even a few is refused (ValueError saying what
+    to change). The parameters' size is read off a start on the first few rows, so an
+    oversized file is refused in milliseconds, before any real work."""
+    n = min(prep.X.shape[0], 32)
+    probe = nbcore.EM(model=cfg.model, n_classes=prep.n_classes, init="random", random_state=0,
+                      model_options=options).start(prep.X[:n], np.full(n, -1))
+    budget = limits.run_budget_bytes()
+    msg = limits.too_big_message(prep.X, probe.current, prep.n_classes, KEEP_RESP, budget)
+    if msg:
+        raise ValueError(msg)
+    return limits.iterations_that_fit(prep.X, probe.current, prep.n_classes, KEEP_RESP, budget)
+
+
 def build_run(cfg: DataConfig, smoothing: float):
     prep = prepare(cfg)
     options = model_options(cfg, prep)
+    max_iter = min(cfg.max_iter, iteration_cap(cfg, prep, options))
     em = nbcore.EM(model=cfg.model, n_classes=prep.n_classes, smoothing=smoothing, init=effective_init(cfg, prep),
-                   unlabeled_weight=cfg.unlabeled_weight, max_iter=cfg.max_iter, tol=cfg.tol,
+                   unlabeled_weight=cfg.unlabeled_weight, max_iter=max_iter, tol=cfg.tol,
                    random_state=cfg.seed, keep_resp=KEEP_RESP, model_options=options)
     run = em.start(prep.X, prep.y_obs)
     return prep, run
@@ -159,6 +175,9 @@ def sync_run(settings: Settings) -> None:
         if cfg.tol != old_cfg.tol:
             changes["tol"] = cfg.tol
         try:
+            if "max_iter" in changes:
+                prep = state.get(state.PREP)
+                changes["max_iter"] = min(cfg.max_iter, iteration_cap(cfg, prep, model_options(cfg, prep)))
             state.put(state.RUN, run.with_settings(**changes))
         except ValueError as e:
             state.put(state.ERROR, str(e))
@@ -242,6 +261,10 @@ def status_line(run) -> tuple[str, str]:
                "theta": "parameters changed less than the tolerance"}.get(reason, reason or "")
         return "converged", f"Converged at t = {t}" + (f" ({why})" if why else "")
     if run.done:
+        cfg = state.get(state.RUN_KEY)
+        if cfg is not None and run.settings.max_iter < cfg.max_iter:
+            return "max", (f"Stopped at t = {t}: the most iterations this server keeps for a run this large "
+                           f"({limits.run_budget_bytes() // limits.MB} MB per lesson); Max iterations is {cfg.max_iter}")
         return "max", f"Stopped at the maximum number of iterations (t = {t})"
     if state.get(state.PLAYING):
         return "running", f"Running … t = {t}"
