@@ -51,11 +51,15 @@ def text_controls(dataset: str, default: TextPipeline, model_key: str = "model",
                   container=None, expanded: bool = True) -> TextPipeline:
     """Draw the pipeline settings for ``dataset`` (whose own settings are ``default``)."""
     ss = st.session_state
-    if ss.get(_OWNER) not in (None, dataset):
-        for k in KEYS:  # another data set: its own defaults come back
-            ss.pop(k, None)
-    ss[_OWNER] = dataset
     d = _defaults(default)
+    if ss.get(_OWNER) not in (None, dataset):
+        # Another data set: its own settings come back. They are written into the widgets'
+        # state, not dropped from it: these widgets are identified by their key alone, so the
+        # browser would keep showing (and send back on the next rerun) the old data set's value
+        # while the run used the new default.
+        for k in KEYS:
+            ss[k] = d[k]
+    ss[_OWNER] = dataset
     where = container if container is not None else st.sidebar
     with where.expander("Text → features", expanded=expanded, icon=":material/text_fields:"):
         tokens = urlguard.segmented_control(st, "Tokens", list(TOKENS), default=d[K_TOKENS], key=K_TOKENS,

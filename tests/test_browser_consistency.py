@@ -1,0 +1,78 @@
+"""What the page shows is what the run uses, in a real browser (Playwright + Debian's Chromium):
+the sidebar's text settings after an upload, before and after the next unrelated rerun."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from browser_kit import ARGS, CHROMIUM, ITER_JS, require_chromium
+from conftest import streamlit_server
+
+pytestmark = pytest.mark.browser
+
+sync_api = require_chromium()
+
+
+@pytest.fixture(scope="module")
+def server():
+    with streamlit_server() as srv:
+        yield srv.url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        yield b
+        b.close()
+
+
+def _idle(page, timeout=240_000):
+    page.wait_for_selector('[data-testid="stMetric"]', timeout=timeout)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
+        timeout=timeout)
+    page.wait_for_timeout(600)
+
+
+def _text_csv() -> bytes:
+    rng = np.random.default_rng(0)
+    rows = [" ".join(f"w{j}" for j in rng.integers(0, 3000, 15)) + ("," + ("ham" if i % 2 else "spam"))
+            for i in range(400)]
+    return ("text,label\n" + "\n".join(rows) + "\n").encode()
+
+
+def _min_df_shown(page) -> int:
+    box = page.locator('[data-testid="stSidebar"] [data-testid="stNumberInput"]').filter(has_text="min df")
+    return int(box.locator("input").first.input_value())
+
+
+def _features_line(page) -> str:
+    """The status caption's text settings and vocabulary size ("features: words, …, V = 2,614")."""
+    text = page.get_by_text(re.compile(r"features: .*, V = [0-9,]+")).first.inner_text()
+    return re.search(r"features: .*, V = [0-9,]+", text).group(0)
+
+
+def test_after_an_upload_the_sidebar_shows_the_min_df_the_run_uses_and_keeps_it(server, browser):
+    page = browser.new_page(viewport={"width": 1600, "height": 2000})
+    page.goto(server, wait_until="domcontentloaded")
+    _idle(page)
+    assert _min_df_shown(page) == 2                    # the SMS lesson's own setting
+    if not page.locator('[data-testid="stFileUploader"]').first.is_visible():
+        page.get_by_text("Use your own CSV").first.click()
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
+        files=[{"name": "mail.csv", "mimeType": "text/csv", "buffer": _text_csv()}])
+    page.get_by_text("Loaded “mail.csv”").first.wait_for(timeout=60_000)
+    _idle(page)
+    line = _features_line(page)
+    assert _min_df_shown(page) == 1 and "≥ 2 documents" not in line, (_min_df_shown(page), line)
+    # the next rerun (a Step) sends the widgets' values back: nothing may change under the class
+    page.get_by_role("button", name=re.compile(r"^Step\b")).first.click()
+    page.wait_for_function(f"() => ({ITER_JS})() === 1", timeout=120_000)
+    _idle(page)
+    assert _min_df_shown(page) == 1 and _features_line(page) == line
+    assert page.get_by_text("new run").count() == 0
+    page.close()
