@@ -117,6 +117,24 @@ def decode(raw: bytes) -> tuple[str, str]:
     return text, encoding
 
 
+def _utf16_without_bom(raw: bytes) -> tuple[str, str] | None:
+    """UTF-16 text saved without a byte-order mark (some exports do): mostly-ASCII text then
+    has a NUL byte at every odd (little-endian) or every even (big-endian) position. Returns
+    (text, encoding) when one of the two reads as text, else None (a binary file)."""
+    head = raw[:_SNIFF_BYTES - _SNIFF_BYTES % 2]
+    if len(head) < 4 or len(raw) % 2:
+        return None
+    for enc, zeros in (("utf-16-le", head[1::2]), ("utf-16-be", head[0::2])):
+        if zeros.count(0) >= 0.9 * len(zeros):
+            try:
+                text = raw.decode(enc)
+            except UnicodeDecodeError:
+                continue
+            if "\x00" not in text:
+                return text, enc
+    return None
+
+
 def _decode_text(raw: bytes, binary_msg: str) -> tuple[str, str]:
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16 ("Unicode text" from Excel)
         try:
@@ -124,6 +142,9 @@ def _decode_text(raw: bytes, binary_msg: str) -> tuple[str, str]:
         except UnicodeDecodeError:
             pass
     if b"\x00" in raw[:_SNIFF_BYTES]:
+        text = _utf16_without_bom(raw)
+        if text is not None:
+            return text
         raise DataError(binary_msg)
     if raw.startswith(b"\xef\xbb\xbf"):
         try:
@@ -216,6 +237,10 @@ def parse(text: str, header: bool | None, wanted: list[str]) -> dict:
                 if any(w in names(d) for w in want):
                     delim = d
                     break
+    # The csv module refuses a field over its process-wide limit (128 KB by default): a long
+    # document in one quoted cell is data, not an error. No field can be longer than the text.
+    if csv.field_size_limit() < len(text) + 1:
+        csv.field_size_limit(len(text) + 1)
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delim, quotechar='"',
                         doublequote=True, strict=False)
     rows: list[list[str]] = []

@@ -468,3 +468,25 @@ def test_hide_labels_properties(labels, fraction, seed):
     for k in np.unique(y[known]):
         n_k = np.sum(y == k)
         assert abs(hidden[y == k].sum() - fraction * n_k) <= 1.0 + 1e-9
+
+
+def test_a_quoted_cell_over_128_kb_is_read_whole():
+    """The csv module's default field limit is 131,072 characters; a long document in one quoted
+    cell is data (the old message blamed unbalanced quotes)."""
+    long_text = "word " * 40_000                                  # 200,000 characters
+    data = f'text,label\n"{long_text}",spam\n"short note",ham\n'.encode()
+    ds = read_csv(data)
+    assert ds.texts[0] == long_text and ds.n_samples == 2
+
+
+@pytest.mark.parametrize("enc", ["utf-16-le", "utf-16-be"])
+def test_utf16_without_a_byte_order_mark_is_read_as_text(enc):
+    data = "text,label\nfree prize now,spam\nsee you at lunch,ham\nwin cash,spam\n".encode(enc)
+    assert not data.startswith((b"\xff\xfe", b"\xfe\xff"))
+    ds = read_csv(data)
+    assert ds.n_samples == 3 and ds.inferred["encoding"] == enc
+    assert list(ds.class_names) == ["ham", "spam"]
+
+
+def test_binary_with_nul_bytes_is_still_refused_as_binary():
+    assert "binary file" in _err(bytes(range(256)) * 40)
