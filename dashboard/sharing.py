@@ -14,10 +14,16 @@ keyed by id + SHA-256 + options) and re-validated exactly like an upload
 (``uploads.read_upload``). Every lookup still asks the store, so a deleted or expired share
 stops opening at once on every process. Nothing from the store is executed or rendered as
 HTML/Markdown: names are shown escaped, bytes are only ever parsed as CSV.
+
+Shares count against the client's network address (``st.context.ip_address``; an IPv6
+client by its /64 network), so opening a new tab or websocket does not give a fresh quota;
+when Streamlit gives no address (localhost, AppTest) they count against the browser session.
+Store failures are logged by dashboard/store with their details; users see a short message.
 """
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import json
 import logging
 import sys
@@ -30,17 +36,15 @@ import streamlit as st
 from dashboard import controls, state
 from dashboard import store as S
 
-log = logging.getLogger("nblab.sharing")
+log = logging.getLogger(__name__)
 
 DATA_PARAM = "data"        # ?data=<id>
 DELETE_PARAM = "delete"    # ?data=<id>&delete=<secret>
-FAIL_BACKOFF = 30.0        # s: after the store could not be opened, wait this long before trying again
 
 # Per process, not per user: how many times a shared file was parsed (the load test reads
 # the log line; tests read the counter). Guarded by a lock (sessions run in threads).
 _PARSES = {"n": 0}
 _PARSES_LOCK = threading.Lock()
-_OPEN_FAIL: dict = {}      # {"at": time, "msg": str}: last failure to open the store (not user data)
 
 
 def parse_count() -> int:
@@ -74,15 +78,10 @@ def get_store() -> S.ShareStore:
         url, limits = config()
     except ValueError as e:
         raise S.StoreUnavailable(f"Sharing is not configured correctly on this server: {e}") from None
-    fail = _OPEN_FAIL.get(url)
-    if fail and time.time() - fail["at"] < FAIL_BACKOFF:
-        raise S.StoreUnavailable(fail["msg"])
-    try:
-        return _open(url, limits)
-    except S.ShareError as e:
-        log.warning("share store unavailable: %s", e)
-        _OPEN_FAIL[url] = {"at": time.time(), "msg": str(e)}
-        raise
+    # A failed open is not cached (st.cache_resource keeps only results): the next page tries
+    # again, so the store works as soon as it is back. A try costs at most the store's short
+    # connect timeout; dashboard/store has logged the cause with its details.
+    return _open(url, limits)
 
 
 def limits_text() -> str:
@@ -130,6 +129,7 @@ def _parsed(share_id: str, sha256: str, options_json: str):
     except ValueError as e:
         return None, f"The shared file can no longer be read: {e}"
     except Exception as e:  # a parser crash must not reach the class as a traceback
+        log.exception("shared data set %s… could not be parsed", share_id[:6])
         return None, f"The shared file can no longer be read as a CSV file ({type(e).__name__})."
     with _PARSES_LOCK:
         _PARSES["n"] += 1
@@ -160,6 +160,36 @@ def _session_owner() -> str:
         return "anonymous"
 
 
+def _client_address() -> str | None:
+    """The client's network address as Streamlit saw it: None for localhost, where Streamlit
+    has no such field, or where it is not an IP address (AppTest puts a mock object there)."""
+    try:
+        ip = getattr(st.context, "ip_address", None)
+    except Exception:
+        return None
+    if not isinstance(ip, str):
+        return None
+    try:
+        return str(ipaddress.ip_address(ip.split("%")[0]))   # (an IPv6 zone "%eth0" is not part of it)
+    except ValueError:
+        return None
+
+
+def _client_owner() -> str:
+    """Whom a share counts against in the store's hourly quota: the client's address (an
+    IPv6 address by its /64, which one household or device is usually given whole), else
+    the browser session."""
+    ip = _client_address()
+    if ip is None:
+        return "session:" + _session_owner()
+    addr = ipaddress.ip_address(ip)
+    if addr.version == 6:
+        if addr.ipv4_mapped is not None:   # ::ffff:a.b.c.d is the IPv4 client a.b.c.d
+            return "address:" + str(addr.ipv4_mapped)
+        return "address:" + str(ipaddress.ip_network(f"{addr}/64", strict=False))
+    return "address:" + str(addr)
+
+
 def _use(share: S.Share, ds, select: bool = True) -> None:
     state.put(state.SHARED_ID, share.id)
     state.put(state.SHARED_DS, ds)
@@ -178,14 +208,26 @@ def _forget(message: str | tuple | None = None) -> None:
     for p in (DATA_PARAM, DELETE_PARAM):
         if p in st.query_params:
             del st.query_params[p]
+    # A data-set picker's URL value naming the shared set (dataset=shared, insp_dataset=... (shared))
+    # cannot be used now either; it goes too, so the page's URL check (dashboard/urlguard.py, which
+    # reads the URL after apply_url) does not add a second notice about it under this message.
+    for p in list(st.query_params):
+        if (p == controls.K_DATASET or p.endswith("_" + controls.K_DATASET)) and any(
+                _names_shared(v) for v in st.query_params.get_all(p)):
+            del st.query_params[p]
     if message:
         state.put(state.SHARE_MESSAGE, message if isinstance(message, tuple) else ("warning", message))
+
+
+def _names_shared(value: str) -> bool:
+    """A data-set picker value meaning the shared set: "shared" or the label "<file> (shared)"."""
+    return value == controls.SHARED or value.endswith(" (shared)")
 
 
 def _url_dataset() -> str | None:
     """The URL's dataset= value, with the bound widget's label "<file> (shared)" read as "shared"."""
     v = st.query_params.get(controls.K_DATASET)
-    if v is not None and (v == controls.SHARED or v.endswith(" (shared)")):
+    if v is not None and _names_shared(v):
         return controls.SHARED
     return v
 
@@ -259,7 +301,7 @@ def _on_share() -> None:
         state.put(state.SHARE_ERROR, "Upload a file first; then it can be shared.")
         return
     try:
-        receipt = get_store().put(name, data, state.get(state.UPLOAD_OPTIONS) or {}, owner=_session_owner())
+        receipt = get_store().put(name, data, state.get(state.UPLOAD_OPTIONS) or {}, owner=_client_owner())
         share, ds = load(receipt.id)
     except S.ShareError as e:
         state.put(state.SHARE_ERROR, f"Could not share this file: {e}")

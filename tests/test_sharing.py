@@ -44,7 +44,6 @@ def store_url(request, tmp_path, monkeypatch):
         monkeypatch.delenv(var, raising=False)
     sharing._open.clear()
     sharing._parsed.clear()
-    sharing._OPEN_FAIL.clear()
     yield url
     sharing._open.clear()
     sharing._parsed.clear()
@@ -173,7 +172,7 @@ def test_unshared_upload_stays_private_and_nothing_is_stored(store_url):
 def test_share_button_states_the_limits(store_url):
     a = upload(new_app())
     help_text = a.button(key="share_upload").proto.help
-    assert "5 MB each" in help_text and "30 days" in help_text and "10 shares per session per hour" in help_text
+    assert "5 MB each" in help_text and "30 days" in help_text and "10 shares per hour" in help_text
     share(a)
     text = page_text(a)
     assert "Delete link" in text and "delete=" in text
@@ -280,15 +279,15 @@ def test_store_unavailable_is_a_message(tmp_path, monkeypatch):
     monkeypatch.setenv("NBLAB_STORE_DIR", str(tmp_path / "file"))
     monkeypatch.delenv("NBLAB_STORE_URL", raising=False)
     sharing._open.clear()
-    sharing._OPEN_FAIL.clear()
     at = upload(new_app())
     at.button(key="share_upload").click()
     run(at)
     assert "Could not share" in messages(at) and "cannot be used" in messages(at)
+    assert str(tmp_path) not in messages(at)                 # never a server path on the page
     assert at_dataset(at) == "upload"
-    b = new_app(dataset="shared", data="A" * 24)
+    b = new_app(dataset="shared", data="A" * 24)             # a fresh process opening a class link
     assert "cannot be used" in messages(b)
-    sharing._OPEN_FAIL.clear()
+    assert str(tmp_path) not in page_text(b) and "not a directory" not in page_text(b)
 
 
 def test_shared_file_is_parsed_once_per_process(store_url):
@@ -320,3 +319,105 @@ def test_delete_link_of_a_share_that_is_gone_says_so(store_url):
     at.button(key="delete_close").click()
     run(at)
     assert "delete" not in at.query_params and "data" not in at.query_params
+
+
+# ---- quotas per client and for the whole store ----------------------------------------------
+
+def _from_address(monkeypatch, ip):
+    """Every session of this test connects from ``ip`` (what Streamlit reports as st.context.ip_address)."""
+    import streamlit as st
+    monkeypatch.setattr(type(st.context), "ip_address", property(lambda self: ip), raising=False)
+
+
+def test_share_quota_is_per_client_address_not_per_session(store_url, monkeypatch):
+    monkeypatch.setenv("NBLAB_SHARES_PER_HOUR", "1")
+    from dashboard import sharing
+    sharing._open.clear()
+    _from_address(monkeypatch, "198.51.100.23")
+    share(upload(new_app()))                                   # the one share of the hour
+    again = upload(new_app(), "second.csv", CSV.replace(b"lunch", b"dinner"))   # a new session, same computer
+    again.button(key="share_upload").click()
+    run(again)
+    assert "the limit is 1" in messages(again)
+    assert "data" not in again.query_params and store_of(store_url).usage()[0] == 1
+    _from_address(monkeypatch, "192.0.2.200")                  # another computer has its own quota
+    share(upload(new_app()))
+    assert store_of(store_url).usage()[0] == 2
+
+
+def test_ipv6_clients_count_by_their_64_network(monkeypatch):
+    from dashboard import sharing
+    _from_address(monkeypatch, "2001:db8:1:2::10")
+    a = sharing._client_owner()
+    _from_address(monkeypatch, "2001:db8:1:2:ffff:1:2:3")        # same /64: the same client
+    assert sharing._client_owner() == a
+    _from_address(monkeypatch, "2001:db8:1:3::10")               # another /64
+    assert sharing._client_owner() != a
+    _from_address(monkeypatch, "192.0.2.9")
+    v4 = sharing._client_owner()
+    _from_address(monkeypatch, "::ffff:192.0.2.9")                # the same IPv4 client, written as IPv6
+    assert sharing._client_owner() == v4 != a
+    for none in (None, "", "not an address"):                    # no usable address: the session
+        _from_address(monkeypatch, none)
+        assert sharing._client_owner().startswith("session:")
+
+
+def test_a_full_store_refuses_a_new_share_and_keeps_the_one_students_opened(store_url, monkeypatch):
+    # NBLAB_STORE_MAX_MB=0.001 is 1048 bytes: two files of 395 bytes fit, a third does not
+    data = CSV + b"extra lunch notes,\n" * 5
+    assert 2 * len(data) <= int(0.001 * 1024 * 1024) < 3 * len(data)
+    monkeypatch.setenv("NBLAB_STORE_MAX_MB", "0.001")
+    from dashboard import sharing
+    sharing._open.clear()
+    teacher = share(upload(new_app(), NAME, data))
+    assert at_dataset(new_app(dataset="shared", data=teacher)) == "shared"      # a student opened it
+    share(upload(new_app(), "other.csv", data.replace(b"cash", b"cask")))
+    flood = upload(new_app(), "flood.csv", data.replace(b"win", b"won"))
+    flood.button(key="share_upload").click()
+    run(flood)
+    assert "Could not share" in messages(flood) and "full" in messages(flood)
+    assert at_dataset(flood) == "upload"
+    assert store_of(store_url).usage() == (2, 2 * len(data))
+    student = new_app(dataset="shared", data=teacher)                 # the teacher's link still opens
+    assert at_dataset(student) == "shared" and "no longer on the server" not in messages(student)
+
+
+def test_share_button_states_the_new_limits(store_url):
+    a = upload(new_app())
+    help_text = a.button(key="share_upload").proto.help
+    assert "10 shares per hour from one computer" in help_text and "100 per hour on this server" in help_text
+    assert "never one opened in the last 24 hours" in help_text
+
+
+# ---- store faults: messages for the class, details for the log --------------------------------
+
+def test_corrupt_store_says_damaged_without_retry_or_path(tmp_path, monkeypatch, caplog):
+    import logging
+    from dashboard import sharing
+    store_dir = tmp_path / "secret-server-dir"
+    store_dir.mkdir()
+    (store_dir / "shares.sqlite3").write_bytes(bytes(range(256)) * 32)    # not an SQLite file
+    monkeypatch.setenv("NBLAB_STORE_DIR", str(store_dir))
+    monkeypatch.delenv("NBLAB_STORE_URL", raising=False)
+    sharing._open.clear()
+    with caplog.at_level(logging.ERROR, logger="dashboard.store"):
+        at = new_app(dataset="shared", data="A" * 24)
+    text = messages(at)
+    assert "damaged" in text and "administrator" in text
+    assert "try again" not in text.lower() and "minute" not in text
+    assert str(tmp_path) not in page_text(at) and "secret-server-dir" not in page_text(at)
+    assert at_dataset(at) == DEFAULT_DATASET
+    assert any("secret-server-dir" in r.getMessage() for r in caplog.records)   # the log names the file
+
+
+def test_a_failed_class_link_shows_one_notice_only(store_url):
+    for query in ({"dataset": "shared", "data": "A" * 24},              # unknown id
+                  {"dataset": "shared", "data": "abc"},                 # malformed id
+                  {"dataset": f"{NAME} (shared)", "data": "B" * 24},    # the label the widget writes
+                  {"dataset": "shared"}):                               # no id at all
+        at = new_app(**query)
+        assert "shared data set" in messages(at) or "data id" in messages(at)
+        text = page_text(at)
+        assert "is not a data set here" not in text and "could not use" not in text, query
+        assert at_dataset(at) == DEFAULT_DATASET
+        assert "dataset" not in at.query_params or at.query_params["dataset"] == DEFAULT_DATASET

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -150,14 +151,18 @@ def test_age_eviction_ttl_counts_from_last_open(make):
         st.lookup(a)
 
 
+DAY = 86400.0
+
+
 def test_size_eviction_removes_least_recently_used_first(make):
+    # days apart, so every share but the newest is past the 24 hours in which none is evicted
     st, clock = make(max_total_bytes=3 * KB, max_file_bytes=2 * KB)
     ids = {}
     for name in "abc":
         ids[name] = st.put(name + ".csv", b"x" * KB, owner=name).id
-        clock.advance(120)
+        clock.advance(2 * DAY)
     st.lookup(ids["a"])                # a is now the most recently used; b the least
-    clock.advance(120)
+    clock.advance(2 * DAY)
     ids["d"] = st.put("d.csv", b"y" * KB, owner="d").id     # needs 1 KB: b goes
     assert st.usage() == (3, 3 * KB)
     with pytest.raises(S.Gone, match="least recently used") as e:
@@ -165,7 +170,9 @@ def test_size_eviction_removes_least_recently_used_first(make):
     assert e.value.reason == "evicted"
     for name in "acd":
         assert st.lookup(ids[name]).id == ids[name]
-    clock.advance(120)
+    clock.advance(2 * DAY)
+    st.lookup(ids["d"])                                        # order of use now: c, a, d (all > 24 h ago)
+    clock.advance(2 * DAY)
     st.put("e.csv", b"z" * 2 * KB, owner="e")                  # needs 2 KB: the two LRU (c, then a) go
     n, total = st.usage()
     assert total <= 3 * KB and n == 2
@@ -176,16 +183,74 @@ def test_size_eviction_removes_least_recently_used_first(make):
     assert st.read(ids["d"]) == b"y" * KB
 
 
-def test_shares_per_session_per_hour(make):
+def test_shares_per_client_per_hour(make):
     st, clock = make(shares_per_hour=3)
     for _ in range(3):
-        st.put("a.csv", CSV, owner="session-1")
-    with pytest.raises(S.RateLimited, match=r"3 data sets in the last hour \(the limit is 3\)"):
-        st.put("a.csv", CSV, owner="session-1")
-    st.put("a.csv", CSV, owner="session-2")      # another session is not limited by the first
+        st.put("a.csv", CSV, owner="address:192.0.2.1")
+    with pytest.raises(S.RateLimited, match=r"3 data sets .* in the last hour \(the limit is 3\)"):
+        st.put("a.csv", CSV, owner="address:192.0.2.1")
+    st.put("a.csv", CSV, owner="address:192.0.2.2")      # another client is not limited by the first
     clock.advance(3601)
-    st.put("a.csv", CSV, owner="session-1")      # an hour later it may share again
+    st.put("a.csv", CSV, owner="address:192.0.2.1")      # an hour later it may share again
     assert st.usage()[0] == 5
+
+
+def test_shares_per_hour_on_the_whole_store(make):
+    # 4 clients, 2 each allowed, 5 for the whole store: the 6th share of the hour is refused
+    # whoever makes it, and nothing is stored for it
+    st, clock = make(shares_per_hour=2, store_shares_per_hour=5)
+    made = [st.put("a.csv", CSV, owner=f"address:198.51.100.{i % 3}") for i in range(5)]
+    with pytest.raises(S.RateLimited, match=r"5 data sets were shared on this server in the last hour"):
+        st.put("a.csv", CSV, owner="address:198.51.100.99")          # a new client: still refused
+    assert st.usage() == (5, 5 * len(CSV))
+    clock.advance(1800)
+    with pytest.raises(S.RateLimited, match="about 30 minutes"):     # the first share leaves the hour at 60 min
+        st.put("a.csv", CSV, owner="address:198.51.100.99")
+    clock.advance(1801)
+    st.put("a.csv", CSV, owner="address:198.51.100.99")
+    assert all(st.lookup(r.id).id == r.id for r in made)
+
+
+def test_a_share_used_in_the_last_24_hours_is_never_evicted(make):
+    # the store holds 3 KB; three 1 KB shares made within the last day fill it: a fourth
+    # client's share is refused, and all three stay
+    st, clock = make(max_total_bytes=3 * KB, max_file_bytes=2 * KB)
+    teacher = [st.put(f"t{i}.csv", b"t" * KB, owner=f"address:203.0.113.{i}").id for i in range(3)]
+    clock.advance(23 * 3600)
+    with pytest.raises(S.StoreFull, match="full") as e:
+        st.put("flood.csv", b"f" * KB, owner="address:192.0.2.66")
+    assert "24 hours" in str(e.value) and "Traceback" not in str(e.value)
+    assert st.usage() == (3, 3 * KB)
+    for sid in teacher:
+        assert st.read(sid) == b"t" * KB
+    # 2 days later nobody opened t0 or t2, but t1 was opened an hour ago: t0 goes first, then t2
+    clock.advance(2 * DAY)
+    st.lookup(teacher[1])
+    clock.advance(3600)
+    st.put("new.csv", b"n" * 2 * KB, owner="address:192.0.2.66")
+    for gone in (teacher[0], teacher[2]):
+        with pytest.raises(S.Gone, match="least recently used"):
+            st.lookup(gone)
+    assert st.read(teacher[1]) == b"t" * KB
+
+
+def test_room_that_needs_a_recent_share_is_not_made_at_all(make):
+    # one old share (1 KB, opened 3 days ago) and one opened an hour ago (1 KB), 3 KB in all:
+    # a 2 KB file fits after removing the old one; a second 2 KB file would need the recent
+    # one too, so it is refused and the old-enough ones that remain are not removed for nothing
+    st, clock = make(max_total_bytes=3 * KB, max_file_bytes=2 * KB)
+    old = st.put("old.csv", b"o" * KB, owner="a").id
+    clock.advance(3 * DAY)
+    recent = st.put("recent.csv", b"r" * KB, owner="b").id
+    clock.advance(3600)
+    big = st.put("big.csv", b"b" * 2 * KB, owner="c").id          # old goes: 1 + 2 = 3 KB
+    with pytest.raises(S.Gone):
+        st.lookup(old)
+    clock.advance(3600)
+    with pytest.raises(S.StoreFull):
+        st.put("big2.csv", b"c" * 2 * KB, owner="d")
+    assert st.usage() == (2, 3 * KB)
+    assert st.read(recent) == b"r" * KB and st.read(big) == b"b" * 2 * KB
 
 
 def test_sharing_can_be_turned_off(make):
@@ -239,10 +304,18 @@ def test_settings_from_environment_and_secrets(tmp_path):
                            "NBLAB_SHARES_PER_HOUR": "4", "NBLAB_SHARE_MAX_MB": "1"}, None)
     assert url == "sqlite:///" + str(tmp_path / "shares.sqlite3")
     assert lim == S.Limits(1024 * 1024, 2 * 1024 * 1024, 43200.0, 4)
+    _, lim = S.settings({"NBLAB_STORE_SHARES_PER_HOUR": "40", "NBLAB_SHARE_KEEP_HOURS": "6"}, None)
+    assert lim.store_shares_per_hour == 40 and lim.keep_recent_seconds == 6 * 3600.0
+    _, lim = S.settings({}, {"store_shares_per_hour": 7, "share_keep_hours": 48})
+    assert lim.store_shares_per_hour == 7 and lim.keep_recent_seconds == 2 * 86400.0
+    text = S.describe_limits(S.Limits(shares_per_hour=3, store_shares_per_hour=40, keep_recent_seconds=6 * 3600.0))
+    assert "3 shares per hour from one computer" in text and "40 per hour on this server" in text
+    assert "never one opened in the last 6 hours" in text
     url, lim = S.settings({"NBLAB_STORE_MAX_MB": "3"}, {"store_url": "postgresql://h/db", "store_max_mb": 9,
                                                         "shares_per_hour": 2})
     assert url == "postgresql://h/db" and lim.max_total_bytes == 3 * 1024 * 1024 and lim.shares_per_hour == 2
-    for bad in ({"NBLAB_STORE_MAX_MB": "lots"}, {"NBLAB_SHARE_TTL_DAYS": "-1"}, {"NBLAB_SHARES_PER_HOUR": "nan"}):
+    for bad in ({"NBLAB_STORE_MAX_MB": "lots"}, {"NBLAB_SHARE_TTL_DAYS": "-1"}, {"NBLAB_SHARES_PER_HOUR": "nan"},
+                {"NBLAB_STORE_SHARES_PER_HOUR": "-2"}, {"NBLAB_SHARE_KEEP_HOURS": "soon"}):
         with pytest.raises(ValueError, match="NBLAB_"):
             S.settings(bad, None)
     with pytest.raises(ValueError, match="sqlite:/// .* or postgresql://"):
@@ -256,10 +329,47 @@ def test_sqlite_is_one_file_in_wal_mode(tmp_path):
     assert {p.name for p in (tmp_path / "d").iterdir()} <= {"s.sqlite3", "s.sqlite3-wal", "s.sqlite3-shm"}
 
 
-def test_unusable_sqlite_path_is_a_message(tmp_path):
+def test_unusable_sqlite_path_is_a_message(tmp_path, caplog):
     (tmp_path / "f").write_text("a file, not a directory")
-    with pytest.raises(S.StoreUnavailable, match="cannot be used"):
-        S.open_store("sqlite:///" + str(tmp_path / "f" / "s.sqlite3"))
+    with caplog.at_level(logging.ERROR, logger="dashboard.store"):
+        with pytest.raises(S.StoreUnavailable, match="cannot be used") as e:
+            S.open_store("sqlite:///" + str(tmp_path / "f" / "s.sqlite3"))
+    assert str(tmp_path) not in str(e.value) and "/" not in str(e.value)     # no server path for users
+    assert "administrator" in str(e.value)
+    # the log has the path and the cause, for whoever runs the server
+    logged = [r for r in caplog.records if r.name.startswith("dashboard.store")]
+    assert logged and str(tmp_path / "f") in logged[-1].getMessage() and logged[-1].exc_info
+
+
+GARBAGE = bytes(range(256)) * 32    # 8 KB that do not start with SQLite's header
+
+
+def test_corrupt_sqlite_file_says_damaged_and_no_retry(tmp_path, caplog):
+    path = tmp_path / "s.sqlite3"
+    path.write_bytes(GARBAGE)
+    with caplog.at_level(logging.ERROR, logger="dashboard.store"):
+        with pytest.raises(S.StoreDamaged) as e:
+            S.open_store("sqlite:///" + str(path))
+    msg = str(e.value)
+    assert "damaged" in msg and "administrator" in msg
+    assert "try again" not in msg.lower() and "minute" not in msg and str(tmp_path) not in msg
+    assert any(str(path) in r.getMessage() for r in caplog.records)
+
+
+def test_sqlite_file_corrupted_after_opening_says_damaged(tmp_path, caplog):
+    path = tmp_path / "s.sqlite3"
+    st = S.open_store("sqlite:///" + str(path))
+    r = st.put("a.csv", CSV, owner="t")
+    for p in tmp_path.iterdir():
+        p.unlink()
+    path.write_bytes(GARBAGE)
+    with caplog.at_level(logging.ERROR, logger="dashboard.store"):
+        with pytest.raises(S.StoreDamaged) as e:
+            st.lookup(r.id)
+    msg = str(e.value)
+    assert "damaged" in msg and "try again" not in msg.lower() and str(tmp_path) not in msg
+    rec = [x for x in caplog.records if x.name == "dashboard.store"]
+    assert rec and "lookup" in rec[-1].getMessage() and str(path) in rec[-1].getMessage() and rec[-1].exc_info
 
 
 def test_unreachable_postgresql_is_a_message(tmp_path):
@@ -269,14 +379,18 @@ def test_unreachable_postgresql_is_a_message(tmp_path):
         PostgresStore(f"postgresql://nobody@/x?host={tmp_path}&port=1", timeout=1)
 
 
-def test_store_unavailable_after_opening_is_a_message(tmp_path):
+def test_store_unavailable_after_opening_is_a_message(tmp_path, caplog):
     st = S.open_store("sqlite:///" + str(tmp_path / "s.sqlite3"))
     r = st.put("a.csv", CSV, owner="t")
     for p in tmp_path.iterdir():
         p.unlink()
     (tmp_path / "s.sqlite3").mkdir()   # the file is replaced by a directory: sqlite cannot open it
-    with pytest.raises(S.StoreUnavailable, match="not available right now"):
-        st.lookup(r.id)
+    with caplog.at_level(logging.ERROR, logger="dashboard.store"):
+        with pytest.raises(S.StoreUnavailable, match="not available right now") as e:
+            st.lookup(r.id)
+    assert not isinstance(e.value, S.StoreDamaged) and str(tmp_path) not in str(e.value)
+    rec = [x for x in caplog.records if x.name == "dashboard.store"]
+    assert rec and "OperationalError" in rec[-1].getMessage() and rec[-1].exc_info   # the details, in the log
 
 
 # ---- several processes on one store -------------------------------------------------------
@@ -285,7 +399,9 @@ _WORKER = textwrap.dedent("""
     import json, sys
     sys.path.insert(0, {root!r})
     from dashboard import store as S
-    st = S.open_store({url!r}, S.Limits(max_total_bytes=64 * 1024, shares_per_hour=10_000))
+    # keep_recent_seconds=0: every share may be evicted, so the two writers evict each other's
+    st = S.open_store({url!r}, S.Limits(max_total_bytes=64 * 1024, shares_per_hour=10_000,
+                                        store_shares_per_hour=10_000, keep_recent_seconds=0))
     cmd = sys.argv[1]
     if cmd == "put":
         r = st.put("from-" + sys.argv[2] + ".csv", sys.argv[3].encode(), {{"who": sys.argv[2]}}, owner=sys.argv[2])

@@ -14,8 +14,14 @@ Two backends behind one small interface (:class:`ShareStore`):
   several machines (psycopg 3 with a small connection pool).
 
 Limits (:class:`Limits`, all configurable): bytes per file, bytes in the whole store,
-time to live since a share was last opened (the least-recently-used share is evicted
-first when the store is full), shares per session per hour.
+time to live since a share was last opened, shares per hour from one client (its network
+address, else its browser session) and shares per hour on the whole server. When the store
+is full the least-recently-used share is evicted first, but never one opened or created in
+the last 24 hours (``keep_recent_seconds``): if only such shares could make room, the new
+share is refused instead, so nobody can push out a data set a class is using.
+
+Failures of the database itself are written to the server log (logger ``dashboard.store``)
+with their details; the user gets a short message without server paths.
 
 Security: ids are ``secrets.token_urlsafe(18)`` (144 random bits, 24 characters of
 ``[A-Za-z0-9_-]``), never a path, never sequential; an id that is not exactly that
@@ -28,6 +34,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
 import math
 import os
 import re
@@ -41,8 +48,11 @@ from typing import Callable, Iterator, Mapping
 
 __all__ = [
     "ID_BYTES", "Limits", "Share", "Receipt", "ShareStore", "ShareError", "BadId", "NotFound", "Gone",
-    "TooBig", "RateLimited", "StoreUnavailable", "valid_id", "settings", "open_store", "describe_limits",
+    "TooBig", "RateLimited", "StoreFull", "StoreUnavailable", "StoreDamaged", "valid_id", "settings",
+    "open_store", "describe_limits",
 ]
+
+log = logging.getLogger(__name__)
 
 ID_BYTES = 18                     # 144 random bits -> 24 url-safe characters
 ID_LEN = 24
@@ -91,8 +101,26 @@ class RateLimited(ShareError):
     pass
 
 
+class StoreFull(ShareError):
+    """The store has no room that could be made without removing recently used shares."""
+
+
 class StoreUnavailable(ShareError):
     pass
+
+
+class StoreDamaged(StoreUnavailable):
+    """The store's database is corrupt: waiting does not help, a person has to repair it."""
+
+
+#: Shown when the database cannot be reached or used for a moment (details go to the log).
+UNAVAILABLE_MSG = ("The server's data store is not available right now, so shared data sets cannot be opened "
+                   "or made. Try again in a minute; if it keeps happening, tell the server's administrator "
+                   "(the details are in the server log).")
+#: Shown when the database is corrupt: no retry advice, it does not heal by itself.
+DAMAGED_MSG = ("The server's data store is damaged, so shared data sets cannot be opened or made on this "
+               "server. This will not fix itself: the teacher or the server's administrator has to repair "
+               "or replace the store (the details are in the server log).")
 
 
 # ---- limits and records ---------------------------------------------------------------------
@@ -104,14 +132,20 @@ DEFAULT_FILE_BYTES = 5 * MB
 @dataclass(frozen=True)
 class Limits:
     """How much the store keeps. Defaults: 5 MB per file (the upload limit), 500 MB in
-    all, 30 days since last opened, 10 shares per session per hour."""
+    all, 30 days since last opened, 10 shares per hour from one client (network address,
+    else browser session), 100 shares per hour on the whole server, and a share opened or
+    created in the last 24 hours is never evicted to make room."""
     max_file_bytes: int = DEFAULT_FILE_BYTES
     max_total_bytes: int = 500 * MB
     ttl_seconds: float = 30 * 86400.0
     shares_per_hour: int = 10
+    store_shares_per_hour: int = 100
+    keep_recent_seconds: float = 86400.0
 
     def __post_init__(self):
         if self.max_file_bytes <= 0 or self.max_total_bytes <= 0 or self.ttl_seconds <= 0 or self.shares_per_hour < 0:
+            raise ValueError("store limits must be positive")
+        if self.store_shares_per_hour < 0 or not self.keep_recent_seconds >= 0:
             raise ValueError("store limits must be positive")
 
 
@@ -138,7 +172,9 @@ def describe_limits(limits: Limits) -> str:
     return (f"Shared files: at most {_fmt_bytes(limits.max_file_bytes)} each, "
             f"{_fmt_bytes(limits.max_total_bytes)} on this server in all; a shared data set is removed "
             f"after {_fmt_duration(limits.ttl_seconds)} without being opened (the least recently used goes first "
-            f"when the store is full); at most {limits.shares_per_hour} shares per session per hour.")
+            f"when the store is full, but never one opened in the last {_fmt_duration(limits.keep_recent_seconds)}: "
+            f"then a new share is refused instead); at most {limits.shares_per_hour} shares per hour from one "
+            f"computer and {limits.store_shares_per_hour} per hour on this server in all.")
 
 
 @dataclass(frozen=True)
@@ -242,9 +278,12 @@ class ShareStore(ABC):
     def put(self, name: str, data: bytes, options: Mapping | None = None, owner: str = "") -> Receipt:
         """Store a file; returns the id and the one-time delete secret.
 
-        Raises TooBig (file over the per-file or total limit), RateLimited (too many
-        shares from ``owner`` in the last hour) or StoreUnavailable. Expired shares are
-        removed, then least-recently-used ones until the new file fits."""
+        ``owner`` names the client (its network address, else its session); only its hash is
+        stored. Raises TooBig (file over the per-file or total limit), RateLimited (too many
+        shares from ``owner``, or on the whole server, in the last hour), StoreFull (room could
+        only be made by removing shares used in the last ``keep_recent_seconds``) or
+        StoreUnavailable. Expired shares are removed, then least-recently-used ones (not used
+        recently) until the new file fits."""
         data = bytes(data)
         lim = self.limits
         size = len(data)
@@ -259,20 +298,30 @@ class ShareStore(ABC):
         owner_h = _sha("owner:" + str(owner))
         share_id = secrets.token_urlsafe(ID_BYTES)
         secret = secrets.token_urlsafe(24)
-        with self._guard():
+        with self._guard("put"):
             with self._tx(write=True) as db:
                 now = self.clock()
                 db.execute("DELETE FROM nblab_share_log WHERE at < ?", (now - 3600.0,))
-                if lim.shares_per_hour == 0:
+                if lim.shares_per_hour == 0 or lim.store_shares_per_hour == 0:
                     raise RateLimited("Sharing is turned off on this server (its limit is 0 shares per hour).")
-                else:
-                    rows = db.execute("SELECT at FROM nblab_share_log WHERE owner = ? ORDER BY at",
-                                      (owner_h,)).fetchall()
-                    if len(rows) >= lim.shares_per_hour:
-                        wait = max(1, math.ceil((rows[0][0] + 3600.0 - now) / 60.0)) if rows else 60
-                        raise RateLimited(f"This session has shared {len(rows)} data sets in the last hour "
-                                          f"(the limit is {lim.shares_per_hour}). Try again in about {wait} "
-                                          "minutes, or use a link you already made.")
+                # per client: its address (or session) may share shares_per_hour files an hour
+                n_own, first_own = db.execute("SELECT COUNT(*), MIN(at) FROM nblab_share_log WHERE owner = ?",
+                                              (owner_h,)).fetchone()
+                if int(n_own) >= lim.shares_per_hour:
+                    raise RateLimited(f"{int(n_own)} data sets were shared from this computer in the last hour "
+                                      f"(the limit is {lim.shares_per_hour}). Try again in about "
+                                      f"{self._wait_minutes(first_own, now)} minutes, or use a link you "
+                                      "already made.")
+                # whole server: however many clients there are, the store takes this many an hour
+                n_all, first_all = db.execute("SELECT COUNT(*), MIN(at) FROM nblab_share_log").fetchone()
+                if int(n_all) >= lim.store_shares_per_hour:
+                    log.warning("share refused: %d shares on this server in the last hour (limit %d)",
+                                int(n_all), lim.store_shares_per_hour)
+                    raise RateLimited(f"{int(n_all)} data sets were shared on this server in the last hour, "
+                                      f"which is its limit for everyone together "
+                                      f"({lim.store_shares_per_hour} an hour). Try again in about "
+                                      f"{self._wait_minutes(first_all, now)} minutes, or use a link you "
+                                      "already made.")
                 self._evict(db, now, need=size)
                 db.execute(f"INSERT INTO nblab_shares ({_META}, data, delete_hash, owner) "
                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -281,12 +330,17 @@ class ShareStore(ABC):
         share = Share(share_id, name, json.loads(opts), size, _sha(data), now, now)
         return Receipt(share, secret)
 
+    @staticmethod
+    def _wait_minutes(first_at, now: float) -> int:
+        """Minutes until the oldest share of the last hour leaves the hourly window."""
+        return max(1, math.ceil((float(first_at) + 3600.0 - now) / 60.0)) if first_at is not None else 60
+
     def lookup(self, share_id: str) -> Share:
         """The share's metadata (not its bytes); marks it as used (at most every TOUCH_EVERY s).
 
         Raises BadId (not an id), NotFound, Gone (expired / evicted / deleted) or StoreUnavailable."""
         _check_id(share_id)
-        with self._guard():
+        with self._guard("lookup"):
             with self._tx(write=False) as db:
                 row = db.execute(f"SELECT {_META} FROM nblab_shares WHERE id = ?", (share_id,)).fetchone()
                 if row is None:
@@ -312,7 +366,7 @@ class ShareStore(ABC):
     def read(self, share_id: str) -> bytes:
         """The stored file's bytes (call lookup() first: read() does not touch or expire)."""
         _check_id(share_id)
-        with self._guard():
+        with self._guard("read"):
             with self._tx(write=False) as db:
                 row = db.execute("SELECT data FROM nblab_shares WHERE id = ?", (share_id,)).fetchone()
         if row is None:
@@ -325,7 +379,7 @@ class ShareStore(ABC):
         id) changes nothing and returns False; each secret works once."""
         if not valid_id(share_id) or not isinstance(secret, str) or not _SECRET_RE.fullmatch(secret):
             return False
-        with self._guard():
+        with self._guard("delete"):
             with self._tx(write=True) as db:
                 row = db.execute("SELECT delete_hash FROM nblab_shares WHERE id = ?", (share_id,)).fetchone()
                 if row is None or not hmac.compare_digest(str(row[0]), _sha(secret)):
@@ -335,13 +389,13 @@ class ShareStore(ABC):
 
     def evict(self) -> int:
         """Remove expired shares now (put() does this too). Returns how many were removed."""
-        with self._guard():
+        with self._guard("evict"):
             with self._tx(write=True) as db:
                 return self._evict(db, self.clock(), need=0)
 
     def usage(self) -> tuple[int, int]:
         """(number of shares, bytes stored): for the operator and tests, never shown to students."""
-        with self._guard():
+        with self._guard("usage"):
             with self._tx(write=False) as db:
                 n, total = db.execute("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM nblab_shares").fetchone()
         return int(n), int(total)
@@ -378,26 +432,51 @@ class ShareStore(ABC):
         removed = len(old)
         total = int(db.execute("SELECT COALESCE(SUM(size), 0) FROM nblab_shares").fetchone()[0])
         if total + need > lim.max_total_bytes:
+            # Only shares neither opened nor created within keep_recent_seconds may make room
+            # (least recently used first): a link a class opened today keeps working.
+            recent = now - lim.keep_recent_seconds
             victims = []
-            for sid, size in db.execute("SELECT id, size FROM nblab_shares ORDER BY last_used, created").fetchall():
+            for sid, size in db.execute("SELECT id, size FROM nblab_shares WHERE last_used < ? AND created < ? "
+                                        "ORDER BY last_used, created", (recent, recent)).fetchall():
                 if total + need <= lim.max_total_bytes:
                     break
                 victims.append(sid)
                 total -= int(size)
+            if need and total + need > lim.max_total_bytes:
+                # not enough room even without every older share: remove nothing, refuse the new one
+                log.warning("share refused: the store is full (%d bytes in use, limit %d, %d bytes asked) and "
+                            "only shares used in the last %g s could make room",
+                            total, lim.max_total_bytes, need, lim.keep_recent_seconds)
+                raise StoreFull(
+                    f"The server's store for shared data sets is full ({_fmt_bytes(lim.max_total_bytes)}), and "
+                    f"room for this file could only be made by removing data sets that were opened or shared in "
+                    f"the last {_fmt_duration(lim.keep_recent_seconds)}, which are kept for the classes using "
+                    "them. Share a smaller sample of the rows, or try again tomorrow; the server's administrator "
+                    "can raise the store's size limit (NBLAB_STORE_MAX_MB).")
             self._remove(db, victims, "evicted", now)
             removed += len(victims)
         return removed
 
+    def _damaged(self, error: BaseException) -> bool:
+        """Whether a driver error means the database itself is corrupt (backends say how)."""
+        return False
+
     @contextmanager
-    def _guard(self):
-        """Driver errors (locked file, lost connection, full disk) become StoreUnavailable."""
+    def _guard(self, op: str = "operation"):
+        """Driver errors become a short message for the user (StoreDamaged for a corrupt
+        database, else StoreUnavailable: locked file, lost connection, full disk) and a log
+        record with the details and the traceback for the administrator."""
         try:
             yield
         except ShareError:
             raise
         except Exception as e:  # sqlite3.Error / psycopg.Error / OSError
-            raise StoreUnavailable(f"The server's data store is not available right now ({type(e).__name__}). "
-                                   "Try again in a minute.") from e
+            if self._damaged(e):
+                log.error("share store %r: %s failed, the database is damaged: %s: %s",
+                          self, op, type(e).__name__, e, exc_info=True)
+                raise StoreDamaged(DAMAGED_MSG) from e
+            log.error("share store %r: %s failed: %s: %s", self, op, type(e).__name__, e, exc_info=True)
+            raise StoreUnavailable(UNAVAILABLE_MSG) from e
 
 
 SCHEMA = """
@@ -419,6 +498,7 @@ CREATE TABLE IF NOT EXISTS nblab_share_log (
     at DOUBLE PRECISION NOT NULL
 );
 CREATE INDEX IF NOT EXISTS nblab_share_log_owner ON nblab_share_log (owner, at);
+CREATE INDEX IF NOT EXISTS nblab_share_log_at ON nblab_share_log (at);
 CREATE TABLE IF NOT EXISTS nblab_gone (
     id_hash TEXT PRIMARY KEY,
     reason TEXT NOT NULL,
@@ -440,6 +520,8 @@ ENV = {
     "store_max_mb": "NBLAB_STORE_MAX_MB",
     "share_ttl_days": "NBLAB_SHARE_TTL_DAYS",
     "shares_per_hour": "NBLAB_SHARES_PER_HOUR",
+    "store_shares_per_hour": "NBLAB_STORE_SHARES_PER_HOUR",
+    "share_keep_hours": "NBLAB_SHARE_KEEP_HOURS",
 }
 SQLITE_FILE = "shares.sqlite3"
 
@@ -452,7 +534,8 @@ def default_store_dir() -> Path:
 def settings(env: Mapping[str, str] | None = None, secrets_: Mapping | None = None) -> tuple[str, Limits]:
     """(store URL, limits) from environment variables, else a ``[nblab]`` table of Streamlit
     secrets (same names in lower case: store_url, store_dir, share_max_mb, store_max_mb,
-    share_ttl_days, shares_per_hour), else the defaults. Bad values raise ValueError."""
+    share_ttl_days, shares_per_hour, store_shares_per_hour, share_keep_hours), else the
+    defaults. Bad values raise ValueError."""
     env = os.environ if env is None else env
     sec = dict(secrets_ or {})
 
@@ -480,6 +563,8 @@ def settings(env: Mapping[str, str] | None = None, secrets_: Mapping | None = No
         max_total_bytes=int(num("store_max_mb", d.max_total_bytes / MB, MB, 0.001)),
         ttl_seconds=float(num("share_ttl_days", d.ttl_seconds / 86400.0, 86400.0, 1e-6)),
         shares_per_hour=int(num("shares_per_hour", d.shares_per_hour, 1.0, 0)),
+        store_shares_per_hour=int(num("store_shares_per_hour", d.store_shares_per_hour, 1.0, 0)),
+        keep_recent_seconds=float(num("share_keep_hours", d.keep_recent_seconds / 3600.0, 3600.0, 0)),
     )
     url = get("store_url")
     if url is None:

@@ -1,21 +1,39 @@
-"""PostgreSQL backend for replicas on several machines (psycopg 3 + psycopg_pool).
+"""PostgreSQL backend for replicas on several machines (psycopg 3).
 
 Selected by a ``postgresql://`` store URL (NBLAB_STORE_URL or the ``store_url`` secret).
 Writers serialise on a transaction-scoped advisory lock, the PostgreSQL counterpart
 of SQLite's ``BEGIN IMMEDIATE``, so eviction (read sizes, then delete) is never
 interleaved with another replica's write. The schema is created on first use under
 the same lock (concurrent ``CREATE TABLE IF NOT EXISTS`` can otherwise collide).
+
+Connections come from a small pool of our own (:class:`_Pool`) that never waits for a
+background reconnection: a page asks for a connection, gets an idle one that answers,
+else opens a new one at once, with a short connect timeout (CONNECT_TIMEOUT). So while
+the database server is down a page gets its message within about two seconds, and the
+first request after the server is back succeeds straight away (idle connections left
+from before the outage are found dead on checkout and all dropped).
 """
 from __future__ import annotations
 
+import logging
+import math
+import threading
 import time
 from contextlib import contextmanager
 from typing import Callable
 
 from . import Limits, ShareStore, StoreUnavailable, schema_statements
 
+log = logging.getLogger(__name__)
+
 LOCK_KEY = 0x6E626C6162  # "nblab": the advisory lock every writer takes
-POOL_MAX = 8
+POOL_MAX = 8             # connections per server process at most
+CONNECT_TIMEOUT = 2.0    # s: to connect, and to wait for a free connection (libpq's minimum is 2 s)
+DAMAGED_SQLSTATES = ("XX001", "XX002")   # data_corrupted, index_corrupted
+
+UNREACHABLE_MSG = ("The PostgreSQL data store cannot be reached, so shared data sets cannot be opened or made. "
+                   "The server's administrator has to check that the database server is running and that "
+                   "NBLAB_STORE_URL is right (the details are in the server log).")
 
 
 class _Db:
@@ -28,34 +46,100 @@ class _Db:
         return self.conn.execute(sql.replace("?", "%s"), params)
 
 
+class PoolBusy(Exception):
+    """Every connection of the pool stayed in use for the whole timeout."""
+
+
+class _Pool:
+    """At most ``size`` connections (autocommit; transactions are explicit). Idle ones are
+    kept for reuse and checked with one round trip when taken: a dead one (the server
+    restarted or went away) is closed together with every other idle connection, which
+    died with it, and a new connection is opened in its place. Nothing reconnects in the
+    background, so the pool has no state that outlives an outage."""
+
+    def __init__(self, url: str, size: int, timeout: float):
+        self._url, self._timeout = url, timeout
+        self._slots = threading.BoundedSemaphore(size)
+        self._idle: list = []
+        self._lock = threading.Lock()
+
+    def _connect(self):
+        import psycopg
+        return psycopg.connect(self._url, autocommit=True, connect_timeout=max(2, math.ceil(self._timeout)))
+
+    def _drop_idle(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()
+
+    def _take(self):
+        while True:
+            with self._lock:
+                conn = self._idle.pop() if self._idle else None
+            if conn is None:
+                return self._connect()
+            try:
+                if not (conn.closed or conn.broken):
+                    conn.execute("SELECT 1")
+                    return conn
+            except Exception:  # psycopg.OperationalError: the server closed it
+                pass
+            conn.close()
+            self._drop_idle()
+
+    def _give_back(self, conn) -> None:
+        from psycopg.pq import TransactionStatus
+        reusable = not (conn.closed or conn.broken) and conn.info.transaction_status == TransactionStatus.IDLE
+        if reusable:
+            with self._lock:
+                self._idle.append(conn)
+        else:
+            conn.close()
+
+    @contextmanager
+    def connection(self):
+        if not self._slots.acquire(timeout=self._timeout):
+            raise PoolBusy(f"no free connection within {self._timeout:g} s")
+        try:
+            conn = self._take()
+            try:
+                yield conn
+            finally:
+                self._give_back(conn)
+        finally:
+            self._slots.release()
+
+    def close(self) -> None:
+        self._drop_idle()
+
+
 class PostgresStore(ShareStore):
     kind = "postgresql"
 
     def __init__(self, url: str, limits: Limits | None = None, clock: Callable[[], float] = time.time,
-                 timeout: float = 10.0):
+                 timeout: float = CONNECT_TIMEOUT):
         super().__init__(limits, clock)
         try:
-            from psycopg_pool import ConnectionPool
+            import psycopg  # noqa: F401
         except ImportError as e:  # pragma: no cover - psycopg is in requirements.txt
             raise StoreUnavailable("A postgresql:// store needs psycopg: pip install 'psycopg[binary,pool]'.") from e
-        self._url = url
+        self.pool = _Pool(url, POOL_MAX, timeout)
         try:
-            self.pool = ConnectionPool(url, min_size=1, max_size=POOL_MAX, timeout=timeout, open=False,
-                                       name="nblab-store", kwargs={"connect_timeout": int(max(1, timeout))})
-            self.pool.open(wait=True, timeout=timeout)
             with self._tx(write=True) as db:
                 for stmt in schema_statements("BYTEA"):
                     db.execute(stmt)
         except Exception as e:
-            try:
-                self.pool.close()
-            except Exception:
-                pass
-            raise StoreUnavailable(f"The PostgreSQL data store cannot be reached ({type(e).__name__}). "
-                                   "Check NBLAB_STORE_URL.") from e
+            self.pool.close()
+            # the exception names host and port, never the password; the URL itself is not logged
+            log.error("share store %r cannot be opened: %s: %s", self, type(e).__name__, e, exc_info=True)
+            raise StoreUnavailable(UNREACHABLE_MSG) from e
 
     def __repr__(self) -> str:
         return "PostgresStore(<url hidden>)"
+
+    def _damaged(self, error: BaseException) -> bool:
+        return getattr(error, "sqlstate", None) in DAMAGED_SQLSTATES
 
     @contextmanager
     def _tx(self, write: bool):

@@ -5,9 +5,14 @@ Streamlit runs a session on). Writers take the database lock up front
 (``BEGIN IMMEDIATE``), so the read-then-delete of eviction is never interleaved with
 another process's write; readers never block writers in WAL mode. ``busy_timeout``
 makes a writer wait for another process instead of failing.
+
+A file that is not an SQLite database, or whose pages are corrupt, raises StoreDamaged
+(a person has to repair or replace it); the file's path is written to the log only,
+never into a message a user sees.
 """
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 import time
@@ -15,9 +20,27 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
 
-from . import Limits, ShareStore, StoreUnavailable, schema_statements
+from . import DAMAGED_MSG, Limits, ShareStore, StoreDamaged, StoreUnavailable, schema_statements
+
+log = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_MS = 30_000
+SQLITE_CORRUPT, SQLITE_NOTADB = 11, 26   # sqlite3 primary result codes of a damaged file
+
+UNUSABLE_MSG = ("The server's data store cannot be used: its folder or file cannot be created or opened, so "
+                "shared data sets cannot be opened or made. The server's administrator has to check the "
+                "store's location (NBLAB_STORE_DIR) and its permissions (the details are in the server log).")
+
+
+def is_damaged(error: BaseException) -> bool:
+    """Whether an sqlite3 error says the file is not a database or is corrupt."""
+    if not isinstance(error, sqlite3.DatabaseError):
+        return False
+    code = getattr(error, "sqlite_errorcode", None)
+    if isinstance(code, int) and (code & 0xFF) in (SQLITE_CORRUPT, SQLITE_NOTADB):
+        return True
+    text = str(error).lower()
+    return "not a database" in text or "malformed" in text
 
 
 class SQLiteStore(ShareStore):
@@ -37,10 +60,17 @@ class SQLiteStore(ShareStore):
                 for stmt in schema_statements("BLOB"):
                     db.execute(stmt)
         except (sqlite3.Error, OSError) as e:
-            raise StoreUnavailable(f"The data store file {self.path} cannot be used ({e}).") from e
+            if is_damaged(e):
+                log.error("share store file %s is damaged: %s: %s", self.path, type(e).__name__, e, exc_info=True)
+                raise StoreDamaged(DAMAGED_MSG) from e
+            log.error("share store file %s cannot be used: %s: %s", self.path, type(e).__name__, e, exc_info=True)
+            raise StoreUnavailable(UNUSABLE_MSG) from e
 
     def __repr__(self) -> str:
         return f"SQLiteStore({str(self.path)!r})"
+
+    def _damaged(self, error: BaseException) -> bool:
+        return is_damaged(error)
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
@@ -57,7 +87,10 @@ class SQLiteStore(ShareStore):
             try:
                 yield conn
             except BaseException:
-                conn.execute("ROLLBACK")
+                try:
+                    conn.execute("ROLLBACK")
+                except sqlite3.Error:  # a damaged or vanished file: the first error is the one to report
+                    pass
                 raise
             conn.execute("COMMIT")
         finally:

@@ -1,0 +1,152 @@
+"""The shared-data store when its database fails: how long a page waits, how soon it works
+again, what the user is told and what the server log gets.
+
+PostgreSQL is a real throwaway server of its own (tests/pg_cluster.py), stopped and started
+again inside the test; an unresponsive server is a TCP socket that accepts and never answers.
+Times are checked against the budget a page may spend (about the 2 s connect timeout), measured
+with time.monotonic() around the call.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import subprocess
+import time
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from dashboard import store as S
+
+CSV = b"text,label\nwin money now,spam\nlunch at noon,ham\n"
+BUDGET = 3.5   # s: the 2 s connect timeout plus slack for a busy machine; the old pool waited 10 s
+
+
+def _timed(fn):
+    t0 = time.monotonic()
+    try:
+        return fn(), time.monotonic() - t0
+    except Exception as e:  # noqa: BLE001 - returned to the test, which checks the type
+        return e, time.monotonic() - t0
+
+
+def test_unresponsive_postgresql_fails_within_the_connect_timeout(caplog):
+    pytest.importorskip("psycopg")
+    from dashboard.store.postgres import PostgresStore
+    with socket.socket() as silent:               # accepts connections (the kernel does) and never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(16)
+        port = silent.getsockname()[1]
+        with caplog.at_level(logging.ERROR, logger="dashboard.store"):
+            err, took = _timed(lambda: PostgresStore(f"postgresql://nobody:pw-not-logged@127.0.0.1:{port}/x"))
+    assert isinstance(err, S.StoreUnavailable), err
+    assert took < BUDGET, f"waited {took:.1f} s for an unresponsive server"
+    assert "cannot be reached" in str(err) and "administrator" in str(err)
+    rec = [r for r in caplog.records if r.name.startswith("dashboard.store")]
+    assert rec and rec[-1].exc_info and "pw-not-logged" not in rec[-1].getMessage()
+
+
+@pytest.fixture
+def own_pg():
+    """A PostgreSQL server of this test alone: (url, stop(), start())."""
+    pytest.importorskip("psycopg")
+    if os.environ.get("NBLAB_TEST_PG_URL"):
+        pytest.skip("stops and starts its own server; NBLAB_TEST_PG_URL names a shared one")
+    from pg_cluster import _as_owner, cluster, pg_bindir
+    with cluster("nblab_faults") as url:
+        q = parse_qs(urlparse(url).query)
+        tmp, port = Path(q["host"][0]), q["port"][0]
+        user = "postgres" if os.geteuid() == 0 else None
+        pg_ctl = str(pg_bindir() / "pg_ctl")
+        opts = f"-c listen_addresses='' -k {tmp} -p {port} -c fsync=off -c full_page_writes=off"
+
+        def ctl(*args):
+            subprocess.run(_as_owner([pg_ctl, "-D", str(tmp / "data"), *args], user), check=True,
+                           capture_output=True, timeout=60, cwd=str(tmp))
+
+        def stop():
+            ctl("-m", "fast", "-w", "stop")
+
+        def start():
+            ctl("-l", str(tmp / "server.log"), "-o", opts, "-w", "-t", "60", "start")
+
+        yield url, stop, start
+
+
+def test_postgresql_down_fails_fast_and_works_again_at_once(own_pg, caplog):
+    url, stop, start = own_pg
+    st = S.open_store(url)
+    try:
+        r = st.put("lesson.csv", CSV, owner="teacher")
+        assert st.lookup(r.id).id == r.id and st.read(r.id) == CSV     # pooled connections now idle
+        stop()
+        with caplog.at_level(logging.ERROR, logger="dashboard.store"):
+            for _ in range(2):                      # every page while it is down, not only the first
+                err, took = _timed(lambda: st.lookup(r.id))
+                assert isinstance(err, S.StoreUnavailable), err
+                assert took < BUDGET, f"a page waited {took:.1f} s for a stopped server"
+        assert "not available right now" in str(err) and "Traceback" not in str(err)
+        rec = [x for x in caplog.records if x.name == "dashboard.store"]
+        assert rec and "lookup" in rec[-1].getMessage() and rec[-1].exc_info
+        start()
+        got, took = _timed(lambda: st.lookup(r.id))  # the first request after it is back
+        assert not isinstance(got, Exception), got
+        assert got.id == r.id and took < 1.5, f"first lookup after the restart took {took:.1f} s"
+        assert st.read(r.id) == CSV
+        assert st.put("more.csv", CSV, owner="teacher").id
+    finally:
+        st.close()
+
+
+def test_postgresql_restarted_between_requests_is_not_noticed(own_pg):
+    # idle connections from before a restart are dead; the next request must not fail on one
+    url, stop, start = own_pg
+    st = S.open_store(url)
+    try:
+        r = st.put("lesson.csv", CSV, owner="teacher")
+        stop()
+        start()
+        got, took = _timed(lambda: st.lookup(r.id))
+        assert not isinstance(got, Exception), got
+        assert took < 1.5 and st.read(r.id) == CSV
+    finally:
+        st.close()
+
+
+def test_class_link_while_postgresql_is_down_then_back(own_pg, monkeypatch):
+    """A server process that starts while the database is down: the class link's page shows one
+    short message quickly, and the same link opens the data set as soon as the database is back."""
+    from streamlit.testing.v1 import AppTest
+
+    from conftest import ROOT, page_text
+    from dashboard import sharing
+    url, stop, start = own_pg
+    made = S.open_store(url)
+    r = made.put("lesson.csv", CSV + b"lunch at one,ham\nwin a prize,spam\nfree money now,\n", owner="teacher")
+    made.close()
+    monkeypatch.setenv("NBLAB_STORE_URL", url)
+    sharing._open.clear()
+    sharing._parsed.clear()
+
+    def page():
+        at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
+        at.query_params["dataset"] = "shared"
+        at.query_params["data"] = r.id
+        at.run()
+        assert not at.exception, at.exception
+        return at
+
+    try:
+        stop()
+        down = page()
+        shown = " ".join(e.value for e in list(down.warning) + list(down.error))
+        assert "cannot be reached" in shown and "is not a data set here" not in page_text(down)
+        assert url not in page_text(down) and "nblab_pg_" not in page_text(down)   # no server address or path
+        start()
+        up = page()                      # the very next page after the database is back
+        assert up.selectbox(key="dataset").value == "shared"
+    finally:
+        sharing._open.clear()
+        sharing._parsed.clear()
