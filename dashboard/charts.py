@@ -16,6 +16,8 @@ from typing import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from dashboard.derive import plot_text  # names from the data are chart text, never HTML
+
 # Okabe & Ito (2008) colour-blind-safe palette, extended with Tol's muted colours for K > 8
 CLASS_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9",
                 "#D55E00", "#F0E442", "#000000", "#882255", "#999933"]
@@ -117,7 +119,7 @@ def alpha_figure(alphas: np.ndarray, class_names: Sequence[str], t_sel: int | No
     alphas = np.asarray(alphas, dtype=float)
     T = alphas.shape[0]
     x = list(range(T))
-    data = [dict(type="scatter", x=x, y=_floats(alphas[:, k]), name=str(name), mode="lines+markers",
+    data = [dict(type="scatter", x=x, y=_floats(alphas[:, k]), name=plot_text(name), mode="lines+markers",
                  line=dict(color=class_color(k), width=3), marker=dict(size=6))
             for k, name in enumerate(class_names)]
     shapes = _iteration_marker(t_sel)
@@ -157,15 +159,15 @@ def beta_bars_figure(cur, prev, feature_names, class_names, n_top=12,
     n = len(idx)
     width = 0.8 / K
     ypos = np.arange(n, dtype=float)
-    names = [str(feature_names[j]) for j in idx]
+    names = [plot_text(feature_names[j]) for j in idx]
     p_all = None if prev is None else np.asarray(prev, dtype=float)
     data = []
     for k in range(K):
         off = (k - (K - 1) / 2) * width
         data.append(dict(type="bar", y=(ypos + off).tolist(), x=_floats(cur[idx, k]), orientation="h",
-                         width=width * 0.95, name=str(class_names[k]), marker=dict(color=class_color(k)),
+                         width=width * 0.95, name=plot_text(class_names[k]), marker=dict(color=class_color(k)),
                          customdata=names,
-                         hovertemplate="%{customdata}: %{x:.3f}<extra>" + str(class_names[k]) + "</extra>"))
+                         hovertemplate="%{customdata}: %{x:.3f}<extra>" + plot_text(class_names[k]) + "</extra>"))
         if p_all is not None:
             data.append(dict(type="scatter", y=(ypos + off).tolist(), x=_floats(p_all[idx, k]), mode="markers",
                              showlegend=(k == 0), name="previous iteration", legendgroup="prev",
@@ -187,8 +189,8 @@ def heatmap_figure(mat: np.ndarray, feature_names: Sequence[str], class_names: S
     """Every feature × every class as a heatmap (features sorted by separation)."""
     mat = np.asarray(mat, dtype=float)
     order = top_separating(mat, min(max_rows, mat.shape[0]), log_scale=(zmin == 0.0))
-    names = [str(feature_names[j]) for j in order]
-    trace = dict(type="heatmap", z=mat[order].tolist(), x=[str(c) for c in class_names], y=names,
+    names = [plot_text(feature_names[j]) for j in order]
+    trace = dict(type="heatmap", z=mat[order].tolist(), x=[plot_text(c) for c in class_names], y=names,
                  colorscale="Viridis", colorbar=dict(title=dict(text=value_label)),
                  hovertemplate="%{y} | %{x}: %{z:.3f}<extra></extra>")
     if zmin is not None:
@@ -233,7 +235,7 @@ def digits_figure(mat: np.ndarray, image_shape: tuple[int, int], class_names: Se
         layout["xaxis" + n] = dict(anchor="y" + n, domain=[_unit(x0), _unit(x0 + w)], showticklabels=False)
         layout["yaxis" + n] = dict(anchor="x" + n, domain=[_unit(y1 - h), _unit(y1)], showticklabels=False,
                                    autorange="reversed", scaleanchor="x")
-        annotations.append(dict(text=f"class {class_names[k]}", x=x0 + w / 2, y=y1, xref="paper", yref="paper",
+        annotations.append(dict(text=f"class {plot_text(class_names[k])}", x=x0 + w / 2, y=y1, xref="paper", yref="paper",
                                 xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=font_size)))
     layout["annotations"] = annotations
     return _fig(data, layout, f"{value_label} of each class as an {image_shape[0]}×{image_shape[1]} image",
@@ -309,7 +311,7 @@ def truth_figure(true_mat: np.ndarray, est_mat: np.ndarray, class_names: Sequenc
     """Scatter of true vs estimated parameters (clusters already aligned)."""
     tm = np.asarray(true_mat, dtype=float)
     em = np.asarray(est_mat, dtype=float)
-    data = [dict(type="scatter", x=_floats(tm[:, k]), y=_floats(em[:, k]), mode="markers", name=str(name),
+    data = [dict(type="scatter", x=_floats(tm[:, k]), y=_floats(em[:, k]), mode="markers", name=plot_text(name),
                  marker=dict(color=class_color(k), size=9, opacity=0.8))
             for k, name in enumerate(class_names)]
     lo = float(min(tm.min(), em.min(), 0.0))

@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from dashboard.charts import GREY, WARN, class_color
+from dashboard.derive import plot_text  # names from the data are chart text, never HTML
 
 SUP_COLOR = "#D55E00"   # supervised-only NB
 EM_COLOR = "#0072B2"    # EM
@@ -99,7 +100,7 @@ def _pct(v) -> str:
 def posterior_figure(posterior: Sequence[float], class_names: Sequence[str], font_size: int = 16,
                      height: int = 260, title: str = "p(y | x)") -> go.Figure:
     p = np.asarray(posterior, dtype=float)
-    fig = go.Figure(go.Bar(x=p, y=[str(c) for c in class_names], orientation="h",
+    fig = go.Figure(go.Bar(x=p, y=[plot_text(c) for c in class_names], orientation="h",
                            marker=dict(color=[class_color(k) for k in range(len(p))]),
                            text=[f"{v:.3f}" for v in p], textposition="auto",
                            hovertemplate="%{y}: %{x:.4f}<extra></extra>"))
@@ -122,7 +123,8 @@ def log_odds_figure(labels: Sequence[str], values: Sequence[float], present: Seq
     shown = [j for j in order if v[j] != 0.0][:top_n]
     finite = [abs(v[j]) for j in shown if np.isfinite(v[j])] + ([abs(prior_term)] if np.isfinite(prior_term) else [])
     cap = 1.3 * max(finite) if finite and max(finite) > 0 else 1.0
-    names = ["prior log α"] + [f"{labels[j]}" + ("" if pres[j] else " (absent)") for j in shown]
+    name_a, name_b = plot_text(name_a), plot_text(name_b)
+    names = ["prior log α"] + [plot_text(labels[j]) + ("" if pres[j] else " (absent)") for j in shown]
     vals = [prior_term] + [v[j] for j in shown]
     kinds = ["prior"] + ["present" if pres[j] else "absent" for j in shown]
     xs, texts, colors, patterns = [], [], [], []
@@ -183,7 +185,8 @@ def beta_vs_lambda_figure(lams: Sequence[float], betas: dict, class_names: Seque
     fig = go.Figure()
     for w, (word, mat) in enumerate(betas.items()):
         mat = np.asarray(mat, dtype=float)
-        for k, cname in enumerate(class_names):
+        word = plot_text(word)
+        for k, cname in enumerate(map(plot_text, class_names)):
             fig.add_trace(go.Scatter(x=x, y=mat[:, k], mode="lines+markers",
                                      name=f"{word} | {cname}", legendgroup=word,
                                      line=dict(color=class_color(k), dash=dashes[w % len(dashes)], width=3),
@@ -223,7 +226,7 @@ def resp_histogram_figure(resp_hidden: np.ndarray, class_names: Sequence[str], f
     K = r.shape[1] if r.ndim == 2 else len(class_names)
     fig = go.Figure()
     for k in range(K):
-        fig.add_trace(go.Histogram(x=r[:, k], name=f"p({class_names[k]} | x)", marker=dict(color=class_color(k)),
+        fig.add_trace(go.Histogram(x=r[:, k], name=f"p({plot_text(class_names[k])} | x)", marker=dict(color=class_color(k)),
                                    opacity=0.75, xbins=dict(start=0, end=1.0001, size=0.02)))
     fig.add_vline(x=1.0 / K, line=dict(color=WARN, dash="dash", width=2), annotation_text=f"1/K = {1 / K:.3g}")
     fig.update_xaxes(title="responsibility p(y = k | x_i) of each hidden document", range=[0, 1])
@@ -237,8 +240,8 @@ def beta_profiles_figure(beta: np.ndarray, feature_names: Sequence[str], class_n
     b = np.asarray(beta, dtype=float)[:max_features]
     fig = go.Figure()
     for k, c in enumerate(class_names):
-        fig.add_trace(go.Scatter(x=[str(f) for f in feature_names[: len(b)]], y=b[:, k], mode="lines+markers",
-                                 name=str(c), line=dict(color=class_color(k), width=3 + 2 * (len(class_names) - k)),
+        fig.add_trace(go.Scatter(x=[plot_text(f) for f in feature_names[: len(b)]], y=b[:, k], mode="lines+markers",
+                                 name=plot_text(c), line=dict(color=class_color(k), width=3 + 2 * (len(class_names) - k)),
                                  marker=dict(size=8)))
     fig.update_yaxes(title="β = p(word | class)", range=[0, 1])
     fig.update_xaxes(title="word", tickangle=-45 if len(b) > 8 else 0)
@@ -305,17 +308,17 @@ def confusion_figure(table: np.ndarray, row_names: Sequence[str], col_names: Seq
     """Count table as a heatmap; highlighted cells (the matching) get a thick outline."""
     t = np.asarray(table, dtype=float)
     R, C = t.shape
-    fig = go.Figure(go.Heatmap(z=t, x=list(range(C)), y=[str(r) for r in row_names],
+    fig = go.Figure(go.Heatmap(z=t, x=list(range(C)), y=[plot_text(r) for r in row_names],
                                colorscale="Blues", showscale=False,
                                text=[[f"{int(v)}" for v in row] for row in t], texttemplate="%{text}",
                                textfont=dict(size=font_size + (2 if R <= 4 else -2)),
-                               customdata=[[str(c) for c in col_names]] * R,
+                               customdata=[[plot_text(c) for c in col_names]] * R,
                                hovertemplate=y_title + " %{y}, " + x_title + " %{customdata}: %{z}<extra></extra>"))
     for r, c in highlight:
         fig.add_shape(type="rect", x0=c - 0.5, x1=c + 0.5, y0=r - 0.5, y1=r + 0.5,
                       line=dict(color=WARN, width=4))
     fig.update_xaxes(side="top", tickfont=dict(size=font_size),  # no axis title: it would collide with the title
-                     ticktext=[str(c) for c in col_names],
+                     ticktext=[plot_text(c) for c in col_names],
                      tickvals=list(range(C)))
     fig.update_yaxes(title=y_title, autorange="reversed", tickfont=dict(size=font_size))
     h = height or min(700, 140 + 60 * R)

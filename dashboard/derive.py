@@ -1,6 +1,8 @@
 """Pure helpers (no st.*): snapshots -> the arrays and tables the page shows."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -13,9 +15,72 @@ def param_view(snap, model, feature_names, categories=None) -> ParamTable:
     return nbcore.get_model(model).param_table(snap.params, feature_names, categories)
 
 
+# Every user-supplied string shown on a page (class names, column names, category values, words,
+# document texts, file names) goes through one of these three, chosen by where it is shown:
+#   md_escape   text Streamlit renders as Markdown: st.markdown / st.caption / st.write bodies,
+#               alerts, headings, expander titles, the labels and help of every widget and
+#               st.metric (label and value), and the options of st.radio, st.select_slider,
+#               st.pills and st.segmented_control;
+#   latex_text  a name inside st.latex;
+#   plot_text   a name in a Plotly figure (titles, legends, tick labels, hover text).
+# Plain-text places need none of them and must not get one (the backslashes would show):
+# st.text, st.code, dataframe cells and column names, and the options (format_func results)
+# of st.selectbox and st.multiselect, which Streamlit's front end draws as text, not Markdown.
+
+#: Characters with a Markdown (CommonMark + GFM) or Streamlit meaning anywhere in a line:
+#: emphasis, code, links and images, HTML and entities, tables, strikethrough, $…$ maths,
+#: :colour[…] directives, :emoji: and :material/icon: shortcodes, e-mail autolinks.
+_MD_ACTIVE = frozenset("\\`*_[]()!#$~:<>|{}&@")
+#: Block markers, active only at the start of a line: list items, headings, quotes, rules.
+_MD_LINE_START = re.compile(r"^(\s*)([+\-=>#]|\d+[.)])")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]+")
+
+
+def one_line(text, limit: int = 80) -> str:
+    """A user-supplied string on one line (control characters and line breaks become a space, so it
+    cannot start a new Markdown block or table row), cut to ``limit`` characters with "…"."""
+    s = _CONTROL.sub(" ", str(text))
+    if limit is not None and len(s) > limit:
+        s = s[:max(0, limit - 1)] + "…"
+    return s
+
+
 def md_escape(text, limit: int = 80) -> str:
-    """Uploaded names in markdown: escape what markdown (and Streamlit's $…$ maths) would interpret."""
-    return "".join("\\" + ch if ch in "\\`*_[]<>~$|" else ch for ch in str(text)[:limit])
+    """A user-supplied string for a Markdown context, shown literally: on one line, at most ``limit``
+    characters, every Markdown-active character backslash-escaped (CommonMark lets any ASCII
+    punctuation be escaped, and Streamlit's $…$ maths and :colour[…] directives then do not fire).
+    A block marker at the start (``- ``, ``# ``, ``1. ``) is escaped too; a ``www.`` that GFM would
+    turn into a link loses its dot's meaning."""
+    s = one_line(text, limit)
+    out = "".join("\\" + ch if ch in _MD_ACTIVE else ch for ch in s)
+    out = _MD_LINE_START.sub(lambda m: m.group(1) + m.group(2)[:-1] + "\\" + m.group(2)[-1], out)
+    return re.sub(r"(?i)(www)\.", r"\1\\.", out)
+
+
+#: LaTeX (KaTeX) special characters in text mode and how to write them literally.
+_TEX = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
+        "%": r"\%", "_": r"\_", "^": r"\^{}", "~": r"\~{}"}
+
+
+def latex_escape(text, limit: int = 40) -> str:
+    """A user-supplied string as LaTeX text-mode characters (for inside ``\\text{…}``)."""
+    return "".join(_TEX.get(ch, ch) for ch in one_line(text, limit))
+
+
+def latex_text(text, limit: int = 40) -> str:
+    """A user-supplied string inside st.latex: ``\\text{…}`` with every special character escaped,
+    so a name such as ``$$`` or ``\\frac{a}{b}`` is shown as typed and cannot end the formula."""
+    return r"\text{" + latex_escape(text, limit) + "}"
+
+
+def plot_text(text, limit: int = 80) -> str:
+    """A user-supplied string for Plotly text (titles, legends, ticks, hover): Plotly renders a subset
+    of HTML (``<b>``, ``<a href>``, ``<br>``, entities), treats ``$…$`` as maths and ``%{…}`` in a hover
+    template as a field, so ``&``, ``<``, ``>``, ``$`` and ``%`` become character references (Plotly
+    shows them as the characters)."""
+    s = one_line(text, limit)
+    return (s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("$", "&#36;")
+            .replace("%", "&#37;"))
 
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

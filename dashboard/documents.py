@@ -12,7 +12,7 @@ import pyarrow as pa
 import streamlit as st
 
 import nbcore
-from dashboard import controls, metrics, state, urlguard
+from dashboard import controls, derive, metrics, state, urlguard
 
 #: How the documents table can be ordered.
 SORTS = {
@@ -182,12 +182,15 @@ def documents_panel(run, prep, t: int, model: str, classroom: bool = False) -> N
             "flipped": st.column_config.TextColumn("flipped at t", help="Predicted class at t − 1 → at t."),
             "correct": st.column_config.CheckboxColumn("correct", width="small"),
         }
-        for col in shown.columns:
-            if col.startswith(("words present", "words absent")):
-                config[col] = st.column_config.NumberColumn(
-                    col, format="%.1f",
-                    help=f"Log-odds {col.split()[-1]} from the words {col.split()[1]} in the message "
-                         "(positive: towards the first class named).")
+        if split is not None:  # the column names are plain text; their help (a tooltip) is Markdown
+            pair = f"{derive.md_escape(names[1], 40)}:{derive.md_escape(names[0], 40)}"
+            for which in ("present", "absent"):
+                col = f"words {which} {names[1]}:{names[0]}"
+                if col in shown.columns:
+                    config[col] = st.column_config.NumberColumn(
+                        col, format="%.1f",
+                        help=f"Log-odds {pair} from the words {which} in the message "
+                             "(positive: towards the first class named).")
         cols = list(shown.columns)
         split_cols = [c for c in cols if c.startswith(("words present", "words absent"))]
         if split_cols:  # the Bernoulli lesson reads these two next to the message: before the rest
@@ -201,7 +204,7 @@ def documents_panel(run, prep, t: int, model: str, classroom: bool = False) -> N
         st.caption(f"Showing {len(shown):,} of {len(rows):,} ({sort}). Click a row to put that document "
                    "in the maths panel below.")
         if split is not None:
-            c1, c0 = names[1], names[0]
+            c1, c0 = derive.md_escape(names[1], 40), derive.md_escape(names[0], 40)  # shown literally
             st.caption(f"Bernoulli NB scores the words a message lacks too: “words absent {c1}:{c0}” is "
                        f"Σ over every vocabulary word *not* in it of log(1 − β({c1})) − log(1 − β({c0})); "
                        f"“words present {c1}:{c0}” the same over the words it has, with log β. A short message lacks "

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import depth_charts
+from dashboard import depth_charts, derive
 
 #: Mitchell's new day (Machine Learning, 1997, §6.9.1): Sunny, Cool, High, Strong → No
 CLASSIC_DAY = {"Outlook": "Sunny", "Temperature": "Cool", "Humidity": "High", "Wind": "Strong"}
@@ -29,12 +29,15 @@ def new_day(ds, X, y_known, alpha, params, class_names, smoothing: float | None,
     cats = [[str(c) for c in cs] for cs in ds.categories]
     names = [str(c) for c in class_names]
     K = len(names)
+    md_names = [derive.md_escape(n, 40) for n in names]  # in labels and captions, shown literally
     st.subheader("A new day")
     cols = st.columns(len(feats))
     x = []
     for j, (f, col) in enumerate(zip(feats, cols)):
         default = CLASSIC_DAY.get(f, cats[j][0])
-        v = col.selectbox(f, cats[j], index=cats[j].index(default) if default in cats[j] else 0, key=f"insp_cat_{j}")
+        # the label is Markdown (escaped); the options are plain text (shown as they are)
+        v = col.selectbox(derive.md_escape(f, 40), cats[j], index=cats[j].index(default) if default in cats[j] else 0,
+                          key=f"insp_cat_{j}")
         x.append(cats[j].index(v))
     theta = params["theta"]
     alpha = np.asarray(alpha, dtype=float)
@@ -48,7 +51,7 @@ def new_day(ds, X, y_known, alpha, params, class_names, smoothing: float | None,
     st.subheader("Which class? p(y | day)")
     mcols = st.columns(K)
     for k in range(K):
-        mcols[k].metric(f"p({names[k]} | day)", "—" if not np.isfinite(post[k]) else f"{post[k]:.4f}")
+        mcols[k].metric(f"p({md_names[k]} | day)", "—" if not np.isfinite(post[k]) else f"{post[k]:.4f}")
     if total == 0:
         st.warning("Every class gives this day probability 0 (λ = 0 and a value never seen with any class): "
                    "raise λ.")
@@ -79,8 +82,9 @@ def new_day(ds, X, y_known, alpha, params, class_names, smoothing: float | None,
     parts = []
     for k in range(K):
         fac = " \\cdot ".join([f"{alpha[k]:.3f}"] + [f"{terms[j, k]:.3f}" for j in range(len(feats))])
-        parts.append(f"p(\\text{{{names[k]}}})\\prod_j \\theta_j[x_j, \\text{{{names[k]}}}] = {fac} = {joint[k]:.4f}")
-    st.latex(r"\begin{aligned}" + r"\\".join(p.replace(" = ", " &= ", 1) for p in parts) + r"\end{aligned}")
+        name = derive.latex_text(names[k])  # \text{…}, LaTeX's special characters escaped
+        parts.append(f"p({name})\\prod_j \\theta_j[x_j, {name}] &= {fac} = {joint[k]:.4f}")
+    st.latex(r"\begin{aligned}" + r"\\".join(parts) + r"\end{aligned}")
     if counted:
         st.caption(f"θ_j[d, k] = (λ + count of value d in class k) / (λ·D_j + N_k) with λ = {smoothing:g} (eq. 14 for "
                    "categorical features; D_j = number of values of feature j). α is the share of days in each "

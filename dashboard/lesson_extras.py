@@ -188,7 +188,7 @@ def responsibility_histogram_spec(resp_hidden: np.ndarray, class_names, font_siz
             continue
         counts, edges = np.histogram(r[:, k], bins=20, range=(0.0, 1.0))
         data.append(dict(type="bar", x=((edges[:-1] + edges[1:]) / 2).tolist(), y=counts.tolist(), width=0.05 * 0.9,
-                         name=f"r(· = {name})", marker=dict(color=charts.class_color(k)), opacity=0.75))
+                         name=f"r(· = {charts.plot_text(name)})", marker=dict(color=charts.class_color(k)), opacity=0.75))
     layout = dict(barmode="overlay", xaxis=dict(title=dict(text="responsibility r_ik"), range=[0, 1]),
                   yaxis=dict(title=dict(text="documents")))
     return charts._fig(data, layout, "Responsibilities of the hidden documents", font_size, height)

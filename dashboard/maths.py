@@ -22,20 +22,13 @@ def _n(v: float, d: int = 3) -> str:
     return f"{v:.{d}f}"
 
 
-_TEX = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
-        "%": r"\%", "_": r"\_", "^": r"\^{}", "~": r"\~{}"}
-
-
-def _tex(text) -> str:
-    """Uploaded names are data: escape everything LaTeX would interpret."""
-    return "".join(_TEX.get(ch, ch) for ch in str(text)[:40])
-
-
-_md = derive.md_escape
+_md = derive.md_escape  # a name in Markdown (captions, the document's text), shown literally
+_tex = derive.latex_escape  # a name's characters for inside \text{…}
 
 
 def _cls(name) -> str:
-    return r"\text{" + _tex(name) + "}"
+    """A class name (or a parameter row's label) inside st.latex: ``\\text{…}``, special characters escaped."""
+    return derive.latex_text(name)
 
 
 @dataclass(frozen=True)
@@ -98,7 +91,7 @@ def estimate_lines(m: MStepNumbers, row: int, row_label: str, symbol: str, class
     smoothing = m.smoothing
     c = m.lam_den[row]
     c_tex = f"{c:g}" if float(c).is_integer() else _n(c, 2)
-    return [rf"{symbol}_{{\text{{{_tex(row_label)}}},{_cls(class_names[k])}}} &= \frac{{{_n(smoothing, 3)} + "
+    return [rf"{symbol}_{{{_cls(row_label)},{_cls(class_names[k])}}} &= \frac{{{_n(smoothing, 3)} + "
             rf"{_n(m.counts[row, k], 2)}}}{{{c_tex}\cdot{_n(smoothing, 3)} + {_n(m.totals[row, k], 2)}}} = "
             rf"{_n(m.values[row, k])}" for k in range(len(class_names))]
 

@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from dashboard.charts import GREY, class_color
+from dashboard.derive import plot_text  # names from the data are chart text, never HTML
 from dashboard.depth_charts import EM_COLOR, SUP_COLOR, _layout, _legend_below
 
 MLE_COLOR = "#D55E00"
@@ -283,7 +284,7 @@ def component_images_figure(beta: np.ndarray, shape: tuple[int, int], n_classes:
     fig = go.Figure(go.Heatmap(z=Z, customdata=A, colorscale="Greys", zmin=0, zmax=1, showscale=False,
                                hovertemplate="β = %{z:.2f}<br>α of this component = %{customdata:.3f}<extra></extra>"))
     fig.update_xaxes(showgrid=False, zeroline=False, tickvals=[k * (w + gap) + w / 2 - 0.5 for k in range(n_classes)],
-                     ticktext=[str(n) for n in class_names], side="top")
+                     ticktext=[plot_text(n) for n in class_names], side="top")
     fig.update_yaxes(showgrid=False, zeroline=False, autorange="reversed", scaleanchor="x",
                      tickvals=[j * (h + gap) + h / 2 - 0.5 for j in range(m)],
                      ticktext=[f"component {j + 1}" for j in range(m)])

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 import nbcore
-from dashboard import datasets, depth_charts, inspector_categorical, page_kit, pages, state, urlguard
+from dashboard import datasets, depth_charts, derive, inspector_categorical, page_kit, pages, state, urlguard
 from dashboard.charts import class_color
 
 FS = page_kit.page_setup(pages.INSPECTOR,
@@ -34,6 +34,7 @@ ds, X = page_kit.dataset_for_model(dataset, model)
 K = ds.n_classes
 names = [str(c) for c in ds.class_names]
 feats = [str(f) for f in ds.feature_names]
+md_names = [derive.md_escape(n, 40) for n in names]  # in labels, captions and the table: shown literally
 y_known = np.asarray(ds.y_true if ds.y_true is not None else ds.y)
 
 
@@ -100,7 +101,8 @@ if row_x is None:
         x[idx] = np.where(r[idx] > 0, r[idx], 1.0)
 else:
     x = row_x
-    st.caption("Scoring the typed text: " + (", ".join(f"{feats[j]}×{x[j]:g}" for j in np.flatnonzero(x))
+    st.caption("Scoring the typed text: " + (", ".join(f"{derive.md_escape(feats[j], 40)}×{x[j]:g}"
+                                                       for j in np.flatnonzero(x))
                                              or "no known word"))
 
 # ---- explanation --------------------------------------------------------------------------
@@ -110,7 +112,7 @@ post = np.asarray(ex.posterior)
 st.subheader("Which class? p(y | x)")
 mcols = st.columns(min(K, 5))
 for k in range(K):
-    mcols[k % len(mcols)].metric(f"p({names[k]} | x)", f"{post[k]:.4f}")
+    mcols[k % len(mcols)].metric(f"p({md_names[k]} | x)", f"{post[k]:.4f}")
 if K > 5:
     st.plotly_chart(depth_charts.posterior_figure(post, names, FS), key="insp_post",
                     config={"displayModeBar": False})
@@ -145,7 +147,7 @@ with right:
         return "+∞" if v == np.inf else "−∞" if v == -np.inf else f"{v:+.3f}"
 
     st.markdown(
-        f"**log p({names[a]} | x) − log p({names[b]} | x)**\n\n"
+        f"**log p({md_names[a]} | x) − log p({md_names[b]} | x)**\n\n"
         f"| part | value |\n|---|---|\n"
         f"| prior log α | {_f(prior_term)} |\n"
         f"| words present | {_f(present_sum)} |\n"
@@ -165,12 +167,12 @@ with right:
             a2, p2 = (fit_shipped(dataset, other, smoothing) if page_kit.is_shared(dataset)
                       else nbcore.supervised_fit(other, ds.for_model(other), y_known, K, smoothing))
             ex2 = nbcore.explain(other, a2, p2, x_other)
-            st.caption(f"Same message under **{other}** NB: p({names[a]} | x) = {ex2.posterior[a]:.4f} "
+            st.caption(f"Same message under **{other}** NB: p({md_names[a]} | x) = {ex2.posterior[a]:.4f} "
                        f"(vs {post[a]:.4f} here).")
         except ValueError:
             pass
     if not np.isfinite(lo).all():
-        bad = [feats[j] for j in np.flatnonzero(~np.isfinite(lo))]
+        bad = [derive.md_escape(feats[j], 40) for j in np.flatnonzero(~np.isfinite(lo))]
         st.warning(f"λ = 0 makes some words **impossible** for a class (β = 0 or 1): {', '.join(bad[:8])}. "
                    "One such word vetoes a class whatever the other words say (seed 000 §3.1).")
 
@@ -187,4 +189,4 @@ with st.expander("Every term (eq. 11) as a table"):
     df = pd.DataFrame(rows)
     st.dataframe(df, hide_index=True, width="stretch")
     st.caption("Bernoulli term = x log β + (1 − x) log(1 − β); multinomial term = x log β. "
-               "log α: " + ", ".join(f"{names[k]} {ex.log_prior[k]:.3f}" for k in range(K)))
+               "log α: " + ", ".join(f"{md_names[k]} {ex.log_prior[k]:.3f}" for k in range(K)))

@@ -7,7 +7,7 @@ import numpy as np
 import streamlit as st
 
 import nbcore
-from dashboard import depth_charts, page_kit, pages, urlguard
+from dashboard import depth_charts, derive, page_kit, pages, urlguard
 
 FS = page_kit.page_setup(pages.SAMPLING,
                          "Naive Bayes models p(x, y), so it can *write* documents: pick a class, then draw every "
@@ -63,10 +63,13 @@ cats = getattr(prep.ds, "categories", None)
 
 
 event_model = nbcore.get_model(model)
+# the documents are listed in Markdown: every word, column name and category value shown literally
+md_feats = [derive.md_escape(f, 40) for f in feats]
+md_cats = [[derive.md_escape(c, 40) for c in cs] for cs in cats] if cats else cats
 
 
 def describe(row: np.ndarray) -> str:
-    return event_model.describe_row(row, feats, cats)
+    return event_model.describe_row(row, md_feats, md_cats)
 
 
 def show_class(k: int, heading: str) -> None:
@@ -92,12 +95,12 @@ def show_class(k: int, heading: str) -> None:
 
 if K <= 4:
     for k in range(K):
-        show_class(k, f"### Class **{names[k]}** (α = {alpha[cluster_of.get(k, k)]:.2f})")
+        show_class(k, f"### Class **{derive.md_escape(names[k])}** (α = {alpha[cluster_of.get(k, k)]:.2f})")
 else:  # many classes (digits): pick which to show
     pick = st.multiselect("Classes to show", list(range(K)), default=list(range(3)),
                           format_func=lambda k: names[k], key="smp_classes")
     for k in pick:
-        show_class(k, f"#### Class **{names[k]}** (α = {alpha[cluster_of.get(k, k)]:.2f})")
+        show_class(k, f"#### Class **{derive.md_escape(names[k])}** (α = {alpha[cluster_of.get(k, k)]:.2f})")
 
 if getattr(prep.ds, "truth", None):
     st.info("This data set was itself **drawn from a Naive Bayes model**, so samples and real documents are "

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 import nbcore
-from dashboard import depth_charts, page_kit, pages, urlguard
+from dashboard import depth_charts, derive, page_kit, pages, urlguard
 
 FS = page_kit.page_setup(pages.SMOOTHING,
                          "λ pseudo-documents per class (eq. 14): what λ = 0 and λ → ∞ do to β and to accuracy.")
@@ -47,6 +47,9 @@ K = prep.n_classes
 names = prep.class_names
 feats = prep.feature_names
 event_model = nbcore.get_model(model)
+# names in Markdown (the help text, the two extremes) are shown literally
+md_names = [derive.md_escape(n, 40) for n in names]
+md_feats = [derive.md_escape(f, 40) for f in feats]
 # λ → ∞ pulls every estimate to the symmetric starting point (½ for Bernoulli β, 1/V for multinomial β)
 TARGET = float(np.asarray(event_model.uniform_params(prep.X, K)["beta"]).flat[0])
 TARGET_TEXT = "½" if TARGET == 0.5 else f"1/{round(1 / TARGET)}"
@@ -62,8 +65,9 @@ zero_pairs = np.argwhere(B[0] == 0.0)  # a word never seen with a class at λ = 
 if len(zero_pairs) and feats[int(zero_pairs[0][0])] not in default_words:
     default_words.insert(0, feats[int(zero_pairs[0][0])])
 words = st.multiselect("Words to follow", feats, default=default_words, key="sm_words",
-                       help=f"Pre-selected: a word with β = 0 at λ = 0 (if any), the rarest word (“{feats[rare]}”, in {freq[rare]:.0%} of the "
-                            f"labelled documents) and the commonest (“{feats[common]}”, {freq[common]:.0%}).")
+                       help=f"Pre-selected: a word with β = 0 at λ = 0 (if any), the rarest word (“{md_feats[rare]}”, in "
+                            f"{freq[rare]:.0%} of the labelled documents) and the commonest (“{md_feats[common]}”, "
+                            f"{freq[common]:.0%}).")
 c1, c2 = st.columns(2)
 betas = {w: B[:, feats.index(w), :] for w in words[:6]}
 if betas:
@@ -98,17 +102,18 @@ with e1:
             warnings.simplefilter("ignore")  # the impossible documents are the point here
             ex_post = nbcore.predict_proba(model, res[0]["alpha_supervised"], res[0]["beta_supervised"], prep.X)
         n_vetoed = int(np.sum(with_word & (ex_post[:, k] == 0)))
+        name, word = md_names[k], md_feats[j]
         st.markdown(
-            f"No labelled **{names[k]}** document contains **“{feats[j]}”**, so β({feats[j]} | {names[k]}) = 0 and "
-            f"log β = −∞: the model says a {names[k]} document *can never* contain it. "
-            f"**{n_vetoed}** of the {int(with_word.sum())} documents with “{feats[j]}” get p({names[k]} | x) = 0, "
+            f"No labelled **{name}** document contains **“{word}”**, so β({word} | {name}) = 0 and "
+            f"log β = −∞: the model says a {name} document *can never* contain it. "
+            f"**{n_vetoed}** of the {int(with_word.sum())} documents with “{word}” get p({name} | x) = 0, "
             f"whatever their other words say.")
         st.caption(f"{len(zeros)} word–class pairs have β = 0 and {len(ones)} have β = 1 at λ = 0 "
                    "(β = 1: a document of that class *must* contain the word).")
     elif len(ones):
         j, k = (int(v) for v in ones[0])
-        st.markdown(f"Every labelled **{names[k]}** document contains **“{feats[j]}”**, so β = 1 and a "
-                    f"{names[k]} document *without* it is impossible (log(1 − β) = −∞).")
+        st.markdown(f"Every labelled **{md_names[k]}** document contains **“{md_feats[j]}”**, so β = 1 and a "
+                    f"{md_names[k]} document *without* it is impossible (log(1 − β) = −∞).")
     else:
         st.markdown("Every word occurs in at least one labelled document of every class here, so λ = 0 creates "
                     "no impossible events on this data. Try **toy_spam** or fewer visible labels.")
