@@ -57,9 +57,10 @@ def md_escape(text, limit: int = 80) -> str:
     return re.sub(r"(?i)(www)\.", r"\1\\.", out)
 
 
-#: LaTeX (KaTeX) special characters in text mode and how to write them literally.
+#: LaTeX (KaTeX) special characters in text mode and how to write them literally (the text-mode
+#: commands for ^ and ~ give the characters themselves, not an accent over nothing).
 _TEX = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
-        "%": r"\%", "_": r"\_", "^": r"\^{}", "~": r"\~{}"}
+        "%": r"\%", "_": r"\_", "^": r"\textasciicircum{}", "~": r"\textasciitilde{}"}
 
 
 def latex_escape(text, limit: int = 40) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -59,7 +60,7 @@ def test_latex_text_hand_written():
     assert latex_text("spam") == r"\text{spam}"
     assert latex_text("$$x$$") == r"\text{\$\$x\$\$}"
     assert latex_text(r"\frac{a}{b}") == r"\text{\textbackslash{}frac\{a\}\{b\}}"
-    assert latex_text("a&b#c^d_e%f~g") == r"\text{a\&b\#c\^{}d\_e\%f\~{}g}"
+    assert latex_text("a&b#c^d_e%f~g") == r"\text{a\&b\#c\textasciicircum{}d\_e\%f\textasciitilde{}g}"
     assert latex_text("**bold** :red[RED]") == r"\text{**bold** :red[RED]}"  # not Markdown in here
     assert latex_text("a\nb") == r"\text{a b}"
     assert latex_text("y" * 50, 10) == r"\text{" + "y" * 9 + "…}"
@@ -137,7 +138,7 @@ ACTIVE = ["![px](", "![c](", "![f](", "![v](", "**bold**", "**up**", ":red[", ":
 MARKERS = ["host/", "bold", "RED", "frac{a}", "frac{v}", "$$x", "$$v", "link", "img", "src", "e.x", "blue", ":red"]
 
 _ESCAPED = re.compile(r"\\[!-/:-@\[-`{-~]")
-_TEXT_GROUP = re.compile(r"\\text\{(?:[^\\{}$&#^_%~]|\\textbackslash\{\}|\\[{}$&#%_]|\\\^\{\}|\\~\{\})*\}")
+_TEXT_GROUP = re.compile(r"\\text\{(?:[^\\{}$&#^_%~]|\\text(?:backslash|asciicircum|asciitilde)\{\}|\\[{}$&#%_])*\}")
 
 
 def markdown_strings(at: AppTest) -> tuple[list[str], list[str]]:
@@ -284,3 +285,38 @@ def test_scanner_sees_a_raw_name(name):
     assert _TEXT_GROUP.sub("", latex_text(name)) == ""
     if any(c in name for c in "\\{}$&#^_%~"):  # LaTeX-active: caught when not escaped
         assert _TEXT_GROUP.sub("", r"\text{" + name + "}") != ""
+
+
+def test_katex_renders_every_escaped_name_as_typed(tmp_path):
+    """Streamlit's own KaTeX (its front-end bundle, run with node) parses each escaped name and shows
+    the characters as typed: a name can neither break the formula nor become LaTeX."""
+    import glob
+    import json
+    import shutil
+    import subprocess
+
+    import streamlit
+
+    from dashboard.derive import latex_text
+
+    node = shutil.which("node")
+    bundle = glob.glob(str(Path(streamlit.__file__).parent / "static" / "static" / "js" / "katex.*.js"))
+    if not node or not bundle:
+        pytest.skip("needs node and Streamlit's KaTeX bundle")
+    (tmp_path / "katex.mjs").write_bytes(Path(bundle[0]).read_bytes())
+    names = HOSTILE + ["a&b#c^d_e%f~g", "}\\end{aligned}$$"]
+    (tmp_path / "probe.mjs").write_text(
+        'import katex from "./katex.mjs";\n'
+        "const names = JSON.parse(process.argv[2]);\n"
+        "console.log(JSON.stringify(names.map(n => {\n"
+        "  try {\n"
+        "    const html = katex.renderToString(String.raw`\\begin{aligned}p(` + n + String.raw`) &= 0.5\\end{aligned}`,\n"
+        "                                      {displayMode: true, throwOnError: true});\n"
+        "    const shown = html.replace(/<annotation[^]*?<\\/annotation>/g, '').replace(/<[^>]+>/g, '');\n"
+        "    return shown.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');\n"
+        "  } catch (e) { return 'ERROR ' + e.message; }\n"
+        "})));\n")
+    out = subprocess.run([node, str(tmp_path / "probe.mjs"), json.dumps([latex_text(n) for n in names])],
+                         capture_output=True, text=True, timeout=60, check=True).stdout
+    for name, shown in zip(names, json.loads(out.strip().splitlines()[-1])):
+        assert f"p({name})=0.5" in shown.replace("\u200b", "").replace("\xa0", " "), (name, shown)
