@@ -329,10 +329,24 @@ def _from_address(monkeypatch, ip):
     monkeypatch.setattr(type(st.context), "ip_address", property(lambda self: ip), raising=False)
 
 
+def _own_session_ids(monkeypatch):
+    """Give each AppTest its own session id, as each websocket of a real server has (AppTest
+    runs every app under the one id "test session id")."""
+    from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
+    init = ScriptRunner.__init__
+
+    def patched(self, session_id, main_script_path, session_state, *a, **kw):
+        if session_id == "test session id":
+            session_id = f"apptest-{id(session_state)}"
+        init(self, session_id, main_script_path, session_state, *a, **kw)
+    monkeypatch.setattr(ScriptRunner, "__init__", patched)
+
+
 def test_share_quota_is_per_client_address_not_per_session(store_url, monkeypatch):
     monkeypatch.setenv("NBLAB_SHARES_PER_HOUR", "1")
     from dashboard import sharing
     sharing._open.clear()
+    _own_session_ids(monkeypatch)
     _from_address(monkeypatch, "198.51.100.23")
     share(upload(new_app()))                                   # the one share of the hour
     again = upload(new_app(), "second.csv", CSV.replace(b"lunch", b"dinner"))   # a new session, same computer
@@ -342,6 +356,18 @@ def test_share_quota_is_per_client_address_not_per_session(store_url, monkeypatc
     assert "data" not in again.query_params and store_of(store_url).usage()[0] == 1
     _from_address(monkeypatch, "192.0.2.200")                  # another computer has its own quota
     share(upload(new_app()))
+    assert store_of(store_url).usage()[0] == 2
+
+
+def test_without_an_address_each_session_has_its_quota(store_url, monkeypatch):
+    # no address (localhost): a session's quota is its own, and a second session may share
+    monkeypatch.setenv("NBLAB_SHARES_PER_HOUR", "1")
+    from dashboard import sharing
+    sharing._open.clear()
+    _own_session_ids(monkeypatch)
+    _from_address(monkeypatch, None)
+    share(upload(new_app()))
+    share(upload(new_app(), "second.csv", CSV.replace(b"lunch", b"dinner")))
     assert store_of(store_url).usage()[0] == 2
 
 
