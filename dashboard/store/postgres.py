@@ -65,7 +65,10 @@ class _Pool:
 
     def _connect(self):
         import psycopg
-        return psycopg.connect(self._url, autocommit=True, connect_timeout=max(2, math.ceil(self._timeout)))
+        # tcp_user_timeout (ms): a connection whose sent data stays unacknowledged that long (the
+        # server's machine or the network is gone) fails instead of hanging a page; unused on a Unix socket
+        return psycopg.connect(self._url, autocommit=True, connect_timeout=max(2, math.ceil(self._timeout)),
+                               tcp_user_timeout=int(max(2.0, self._timeout) * 1000))
 
     def _drop_idle(self) -> None:
         with self._lock:
