@@ -165,13 +165,15 @@ def metrics_row(f: Frame) -> None:
         m1, m2, m3, m4 = st.columns([1, 1.4, 1, 2.6])  # the accuracy's "+10.2 pts vs supervised" needs room
     if f.player and f.playing:  # the browser plays: say where the audience is, not how far EM has got
         status = f"Running … t = {player.shown(f.latest)}"
-    m1.metric("Iteration", player.shown(f.latest) if f.player else f.latest)
-    # while the browser plays, the run is computed ahead of what it shows: the accuracy of what it shows
+    # One iteration for both numbers: the one on screen (scrubbed back, or, while the browser plays
+    # ahead of the computed run, the one it shows), never the furthest one computed beside it.
     t_acc = player.shown(f.latest) if f.player and f.playing else f.t
+    m1.metric("Iteration", t_acc, help=f"The iteration shown; EM has computed {f.latest}."
+              if t_acc != f.latest else None)
     a_now = f.acc[t_acc] if t_acc < len(f.acc) else float("nan")
     base = f.base
     has_delta = base is not None and np.isfinite(a_now)
-    m2.metric(f"Accuracy (t={t_acc})", "—" if not np.isfinite(a_now) else f"{a_now:.1%}",
+    m2.metric(f"Accuracy (t={t_acc})", metrics.percent(a_now) or "—",
               delta=delta_text(a_now, base) if has_delta else None,
               delta_color=delta_color(a_now, base) if has_delta else "normal",
               delta_arrow="off" if has_delta and delta_color(a_now, base) == "off" else "auto")

@@ -19,6 +19,13 @@ def score(pred: np.ndarray, prep: Prepared) -> float:
     return float("nan") if acc is None else acc
 
 
+def percent(acc) -> str | None:
+    """An accuracy as the page shows it ("97.0%"), None when there is none: the one rounding
+    shared by the metrics row and the browser's player, so the two never read 97.1 % and 97.0 %
+    for the same iteration."""
+    return None if acc is None or not np.isfinite(acc) else f"{acc:.1%}"
+
+
 def proba_at(run, t: int) -> np.ndarray:
     """p(y | x_i, θ_t) for every row, (N, K): computed once per (run, t) in the session's memo and
     shared by the accuracy series and the documents table (which also wants t − 1)."""

@@ -392,12 +392,14 @@ def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool,
     p["last_n"] = (serial, latest)
     specs, vers = _series(run, prep, acc, base, font_size)
     nxt = ahead(run)
+    from dashboard import metrics
     t = latest if view_t is None else min(int(view_t), latest)
     data = {
         "role": "main", "sid": p["sid"], "run": _token(), "n": latest + 1, "done": bool(run.done),
         "seq": p["seq"], "t": t, "revealed": latest, "fps": FPS.get(speed, FPS["normal"]),
         "lowerWaiting": bool(p.get("lower_waiting")),
-        "acc": [None if not np.isfinite(a) else round(float(a), 4) for a in acc[: latest + 1]],
+        # the accuracy of each iteration as text, rounded once on the server (metrics.percent)
+        "acc": [metrics.percent(a) for a in acc[: latest + 1]],
         # each chart's own version: a λ change moves the supervised baseline (the accuracy chart) only,
         # so α and the likelihood are not redrawn
         "series": [{"name": n, "ver": vers[n], "spec": s} for n, s in specs],
@@ -412,11 +414,10 @@ def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool,
     if nxt is not None:
         # the next iteration, for the browser to show the moment Step is pressed (the server's rerun
         # that follows brings the same charts, with the same versions, and redraws nothing)
-        from dashboard import metrics
         acc_next = list(acc[: latest + 1]) + [metrics.score(metrics.proba_at(nxt, latest + 1).argmax(axis=1), prep)]
         nspecs, nvers = _series(nxt, prep, acc_next, base, font_size)
         data["next"] = {"from": latest + 1, "n": latest + 2, "done": bool(nxt.done),
-                        "acc": [None if not np.isfinite(a) else round(float(a), 4) for a in acc_next],
+                        "acc": [metrics.percent(a) for a in acc_next],
                         "series": [{"name": n, "ver": nvers[n], "spec": s} for n, s in nspecs]}
     with where:
         _COMPONENT(key=MAIN_KEY, data=data, default={"view": None}, on_view_change=_on_view,

@@ -462,7 +462,7 @@ function updateBar() {
   const a = P.acc[P.t];
   // fixed width (CSS): a label that grew would shrink the slider under a dragging mouse
   label.textContent = `Iteration ${P.t} of ${P.n - 1}` +
-    (a === null || a === undefined ? "" : ` · accuracy ${(100 * a).toFixed(1)}%`);
+    (a === null || a === undefined ? "" : ` · accuracy ${a}`);
 }
 
 function report() {

@@ -1,0 +1,44 @@
+"""The metrics row and the player name the same iteration and print the same accuracy."""
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[1] / "dashboard" / "app.py")
+
+
+def _metric(at, label_start: str):
+    return next(m for m in at.metric if m.label.startswith(label_start))
+
+
+def test_scrubbed_back_the_iteration_metric_names_the_iteration_of_the_accuracy_beside_it():
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    for _ in range(6):
+        at.button(key="step").click().run()
+    at.session_state["view_t"] = 2           # what the scrubber (or the player's drag) reports
+    at.run()
+    assert _metric(at, "Accuracy").label == "Accuracy (t=2)"
+    assert int(_metric(at, "Iteration").value) == 2
+
+
+def test_player_and_metric_print_one_rounding_of_the_accuracy():
+    """Ties at a half-tenth of a percent (e.g. 389/400 = 97.25 %) and values a hair below one
+    (0.970499…) are where two roundings part: the player's text comes from the server's."""
+    from dashboard import metrics
+
+    assert metrics.percent(389 / 400) == f"{389 / 400:.1%}"
+    assert metrics.percent(0.9704999) == "97.0%" and metrics.percent(float("nan")) is None
+    import json
+
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["player"] = "on"
+    at.run()
+    at.button(key="step").click().run()
+    shown = _metric(at, "Accuracy").value
+    main = next(json.loads(e.proto.json) for e in at.get("bidi_component")
+                if e.proto.component_name == "nbem_player" and json.loads(e.proto.json)["role"] == "main")
+    assert main["acc"][1] == shown and shown.endswith("%")
+    run, prep = at.session_state["run"], at.session_state["prep"]
+    hidden = prep.score_mask
+    pred = run.predict_proba(t=1).argmax(axis=1)                 # by hand: right / scored at t = 1
+    assert shown == f"{(pred[hidden] == prep.y_eval[hidden]).mean():.1%}"
