@@ -99,6 +99,19 @@ def safe_cell(v):
     return v
 
 
+def csv_export(frame: pd.DataFrame) -> str:
+    """The one way a table leaves the app as CSV: every text cell and column name goes through
+    :func:`safe_cell`, so a name or document from an upload cannot become a spreadsheet formula
+    (``=HYPERLINK(…)``, ``=cmd|…``, ``+44…``, ``@channel``). Streamlit's own "Download as CSV"
+    on tables is turned off (``client.disableDataExport``): every download is a button that
+    calls this."""
+    out = frame.rename(columns=lambda c: safe_cell(str(c)))
+    for col in out.columns:
+        if out[col].dtype == object or pd.api.types.is_string_dtype(out[col]):
+            out[col] = out[col].map(safe_cell)
+    return out.to_csv(index=False)
+
+
 def history_frame(history, class_names, acc=None) -> pd.DataFrame:
     rows = []
     for s in history:

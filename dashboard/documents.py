@@ -203,6 +203,12 @@ def documents_panel(run, prep, t: int, model: str, classroom: bool = False) -> N
                      column_config=config, column_order=cols)
         st.caption(f"Showing {len(shown):,} of {len(rows):,} ({sort}). Click a row to put that document "
                    "in the maths panel below.")
+        # every hidden document in this order, made only when clicked (derive.csv_export: no formulas)
+        st.download_button(f"All {len(rows):,} hidden documents at t = {t} (CSV)",
+                           lambda: derive.csv_export(documents_frame(proba, prev, prep.y_eval, rows, texts, names,
+                                                                     sort, split)),
+                           file_name=f"documents_t{t}.csv", mime="text/csv", key="dl_documents",
+                           on_click="ignore", icon=":material/download:")
         if split is not None:
             c1, c0 = derive.md_escape(names[1], 40), derive.md_escape(names[0], 40)  # shown literally
             st.caption(f"Bernoulli NB scores the words a message lacks too: “words absent {c1}:{c0}” is "

@@ -338,13 +338,13 @@ def exports(f: Frame, view) -> None:
         e1, e2, e3 = st.columns(3)
         # callables: the CSV is only made when clicked (nothing is stored on every Play tick)
         names, hist, acc_now = f.prep.class_names, list(f.run.history), list(f.acc)
-        e1.download_button(f"α at t={t} (CSV)", lambda: derive.alpha_frame(snap, names).to_csv(index=False),
+        e1.download_button(f"α at t={t} (CSV)", lambda: derive.csv_export(derive.alpha_frame(snap, names)),
                            file_name=f"alpha_t{t}.csv", mime="text/csv", key="dl_alpha", on_click="ignore",
                            icon=":material/download:")
-        e2.download_button(f"{view.short} at t={t} (CSV)", lambda: derive.params_frame(view, names).to_csv(index=False),
+        e2.download_button(f"{view.short} at t={t} (CSV)", lambda: derive.csv_export(derive.params_frame(view, names)),
                            file_name=f"params_t{t}.csv", mime="text/csv", key="dl_params", on_click="ignore",
                            icon=":material/download:")
         e3.download_button("History, every iteration (CSV)",
-                           lambda: derive.history_frame(hist, names, acc_now).to_csv(index=False),
+                           lambda: derive.csv_export(derive.history_frame(hist, names, acc_now)),
                            file_name="em_history.csv", mime="text/csv", key="dl_history", on_click="ignore",
                            icon=":material/download:")
