@@ -24,3 +24,36 @@ def require_chromium():
             pytest.fail(f"CI is set but no browser at {CHROMIUM} (apt-get install -y chromium)", pytrace=False)
         pytest.skip(f"no browser at {CHROMIUM}", allow_module_level=True)
     return pytest.importorskip("playwright.sync_api")
+
+
+def module_fixtures():
+    """(server, browser): module-scoped fixtures of one Streamlit server for the module and one
+    Chromium driven by Playwright. Bind them in a test module: ``server, browser = module_fixtures()``."""
+    from conftest import streamlit_server
+
+    sync_api = require_chromium()
+
+    @pytest.fixture(scope="module")
+    def server():
+        with streamlit_server() as srv:
+            yield srv.url
+
+    @pytest.fixture(scope="module")
+    def browser():
+        with sync_api.sync_playwright() as p:
+            b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+            yield b
+            b.close()
+
+    return server, browser
+
+
+def wait_idle(page, timeout=240_000):
+    """The lesson page drawn and no script run in progress (a first load on a busy 2-core machine
+    can take a minute)."""
+    page.wait_for_selector('[data-testid="stMetric"]', timeout=timeout)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
+        timeout=timeout)
+    page.wait_for_timeout(600)

@@ -7,35 +7,13 @@ import re
 import numpy as np
 import pytest
 
-from browser_kit import ARGS, CHROMIUM, ITER_JS, require_chromium
-from conftest import streamlit_server
+from browser_kit import ITER_JS, module_fixtures, require_chromium
+from browser_kit import wait_idle as _idle
 
 pytestmark = pytest.mark.browser
 
-sync_api = require_chromium()
-
-
-@pytest.fixture(scope="module")
-def server():
-    with streamlit_server() as srv:
-        yield srv.url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield b
-        b.close()
-
-
-def _idle(page, timeout=240_000):
-    page.wait_for_selector('[data-testid="stMetric"]', timeout=timeout)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
-        timeout=timeout)
-    page.wait_for_timeout(600)
+require_chromium()
+server, browser = module_fixtures()
 
 
 def _text_csv() -> bytes:
