@@ -294,20 +294,34 @@ def delete_link(share_id: str, secret: str) -> str:
     return f"{base}?{urlencode({DATA_PARAM: share_id, DELETE_PARAM: secret})}"
 
 
+def text_read_options(pipeline) -> dict:
+    """nbcore.read_csv keyword arguments that read a text file with ``pipeline`` (a TextPipeline):
+    stored with a share, so every student's copy has the features the sharer's run uses."""
+    if pipeline is None:
+        return {}
+    return {"analyzer": pipeline.tokens, "ngram_range": list(pipeline.ngram_range), "binary": pipeline.binary,
+            "min_df": pipeline.min_df, "max_features": pipeline.max_features,
+            "stop_words": "english" if pipeline.stop_words else None, "lowercase": pipeline.lowercase}
+
+
 def _on_share() -> None:
     """Button callback: store the session's upload and switch the session to the shared copy."""
     data, name = state.get(state.UPLOAD_BYTES), state.get(state.UPLOAD_NAME)
     if not data or state.get(state.UPLOAD_DS) is None:
         state.put(state.SHARE_ERROR, "Upload a file first; then it can be shared.")
         return
+    cfg = state.get(state.RUN_KEY)
+    options = dict(state.get(state.UPLOAD_OPTIONS) or {})
+    if cfg is not None and cfg.dataset == controls.UPLOAD and getattr(state.get(state.UPLOAD_DS), "is_text", False):
+        # the text settings the run uses (min df, n-grams, vocabulary…) travel with the file
+        options.update(text_read_options(cfg.text))
     try:
-        receipt = get_store().put(name, data, state.get(state.UPLOAD_OPTIONS) or {}, owner=_client_owner())
+        receipt = get_store().put(name, data, options, owner=_client_owner())
         share, ds = load(receipt.id)
     except S.ShareError as e:
         state.put(state.SHARE_ERROR, f"Could not share this file: {e}")
         return
     state.put(state.SHARE_ERROR, None)
-    cfg = state.get(state.RUN_KEY)
     if cfg is not None and cfg.dataset == controls.UPLOAD:
         # the same bytes read the same way: the sharer's run carries on, now on the shared copy
         state.put(state.RUN_KEY, dataclasses.replace(cfg, dataset=controls.SHARED))

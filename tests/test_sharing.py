@@ -447,3 +447,31 @@ def test_a_failed_class_link_shows_one_notice_only(store_url):
         assert "is not a data set here" not in text and "could not use" not in text, query
         assert at_dataset(at) == DEFAULT_DATASET
         assert "dataset" not in at.query_params or at.query_params["dataset"] == DEFAULT_DATASET
+
+
+def test_sharing_keeps_the_teacher_s_run_and_text_settings_for_the_class(store_url):
+    """The teacher changed min df to 2 and stepped once; sharing must not restart the run, and the
+    students get the features the teacher's run uses (same vocabulary, same numbers)."""
+    teacher = upload(new_app(hidden="50"))
+    teacher.number_input(key="min_df").set_value(2)
+    run(teacher)
+    steps(teacher, 1)
+    prep_t = teacher.session_state["prep"]
+    assert prep_t.ds.pipeline.min_df == 2
+    # by hand: the words found in at least 2 of the 14 messages
+    from collections import Counter
+    rows = CSV.decode().splitlines()[1:]
+    df = Counter(w for r in rows for w in set(r.rsplit(",", 1)[0].split()))
+    assert sorted(prep_t.feature_names) == sorted(w for w, n in df.items() if n >= 2)
+    before = numbers(teacher)
+
+    share(teacher)
+    assert teacher.session_state["run"].current.iteration == 1        # not restarted at t = 0
+    same_numbers(numbers(teacher), before)
+    assert teacher.number_input(key="min_df").value == 2
+
+    student = new_app(**dict(teacher.query_params))
+    assert student.number_input(key="min_df").value == 2
+    assert student.session_state["prep"].feature_names == prep_t.feature_names
+    steps(student, 1)
+    same_numbers(numbers(student), before)
