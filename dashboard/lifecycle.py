@@ -202,6 +202,7 @@ def sync_run(settings: Settings) -> None:
     install(cfg, smoothing, prep, new_run)
     if run is None:
         state.put(state.NOTICE, None)
+        restore_iterations(new_run)
     elif old_cfg == cfg:
         state.put(state.NOTICE, ("rebuilt", f"λ changed {old_smoothing:g} → {smoothing:g} before any step: "
                                             f"**new run** from iteration 0 with λ = {smoothing:g}."))
@@ -213,6 +214,52 @@ def sync_run(settings: Settings) -> None:
         state.put(state.NOTICE, (kind, (text + " " if text else "") +
                                  "No label is visible, so EM starts from a **random** initialisation "
                                  "(“from the labelled documents” needs at least one label)."))
+
+
+#: URL key holding how far the session's run has been computed, so a reloaded page, a new session
+#: after a server restart, or a student opening the teacher's link comes back at that iteration.
+K_ITERATION = "t"
+
+
+def restore_iterations(run) -> None:
+    """A session's first run: step it to the iteration the URL names (``t=``), with a notice.
+
+    EM is deterministic given the data, the settings and the seed, so the same link recomputes
+    the same numbers (steps taken at another λ earlier in the run are recomputed at the current
+    one). Bounded by the run's max iterations, which the memory budget already bounds."""
+    from dashboard import urlguard
+
+    asked = int(urlguard.value_of(K_ITERATION, urlguard.Number(0, 1000, 0, None, True), 0) or 0)
+    want = min(asked, run.settings.max_iter)
+    if want <= 0:
+        return
+    try:
+        with st.spinner(f"Recomputing the run to iteration {want} …"):
+            while run.current.iteration < want and not run.done:
+                run.step()
+    except ValueError as e:
+        state.put(state.ERROR, str(e))
+    t = run.current.iteration
+    text = f"Recomputed to iteration {t}, as the link says (the same settings give the same numbers)."
+    if t < asked:
+        text += (f" EM stopped at t = {t} ({'converged' if run.converged else 'its maximum number of iterations'})"
+                 f" before {asked}.")
+    state.put(state.NOTICE, ("continued", text))
+
+
+def remember_iteration(run) -> None:
+    """Keep ``t=<latest computed iteration>`` in the URL (nothing when it is already there)."""
+    if run is None:
+        return
+    t = str(run.current.iteration)
+    try:
+        if st.query_params.get(K_ITERATION) != t:
+            if t == "0":
+                st.query_params.pop(K_ITERATION, None)
+            else:
+                st.query_params[K_ITERATION] = t
+    except Exception:  # noqa: BLE001 - the URL is a convenience; never break the page over it
+        pass
 
 
 def reset() -> None:

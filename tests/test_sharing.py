@@ -128,8 +128,10 @@ def test_link_gives_a_new_session_the_same_data_and_the_same_numbers(store_url):
                                              else prep_upload.X))
     assert prep.feature_names == prep_upload.feature_names and prep.class_names == prep_upload.class_names
     np.testing.assert_array_equal(prep.y_obs, prep_upload.y_obs)
-    steps(student, 3)
-    same_numbers(numbers(student), on_upload)      # same steps, same numbers as on the upload itself
+    # the link names the teacher's iteration (t=3): the student's run is recomputed to it, and
+    # has the numbers of the teacher's three steps on the upload itself
+    assert link.get("t") == "3"
+    same_numbers(numbers(student), on_upload)
 
     # the teacher's session (now on the shared copy) agrees too
     teacher.button(key="reset").click()
@@ -470,8 +472,7 @@ def test_sharing_keeps_the_teacher_s_run_and_text_settings_for_the_class(store_u
     same_numbers(numbers(teacher), before)
     assert teacher.number_input(key="min_df").value == 2
 
-    student = new_app(**dict(teacher.query_params))
+    student = new_app(**dict(teacher.query_params))      # the link names t=1: recomputed to it
     assert student.number_input(key="min_df").value == 2
     assert student.session_state["prep"].feature_names == prep_t.feature_names
-    steps(student, 1)
     same_numbers(numbers(student), before)

@@ -61,6 +61,7 @@ def live(speed: str, classroom: bool) -> None:
     top = st.container()  # messages come and go inside it; the panels after it keep their place
     with top:
         panels.advance(state.get(state.RUN), state.get(state.RUN_KEY).max_iter, speed)
+    lifecycle.remember_iteration(state.get(state.RUN))
     f = panels.current_frame(classroom)
     with top:
         panels.notices(f)
