@@ -21,10 +21,14 @@ value the user picks afterwards is never second-guessed. Per session: everything
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
+from urllib.parse import unquote_plus
 
 import streamlit as st
+
+from dashboard import derive
 
 GUARD = "url_guard"
 QP = "query-params"
@@ -35,21 +39,17 @@ _MISSING = object()
 # ---- text helpers --------------------------------------------------------------------------
 
 def shown(value: Any, limit: int = MAX_SHOWN) -> str:
-    """A user's value, shortened and escaped so Markdown shows it literally."""
-    text = str(value)
-    if len(text) > limit:
-        text = text[:limit] + "…"
-    text = text.replace("\n", " ").replace("\r", " ")
-    return "".join("\\" + ch if ch in "\\`*_[]<>~$|:#{}()!+-=" else ch for ch in text)
+    """A user's value, shortened, on one line and escaped so Markdown shows it literally
+    (derive.md_escape: every Markdown-active character, a block marker at the start, ``www.``
+    autolinks and ``&…;`` entities included)."""
+    return derive.md_escape(value, limit + 1)
 
 
 def code(value: Any, limit: int = MAX_SHOWN) -> str:
     """A user's value for inside a Markdown code span (shown literally there): shortened,
-    on one line, without backticks (which would end the span)."""
-    text = str(value)
-    if len(text) > limit:
-        text = text[:limit] + "…"
-    return text.replace("\n", " ").replace("\r", " ").replace("`", "'") or " "
+    on one line (every control character and line separator becomes a space), without
+    backticks (which would end the span)."""
+    return derive.one_line(value, limit + 1).replace("`", "'") or " "
 
 
 def _num_url(v) -> str:
@@ -63,12 +63,40 @@ def _num(v: float) -> str:
     return f"{v:g}" if isinstance(v, float) else str(v)
 
 
+# ---- numbers --------------------------------------------------------------------------------
+
+#: A number as a URL holds one: optional sign, ASCII digits with at most one dot, optional
+#: exponent. Python's float() also takes "1_0" (10), Arabic-Indic "٥٠" and fullwidth "５０" (50),
+#: "nan", "infinity" and surrounding Unicode spaces; none of those is read as a number here.
+_URL_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def url_number(key: str, s: str) -> tuple[float | None, str | None]:
+    """The number a URL value spells, or (None, why) when it spells none that a float holds.
+
+    Every numeric URL value (sliders, number inputs, numeric select sliders, ranges) is read
+    here. Spaces and tabs around it are dropped (a ``+`` in a query string arrives as a space).
+    A value beyond the float range is refused rather than rounded: ``1e400`` is not infinity
+    and ``1e-400`` is not 0 (a λ of 0 is a different model from a tiny λ)."""
+    t = s.strip(" \t")
+    if not _URL_NUMBER.fullmatch(t):
+        return None, f"`{key}={code(s)}` is not a number (plain digits, e.g. 0.5 or 1e-3)"
+    v = float(t)
+    if math.isinf(v):
+        return None, f"`{key}={code(s)}` is too large to be held as a number"
+    mantissa = re.split("[eE]", t)[0]
+    if v == 0 and any(ch in "123456789" for ch in mantissa):
+        return None, f"`{key}={code(s)}` is too close to 0 to be held as a number (it would be read as 0)"
+    return v, None
+
+
 # ---- decisions -----------------------------------------------------------------------------
 
 @dataclass
 class Decision:
     value: Any
     why: str | None = None   # None: taken as given (no notice)
+    refused: bool = False    # the URL value was not read at all (the default is used)
 
 
 def _last(raw: list[str], key: str) -> tuple[str, str | None]:
@@ -94,13 +122,9 @@ class Number:
 
     def decide(self, key: str, raw: list[str]) -> Decision:
         s, dup = _last(raw, key)
-        try:
-            v = float(s.strip())
-        except ValueError:
-            return Decision(self.default, _join(dup, f"`{key}={code(s)}` is not a number; used {_num(self.default)}"))
-        if not math.isfinite(v):
-            return Decision(self.default, _join(dup, f"`{key}={code(s)}` is not a finite number; "
-                                                     f"used {_num(self.default)}"))
+        v, bad = url_number(key, s)
+        if bad:
+            return Decision(self.default, _join(dup, f"{bad}; used {_num(self.default)}"), refused=True)
         why = None
         if v < self.lo or v > self.hi:
             c = min(max(v, self.lo), self.hi)
@@ -148,7 +172,7 @@ class Range:
             return Decision(self.default, f"`{key}` needs two numbers (from, to); got {len(parts)}: "
                                           f"used {_num(self.default[0])} to {_num(self.default[1])}")
         a, b = (one.decide(key, [p]) for p in parts)
-        if a.why and "not" in a.why or b.why and "not" in b.why:
+        if a.refused or b.refused or a.why and "not" in a.why or b.why and "not" in b.why:
             return Decision(self.default, _join(a.why, b.why))
         lo, hi = sorted((a.value, b.value))
         return Decision((lo, hi), _join(a.why, b.why))
@@ -176,14 +200,9 @@ class Grid:
         for o in self.options:
             if s == self.fmt(o) or s == str(o):
                 return Decision(o, dup)
-        try:
-            v = float(s.strip())
-        except ValueError:
-            return Decision(self.default, _join(dup, f"`{key}={code(s)}` is not a number; "
-                                                     f"used {self.fmt(self.default)}"))
-        if not math.isfinite(v):
-            return Decision(self.default, _join(dup, f"`{key}={code(s)}` is not a finite number; "
-                                                     f"used {self.fmt(self.default)}"))
+        v, bad = url_number(key, s)
+        if bad:
+            return Decision(self.default, _join(dup, f"{bad}; used {self.fmt(self.default)}"), refused=True)
         opts = sorted(self.options)
         if v < opts[0] or v > opts[-1]:
             c = opts[0] if v < opts[0] else opts[-1]
@@ -330,6 +349,55 @@ def _guard() -> dict:
     return g
 
 
+#: Streamlit's own limits on a query string (streamlit.runtime.state.query_params): a longer
+#: one, or one with more parameters, is dropped whole before the page sees any of it.
+try:
+    from streamlit.runtime.state.query_params import (CLIENT_STATE_QUERY_STRING_MAX_FIELDS as QUERY_MAX_FIELDS,
+                                                      CLIENT_STATE_QUERY_STRING_MAX_LENGTH as QUERY_MAX_LENGTH)
+except ImportError:  # the values of Streamlit 1.67
+    QUERY_MAX_LENGTH, QUERY_MAX_FIELDS = 512 * 1024, 1000
+DROPPED = "(link)"  # the notice key of a query string Streamlit dropped whole
+_QUERY_NAME = re.compile(r"(?:^|&)([^=&]*)")
+
+
+def _raw_query_string() -> str:
+    """The query string of this run as the browser sent it, where Streamlit keeps it (its script
+    run context); "" when it does not."""
+    try:
+        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+        return str(getattr(get_script_run_ctx(), "query_string", "") or "")
+    except Exception:  # noqa: BLE001 - a Streamlit internals change: nothing to compare with
+        return ""
+
+
+def dropped_query(query: str, n_read: int) -> str | None:
+    """Why a query string with settings gave the page none (``n_read`` parameters read), naming
+    what was ignored; None when nothing was dropped. Streamlit empties a query string longer
+    than QUERY_MAX_LENGTH characters or with more than QUERY_MAX_FIELDS parameters (it logs a
+    warning and nothing else), so the page would open with its defaults without a word."""
+    if not query or n_read:
+        return None
+    n_fields = query.count("&") + 1
+    if len(query) > QUERY_MAX_LENGTH:
+        size = (f"it is {len(query):,} characters long and at most {QUERY_MAX_LENGTH:,} "
+                f"({QUERY_MAX_LENGTH // 1024} KB) are read")
+    elif n_fields > QUERY_MAX_FIELDS:
+        size = f"it has {n_fields:,} parameters and at most {QUERY_MAX_FIELDS:,} are read"
+    else:
+        return None
+    names: list[str] = []
+    for m in _QUERY_NAME.finditer(query):  # each name (the text before "="), however long the values
+        name = unquote_plus(m.group(1)[:200])
+        if name and name not in names:
+            names.append(name)
+            if len(names) > 8:
+                break
+    listed = ", ".join(f"`{code(n, 20)}`" for n in names[:8]) + (", …" if len(names) > 8 else "")
+    return (f"this link is too long: {size}, so none of its settings was used"
+            + (f" ({listed})" if listed else "") + "; the page opened with its default settings")
+
+
 def begin(page: str) -> None:
     """Call at the top of every page, before any widget. A new page visit takes a snapshot
     of the URL it was opened with; notices of the previous page are dropped."""
@@ -342,6 +410,9 @@ def begin(page: str) -> None:
             except Exception:  # noqa: BLE001 - never let a hostile URL stop the page
                 continue
         g.update(page=page, raw=raw, checked=set(), expect={}, pending={}, notices={})
+        why = dropped_query(_raw_query_string(), len(raw))
+        if why:
+            g["notices"][DROPPED] = why
     g["rerun"] = False
     g["slot"] = None
 
