@@ -1,6 +1,8 @@
 """Posterior inspector: p(y | x) for one message and the per-word log-odds behind it."""
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -34,7 +36,25 @@ ds, X = page_kit.dataset_for_model(dataset, model)
 K = ds.n_classes
 names = [str(c) for c in ds.class_names]
 feats = [str(f) for f in ds.feature_names]
-md_names = [derive.md_escape(n, 40) for n in names]  # in labels, captions and the table: shown literally
+md_names = [derive.md_escape(n, 40) for n in names]
+
+#: Shown in place of a space at the start or end of a term: character n-grams such as " en" (a word
+#: starting "en") and "en " (a word ending "en") would otherwise look the same on screen.
+SPACE = "␣"
+
+
+def term_label(term: str) -> str:
+    """A term as the inspector shows it (chart ticks, tables, captions, the words box): leading and
+    trailing spaces become ␣, so every n-gram boundary is visible; the term itself is unchanged."""
+    core = term.strip(" ")
+    if not core:
+        return SPACE * len(term)
+    lead, trail = len(term) - len(term.lstrip(" ")), len(term) - len(term.rstrip(" "))
+    return SPACE * lead + core + SPACE * trail
+
+
+shown_feats = [term_label(f) for f in feats]
+  # in labels, captions and the table: shown literally
 y_known = np.asarray(ds.y_true if ds.y_true is not None else ds.y)
 
 
@@ -85,12 +105,18 @@ def _load_row():
     st.session_state["insp_words"] = [feats[j] for j in np.flatnonzero(r > 0)]
 
 
-c1.button("Load this document", key="insp_load", on_click=_load_row)
-if "insp_words" not in st.session_state and st.query_params.get("insp_words") is None:
+def _load_clicked():
     _load_row()
-words = urlguard.multiselect(c2, "Words present in the message (tick / untick)", feats, key="insp_words",
-                       help="Bernoulli NB only asks *whether* each word occurs.")
+    if "insp_text" in st.session_state:
+        st.session_state["insp_text"] = ""  # the loaded document is what gets scored, not the typed text
+
+
+c1.button("Load this document", key="insp_load", on_click=_load_clicked)
 if row_x is None:
+    if "insp_words" not in st.session_state and st.query_params.get("insp_words") is None:
+        _load_row()
+    words = urlguard.multiselect(c2, "Words present in the message (tick / untick)", feats, key="insp_words",
+                                 format_func=term_label, help="Bernoulli NB only asks *whether* each word occurs.")
     x = np.zeros(len(feats))
     idx = [feats.index(w) for w in words]
     x[idx] = 1.0
@@ -101,9 +127,19 @@ if row_x is None:
         x[idx] = np.where(r[idx] > 0, r[idx], 1.0)
 else:
     x = row_x
-    st.caption("Scoring the typed text: " + (", ".join(f"{derive.md_escape(feats[j], 40)}×{x[j]:g}"
+    typed_terms = [feats[j] for j in np.flatnonzero(x)]
+    # The typed text decides what is scored, so the box shows its terms (read-only, not in the URL: the
+    # ticked words of the last document stay there for when the text box is cleared).
+    st.session_state["insp_typed_words"] = typed_terms
+    c2.multiselect("Words present in the typed message", typed_terms, key="insp_typed_words",
+                   format_func=term_label, disabled=True,
+                   help="The terms of the typed text that are in the vocabulary. Clear the text box (or load a "
+                        "document) to tick words yourself.")
+    st.caption("Scoring the typed text: " + (", ".join(f"{derive.md_escape(term_label(feats[j]), 40)}×{x[j]:g}"
                                                        for j in np.flatnonzero(x))
                                              or "no known word"))
+if any(term_label(f) != f for f in feats):
+    st.caption(f"{SPACE} marks a space at the edge of a term: “{SPACE}en” starts a word, “en{SPACE}” ends one.")
 
 # ---- explanation --------------------------------------------------------------------------
 ex = nbcore.explain(model, alpha, params, x)
@@ -120,9 +156,22 @@ if K > 5:
 order = np.argsort(-post, kind="stable")
 a_default, b_default = int(order[0]), int(order[1])
 if K > 2:
+    # The comparison follows the message: the two most probable classes for it, unless the reader picked
+    # other classes for this same message. A new message (another document, ticked words or typed text)
+    # brings the comparison back to its own top two; so do other parameters (λ, the source) while the
+    # reader has not picked. The selectboxes are identified by their key alone, so their index argument
+    # would only be a first-run default: the value is set through session state.
+    ss = st.session_state
+    message = (dataset, model, K, hashlib.sha1(np.ascontiguousarray(x, dtype=float).tobytes()).hexdigest())
+    auto = ss.get("_insp_ab_auto")  # (message, a, b) as last set here
+    picked = (auto is not None and auto[0] == message and "insp_a" in ss and "insp_b" in ss
+              and (ss["insp_a"], ss["insp_b"]) != auto[1:])
+    if not picked:
+        ss["insp_a"], ss["insp_b"] = a_default, b_default
+        ss["_insp_ab_auto"] = (message, a_default, b_default)
     d1, d2 = st.columns(2)
-    a = d1.selectbox("Compare class", range(K), index=a_default, format_func=lambda k: names[k], key="insp_a")
-    b = d2.selectbox("against class", range(K), index=b_default, format_func=lambda k: names[k], key="insp_b")
+    a = d1.selectbox("Compare class", range(K), format_func=lambda k: names[k], key="insp_a")
+    b = d2.selectbox("against class", range(K), format_func=lambda k: names[k], key="insp_b")
 else:
     a, b = 1, 0  # two classes: always "class 1 vs class 0" (spam vs ham), so the bars keep their side
 if a == b:
@@ -139,7 +188,7 @@ present_sum = float(np.sum(np.where(present, lo, 0.0)))
 
 left, right = st.columns([3, 2])
 with left:
-    st.plotly_chart(depth_charts.log_odds_figure(feats, lo, present, prior_term, names[a], names[b],
+    st.plotly_chart(depth_charts.log_odds_figure(shown_feats, lo, present, prior_term, names[a], names[b],
                                                  class_color(a), class_color(b), FS, top_n=20),
                     key="insp_logodds", config={"displayModeBar": False})
 with right:
@@ -172,14 +221,14 @@ with right:
         except ValueError:
             pass
     if not np.isfinite(lo).all():
-        bad = [derive.md_escape(feats[j], 40) for j in np.flatnonzero(~np.isfinite(lo))]
+        bad = [derive.md_escape(shown_feats[j], 40) for j in np.flatnonzero(~np.isfinite(lo))]
         st.warning(f"λ = 0 makes some words **impossible** for a class (β = 0 or 1): {', '.join(bad[:8])}. "
                    "One such word vetoes a class whatever the other words say (seed 000 §3.1).")
 
 with st.expander("Every term (eq. 11) as a table"):
     rows = []
     beta = np.asarray(params["beta"])
-    for j, f in enumerate(feats):
+    for j, f in enumerate(shown_feats):
         r = {"word": f, "x": x[j]}
         for k in (a, b):
             r[f"β({names[k]})"] = beta[j, k]
