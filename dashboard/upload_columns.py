@@ -15,7 +15,8 @@ import pandas as pd
 import streamlit as st
 
 import nbcore
-from dashboard import limits
+from dashboard import derive, limits
+from nbcore._columns import NOT_USED
 from nbcore.data import inspect_csv
 
 K_LABEL, K_TEXT, K_IGNORE, K_HEADER = "up_label", "up_text", "up_ignore", "up_header"
@@ -31,24 +32,27 @@ class ColumnChoice:
     header: bool | None = None
 
     def describe(self) -> str:
-        what = f"text {', '.join(self.text)}" if self.text else "feature columns"
-        return f"label {self.label}, {what}" + (f", ignored {', '.join(self.ignore)}" if self.ignore else "")
+        """In words, for a Markdown place (an expander title): column names escaped."""
+        def names(cs):
+            return ", ".join(derive.md_escape(c, 40) for c in cs)
+        what = f"text {names(self.text)}" if self.text else "feature columns"
+        return (f"label {derive.md_escape(self.label, 40)}, {what}"
+                + (f", ignored {names(self.ignore)}" if self.ignore else ""))
 
 
 def guessed_choice(info: dict) -> ColumnChoice:
+    """nbcore's guess as a choice (a column called "label" is its label whatever its values)."""
     label = info.get("label")
-    if label is None:  # a column literally called "label" is the label, whatever its values
-        label = next((c for c in info.get("columns", ()) if c.strip().lower() == "label"), None)
     text = tuple(c for c in (info.get("text") or ()) if c != label)
-    return ColumnChoice(label=label, text=text, ignore=tuple(info.get("ignored") or ()),
+    return ColumnChoice(label=label, text=text, ignore=tuple(c for c in (info.get("ignored") or ()) if c != label),
                         header=info.get("header"))
 
 
 def choice_message(info: dict, choice: ColumnChoice) -> str:
     """What was guessed, in one sentence (the picker lets the user change it)."""
-    parts = [f"Label column: “{choice.label}”"]
+    parts = [f"Label column: “{derive.md_escape(choice.label, 40)}”"]
     if choice.text:
-        parts.append("text: " + ", ".join(f"“{c}”" for c in choice.text))
+        parts.append("text: " + ", ".join(f"“{derive.md_escape(c, 40)}”" for c in choice.text))
     if not info.get("header"):
         parts.append("no header row found (columns numbered)")
     return "; ".join(parts) + ". Change them under “Columns” above the charts."
@@ -92,31 +96,88 @@ def read_upload(data: bytes, choice: ColumnChoice | None = None, name: str = "up
     return ds, info, choice
 
 
-def columns_frame(info: dict, choice: ColumnChoice) -> pd.DataFrame:
-    """One row per column: its role now, why it was guessed, and an example value."""
+def reading_roles(info: dict, choice: ColumnChoice, read: dict | None = None) -> dict[str, tuple[str, str]]:
+    """{column: (role, why)}: the role each column plays in the reading ("label", "text",
+    "feature" or "ignored") and a reason that fits that role.
+
+    ``read`` is the data set's ``inferred`` dict (what nbcore.read_csv actually did): with it the
+    roles are exactly the reading's (read_csv also reads a single remaining column of words as
+    text when no text column is named). Without it they follow ``choice`` as read_csv would read
+    it with choice_options(). The reasons are nbcore's guess where the guess had the same role,
+    else say why the column has the role it has now (picked, or left over)."""
+    cols = list(info["columns"])
+    if read:
+        label = read.get("label_column")
+        text = list(read.get("text_columns") or ([read["text_column"]] if read.get("text_column") else []))
+        ignored = set(read.get("ignored_columns") or ())
+    else:
+        label, text = choice.label, [c for c in choice.text if c != choice.label]
+        ignored = {c for c in cols if c != label and c not in text} if text else \
+            {c for c in choice.ignore if c != label}
+    guess_roles, guess_why = info.get("roles") or {}, info.get("reasons") or {}
+    out = {}
+    for c in cols:
+        s = info["stats"][c]
+        was = guess_roles.get(c)
+        why = guess_why.get(c, "")
+        blanks = f", {s['n_blank']:,} blank (unlabelled)" if s["n_blank"] else ""
+        if c == label:
+            role = "label"
+            if was != "label":
+                why = f"picked as the label: {s['distinct']:,} different values{blanks}"
+        elif c in text:
+            role = "text"
+            if was != "text":
+                how = "picked as text" if c in choice.text else \
+                    "the one column besides the label, and it holds words: read as text"
+                why = f"{how}: {s['distinct']:,} different values, {s['mean_length']:.0f} characters on average"
+        elif c in ignored:
+            role = "ignored"
+            if was != "ignored" or why == NOT_USED:  # left over, not ignored for its own sake
+                why = NOT_USED if text else "picked under “Ignore these columns”"
+        else:
+            role = "feature"
+            why = f"a feature: {s['distinct']:,} different values"
+        out[c] = (role, why)
+    return out
+
+
+def columns_frame(info: dict, choice: ColumnChoice, read: dict | None = None) -> pd.DataFrame:
+    """One row per column: its role in the reading, why, and an example value (reading_roles)."""
     rows = []
-    for c in info["columns"]:
-        role = ("label" if c == choice.label else "text" if c in choice.text
-                else "ignored" if (c in choice.ignore or choice.text) else "feature")
+    for c, (role, why) in reading_roles(info, choice, read).items():
         s = info["stats"][c]
         ex = s["examples"][0] if s["examples"] else ""
-        rows.append({"column": c, "used as": role, "why": info["reasons"].get(c, ""),
+        rows.append({"column": c, "used as": role, "why": why,
                      "different values": s["distinct"], "example": ex[:80]})
     return pd.DataFrame(rows)
 
 
-def column_picker(info: dict, choice: ColumnChoice, container=None) -> ColumnChoice | None:
-    """Show the columns and the current choice; return a new choice when applied, else None."""
+def ignored_caption(info: dict, choice: ColumnChoice, read: dict | None = None) -> str | None:
+    """The columns the reading ignores and why, in Markdown (names escaped); None if none.
+    "by default" only while the choice is still the guess."""
+    ignored = [(c, why) for c, (role, why) in reading_roles(info, choice, read).items() if role == "ignored"]
+    if not ignored:
+        return None
+    g = guessed_choice(info)
+    lead = "Ignored by default" if (g.label, g.text, set(g.ignore)) == (choice.label, choice.text, set(choice.ignore)) \
+        else "Ignored"
+    return f"{lead}: " + "; ".join(f"**{derive.md_escape(c, 40)}** ({derive.md_escape(why, 120)})"
+                                   for c, why in ignored) + "."
+
+
+def column_picker(info: dict, choice: ColumnChoice, container=None, read: dict | None = None) -> ColumnChoice | None:
+    """Show the columns and the current choice; return a new choice when applied, else None.
+    ``read``: the data set's ``inferred`` dict, so the roles shown are the reading's."""
     where = container if container is not None else st
     cols = list(info["columns"])
     with where.container(border=True):
         st.markdown("**Columns of your file**" + ("" if info["header"] else
                                                  " — no header row found, so columns are numbered"))
-        st.dataframe(columns_frame(info, choice), hide_index=True, width="stretch")
-        ignored_now = [c for c in choice.ignore]
-        if ignored_now:
-            st.caption("Ignored by default: " + "; ".join(f"**{c}** ({info['reasons'].get(c, '')})"
-                                                          for c in ignored_now) + ".")
+        st.dataframe(columns_frame(info, choice, read), hide_index=True, width="stretch")
+        caption = ignored_caption(info, choice, read)
+        if caption:
+            st.caption(caption)
         label = st.selectbox("Label column", cols, index=cols.index(choice.label) if choice.label in cols else 0,
                              key=K_LABEL, help="Classes to learn; blank cells = unlabelled documents.")
         text = st.multiselect("Text column(s)", [c for c in cols if c != label],

@@ -164,7 +164,8 @@ def columns_panel() -> None:
     name = state.get(state.UPLOAD_NAME) or "your file"
     with st.expander(f"Columns of “{derive.md_escape(name, 40)}”: {box['choice'].describe()}",
                      expanded=bool(box.get("open")), icon=":material/table_view:"):
-        new = upload_columns.column_picker(box["info"], box["choice"])
+        read_ds = state.get(state.UPLOAD_DS)  # read with box["choice"]: the panel shows what was read
+        new = upload_columns.column_picker(box["info"], box["choice"], read=getattr(read_ds, "inferred", None))
         err = box.get("error")
         if err:
             st.error(err + " — the data set and run are unchanged.")
@@ -175,7 +176,8 @@ def columns_panel() -> None:
         options = upload_columns.choice_options(choice)
         ds = read_upload(data, options)
     except ValueError as e:  # nbcore DataError: say why, keep everything
-        state.put(state.UPLOAD_COLUMNS, {**box, "error": f"Could not use these columns: {e}", "open": True})
+        state.put(state.UPLOAD_COLUMNS, {**box, "error": f"Could not use these columns: {short_message(e)}",
+                                         "open": True})
         st.rerun()
     state.put(state.UPLOAD_DS, ds)
     state.put(state.UPLOAD_OPTIONS, options)  # a share of this upload is read with the same columns

@@ -14,8 +14,16 @@ The guesses, in order:
 * **text**: a free-text column (most cells have a space or are long; many
   distinct values); the longest such column is the text.
 * **label**: a column named like a label (``label``, ``class``, ``category``,
-  ``target``, ``spam``, ``language``...) with 2+ distinct values, else the
-  column with the fewest distinct values (2..50, and far fewer than the rows).
+  ``target``, ``spam``, ``language``...) with 2..50 distinct values, else the
+  column with the fewest distinct values (2..50, and far fewer than the rows),
+  else a column named like a label whatever its number of values (``label``
+  itself first: it is :func:`nbcore.read_csv`'s default), else an ignored
+  column with few values.
+* every other column is **ignored** when there is a text column (the text is
+  read instead), else a **feature**.
+
+``roles`` and ``reasons`` always agree with ``text``, ``label`` and ``ignored``:
+the label's reason is why it is the label, never why it would be ignored.
 """
 from __future__ import annotations
 
@@ -39,6 +47,8 @@ _DATE_VALUE = re.compile(
     r"([ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?\s*$")
 
 _SAMPLE = 2000
+#: why a column is not read when a text column is (every column but the text and the label)
+NOT_USED = "not used: the text column is read instead"
 
 
 def _stats(cells: list[str]) -> dict:
@@ -98,21 +108,17 @@ def guess_columns(columns: list[str], rows: list[list[str]], header: bool = True
     candidates = [c for c in columns if c not in roles]
     texts = sorted((c for c in candidates if free_text(c)),
                    key=lambda c: -stats[c]["mean_length"])
-    text = texts[:1]
-    for c in text:
-        roles[c] = "text"
-        reasons[c] = (f"free text: {stats[c]['distinct']:,} different values, "
-                      f"{stats[c]['mean_length']:.0f} characters on average")
-    for c in texts[1:]:
-        reasons[c] = "also free text (add it to the text if you want it read too)"
-
-    label = None
-    rest = [c for c in candidates if c not in text]
 
     def few(c):
         d = stats[c]["distinct"]
         return 2 <= d <= 50 and d <= max(2, 0.5 * n_rows)
 
+    def blanks(c):
+        n = stats[c]["n_blank"]
+        return f", {n:,} blank (unlabelled)" if n else ""
+
+    label, label_why = None, None
+    rest = [c for c in candidates if c not in texts[:1]]
     # named like a label: taken even with a single value (read_csv then says "only one class")
     named = [c for c in rest if header and _LABEL.match(c) and (few(c) or stats[c]["distinct"] == 1)]
     if named:
@@ -121,23 +127,43 @@ def guess_columns(columns: list[str], rows: list[list[str]], header: bool = True
         small = sorted((c for c in rest if few(c)), key=lambda c: (stats[c]["distinct"], columns.index(c)))
         if small:
             label = small[0]
+    if label is None and header:
+        # a column named like a label whatever its values (read_csv's default label column is
+        # "label"): many classes make a poor label, but it is what the file says; an exact
+        # "label" first, and taken even if it looked like the free text
+        by_name = sorted((c for c in columns if _LABEL.match(c.strip()) and roles.get(c) != "ignored"
+                          and (stats[c]["distinct"] >= 1 or c.strip().lower() == "label")),
+                         key=lambda c: (c.strip().lower() != "label", columns.index(c)))
+        if by_name:
+            label = by_name[0]
+            label_why = (f"its name says it holds the labels: {stats[label]['distinct']:,} different values"
+                         f"{blanks(label)}")
+            if stats[label]["distinct"] > 50:
+                label_why += f" (many classes for {n_rows:,} rows)"
+            texts = [c for c in texts if c != label]
     if label is None:  # only ignored columns or text left: try those with few values
-        small = sorted((c for c in columns if c not in text and few(c)),
+        small = sorted((c for c in columns if c not in texts[:1] and few(c)),
                        key=lambda c: stats[c]["distinct"])
         if small:
             label = small[0]
+    text = texts[:1]
+    for c in text:
+        roles[c] = "text"
+        reasons[c] = (f"free text: {stats[c]['distinct']:,} different values, "
+                      f"{stats[c]['mean_length']:.0f} characters on average")
+    for c in texts[1:]:
+        if c != label:
+            reasons[c] = "also free text (add it to the text if you want it read too)"
     if label is not None:
         roles[label] = "label"
-        s = stats[label]
-        blanks = f", {s['n_blank']:,} blank (unlabelled)" if s["n_blank"] else ""
-        reasons[label] = f"{s['distinct']} different values{blanks}"
+        reasons[label] = label_why or f"{stats[label]['distinct']} different values{blanks(label)}"
     for c in columns:
         if c not in roles:
             roles[c] = "ignored" if text else "feature"
             if text:
-                reasons.setdefault(c, "not used: the text column is read instead")
+                reasons.setdefault(c, NOT_USED)
             else:
-                reasons.setdefault(c, "a feature")
+                reasons[c] = "a feature"
     return {"text": list(text), "label": label,
             "ignored": [c for c in columns if roles[c] == "ignored"],
             "roles": roles, "reasons": reasons, "stats": stats}
