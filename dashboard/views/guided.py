@@ -15,8 +15,8 @@ for lesson in lessons.LESSONS:
         with left:
             st.markdown(f"### {lesson.title}")
             st.markdown(lesson.narrative)
-            st.page_link(lesson.page, label=f"Open: {lesson.title.split('·', 1)[-1].strip()}", icon=":material/play_circle:",
-                         query_params=lessons.link_params(lesson))
+            lessons.link(st, lesson.page, f"Open: {lesson.title.split('·', 1)[-1].strip()}", ":material/play_circle:",
+                         lessons.link_params(lesson))
         with right:
             if lesson.try_this:
                 st.markdown("**Try this:**\n" + "\n".join(f"{i}. {s}" for i, s in enumerate(lesson.try_this, 1)))
