@@ -32,14 +32,14 @@ class Server:
 
 
 @contextlib.contextmanager
-def streamlit_server(*extra: str, log_path: Path | None = None, timeout: float = 60.0):
-    """Start `streamlit run dashboard/app.py` on a free 127.0.0.1 port, wait for
+def streamlit_server(*extra: str, log_path: Path | None = None, timeout: float = 60.0, port: int | None = None):
+    """Start `streamlit run dashboard/app.py` on a free 127.0.0.1 port (or ``port``), wait for
     /_stcore/health (failing the test if it exits or does not answer within `timeout`),
     yield a Server, and stop it afterwards. Only /_stcore/health is requested, so the
     first page request is still the caller's."""
     import pytest
 
-    port = free_port()
+    port = free_port() if port is None else int(port)
     if log_path is None:
         log_path = Path(tempfile.gettempdir()) / f"streamlit_test_server_{port}.log"
     log = open(log_path, "w")

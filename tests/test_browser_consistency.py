@@ -54,3 +54,27 @@ def test_after_an_upload_the_sidebar_shows_the_min_df_the_run_uses_and_keeps_it(
     assert _min_df_shown(page) == 1 and _features_line(page) == line
     assert page.get_by_text("new run").count() == 0
     page.close()
+
+
+@pytest.mark.parametrize("player", ["on", "off"])
+def test_after_a_server_restart_the_page_comes_back_at_its_iteration(browser, player):
+    """A real restart: the server process is stopped and started again on the same port; the
+    open page reconnects by itself and its new session recomputes the run to the URL's t."""
+    from conftest import free_port, streamlit_server
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/?player={player}"
+    page = browser.new_page(viewport={"width": 1600, "height": 1400})
+    with streamlit_server(port=port):
+        page.goto(url, wait_until="domcontentloaded")
+        _idle(page)
+        for k in range(1, 5):
+            page.get_by_role("button", name=re.compile(r"^Step\b")).first.click()
+            page.wait_for_function(f"() => ({ITER_JS})() === {k}", timeout=120_000)
+        page.wait_for_function("() => location.search.includes('t=4')", timeout=30_000)
+    with streamlit_server(port=port):
+        page.get_by_text("Recomputed to iteration 4").first.wait_for(timeout=180_000)
+        page.wait_for_function(f"() => ({ITER_JS})() === 4", timeout=60_000)
+        if player == "on":
+            page.get_by_text(re.compile(r"Iteration 4 of 4")).first.wait_for(timeout=60_000)
+    page.close()
