@@ -263,3 +263,38 @@ def test_lesson_view_link_is_a_link_and_shows_its_label_literally():
     body = next(md.value for md in at.markdown if "Supervised Naive Bayes on the toy table" in md.value
                 and "<a " in md.value)
     assert 'target="_self"' in body and body.count("<a ") == 1  # same tab, like the other page links
+
+
+# ---- "Why EM climbs" at t = 0, and the restarts page's wording ------------------------------------------
+
+def _figure_text(at: AppTest, key: str) -> str:
+    """Every string of the chart drawn under ``key`` (trace names, texts, annotations, titles)."""
+    import json
+
+    el = next(c for c in at.get("plotly_chart") if c.proto.id.endswith(key) or key in c.proto.id)
+    return json.dumps(json.loads(el.proto.spec), ensure_ascii=False)
+
+
+def test_climb_start_draws_no_bound_and_no_theta_1_until_the_e_step():
+    at = open_page(pages.CLIMB.path, **lessons.link_params(lessons.BY_ID["climb"]))
+    status = " ".join(m.value for m in at.markdown if m.value.startswith("**t = 0**"))
+    assert "no bound yet" in status
+    drawn = _figure_text(at, "cl_slice")
+    assert "bound" not in drawn.replace("no bound yet", ""), drawn[:500]
+    assert "θ_1" not in drawn and "θ_{1}" not in drawn
+    assert "top of the bound" not in drawn
+    # after the E-step there is a bound touching at θ_0, and the M-step's target θ_1
+    at.button(key="cl_btn_e").click().run()
+    assert not at.exception, at.exception
+    drawn = _figure_text(at, "cl_slice")
+    assert "bound from the E-step at θ_0" in drawn and "θ_1" in drawn
+
+
+def test_restarts_on_digits_speaks_of_pixels_not_words():
+    at = open_page(pages.RESTARTS.path, **lessons.link_params(lessons.BY_ID["optima"]))
+    assert nbcore.load_dataset("digits").image_shape == (8, 8)  # the rows are 8×8 images
+    at.button(key="rs_go").click().run(timeout=300)
+    assert not at.exception, at.exception
+    said = [w.value for w in at.warning if "likelihood of the" in w.value]
+    assert said, [w.value for w in at.warning]  # lesson 5: the best objective is not the best classifier
+    assert "*pixels*" in said[0] and "word" not in said[0]

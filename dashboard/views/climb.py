@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 import nbcore
@@ -120,16 +122,39 @@ if e_done:
     m[2].metric(f"bound at θ_{t + 1} (after the M-step)", f"{c.bound_after:.4f}", delta=f"+{c.m_step_gain:.4g}")
     m[3].metric(f"L(θ_{t + 1})", f"{c.objective_after:.4f}", delta=f"+{c.total:.4g}")
 
+
+def _start_figure(s, objective, font_size: int) -> go.Figure:
+    """θ_0 before any E-step: only the objective around the start. There is no bound yet (no q), and θ_1
+    is not known to the reader, so neither is drawn."""
+    s = np.asarray(s, dtype=float)
+    obj = np.asarray(objective, dtype=float)
+    near = (s >= -0.35) & (s <= 1.35) & np.isfinite(obj)
+    i0 = int(np.argmin(np.abs(s)))
+    fig = go.Figure(go.Scatter(x=s[near], y=obj[near], name="objective L(θ) (log-likelihood + log prior)",
+                               line=dict(color="#000000", width=3)))
+    fig.add_trace(go.Scatter(x=[s[i0]], y=[obj[i0]], mode="markers+text", text=["θ_0: the start"],
+                             textposition="bottom right", marker=dict(size=12, color="#000000"), showlegend=False))
+    fig.update_xaxes(title="s: a step away from θ_0 (along the way EM will go)")
+    fig.update_yaxes(title="objective")
+    fig.update_layout(title=dict(text="The objective around the start θ_0: no bound yet"),
+                      font=dict(size=font_size), height=460, legend=dict(orientation="h", y=-0.25))
+    return fig
+
+
+no_bound_yet = t == 0 and not e_done
 left, right = st.columns([3, 2])
-left.plotly_chart(teach_charts.bound_slice_figure(sl["s"], sl["objective"], sl["bound"], sl["next_bound"], t, FS),
-                  key="cl_slice", config={"displayModeBar": False})
+slice_fig = (_start_figure(sl["s"], sl["objective"], FS) if no_bound_yet else
+             teach_charts.bound_slice_figure(sl["s"], sl["objective"], sl["bound"], sl["next_bound"], t, FS))
+left.plotly_chart(slice_fig, key="cl_slice", config={"displayModeBar": False})
 if e_done:
     right.plotly_chart(teach_charts.climb_bars_figure(c.objective_before, c.bound_after, c.objective_after, FS),
                        key="cl_bars", config={"displayModeBar": False})
 else:
     right.plotly_chart(teach_charts.climb_history_figure(objs, [x.bound_after for x in climbs[:t]], t, FS),
                        key="cl_hist", config={"displayModeBar": False})
-st.caption("The slice: every parameter moves together along the straight line from θ_t (s = 0) to θ_{t+1} "
+st.caption("Press **E-step**: the bound it builds touches the objective at θ_0, and the chart shows it and "
+           "where the M-step will take θ." if no_bound_yet else
+           "The slice: every parameter moves together along the straight line from θ_t (s = 0) to θ_{t+1} "
            "(s = 1) and beyond, as far as the parameters stay probabilities. The green bound touches the black "
            "objective at s = 0 and is highest at s = 1 — that is what the M-step computes. The dashed bound is "
            "the next E-step's: it touches at s = 1.")

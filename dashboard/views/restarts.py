@@ -23,6 +23,17 @@ seed = urlguard.number_input(sb, "Seed (hidden labels; starts use seed, seed+1, 
 max_iter = 100
 
 prep = page_kit.prepare(dataset, model, hidden, seed)
+
+
+def modelled(ds) -> str:
+    """What the event model's x_j are on this data set, in a word: the data set says whether its rows are
+    documents (and how they were cut into terms) or images; anything else is features."""
+    if getattr(ds, "is_text", False):
+        return "words" if ds.pipeline.tokens == "word" else "character n-grams"
+    if getattr(ds, "image_shape", None):
+        return "pixels"
+    return "features"
+
 score = prep.score_mask
 unsup = not (prep.y_obs >= 0).any()
 key = (dataset, model, int(hidden), float(smoothing), int(n_starts), int(seed))
@@ -83,7 +94,7 @@ if has_acc:
         st.warning(f"**A higher likelihood did not mean a better classifier here.** The start with the highest "
                    f"objective (#{seeds[best]}, {obj[best]:.2f}) scores {acc_arr[best]:.1%}, but start "
                    f"#{seeds[j]} ends lower ({obj[j]:.2f}) and scores {acc_arr[j]:.1%}. "
-                   "EM maximises the likelihood of the *words*; nothing forces its best clusters to be the "
+                   f"EM maximises the likelihood of the *{modelled(prep.ds)}*; nothing forces its best clusters to be the "
                    "classes we care about.")
     elif inv:
         i, j = max(inv, key=lambda p: acc_arr[p[1]] - acc_arr[p[0]])
