@@ -57,20 +57,61 @@ def class_color(k: int) -> str:
     return CLASS_COLORS[k % len(CLASS_COLORS)]
 
 
-def _fig(data: list, layout: dict, title: str, font_size: int, height: int, legend_rows: int = 1) -> dict:
-    """Title on its own band at the top, the legend in a band of its own under it (never overlapping)."""
+# Width of a chart, in px, on a 1280×720 projector (the narrowest screen the app is laid out for):
+# the page's main column is about 820 px wide (920 px in classroom mode, whose sidebar text is
+# wrapped instead); ``per_row`` charts share it, 16 px apart. The lesson puts three charts in a
+# row (two in classroom mode). Chart text is wrapped, and legend rows counted, for this width.
+MAIN_WIDTH = {False: 820, True: 920}
+
+
+def chart_width(font_size: int, per_row: int = 1, share: float = 1.0) -> int:
+    """Expected px width of one of ``per_row`` charts in a ``share`` of the main column."""
+    return int((MAIN_WIDTH[font_size > 15] * share - 16 * (per_row - 1)) / per_row)
+
+
+def legend_rows(names: Sequence[str], font_size: int, width: int) -> int:
+    """Rows a horizontal legend of ``names`` takes in a chart ``width`` px wide: plotly puts
+    entries (symbol + text) side by side and starts a new row when the next one would pass
+    the plot area's width (the chart less about 60 px of y ticks)."""
+    room = max(120, width - 60)
+    rows, used = (1 if names else 0), 0.0
+    for name in names:
+        w = 45 + 0.55 * font_size * len(str(name))
+        if used and used + w > room:
+            rows, used = rows + 1, 0.0
+        used += w
+    return rows
+
+
+def _legend_names(data: list) -> list[str]:
+    return [t["name"] for t in data if t.get("name") and t.get("showlegend", True) is not False]
+
+
+def _fig(data: list, layout: dict, title: str, font_size: int, height: int, legend_rows: int | None = None,
+         width: int | None = None) -> dict:
+    """Title on its own band at the top, the legend in a band of its own under it (never overlapping).
+
+    The legend is placed in container coordinates right under the title band: plotly then
+    reserves its real height (however many rows it wraps to in the browser) above the plot, so a
+    legend never covers the title. ``legend_rows`` (default: counted for a chart ``width`` px
+    wide, a lesson chart's width by default) sizes the band and makes the figure that much taller."""
+    if width is None:
+        width = chart_width(font_size, 2 if font_size > 15 else 3)
+    if legend_rows is None:
+        legend_rows = max(1, legend_rows_of(data, font_size, width))
     title_band = int((font_size + 4) * 1.6) + 8
     legend_band = int(font_size * 1.7) * legend_rows + 6
+    total = height + max(0, font_size - 15) * 12 + int(font_size * 1.7) * max(0, legend_rows - 1)
     layout = dict(layout)
     layout.update(
         template=_TEMPLATE,
         title=dict(text=title, font=dict(size=font_size + 4), y=1.0, yref="container", yanchor="top",
                    pad=dict(t=8)),
         font=dict(size=font_size),
-        height=height + max(0, font_size - 15) * 12,  # bigger fonts (classroom) get a taller plot
+        height=total,  # bigger fonts (classroom) and more legend rows get a taller figure
         margin=dict(l=10, r=10, t=title_band + legend_band, b=10),
-        legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left", x=0.0,
-                    font=dict(size=font_size)),
+        legend=dict(orientation="h", yref="container", yanchor="top", y=_unit(1 - title_band / total),
+                    xanchor="left", x=0.0, font=dict(size=font_size)),
     )
     for name in ("xaxis", "yaxis"):  # readable ticks unless a chart chose its own
         axis = dict(layout.get(name) or {})
@@ -78,6 +119,26 @@ def _fig(data: list, layout: dict, title: str, font_size: int, height: int, lege
         axis["tickfont"] = {"size": font_size - 1, **axis["tickfont"]}
         layout[name] = axis
     return {"data": data, "layout": layout}
+
+
+def legend_rows_of(data: list, font_size: int, width: int) -> int:
+    """legend_rows() of the traces of a dict spec that show in the legend."""
+    return legend_rows(_legend_names(data), font_size, width)
+
+
+def percent_ticks(values: Sequence[float], n_ticks: int = 5) -> dict:
+    """Axis properties for fractions shown as percentages: a 1-2-5 tick step giving about
+    ``n_ticks`` ticks over the data's range, and as many decimals as that step needs, so no two
+    ticks read the same (".0%" over 79.2 %–79.9 % would print 79 % five times)."""
+    v = np.asarray([x for x in values if x is not None], dtype=float)
+    v = v[np.isfinite(v)]
+    span = float(v.max() - v.min()) if v.size else 1.0
+    span = max(span, 0.001)  # one value, or all equal: ticks 0.1 % apart around it
+    raw = span / n_ticks
+    e = np.floor(np.log10(raw))
+    step = min((m * 10 ** e for m in (1, 2, 5, 10) if m * 10 ** e >= raw), default=10 ** (e + 1))
+    decimals = max(0, int(-np.floor(np.log10(step * 100) + 1e-9)))
+    return dict(tickformat=f".{decimals}%", dtick=float(step), tick0=0.0)
 
 
 def _int_ticks(T: int) -> dict:
@@ -129,11 +190,10 @@ def alpha_figure(alphas: np.ndarray, class_names: Sequence[str], t_sel: int | No
         annotations.append(dict(x=t - 0.5, y=1.0, yref="paper", text=f"λ→{smoothing:g}", showarrow=False,
                                 yanchor="bottom", font=dict(size=font_size - 2, color="#555555")))
     top = 1.0 if alphas.shape[1] <= 3 else min(1.0, float(np.nanmax(alphas)) * 1.25 + 0.02)
-    rows = int(np.ceil(len(class_names) / 5)) if len(class_names) > 3 else 1
     layout = dict(shapes=shapes, annotations=annotations,
                   xaxis=dict(title=dict(text="iteration t"), **_int_ticks(T)),
                   yaxis=dict(title=dict(text="α (class prior)"), range=[0, top]))
-    return _fig(data, layout, "Class priors α", font_size, height + 20 * (rows - 1), legend_rows=rows)
+    return _fig(data, layout, "Class priors α", font_size, height)  # _fig counts the legend's rows
 
 
 def top_separating(mat: np.ndarray, n: int = 15, log_scale: bool = True) -> np.ndarray:
@@ -179,8 +239,9 @@ def beta_bars_figure(cur, prev, feature_names, class_names, n_top=12,
                              tickfont=dict(size=font_size), range=[-0.6, n - 0.4]),
                   xaxis=dict(title=dict(text=value_label), rangemode="tozero"))
     height = max(340, 90 + (26 + 8 * K) * n)
+    # the lesson draws this chart in the wider (3/5) column of its row
     return _fig(data, layout, title or f"Features that separate the classes most (top {n})",
-                font_size, min(height, 950))
+                font_size, min(height, 950), width=chart_width(font_size, 1, 0.6))
 
 
 def heatmap_figure(mat: np.ndarray, feature_names: Sequence[str], class_names: Sequence[str],
@@ -298,7 +359,8 @@ def accuracy_figure(acc: Sequence[float], baseline: float | None, t_sel: int | N
     shapes += _iteration_marker(t_sel)
     lo = np.nanmin(np.r_[acc, [baseline if baseline is not None else np.nan]]) if len(acc) else 0.0
     lo = 0.0 if not np.isfinite(lo) else max(0.0, min(0.5, float(lo) - 0.05))
-    xtitle = f"iteration t  ({n_hidden} hidden documents)" if n_hidden else "iteration t"
+    # two lines: a lesson chart is a third of a projector page, too narrow for both on one
+    xtitle = f"iteration t<br>({n_hidden} hidden documents)" if n_hidden else "iteration t"
     layout = dict(shapes=shapes,
                   yaxis=dict(title=dict(text="accuracy"), tickformat=".0%", range=[lo, 1.0]),
                   xaxis=dict(title=dict(text=xtitle), **_int_ticks(len(acc))))

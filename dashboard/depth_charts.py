@@ -13,7 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dashboard.charts import GREY, WARN, class_color
+from dashboard.charts import GREY, WARN, _int_ticks, _unit, class_color, legend_rows, percent_ticks
 from dashboard.derive import plot_text  # names from the data are chart text, never HTML
 
 SUP_COLOR = "#D55E00"   # supervised-only NB
@@ -22,56 +22,95 @@ A_COLOR = "#0072B2"     # side-by-side run A
 B_COLOR = "#E69F00"     # side-by-side run B
 
 
-def _wrap(text: str, font_size: int, width: int = 30) -> tuple[str, int]:
-    """(text, lines): at classroom font sizes (> 15) a chart is about 450 px wide, so a title or
-    axis title longer than ``width`` characters is broken onto two lines at the space nearest
-    its middle instead of running off the chart."""
-    if font_size <= 15 or len(text) <= width or "<br>" in text or " " not in text:
+def _chars(width: int, font_px: int) -> int:
+    """Characters that fit on one line ``width`` px wide at ``font_px`` (about half the font size
+    per character: a safe bound for the app's sans-serif font)."""
+    return max(12, int((width - 20) / (0.5 * font_px)))
+
+
+def _wrap(text: str, chars: int | None) -> tuple[str, int]:
+    """(text, lines): text longer than ``chars`` characters broken at spaces onto as few lines of
+    about equal length as fit (None: left on one line)."""
+    if chars is None or len(text) <= chars or "<br>" in text or " " not in text:
         return text, text.count("<br>") + 1
-    mid = len(text) // 2
-    i = min((i for i, c in enumerate(text) if c == " "), key=lambda i: abs(i - mid))
-    return text[:i] + "<br>" + text[i + 1:], 2
+    words = text.split(" ")
+
+    def fill(limit: int) -> list[str]:
+        lines, line = [], ""
+        for word in words:
+            if line and len(line) + 1 + len(word) > limit:
+                lines.append(line)
+                line = word
+            else:
+                line = f"{line} {word}" if line else word
+        return lines + [line]
+
+    need = -(-len(text) // chars)
+    lines = fill(-(-len(text) // need) + 2)  # balanced lines, unless that takes one more line than needed
+    if len(lines) > need:
+        lines = fill(chars)
+    return "<br>".join(lines), len(lines)
 
 
-def _legend_rows(fig: go.Figure, font_size: int) -> int:
-    """Rows a horizontal legend needs: it wraps when its entries are wider than the chart (about
-    430 px with two charts per row in classroom mode, 520 px otherwise)."""
+def _legend_rows(fig: go.Figure, font_size: int, width: int | None = None) -> int:
+    """Rows a horizontal legend needs: it wraps when its entries are wider than the chart (``width``
+    px; by default about 430 px with two charts per row in classroom mode, 520 px otherwise)."""
     shown = [t for t in fig.data if t.name and t.showlegend is not False]
     if any(getattr(t, "legendgroup", None) for t in shown):
         return len(shown)  # plotly stacks legend groups one under the other: worst case, a row each
-    wide = sum(len(str(t.name)) * 0.55 * font_size + 45 for t in shown)
-    return max(1, math.ceil(wide / (430 if font_size > 15 else 520))) if shown else 0
+    if width is None:
+        width = 430 + 60 if font_size > 15 else 520 + 60
+    return legend_rows([t.name for t in shown], font_size, width)
 
 
-def _layout(fig: go.Figure, title: str, font_size: int, height: int, legend_right: bool = False, **kw) -> go.Figure:
+def _layout(fig: go.Figure, title: str, font_size: int, height: int, legend_right: bool = False,
+            width: int | None = None, **kw) -> go.Figure:
     """Title in a band of its own at the top, the legend in a band under it (never overlapping),
-    or beside the plot (legend_right)."""
+    or beside the plot (legend_right).
+
+    ``width``: the chart's expected width in px on a 1280×720 screen (charts.chart_width), for
+    wrapping the title and axis titles and counting legend rows. The legend above the plot is
+    placed in container coordinates right under the title band, so plotly reserves its real
+    height above the plot whatever it wraps to. Tick labels drawn above the plot (an x axis with
+    side="top") get a band of their own under the title and legend: plotly's axis automargin
+    only makes sure they fit in the figure, not that they clear the title."""
     below = legend_right and font_size > 15  # classroom: a legend beside the plot would squeeze it: below it
     legend_right = legend_right and not below
-    title, lines = _wrap(title, font_size)
+    # text wraps for the chart's width; without one, at classroom font sizes (> 15) a chart is
+    # taken to be about 430 px wide (30 characters of title, 34 of axis title) and, at smaller
+    # sizes, full width (nothing wrapped)
+    title, lines = _wrap(title, _chars(width, font_size + 4) if width else (30 if font_size > 15 else None))
     line = int((font_size + 4) * 1.35)
     title_band = line * lines + 10
     # a horizontal legend wraps onto more rows when its entries are wider than the chart (about
     # 430 px with two charts per row in classroom mode): give it a band that tall
-    rows = 0 if (kw.get("showlegend") is False or legend_right) else _legend_rows(fig, font_size)
+    rows = 0 if (kw.get("showlegend") is False or legend_right) else _legend_rows(fig, font_size, width)
     legend_band = int(font_size * 1.5) * rows + 8
+    top_ticks = fig.layout.xaxis.side == "top"
+    tick_band = 0
+    if top_ticks and fig.layout.xaxis.showticklabels is not False:
+        tick_size = fig.layout.xaxis.tickfont.size or font_size
+        tick_band = int(tick_size * 1.6) + 4  # one line of tick labels and the tick length
+    total = height + line * (lines - 1) + int(font_size * 1.5) * max(0, rows - 1) + tick_band
     fig.update_layout(
         # plotly anchors a multi-line title's first line at the top: push it down by the extra lines
         title=dict(text=title, font=dict(size=font_size + 4), y=1.0, yref="container", yanchor="top",
                    pad=dict(t=8 + line * (lines - 1))),
         font=dict(size=font_size),
-        height=height + line * (lines - 1) + int(font_size * 1.5) * max(0, rows - 1),
-        margin=dict(l=10, r=10, t=title_band + legend_band, b=10),
+        height=total,
+        margin=dict(l=10, r=10, t=title_band + legend_band + tick_band, b=10),
         legend=(dict(orientation="v", yanchor="top", y=1.0, xanchor="left", x=1.01, font=dict(size=font_size))
                 if legend_right else
-                dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0, font=dict(size=font_size))),
+                dict(orientation="h", yref="container", yanchor="top", y=_unit(1 - title_band / total),
+                     xanchor="right", x=1.0, font=dict(size=font_size))),
         template="plotly_white",
         **kw,
     )
     for axis in (fig.layout.xaxis, fig.layout.yaxis):
         text = axis.title.text if axis.title is not None else None
         if text:
-            axis.title.text = _wrap(text, font_size, 34)[0]
+            axis.title.text = _wrap(text, _chars(width - 40, font_size) if width else
+                                    (34 if font_size > 15 else None))[0]
     return _legend_below(fig) if below else fig
 
 
@@ -220,7 +259,7 @@ def accuracy_vs_lambda_figure(lams: Sequence[float], acc_sup: Sequence, acc_em: 
 # ---- 3. symmetric trap ----------------------------------------------------------------
 
 def resp_histogram_figure(resp_hidden: np.ndarray, class_names: Sequence[str], font_size: int = 16,
-                          height: int = 330) -> go.Figure:
+                          height: int = 330, width: int | None = None) -> go.Figure:
     """Distribution of p(y = k | x_i) over the hidden documents, one panel colour per class."""
     r = np.asarray(resp_hidden, dtype=float)
     K = r.shape[1] if r.ndim == 2 else len(class_names)
@@ -231,11 +270,12 @@ def resp_histogram_figure(resp_hidden: np.ndarray, class_names: Sequence[str], f
     fig.add_vline(x=1.0 / K, line=dict(color=WARN, dash="dash", width=2), annotation_text=f"1/K = {1 / K:.3g}")
     fig.update_xaxes(title="responsibility p(y = k | x_i) of each hidden document", range=[0, 1])
     fig.update_yaxes(title="documents")
-    return _layout(fig, "Responsibilities after the last E-step", font_size, height, barmode="overlay")
+    return _layout(fig, "Responsibilities after the last E-step", font_size, height, width=width, barmode="overlay")
 
 
 def beta_profiles_figure(beta: np.ndarray, feature_names: Sequence[str], class_names: Sequence[str],
-                         font_size: int = 16, height: int = 330, max_features: int = 40) -> go.Figure:
+                         font_size: int = 16, height: int = 330, max_features: int = 40,
+                         width: int | None = None) -> go.Figure:
     """β_jk over the features, one line per class: identical lines = the symmetric point."""
     b = np.asarray(beta, dtype=float)[:max_features]
     fig = go.Figure()
@@ -245,16 +285,17 @@ def beta_profiles_figure(beta: np.ndarray, feature_names: Sequence[str], class_n
                                  marker=dict(size=8)))
     fig.update_yaxes(title="β = p(word | class)", range=[0, 1])
     fig.update_xaxes(title="word", tickangle=-45 if len(b) > 8 else 0)
-    return _layout(fig, "β of each class (one line = no difference)", font_size, height)
+    return _layout(fig, "β of each class (one line = no difference)", font_size, height, width=width)
 
 
-def spread_figure(spreads: Sequence[float], font_size: int = 16, height: int = 330) -> go.Figure:
+def spread_figure(spreads: Sequence[float], font_size: int = 16, height: int = 330,
+                  width: int | None = None) -> go.Figure:
     s = np.asarray(spreads, dtype=float)
     fig = go.Figure(go.Scatter(x=np.arange(len(s)), y=s, mode="lines+markers", line=dict(color=EM_COLOR, width=3),
                                name="max difference"))
     fig.update_xaxes(title="iteration t", rangemode="tozero")
     fig.update_yaxes(title="max_j,k,k' |β_jk − β_jk'|", rangemode="tozero")
-    return _layout(fig, "How different are the classes?", font_size, height)
+    return _layout(fig, "How different are the classes?", font_size, height, width=width)
 
 
 # ---- 4. restarts ----------------------------------------------------------------------
@@ -304,7 +345,8 @@ def restarts_figure(objectives: Sequence[float], accs: Sequence, seeds: Sequence
 
 def confusion_figure(table: np.ndarray, row_names: Sequence[str], col_names: Sequence[str],
                      highlight: Sequence[tuple[int, int]] = (), font_size: int = 16, title: str = "",
-                     height: int | None = None, x_title: str = "true label", y_title: str = "cluster") -> go.Figure:
+                     height: int | None = None, x_title: str = "true label", y_title: str = "cluster",
+                     width: int | None = None) -> go.Figure:
     """Count table as a heatmap; highlighted cells (the matching) get a thick outline."""
     t = np.asarray(table, dtype=float)
     R, C = t.shape
@@ -322,7 +364,7 @@ def confusion_figure(table: np.ndarray, row_names: Sequence[str], col_names: Seq
                      tickvals=list(range(C)))
     fig.update_yaxes(title=y_title, autorange="reversed", tickfont=dict(size=font_size))
     h = height or min(700, 140 + 60 * R)
-    return _layout(fig, title, font_size, h)
+    return _layout(fig, title, font_size, h, width=width)  # _layout adds a band for the column names on top
 
 
 # ---- 6. label budget ------------------------------------------------------------------
@@ -354,15 +396,17 @@ def budget_figure(ns: Sequence[int], sup: dict, em: dict, font_size: int = 16, h
 # ---- 7. side by side ----------------------------------------------------------------------
 
 def two_runs_figure(a: Sequence[float], b: Sequence[float], name_a: str, name_b: str, y_title: str,
-                    title: str, font_size: int = 16, height: int = 360, percent: bool = False) -> go.Figure:
+                    title: str, font_size: int = 16, height: int = 360, percent: bool = False,
+                    width: int | None = None) -> go.Figure:
     fig = go.Figure()
     for name, s, col, dash in ((name_a, a, A_COLOR, "solid"), (name_b, b, B_COLOR, "dash")):
         s = np.asarray(s, dtype=float)
         fig.add_trace(go.Scatter(x=np.arange(len(s)), y=s, mode="lines+markers", name=name,
                                  line=dict(color=col, width=3, dash=dash), marker=dict(size=7)))
-    fig.update_xaxes(title="iteration t", rangemode="tozero")
-    fig.update_yaxes(title=y_title, tickformat=".0%" if percent else None)
-    return _layout(fig, title, font_size, height)
+    fig.update_xaxes(title="iteration t", **_int_ticks(max(len(a), len(b))))  # whole iterations only
+    # percentages: a tick step and decimals for the range shown, so the tick labels differ
+    fig.update_yaxes(title=y_title, **(percent_ticks(list(a) + list(b)) if percent else {}))
+    return _layout(fig, title, font_size, height, width=width)
 
 
 # ---- 8. sampling ------------------------------------------------------------------------

@@ -174,8 +174,9 @@ def documents_panel(run, prep, t: int, model: str, classroom: bool = False) -> N
             "text": st.column_config.TextColumn("text", width="large"),
             "true": st.column_config.TextColumn("true", width="small"),
             "EM says": st.column_config.TextColumn("EM says", width="small"),
+            # a bar and its number ("0.523") side by side: a column narrower than this cuts the number
             "r(true class)": st.column_config.ProgressColumn(
-                "r(true class)", min_value=0.0, max_value=1.0, format="%.3f",
+                "r(true class)", min_value=0.0, max_value=1.0, format="%.3f", width="medium",
                 help="Responsibility EM gives the document's true class: p(true class | x, θ_t)."),
             "confidence": st.column_config.NumberColumn(
                 "confidence", format="%.3f", width="small", help="The largest responsibility: how sure EM is."),

@@ -96,6 +96,14 @@ def estimate_lines(m: MStepNumbers, row: int, row_label: str, symbol: str, class
             rf"{_n(m.values[row, k])}" for k in range(len(class_names))]
 
 
+# The equations are numbered as in the notes with \tag: KaTeX puts the number at the right edge
+# of the display, and an equation too wide for its column (half the page on a 1280 px
+# projector, about 400 px) would run into it or push it out of sight, so eq. 21 is set on two
+# lines (the posterior, then what it is proportional to).
+EQ_21 = (r"\begin{aligned} &p(y_i = y' \mid X_i, \alpha^t, \beta^t) \\ &\quad\propto p(X_i \mid y_i = y', \beta^t)\,"
+         r"p(y_i = y' \mid \alpha^t) \end{aligned} \tag{21}")
+EQ_23 = r"\alpha_{y'}^{t+1} = \frac{1}{N}\sum_{i=1}^N p(y_i = y' \mid X_i, \alpha^t, \beta^t) \tag{23}"
+
 FULL_FEATURE_LIST = 300  # up to this many parameter rows the "Feature j" picker lists them all
 N_TOP_CHOICES = 15       # beyond: the top separating rows at t, then the picked document's features
 
@@ -167,12 +175,11 @@ def maths_panel(run, prep, cfg, t: int, next_smoothing: float) -> None:
         if labelled:
             c = int(prep.y_obs[i])
             st.latex(r"p(y_i = y' \mid X_i, \alpha^t, \beta^t) = \begin{cases} 1 & y' = y_i \\ 0 & \text{otherwise}"
-                     r"\end{cases} \quad (22)")
+                     r"\end{cases} \tag{22}")
             st.markdown(f"Document {i} **is labelled**, so EM keeps its label (eq. 22):")
             st.latex(rf"r_{{{i}}} = \text{{one-hot}}({_cls(names[c])})")
         else:
-            st.latex(r"p(y_i = y' \mid X_i, \alpha^t, \beta^t) \propto p(X_i \mid y_i = y', \beta^t)\,"
-                     r"p(y_i = y' \mid \alpha^t) \quad (21)")
+            st.latex(EQ_21)
             e = state.memo(("maths_e", src, i), lambda: e_step_numbers(model, prev.alpha, prev.params,
                                                                          derive.row(prep.X, i)))
             post = e.posterior
@@ -191,7 +198,7 @@ def maths_panel(run, prep, cfg, t: int, next_smoothing: float) -> None:
 
     with col_m:
         st.markdown("**M-step**")
-        alpha_tex = r"\alpha_{y'}^{t+1} = \frac{1}{N}\sum_{i=1}^N p(y_i = y' \mid X_i, \alpha^t, \beta^t) \quad (23)"
+        alpha_tex = EQ_23
         if dst is None:
             st.latex(alpha_tex)
             if model.estimate_tex:

@@ -11,7 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dashboard.charts import GREY, class_color
+from dashboard.charts import GREY, _int_ticks, class_color
 from dashboard.derive import plot_text  # names from the data are chart text, never HTML
 from dashboard.depth_charts import EM_COLOR, SUP_COLOR, _layout, _legend_below
 
@@ -30,7 +30,7 @@ def _finite(a) -> list:
 
 def coin_posterior_figure(grid: np.ndarray, prior: np.ndarray, posterior: np.ndarray, mle: float, map_: float,
                           truth: float | None, font_size: int = 16, height: int = 420,
-                          title: str = "Prior and posterior of θ = p(heads)") -> go.Figure:
+                          title: str = "Prior and posterior of θ = p(heads)", width: int | None = None) -> go.Figure:
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=grid, y=_finite(prior), name="prior", line=dict(color=PRIOR_COLOR, dash="dot", width=2)))
     fig.add_trace(go.Scatter(x=grid, y=_finite(posterior), name="posterior", line=dict(color=MAP_COLOR, width=3),
@@ -45,11 +45,11 @@ def coin_posterior_figure(grid: np.ndarray, prior: np.ndarray, posterior: np.nda
     fig.update_xaxes(range=[0, 1], title="θ")
     fig.update_layout(yaxis=dict(title="density", rangemode="tozero"),
                       yaxis2=dict(overlaying="y", range=[0, 1], visible=False))
-    return _legend_below(_layout(fig, title, font_size, height))
+    return _legend_below(_layout(fig, title, font_size, height, width=width))
 
 
 def coin_estimates_figure(n: Sequence[int], mle: Sequence[float], map_: Sequence[float], truth: float | None,
-                          n_now: int, font_size: int = 16, height: int = 380) -> go.Figure:
+                          n_now: int, font_size: int = 16, height: int = 380, width: int | None = None) -> go.Figure:
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=list(n), y=_finite(mle), name="θ_MLE", mode="lines+markers",
                              line=dict(color=MLE_COLOR, dash="dash")))
@@ -60,11 +60,11 @@ def coin_estimates_figure(n: Sequence[int], mle: Sequence[float], map_: Sequence
     fig.add_vline(x=n_now, line=dict(color=GREY, width=1))
     fig.update_xaxes(title="flips seen", rangemode="tozero")
     fig.update_yaxes(title="estimate of θ", range=[-0.02, 1.02])
-    return _layout(fig, "The estimates as the flips come in", font_size, height)
+    return _layout(fig, "The estimates as the flips come in", font_size, height, width=width)
 
 
 def two_coin_figure(thetas: np.ndarray, loglik: Sequence[float], t_sel: int, font_size: int = 16,
-                    height: int = 400) -> go.Figure:
+                    height: int = 400, width: int | None = None) -> go.Figure:
     thetas = np.asarray(thetas, dtype=float)
     t = np.arange(len(thetas))
     fig = make_subplots(specs=[[{"secondary_y": True}]])
@@ -74,10 +74,11 @@ def two_coin_figure(thetas: np.ndarray, loglik: Sequence[float], t_sel: int, fon
     fig.add_trace(go.Scatter(x=t, y=_finite(loglik), name="log-likelihood", mode="lines",
                              line=dict(color=GREY, dash="dot")), secondary_y=True)
     fig.add_vline(x=t_sel, line=dict(color=GREY, width=1))
-    fig.update_xaxes(title="iteration t", dtick=1)
+    # whole iterations from 0, at most about 8 tick labels (one per iteration would overlap)
+    fig.update_xaxes(title="iteration t", **_int_ticks(len(thetas)))
     fig.update_yaxes(title_text="p(heads)", range=[0, 1], secondary_y=False)
     fig.update_yaxes(title_text="log p(flips)", secondary_y=True, showgrid=False)
-    return _layout(fig, "Two coins: θ_A, θ_B and the likelihood", font_size, height)
+    return _layout(fig, "Two coins: θ_A, θ_B and the likelihood", font_size, height, width=width)
 
 
 # ---- why EM climbs ---------------------------------------------------------------------------------

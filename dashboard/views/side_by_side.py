@@ -7,7 +7,7 @@ import numpy as np
 import streamlit as st
 
 import nbcore
-from dashboard import controls, depth_charts, lifecycle, metrics, page_kit, pages, urlguard
+from dashboard import charts, controls, depth_charts, lifecycle, metrics, page_kit, pages, urlguard
 
 FS = page_kit.page_setup(pages.SIDE_BY_SIDE,
                          "Same data, same hidden labels, two settings: step both runs together and compare.")
@@ -109,13 +109,15 @@ c1, c2 = st.columns(2)
 if prep.score_mask.any():
     c1.plotly_chart(depth_charts.two_runs_figure(acc["a"], acc["b"], name_a, name_b, "accuracy",
                                                  f"Accuracy on the {int(prep.score_mask.sum())} hidden labels",
-                                                 FS, percent=True), key="sbs_acc_fig",
+                                                 FS, percent=True, width=charts.chart_width(FS, 2)),
+                    key="sbs_acc_fig",
                     config={"displayModeBar": False})
 else:
     c1.info("No hidden labels: raise “Labels hidden” to compare accuracy.")
 c2.plotly_chart(depth_charts.two_runs_figure([s.log_likelihood for s in runs["a"].history],
                                              [s.log_likelihood for s in runs["b"].history], name_a, name_b,
-                                             "log-likelihood", "Log-likelihood of the data", FS),
+                                             "log-likelihood", "Log-likelihood of the data", FS,
+                                             width=charts.chart_width(FS, 2)),
                 key="sbs_ll_fig", config={"displayModeBar": False})
 same_start = settings["a"][1] == settings["b"][1]
 uw_a, uw_b = settings["a"][2], settings["b"][2]

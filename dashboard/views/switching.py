@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 import nbcore
-from dashboard import depth_charts, page_kit, pages, urlguard
+from dashboard import charts, depth_charts, page_kit, pages, urlguard
 
 FS = page_kit.page_setup(pages.SWITCHING,
                          "Without labels EM finds groups, but it cannot know which group is called “spam”.")
@@ -53,12 +53,14 @@ m4.metric("Final objective", f"{objective:.2f}")
 cluster_names = [f"cluster {c}" for c in range(K)]
 identity = bool(np.all(mapping == np.arange(K)))
 c1, c2 = st.columns(2)
+half = charts.chart_width(FS, 2)  # titles are wrapped for the width the charts get
 c1.plotly_chart(depth_charts.confusion_figure(table, cluster_names, names, [(c, c) for c in range(K)], FS,
-                                              title="As labelled: cluster k = class k"),
+                                              title="As labelled: cluster k = class k", width=half),
                 key="ls_raw", config={"displayModeBar": False})
 c2.plotly_chart(depth_charts.confusion_figure(table, cluster_names, names,
                                               [(c, int(mapping[c])) for c in range(K)], FS,
-                                              title="The matching (outlined) found by linear_sum_assignment"),
+                                              title="The matching (outlined) found by linear_sum_assignment",
+                                              width=half),
                 key="ls_matched", config={"displayModeBar": False})
 
 st.caption("Rows: the clusters EM found; columns: the true labels; each cell counts documents.")

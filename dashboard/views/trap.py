@@ -7,7 +7,7 @@ import numpy as np
 import streamlit as st
 
 import nbcore
-from dashboard import depth_charts, page_kit, pages, urlguard
+from dashboard import charts, depth_charts, page_kit, pages, urlguard
 
 FS = page_kit.page_setup(pages.TRAP,
                          "Start every class at the same place with no labels, and EM has no reason to ever "
@@ -105,14 +105,17 @@ st.markdown(
 
 if FS > 15:  # classroom: two charts per row, or their titles run off the charts
     (c1, c2), (c3, _) = st.columns(2), st.columns(2)
+    width = charts.chart_width(FS, 2)
 else:
     c1, c2, c3 = st.columns(3)
+    width = charts.chart_width(FS, 3)  # titles and axis titles are wrapped for this width
 if hidden.any():
-    c1.plotly_chart(depth_charts.resp_histogram_figure(proba[hidden], prep.class_names, FS), key="trap_resp",
-                    config={"displayModeBar": False})
+    c1.plotly_chart(depth_charts.resp_histogram_figure(proba[hidden], prep.class_names, FS, width=width),
+                    key="trap_resp", config={"displayModeBar": False})
 c2.plotly_chart(depth_charts.beta_profiles_figure(np.asarray(snap.beta), prep.feature_names, prep.class_names,
-                                                  FS), key="trap_beta", config={"displayModeBar": False})
-c3.plotly_chart(depth_charts.spread_figure(spreads, FS), key="trap_spread", config={"displayModeBar": False})
+                                                  FS, width=width), key="trap_beta", config={"displayModeBar": False})
+c3.plotly_chart(depth_charts.spread_figure(spreads, FS, width=width), key="trap_spread",
+                config={"displayModeBar": False})
 
 if start == "uniform" and n_labels == 0:
     st.info("**Break it:** choose the *random* initialisation in the sidebar, or reveal 1–2 labels, "

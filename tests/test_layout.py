@@ -1,0 +1,227 @@
+"""Chart layout on a 1280×720 projector and at 1920×1080, normal and classroom font sizes: legends
+never over titles, column names never over titles, tick labels that can be read and tell values
+apart, titles wrapped for the chart's width, equation numbers that fit their column.
+
+Figure specs are checked as the dicts plotly.js reads (no browser); the maths panel's equation
+number, which only a browser lays out, is measured in Chromium (skipped without one)."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from dashboard import charts, depth_charts, maths, teach_charts
+
+FONT_SIZES = [15, 22]  # normal, classroom
+
+
+def _layout(fig) -> dict:
+    spec = fig.to_dict() if isinstance(fig, go.Figure) else fig
+    go.Figure(spec)  # a valid figure
+    return spec["layout"]
+
+
+def _legend_under_title(layout: dict) -> None:
+    """The legend above the plot hangs from the bottom of the title band, in container
+    coordinates: plotly then reserves its real height (however many rows it wraps to) between
+    title and plot, instead of letting extra rows grow upwards over the title."""
+    legend = layout["legend"]
+    assert legend.get("yref") == "container" and legend.get("yanchor") == "top", legend
+    title_bottom_px = (1 - legend["y"]) * layout["height"]
+    assert title_bottom_px >= layout["title"]["font"]["size"] + 8, (title_bottom_px, layout["title"])
+
+
+def _lines(text: str) -> list[str]:
+    return re.split(r"<br>", text)
+
+
+# ---- 1. the coin -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fs", FONT_SIZES)
+def test_two_coin_chart_legend_under_title_and_readable_iteration_ticks(fs):
+    T = 21
+    thetas = np.column_stack([np.linspace(0.6, 0.8, T), np.linspace(0.5, 0.52, T)])
+    lay = _layout(teach_charts.two_coin_figure(thetas, np.linspace(-12, -10, T), 1, fs,
+                                               width=charts.chart_width(fs, 1, 0.4)))
+    _legend_under_title(lay)
+    x = lay["xaxis"]
+    assert x["range"][0] > -1 and x["range"][0] <= 0 < x["range"][1], x  # starts at iteration 0, not −1
+    assert x.get("tick0") == 0 and x["dtick"] >= 2, x  # at most ~10 labels over 20 iterations, not 21
+    assert (x["range"][1] - x["range"][0]) / x["dtick"] <= 10
+
+
+@pytest.mark.parametrize("fs", FONT_SIZES)
+def test_two_coin_title_wrapped_for_its_narrow_column(fs):
+    width = charts.chart_width(fs, 1, 0.4)
+    T = 21
+    thetas = np.column_stack([np.linspace(0.6, 0.8, T), np.linspace(0.5, 0.52, T)])
+    lay = _layout(teach_charts.two_coin_figure(thetas, np.linspace(-12, -10, T), 1, fs, width=width))
+    for line in _lines(lay["title"]["text"]):
+        assert len(line) * 0.5 * (fs + 4) <= width, line
+
+
+# ---- 2. label switching -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fs", FONT_SIZES)
+def test_confusion_column_names_have_a_band_under_the_title(fs):
+    """The column names are tick labels drawn above the plot (side="top"): the top margin holds
+    the title's band and a band for them, so they are not drawn over the title."""
+    title = "The matching (outlined) found by linear_sum_assignment"
+    lay = _layout(depth_charts.confusion_figure(np.array([[28, 197], [317, 58]]), ["cluster 0", "cluster 1"],
+                                                ["ham", "spam"], [(0, 1), (1, 0)], fs, title=title,
+                                                width=charts.chart_width(fs, 2)))
+    assert lay["xaxis"]["side"] == "top"
+    lines = len(_lines(lay["title"]["text"]))
+    title_band = int((fs + 4) * 1.35) * lines + 10
+    tick_font = lay["xaxis"]["tickfont"]["size"]
+    assert lay["margin"]["t"] >= title_band + 1.3 * tick_font, (lay["margin"], title_band)
+
+
+def test_confusion_title_wrapped_for_half_a_projector_page():
+    lay = _layout(depth_charts.confusion_figure(np.eye(2), ["a", "b"], ["a", "b"], [], 15,
+                                                title="The matching (outlined) found by linear_sum_assignment",
+                                                width=charts.chart_width(15, 2)))
+    assert "<br>" in lay["title"]["text"]
+
+
+# ---- 3. the symmetric trap ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("fs,per_row", [(15, 3), (22, 2)])
+def test_trap_axis_and_chart_titles_fit_their_charts(fs, per_row):
+    width = charts.chart_width(fs, per_row)
+    r = np.full((8, 2), 0.5)
+    for fig in (depth_charts.resp_histogram_figure(r, ["AB", "CD"], fs, width=width),
+                depth_charts.beta_profiles_figure(np.full((4, 2), 0.5), list("ABCD"), ["AB", "CD"], fs, width=width),
+                depth_charts.spread_figure([0.0, 0.0], fs, width=width)):
+        lay = _layout(fig)
+        for line in _lines(lay["title"]["text"]):
+            assert len(line) * 0.5 * (fs + 4) <= width, line
+        for line in _lines(lay["xaxis"]["title"]["text"]):
+            assert len(line) * 0.5 * fs <= width - 40, line
+
+
+# ---- 4. ten classes in the lesson ----------------------------------------------------------------
+
+TEN = ["English", "German", "Dutch", "Swedish", "French", "Spanish", "Portuguese", "Italian", "Polish", "Finnish"]
+
+
+@pytest.mark.parametrize("fs", FONT_SIZES)
+def test_ten_class_legends_sit_under_the_lesson_chart_titles(fs):
+    K, T = len(TEN), 3
+    alphas = np.full((T, K), 1 / K)
+    beta = np.random.default_rng(0).random((30, K))
+    for spec in (charts.alpha_figure(alphas, TEN, 1, font_size=fs),
+                 charts.beta_bars_figure(beta, beta * 0.9, [f"w{j}" for j in range(30)], TEN, font_size=fs),
+                 charts.accuracy_figure([0.5, 0.9, 0.95], 0.92, 1, font_size=fs),
+                 charts.truth_figure(beta, beta, TEN, font_size=fs)):
+        _legend_under_title(_layout(spec))
+
+
+@pytest.mark.parametrize("fs", FONT_SIZES)
+def test_ten_class_alpha_chart_keeps_its_plot_height(fs):
+    """Ten names take several legend rows in a lesson chart (a third of the page, half in
+    classroom mode): the figure grows by those rows instead of squashing the plot."""
+    K, T = len(TEN), 3
+    lay = _layout(charts.alpha_figure(np.full((T, K), 1 / K), TEN, 1, font_size=fs))
+    rows = charts.legend_rows(TEN, fs, charts.chart_width(fs, 2 if fs > 15 else 3))
+    assert rows >= 3
+    plot_h = lay["height"] - lay["margin"]["t"] - lay["margin"]["b"]
+    assert plot_h >= 200, (lay["height"], lay["margin"])
+
+
+def test_legend_rows_wraps_for_the_chart_width():
+    assert charts.legend_rows(["EM"], 15, 260) == 1
+    assert charts.legend_rows(TEN, 15, 260) > charts.legend_rows(TEN, 15, 1400) >= 1
+    assert charts.legend_rows([], 15, 260) == 0
+
+
+# ---- 5. the maths panel's equation numbers -----------------------------------------------------
+
+def test_equation_numbers_are_katex_tags_and_eq21_is_two_lines():
+    assert r"\tag{21}" in maths.EQ_21 and r"\quad (21)" not in maths.EQ_21
+    assert r"\tag{23}" in maths.EQ_23
+    body = maths.EQ_21.split(r"\tag")[0]
+    assert r"\\" in body  # the proportionality on a line of its own: each line fits half a projector page
+
+
+# ---- 6. the documents table's r column -------------------------------------------------------------
+
+def test_documents_r_column_is_wide_enough_for_bar_and_number():
+    """The r(true class) column draws a bar and its number side by side; Streamlit sizes a
+    ProgressColumn without a width too narrow for both (the number was cut)."""
+    import inspect
+
+    from dashboard import documents
+    src = inspect.getsource(documents.documents_panel)
+    block = src[src.index('"r(true class)": st.column_config.ProgressColumn('):]
+    block = block[:block.index("),") + 2]
+    assert re.search(r'width="(medium|large)"', block), block
+
+
+# ---- 7. side by side --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("vals", [[0.7972, 0.7935, 0.7928, 0.7925, 0.7923], [0.8, 0.7907], [0.55, 0.91],
+                                  [0.7907], [0.5, 0.5]])
+def test_percent_ticks_give_distinct_labels(vals):
+    ax = charts.percent_ticks(vals)
+    decimals = int(ax["tickformat"][1:-1])
+    lo, hi = min(vals), max(vals)
+    ticks = np.arange(np.floor(lo / ax["dtick"]) - 1, np.ceil(hi / ax["dtick"]) + 2) * ax["dtick"]
+    labels = [f"{t * 100:.{decimals}f}" for t in ticks]
+    assert len(set(labels)) == len(labels), labels
+    assert (hi - lo) / ax["dtick"] <= 8
+
+
+def test_side_by_side_accuracy_ticks_are_distinct_and_iterations_whole():
+    a, b = [0.7907, 0.7925, 0.7935], [0.7972, 0.7972, 0.7981]
+    lay = _layout(depth_charts.two_runs_figure(a, b, "A: λ=0.01, labeled", "B: λ=1, labeled", "accuracy",
+                                               "Accuracy on the 540 hidden labels", 15, percent=True,
+                                               width=charts.chart_width(15, 2)))
+    y = lay["yaxis"]
+    assert y["tickformat"] != ".0%" and y["dtick"] < 0.01, y
+    x = lay["xaxis"]
+    assert x["dtick"] >= 1 and x.get("tick0") == 0, x  # no 0.5 iterations
+    _legend_under_title(lay)
+
+
+def test_side_by_side_single_iteration_has_no_half_ticks():
+    lay = _layout(depth_charts.two_runs_figure([0.79], [0.80], "A", "B", "accuracy", "Accuracy", 15, percent=True))
+    assert lay["xaxis"]["dtick"] == 1 and lay["xaxis"]["range"][0] > -1
+
+
+# ---- the maths panel in a browser (1280 px projector) -----------------------------------------------
+
+@pytest.mark.browser
+def test_maths_panel_equation_number_fits_its_column():
+    """At 1280×720 the E-step column is about 400 px: the display holding eq. (21) must not be
+    wider than its box, and its number "(21)" must lie inside the column."""
+    from browser_kit import ARGS, CHROMIUM, require_chromium, wait_idle
+    from conftest import streamlit_server
+
+    sync_api = require_chromium()
+    with streamlit_server() as srv, sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 720})
+            page.goto(srv.url + "/", wait_until="domcontentloaded")
+            wait_idle(page)
+            visible_21 = ("() => [...document.querySelectorAll('.katex-display')]"
+                          ".some(e => e.offsetParent && e.innerText.includes('(21)'))")
+            if not page.evaluate(visible_21):  # the panel's expander is closed: open it
+                page.get_by_text("The maths of this iteration").first.click()
+            page.wait_for_function(visible_21, timeout=120_000)
+            page.wait_for_timeout(1000)
+            box = page.evaluate("""() => {
+              const d = [...document.querySelectorAll('.katex-display')].find(e => e.innerText.includes('(21)'));
+              const col = d.closest('[data-testid="stColumn"]') || d.parentElement;
+              const tag = d.querySelector('.tag') || d;
+              const c = col.getBoundingClientRect(), t = tag.getBoundingClientRect();
+              return {spill: d.scrollWidth - d.clientWidth, colRight: c.right, tagRight: t.right,
+                      tagLeft: t.left, tagText: tag.innerText};
+            }""")
+            assert box["spill"] <= 1, box
+            assert box["tagRight"] <= box["colRight"] + 1 and "(21)" in box["tagText"], box
+        finally:
+            browser.close()
