@@ -142,19 +142,6 @@ def notices(f: Frame) -> None:
                    icon=":material/warning:")
 
 
-def delta_text(acc: float, base: float) -> str:
-    """Accuracy minus the supervised-only accuracy, in points; a difference that rounds to
-    zero is "±0.0" (not a red "↓ −0.0" when both read 86.8 %)."""
-    d = (acc - base) * 100
-    if abs(d) < 0.05:
-        return "±0.0 pts vs supervised"
-    return f"{d:+.1f} pts vs supervised"
-
-
-def delta_color(acc: float, base: float) -> str:
-    return "off" if abs((acc - base) * 100) < 0.05 else "normal"
-
-
 def metrics_row(f: Frame) -> None:
     """Iteration, accuracy at t (vs supervised only), supervised-only accuracy, status."""
     kind, status = lifecycle.status_line(f.run)
@@ -174,9 +161,9 @@ def metrics_row(f: Frame) -> None:
     base = f.base
     has_delta = base is not None and np.isfinite(a_now)
     m2.metric(f"Accuracy (t={t_acc})", metrics.percent(a_now) or "—",
-              delta=delta_text(a_now, base) if has_delta else None,
-              delta_color=delta_color(a_now, base) if has_delta else "normal",
-              delta_arrow="off" if has_delta and delta_color(a_now, base) == "off" else "auto")
+              delta=metrics.delta_text(a_now, base) if has_delta else None,
+              delta_color=metrics.delta_color(a_now, base) if has_delta else "normal",
+              delta_arrow="off" if has_delta and metrics.delta_color(a_now, base) == "off" else "auto")
     m3.metric("Supervised only", "—" if base is None else f"{base:.1%}",
               help="Naive Bayes trained on the visible labels alone, scored on the same hidden documents.")
     cfg = f.cfg

@@ -26,6 +26,19 @@ def percent(acc) -> str | None:
     return None if acc is None or not np.isfinite(acc) else f"{acc:.1%}"
 
 
+def delta_text(acc: float, base: float) -> str:
+    """Accuracy minus the supervised-only accuracy, in points; a difference that rounds to
+    zero is "±0.0" (not a red "↓ −0.0" when both read 86.8 %)."""
+    d = (acc - base) * 100
+    if abs(d) < 0.05:
+        return "±0.0 pts vs supervised"
+    return f"{d:+.1f} pts vs supervised"
+
+
+def delta_color(acc: float, base: float) -> str:
+    return "off" if abs((acc - base) * 100) < 0.05 else "normal"
+
+
 def proba_at(run, t: int) -> np.ndarray:
     """p(y | x_i, θ_t) for every row, (N, K): computed once per (run, t) in the session's memo and
     shared by the accuracy series and the documents table (which also wants t − 1)."""

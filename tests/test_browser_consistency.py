@@ -78,3 +78,34 @@ def test_after_a_server_restart_the_page_comes_back_at_its_iteration(browser, pl
         if player == "on":
             page.get_by_text(re.compile(r"Iteration 4 of 4")).first.wait_for(timeout=60_000)
     page.close()
+
+
+SAMPLE_JS = """() => {
+  const P = window.__nbemPlayer;
+  const part = (prefix, id) => {
+    const m = [...document.querySelectorAll('[data-testid="stMetric"]')].find((e) =>
+      (e.querySelector('[data-testid="stMetricLabel"] p') || {}).textContent?.trim().startsWith(prefix));
+    return m ? m.querySelector(`[data-testid="${id}"] p`).textContent.trim() : null;
+  };
+  const t = P.stats.lastDrawn;     // the iteration the charts show now (P.t may be a frame ahead)
+  return { t: t, playing: P.playing, acc: P.acc[t], iteration: part("Iteration", "stMetricValue"),
+           label: part("Accuracy (t=", "stMetricLabel"), value: part("Accuracy (t=", "stMetricValue") };
+}"""
+
+
+def test_while_playing_the_metrics_row_names_the_iteration_the_player_shows(server, browser):
+    page = browser.new_page(viewport={"width": 1600, "height": 1400})
+    page.goto(server + "/?dataset=synthetic_spam&tol=1e-08&max_iter=40&speed=slow", wait_until="domcontentloaded")
+    _idle(page)
+    page.wait_for_function("() => window.__nbemPlayer && window.__nbemPlayer.main", timeout=120_000)
+    page.get_by_role("button", name=re.compile(r"^.?\s*Play\b")).first.click()
+    samples = []
+    for _ in range(12):
+        page.wait_for_timeout(350)
+        samples.append(page.evaluate(SAMPLE_JS))
+    playing = [s for s in samples if s["playing"]]
+    assert len({s["t"] for s in playing}) >= 3, samples               # the player moved on
+    for s in playing:
+        assert s["iteration"] == str(s["t"]), s
+        assert s["label"] == f"Accuracy (t={s['t']})" and s["value"] == s["acc"], s
+    page.close()

@@ -400,6 +400,7 @@ def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool,
         "lowerWaiting": bool(p.get("lower_waiting")),
         # the accuracy of each iteration as text, rounded once on the server (metrics.percent)
         "acc": [metrics.percent(a) for a in acc[: latest + 1]],
+        "accDelta": _deltas(acc[: latest + 1], base),
         # each chart's own version: a λ change moves the supervised baseline (the accuracy chart) only,
         # so α and the likelihood are not redrawn
         "series": [{"name": n, "ver": vers[n], "spec": s} for n, s in specs],
@@ -418,10 +419,17 @@ def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool,
         nspecs, nvers = _series(nxt, prep, acc_next, base, font_size)
         data["next"] = {"from": latest + 1, "n": latest + 2, "done": bool(nxt.done),
                         "acc": [metrics.percent(a) for a in acc_next],
+                        "accDelta": _deltas(acc_next, base),
                         "series": [{"name": n, "ver": nvers[n], "spec": s} for n, s in nspecs]}
     with where:
         _COMPONENT(key=MAIN_KEY, data=data, default={"view": None}, on_view_change=_on_view,
                    on_need_change=_on_need, on_failed_change=_on_failed, on_painted_change=_on_painted)
+
+
+def _deltas(acc, base) -> list:
+    """Each iteration's "+9.3 pts vs supervised" as the metrics row prints it (None without one)."""
+    from dashboard import metrics
+    return [metrics.delta_text(a, base) if base is not None and np.isfinite(a) else None for a in acc]
 
 
 def _series(run, prep, acc, base, font_size: int):

@@ -18,7 +18,7 @@ const Q_MAX = 65534, Q_MISSING = 65535;
 const P = {
   sid: null, run: null,            // session id, run token (a new run resets the player)
   n: 0, done: false, t: 0, revealed: 0, playing: false, fps: 5,
-  acc: [], seq: -1, pendingNeed: 0, lastAdvance: 0,
+  acc: [], accDelta: [], seq: -1, pendingNeed: 0, lastAdvance: 0,
   playId: Math.floor(Math.random() * 1e6),  // one per Play press: a late "need" of a paused play is ignored
   main: null, params: null,        // the two mounts' views
   stats: { draws: 0, distinct: 0, lastDrawn: -1, reacts: 0, backDraws: 0, swaps: 0, steps: 0, lams: 0, fast: 0, log: [] },
@@ -193,7 +193,7 @@ function stepNow(why) {
 function showNext(nx) {
   const m = P.main;
   if (!m || P.run !== nx.run || P.n !== nx.from) return;
-  P.n = nx.n; P.done = nx.done; P.acc = nx.acc;
+  P.n = nx.n; P.done = nx.done; P.acc = nx.acc; P.accDelta = nx.accDelta || [];
   P.t = P.n - 1; P.revealed = P.t;
   nx.series.forEach((s, i) => {
     const box = m.boxes[i];
@@ -463,6 +463,33 @@ function updateBar() {
   // fixed width (CSS): a label that grew would shrink the slider under a dragging mouse
   label.textContent = `Iteration ${P.t} of ${P.n - 1}` +
     (a === null || a === undefined ? "" : ` · accuracy ${a}`);
+  syncMetrics();
+}
+
+// The metrics row above the charts (st.metric, drawn by the server) names the iteration shown and
+// its accuracy. While the browser plays or drags there is no server rerun, so the player writes the
+// iteration it shows into them, with the server's own strings (P.acc, P.accDelta): one source.
+function metricParts(prefix) {
+  const m = [...document.querySelectorAll('[data-testid="stMetric"]')].find((e) => {
+    const p = e.querySelector('[data-testid="stMetricLabel"] p');
+    return p && p.textContent.trim().startsWith(prefix);
+  });
+  if (!m) return null;
+  return { label: m.querySelector('[data-testid="stMetricLabel"] p'),
+           value: m.querySelector('[data-testid="stMetricValue"] p'),
+           delta: m.querySelector('[data-testid="stMetricDelta"] p') };
+}
+function setText(el, text) { if (el && el.textContent !== text) el.textContent = text; }
+function syncMetrics() {
+  const it = metricParts("Iteration");
+  if (it) setText(it.value, String(P.t));
+  const ac = metricParts("Accuracy (t=");
+  if (!ac) return;
+  setText(ac.label, `Accuracy (t=${P.t})`);
+  const a = P.acc[P.t];
+  setText(ac.value, a === null || a === undefined ? "—" : a);
+  const d = P.accDelta[P.t];
+  if (d) setText(ac.delta, d);
 }
 
 function report() {
@@ -665,7 +692,7 @@ function mountMain(api, d) {
   P.sid = d.sid;
   if (d.tpl) P.tpl = d.tpl;
   if (d.n !== P.n || d.done !== P.done) P.pendingNeed = 0;   // the frames asked for have come
-  P.n = d.n; P.done = d.done; P.fps = d.fps; P.acc = d.acc || [];
+  P.n = d.n; P.done = d.done; P.fps = d.fps; P.acc = d.acc || []; P.accDelta = d.accDelta || [];
   P.next = d.next ? Object.assign({ run: d.run }, d.next) : null;
   P.lam = d.lam || null;
   note(`data n=${d.n} seq=${d.seq}/${P.seq} t=${d.t}`);
