@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, streamlit_server
-from browser_kit import ARGS, CHROMIUM, ITER_JS
+from browser_kit import CHROMIUM, ITER_JS, module_fixtures
 
 SHOTS = ROOT / "artifacts" / "screenshots"
 
@@ -40,12 +40,7 @@ def server():
         yield srv.url
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield b
-        b.close()
+_, browser = module_fixtures()
 
 
 

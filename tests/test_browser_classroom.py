@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import ROOT, streamlit_server
-from browser_kit import ARGS, CHROMIUM, require_chromium
+from conftest import ROOT
+from browser_kit import module_fixtures, require_chromium
 
 SHOTS = ROOT / "artifacts" / "screenshots" / "classroom"
 
@@ -66,18 +66,7 @@ def _url(server: str, name: str, page) -> str:
     return f"{server}/{path}?classroom=true" + RUN_FIRST.get(name, ("", ""))[1]
 
 
-@pytest.fixture(scope="module")
-def server():
-    with streamlit_server() as srv:
-        yield srv.url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield b
-        b.close()
+server, browser = module_fixtures()
 
 
 def _settle(page) -> None:

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import streamlit_server
-from browser_kit import ARGS, CHROMIUM, ITER_JS, require_chromium
+from browser_kit import ITER_JS, module_fixtures, require_chromium
 
 
 pytestmark = pytest.mark.browser
@@ -23,18 +22,7 @@ sync_api = require_chromium()
 
 
 
-@pytest.fixture(scope="module")
-def server():
-    with streamlit_server() as srv:
-        yield srv.url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield b
-        b.close()
+server, browser = module_fixtures()
 
 
 def _button(page, key: str):

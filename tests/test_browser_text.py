@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, streamlit_server
-from browser_kit import ARGS, CHROMIUM, ITER_JS, require_chromium
+from browser_kit import ITER_JS, module_fixtures, require_chromium
 
 SHOTS = ROOT / "artifacts" / "screenshots"
 
@@ -31,12 +31,7 @@ def server():
         yield srv.url
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield b
-        b.close()
+_, browser = module_fixtures()
 
 
 def _idle(page, timeout=240_000):  # a first load on a busy 2-core machine can take a minute

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import nbcore
-from conftest import ROOT, streamlit_server
-from browser_kit import ARGS, CHROMIUM, require_chromium
+from conftest import ROOT
+from browser_kit import module_fixtures, require_chromium
 from dashboard import charts, derive
 
 SHOTS = ROOT / "artifacts" / "screenshots"
@@ -24,18 +24,7 @@ pytestmark = pytest.mark.browser
 sync_api = require_chromium()
 
 
-@pytest.fixture(scope="module")
-def server():
-    with streamlit_server() as srv:
-        yield srv.url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield b
-        b.close()
+server, browser = module_fixtures()
 
 
 def _expected_run(max_iter=40, tol=1e-8):
