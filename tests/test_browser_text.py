@@ -16,6 +16,7 @@ import pytest
 
 from conftest import ROOT, streamlit_server
 from browser_kit import ITER_JS, module_fixtures, require_chromium
+from browser_kit import wait_idle as _idle
 
 SHOTS = ROOT / "artifacts" / "screenshots"
 
@@ -32,15 +33,6 @@ def server():
 
 
 _, browser = module_fixtures()
-
-
-def _idle(page, timeout=240_000):  # a first load on a busy 2-core machine can take a minute
-    page.wait_for_selector('[data-testid="stMetric"]', timeout=timeout)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
-        timeout=timeout)
-    page.wait_for_timeout(600)
 
 
 
