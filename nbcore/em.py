@@ -707,7 +707,7 @@ class EMRun:
         """
         if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or not 0 <= t < len(self.history):
             raise ValueError(f"Can only rewind to an iteration from 0 to {len(self.history) - 1}, got {t!r}.")
-        new = EMRun(self.settings, None, None, _from=self)
+        new = type(self)(self.settings, None, None, _from=self)   # a subclass (components per class) stays one
         if t == len(self.history) - 1:
             new.stop_reason = self.stop_reason
             return new

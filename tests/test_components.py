@@ -155,3 +155,24 @@ def test_digits_three_components_close_the_gap_to_supervised():
         assert run.objective_decreases() == []
         acc[m] = np.mean(run.predict()[hidden] == truth[hidden])
     assert acc[1] < sup - 0.02 and acc[3] > sup + 0.01
+
+
+def test_a_rewound_components_run_is_still_one_and_predicts_per_class():
+    """Rewinding keeps the run's kind: with m = 2 components per class on digits, p(y | x) has one
+    column per class (10), not per component (20), before and after the rewind, and stepping the
+    rewound run gives back the dropped iterations exactly (EM is deterministic)."""
+    import numpy as np
+    import nbcore
+
+    ds = nbcore.load_dataset("digits")
+    X = ds.for_model("bernoulli")
+    y, _ = nbcore.hide_labels(ds.y, 0.9, random_state=0)
+    run = nbcore.EM(model="bernoulli", n_classes=10, components_per_class=2, random_state=0).start(X, y)
+    for _ in range(4):
+        run.step()
+    back = run.rewound(2)
+    assert type(back) is type(run)
+    assert back.predict_proba().shape == run.predict_proba().shape == (X.shape[0], 10)
+    back.step()
+    back.step()
+    np.testing.assert_array_equal(back.predict_proba(), run.predict_proba())
