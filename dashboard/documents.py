@@ -171,12 +171,15 @@ def documents_panel(run, prep, t: int, model: str, classroom: bool = False) -> N
         state.memo(order_key, lambda: shown["doc"].to_numpy())
         config = {
             "doc": st.column_config.NumberColumn("doc", help="Row number in the data set", width="small"),
-            "text": st.column_config.TextColumn("text", width="large"),
+            # widths in px: at a 1500 px window the table is about 950 px wide, and doc, text, true,
+            # EM says, the two words columns and r(true class) must all fit in it (r is last and
+            # was pushed out of sight with text at "large", 400 px)
+            "text": st.column_config.TextColumn("text", width=300),
             "true": st.column_config.TextColumn("true", width="small"),
             "EM says": st.column_config.TextColumn("EM says", width="small"),
             # a bar and its number ("0.523") side by side: a column narrower than this cuts the number
             "r(true class)": st.column_config.ProgressColumn(
-                "r(true class)", min_value=0.0, max_value=1.0, format="%.3f", width="medium",
+                "r(true class)", min_value=0.0, max_value=1.0, format="%.3f", width=150,
                 help="Responsibility EM gives the document's true class: p(true class | x, θ_t)."),
             "confidence": st.column_config.NumberColumn(
                 "confidence", format="%.3f", width="small", help="The largest responsibility: how sure EM is."),
@@ -189,7 +192,7 @@ def documents_panel(run, prep, t: int, model: str, classroom: bool = False) -> N
                 col = f"words {which} {names[1]}:{names[0]}"
                 if col in shown.columns:
                     config[col] = st.column_config.NumberColumn(
-                        col, format="%.1f",
+                        col, format="%.1f", width=120,
                         help=f"Log-odds {pair} from the words {which} in the message "
                              "(positive: towards the first class named).")
         cols = list(shown.columns)

@@ -96,13 +96,13 @@ def estimate_lines(m: MStepNumbers, row: int, row_label: str, symbol: str, class
             rf"{_n(m.values[row, k])}" for k in range(len(class_names))]
 
 
-# The equations are numbered as in the notes with \tag: KaTeX puts the number at the right edge
-# of the display, and an equation too wide for its column (half the page on a 1280 px
-# projector, about 400 px) would run into it or push it out of sight, so eq. 21 is set on two
-# lines (the posterior, then what it is proportional to).
+# Equation numbers as in the notes, written after the equation (a KaTeX \tag is drawn over the
+# equation in Streamlit's narrow, centred displays). An equation wider than its column (half the
+# page on a 1280 px projector, about 400 px) is cut at the column's edge, number first, so eq. 21
+# is set on two lines: the posterior, then what it is proportional to and its number.
 EQ_21 = (r"\begin{aligned} &p(y_i = y' \mid X_i, \alpha^t, \beta^t) \\ &\quad\propto p(X_i \mid y_i = y', \beta^t)\,"
-         r"p(y_i = y' \mid \alpha^t) \end{aligned} \tag{21}")
-EQ_23 = r"\alpha_{y'}^{t+1} = \frac{1}{N}\sum_{i=1}^N p(y_i = y' \mid X_i, \alpha^t, \beta^t) \tag{23}"
+         r"p(y_i = y' \mid \alpha^t) \;\; (21) \end{aligned}")
+EQ_23 = r"\alpha_{y'}^{t+1} = \frac{1}{N}\sum_{i=1}^N p(y_i = y' \mid X_i, \alpha^t, \beta^t) \quad (23)"
 
 FULL_FEATURE_LIST = 300  # up to this many parameter rows the "Feature j" picker lists them all
 N_TOP_CHOICES = 15       # beyond: the top separating rows at t, then the picked document's features
@@ -175,7 +175,7 @@ def maths_panel(run, prep, cfg, t: int, next_smoothing: float) -> None:
         if labelled:
             c = int(prep.y_obs[i])
             st.latex(r"p(y_i = y' \mid X_i, \alpha^t, \beta^t) = \begin{cases} 1 & y' = y_i \\ 0 & \text{otherwise}"
-                     r"\end{cases} \tag{22}")
+                     r"\end{cases} \quad (22)")
             st.markdown(f"Document {i} **is labelled**, so EM keeps its label (eq. 22):")
             st.latex(rf"r_{{{i}}} = \text{{one-hot}}({_cls(names[c])})")
         else:
