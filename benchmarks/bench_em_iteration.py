@@ -8,7 +8,7 @@ Compares, in the same run and on the same synthetic data:
   rows stacked once per class (``sp.vstack`` done ONCE, outside the timed
   loop), ``y = repeat(class ids)``, ``sample_weight = responsibilities``
   column-stacked, then ``predict_proba`` for the E-step;
-* **(b) pure Python** EM in the style of seed 004 (dicts, ``math.log``,
+* **(b) pure Python** EM in the style of the notebook (dicts, ``math.log``,
   loops over labels and tokens) on a subsample, scaled to the full size by
   the ratio of work (docs × vocab × K);
 * **floor**       the two bare sparse products every EM iteration needs:
@@ -194,7 +194,7 @@ def bench_sklearn(model, X, K, smoothing, resp0, repeats, warmup):
     return med, times
 
 
-# -- (b) pure Python, seed 004 style -----------------------------------------
+# -- (b) pure Python, the notebook style -----------------------------------------
 def _logsumexp(data):
     c = max(data)
     return c + math.log(sum(math.exp(x - c) for x in data))
@@ -234,7 +234,7 @@ class PyNB:
 
 
 def py_em_iteration(model, data, smoothing):
-    """One iteration of seed 004's ``expectation_maximization`` (without the print)."""
+    """One iteration of the notebook's ``expectation_maximization`` (without the print)."""
     posterior = {}
     for i, document in enumerate(data):
         posterior[i] = model.calculate_posterior(document)
@@ -422,12 +422,12 @@ def report(out) -> str:
         if r.get("python_s") is not None:
             d, v, k = r["python_sub_shape"]
             lines.append(
-                f"  (b) pure Python (seed 004 style)   {_fmt_s(r['python_s'])}   "
+                f"  (b) pure Python (the notebook style)   {_fmt_s(r['python_s'])}   "
                 f"= {_fmt_s(r['python_sub_s'])} on {d}×{v}×K={k}, × {r['python_scale']:,.0f} "
                 f"(docs×vocab×K ratio {c['n_docs']}·{c['n_vocab']}·{c['n_classes']} / {d}·{v}·{k})"
             )
         else:
-            lines.append("  (b) pure Python (seed 004 style)   skipped")
+            lines.append("  (b) pure Python (the notebook style)   skipped")
         lines.append(
             f"  floor X@W + Xᵀ@R                   {_fmt_s(r['floor_s'])}   "
             f"(X@W {_fmt_s(r['floor_e_s'])}, Xᵀ@R {_fmt_s(r['floor_m_s'])})"

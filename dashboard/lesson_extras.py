@@ -218,18 +218,18 @@ def _resp_columns(names) -> dict:
 # ---- stop rules -----------------------------------------------------------------------------------------
 
 def stop_rule_controls(classroom: bool) -> tuple[float | None, str]:
-    """Sidebar: the second stop rule of seed 003 (‖Δθ‖² < ε) and how ‖Δθ‖² is counted."""
+    """Sidebar: the second stop rule of the course session (‖Δθ‖² < ε) and how ‖Δθ‖² is counted."""
     if classroom:
         ss = st.session_state
         return ss.get(K_THETA_TOL), ss.get(K_THETA_NORM, "parameters")
     with st.sidebar.expander("Stop rules", expanded=False):
         st.caption("EM stops at the first rule that holds: the relative change of the objective (the "
-                   "tolerance under *Advanced*), or seed 003's ‖θ_t − θ_t−1‖² < ε.")
+                   "tolerance under *Advanced*), or the course session's ‖θ_t − θ_t−1‖² < ε.")
         tol = urlguard.selectbox(st, "‖Δθ‖² < ε", THETA_TOLS, index=0, key=K_THETA_TOL,
                            format_func=lambda v: "off" if v is None else f"{v:.0e}")
         norm = urlguard.radio(st, "Count ‖Δθ‖² as", ["parameters", "seed003"], key=K_THETA_NORM,
                         format_func=lambda v: {"parameters": "each parameter once (α, β)",
-                                               "seed003": "seed 003: both values of each binary feature"}[v],
+                                               "seed003": "the course session: both values of each binary feature"}[v],
                         help="Seed 003 sums (Δθ_{k,i,a})² over a = 0 and a = 1. For a binary word "
                              "θ_{k,i,1} = β and θ_{k,i,0} = 1 − β change by the same amount, so the β part "
                              "counts twice. Categorical and multinomial parameters already list every value.")
@@ -277,10 +277,10 @@ def stop_rule_panel(f) -> None:
     c1.metric(f"|ΔL| / |L| at t={f.t}", f"{num['rel']:.2e}", help=f"Stops when ≤ {s.tol:.0e} (the tolerance).")
     c2.metric("‖Δθ‖², each parameter once", f"{num['parameters']:.4g}",
               help="Σ(Δα)² + Σ(Δβ)²: what nbcore reports as snapshot.delta by default.")
-    c3.metric("‖Δθ‖², seed 003's sum", f"{num['seed003']:.4g}",
+    c3.metric("‖Δθ‖², the course session's sum", f"{num['seed003']:.4g}",
               help="Σ_b (Δθ_b)² + Σ_{k,i,a} (Δθ_{k,i,a})² over both values a of each binary feature.")
     rule = ("off" if s.theta_tol is None else f"< {s.theta_tol:.0e}, counted "
-            + ("as seed 003 writes it" if s.theta_norm == "seed003" else "once per parameter"))
+            + ("as the course session writes it" if s.theta_norm == "seed003" else "once per parameter"))
     st.caption(f"Stop rules in force: relative objective change ≤ {s.tol:.0e}; ‖Δθ‖² {rule} (sidebar → Stop rules).")
 
 

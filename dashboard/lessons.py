@@ -55,7 +55,7 @@ LESSONS: list[Lesson] = [
         params={"dataset": "synthetic_spam", "hidden": "90", "lam": "1", "init": "labeled"},
         narrative=(
             "600 e-mails, but EM only sees 10 % of the labels. It starts from the labelled ones "
-            "(seed 003 step 1) and then alternates: guess the hidden labels softly (E-step, eq. 21), "
+            "(the course session step 1) and then alternates: guess the hidden labels softly (E-step, eq. 21), "
             "re-count with those guesses (M-step, eq. 23–24). Accuracy is measured on exactly the "
             "hidden documents, and compared with Naive Bayes trained on the visible labels alone."
         ),
@@ -71,7 +71,7 @@ LESSONS: list[Lesson] = [
         params={"sm_dataset": "synthetic_spam", "sm_hidden": "90"},
         narrative=(
             "With λ = 0 a word never seen with a class gets β = 0: the model then says it is "
-            "*impossible* for that class to contain the word (seed 000 §3.1), and one word can veto a "
+            "*impossible* for that class to contain the word (the notes §3.1), and one word can veto a "
             "class. λ pseudo-documents per class (eq. 14) fix that; but as λ → ∞ every β is pulled "
             "to ½ and the words stop carrying any information."
         ),
@@ -89,7 +89,7 @@ LESSONS: list[Lesson] = [
         narrative=(
             "No labels and the uniform start (α = 1/K, β = ½): every class explains every document "
             "equally well, so every responsibility is 1/K, so the M-step gives every class the same β "
-            "again — EM is stuck at the symmetric point for ever (seed 001). A random start, or a "
+            "again — EM is stuck at the symmetric point for ever (the note on the uniform start). A random start, or a "
             "handful of labels, breaks the tie."
         ),
         try_this=("Press **Step**: every responsibility is exactly 1/K.",
@@ -119,7 +119,7 @@ LESSONS: list[Lesson] = [
         page=pages.COIN.path,
         params={"coin_source": "typed", "coin_flips": "HHTH", "coin_prior": "lambda", "coin_lam": "0"},
         narrative=(
-            "Three heads and one tail (seed 002). Maximum likelihood says θ = 3/4. A Beta(a, b) prior adds "
+            "Three heads and one tail (the lecture). Maximum likelihood says θ = 3/4. A Beta(a, b) prior adds "
             "a − 1 imaginary heads and b − 1 imaginary tails; the lab's smoothing λ is exactly Beta(λ+1, λ+1): "
             "θ_MAP = (α_H + λ) / (N + 2λ), eq. (14) for one word. Then: two coins whose identities are hidden — "
             "EM on the classic example of Do & Batzoglou."
@@ -222,7 +222,7 @@ LESSONS: list[Lesson] = [
         params={"dataset": "udhr_langid", "hidden": "95", "lam": "1", "init": "labeled", "model": "multinomial",
                 "tokens": "chars", "ngram": ["1", "3"], "counts": "counts"},
         narrative=(
-            "Short passages of the Universal Declaration of Human Rights in ten languages (seed 004, "
+            "Short passages of the Universal Declaration of Human Rights in ten languages (the notebook, "
             "exercise 1), 5 % of them labelled. Characters 1–3-grams with counts: supervised 84.8 %, EM "
             "97.0 %. Character n-grams catch spelling (“ij” Dutch, “ä” Swedish and Finnish, “ção” "
             "Portuguese) even in words never seen before; with whole words the same run goes 80.9 % → "

@@ -1,5 +1,5 @@
 """The maths beside the pictures: E-step (eq. 21/22) and M-step (eq. 23/24) of the
-course notes (seed 000) in LaTeX, with the current numbers for one document."""
+course notes (the notes) in LaTeX, with the current numbers for one document."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,7 +1,7 @@
 """nbcore: Naive Bayes + EM, one iteration at a time.
 
 A small numpy/scipy engine for teaching Naive Bayes and the EM algorithm.
-The notation follows the course notes (seed 000): α is the class prior (K,),
+The notation follows the course notes (the notes): α is the class prior (K,),
 β[j, k] = p(word j present | class k) has shape (V, K), λ is the smoothing
 (``smoothing`` in code).
 

@@ -1,13 +1,13 @@
-"""The coin: MLE vs MAP with a Beta prior (seed 002), and EM for two coins with hidden identities.
+"""The coin: MLE vs MAP with a Beta prior (the lecture), and EM for two coins with hidden identities.
 
-One coin, α_H heads and α_T tails (seed 002's notation):
+One coin, α_H heads and α_T tails (the lecture's notation):
 
 =======================  =================================================================
 ``coin_mle``             θ_MLE = α_H / (α_H + α_T)
 ``coin_map``             θ_MAP = (α_H + a − 1) / (α_H + α_T + a + b − 2)   (mode of the posterior)
 ``beta_posterior``       p(θ | D) = Beta(θ; α_H + a, α_T + b)
 ``smoothing_as_prior``   the lab's λ is a Beta(λ + 1, λ + 1) prior: θ_MAP = (α_H + λ) / (N + 2λ),
-                         eq. (14) of seed 000 for one word (λ pseudo-counts per outcome)
+                         eq. (14) of the notes for one word (λ pseudo-counts per outcome)
 =======================  =================================================================
 
 Two coins (the classic example of Do & Batzoglou, *What is the expectation maximization
@@ -36,7 +36,7 @@ CLASSIC_FLIPS = ("HTTTHHTHTH", "HHHHTHHHHH", "HTHHHHHTHH", "HTHTTTHHTT", "THHHTH
 
 
 def coin_mle(heads: int, tails: int) -> float:
-    """θ_MLE = α_H / (α_H + α_T) (seed 002); NaN with no flips."""
+    """θ_MLE = α_H / (α_H + α_T) (the lecture); NaN with no flips."""
     n = heads + tails
     return float(heads / n) if n > 0 else float("nan")
 

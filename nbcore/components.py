@@ -103,7 +103,7 @@ class ComponentEMRun(EMRun):
       The random split is what lets the components of one class become different;
     * ``"random"``: seeded random parameters for all K·m components;
     * ``"uniform"``: every component equal: components of a class then stay equal for
-      ever (the symmetric trap of seed 001 inside each class), so this is m = 1 in disguise.
+      ever (the symmetric trap of the note on the uniform start inside each class), so this is m = 1 in disguise.
     """
 
     def _setup(self) -> None:

@@ -14,7 +14,7 @@ ndarrays)::
 Why it gives the in-memory numbers
 ----------------------------------
 The E-step of NB-EM is row-wise and the M-step needs only sums over rows
-(seed 000, eq. 23-24), so one iteration is one map-reduce:
+(the notes, eq. 23-24), so one iteration is one map-reduce:
 
 1. θ_t enters the graph as **one key**: the event model's ``log_params``
    (e.g. log β − log(1 − β), computed once on the client) with α_t. Tasks refer
@@ -424,7 +424,7 @@ def _e_and_statistics(Xp, y, theta: _Theta, offset: int) -> _Partial:
 
 
 def _label_statistics(Xp, y, theta: _Theta, offset: int) -> _Partial:
-    """Statistics of the labelled rows only (init='labeled', seed 003 step 1)."""
+    """Statistics of the labelled rows only (init='labeled', the course session step 1)."""
     weights = one_hot_labels(y, theta.n_classes)
     return _Partial(theta.model.statistics(Xp, weights), weights.sum(axis=0), 0.0, 0, -1)
 
@@ -654,7 +654,7 @@ class ChunkedEMRun(EMRun):
                 alpha = np.full(K, 1.0 / K)
                 params = self.model.uniform_params(proxy, K)
             else:
-                raw = rng.uniform(0.01, 0.99, size=K)  # seed 004's ``initialize`` (as EMRun)
+                raw = rng.uniform(0.01, 0.99, size=K)  # the notebook's ``initialize`` (as EMRun)
                 alpha = raw / raw.sum()
                 params = self.model.random_params(proxy, K, rng)
             alpha = np.asarray(alpha, dtype=np.float64)

@@ -1,6 +1,6 @@
-"""EM for Naive Bayes, one iteration at a time (seed 000 fig. 1-2, seed 003 steps 1-4).
+"""EM for Naive Bayes, one iteration at a time (the notes fig. 1-2, the course session steps 1-4).
 
-The maths sits in small module-level functions, one per equation of seed 000:
+The maths sits in small module-level functions, one per equation of the notes:
 
 =====================  ==========================================================
 ``log_joint``          log α_k + log p(x_i | k)                        eq. (10-11)
@@ -207,7 +207,7 @@ def predict_proba(model, alpha, params, X, **model_options) -> np.ndarray:
 
 
 def squared_change(model, alpha, params, prev_alpha, prev_params, norm: str = "parameters") -> float:
-    """‖θ_t − θ_{t−1}‖² for the stop rule of seed 003 step 4.
+    """‖θ_t − θ_{t−1}‖² for the stop rule of the course session step 4.
 
     ``norm="parameters"``: Σ_k (Δα_k)² plus Σ (Δp)² over the model's parameter arrays
     (for Bernoulli each word counts once, through β = p(x_j = 1 | k)).
@@ -280,7 +280,7 @@ class Snapshot:
     objective : float
         log_likelihood + log prior of θ_t implied by λ (what EM maximises).
     delta : float or None
-        ‖θ_t − θ_{t−1}‖² over α and all parameters (seed 003 step 4).
+        ‖θ_t − θ_{t−1}‖² over α and all parameters (the course session step 4).
     smoothing : float
         λ used by the M-step that produced θ_t.
     """
@@ -333,8 +333,8 @@ class EM:
     n_classes : int, K ≥ 2
     smoothing : float, λ ≥ 0 (0 = maximum likelihood)
     init : {"uniform", "random", "labeled"}
-        "uniform": α = 1/K, β = ½ (seed 000); "random": seeded random parameters
-        (seed 004); "labeled": an M-step on the labelled rows only (seed 003 step 1).
+        "uniform": α = 1/K, β = ½ (the notes); "random": seeded random parameters
+        (the notebook); "labeled": an M-step on the labelled rows only (the course session step 1).
     unlabeled_weight : float in [0, 1]
         w: hidden rows count w times in the M-step (Nigam et al. 2000, EM-λ).
     max_iter : int
@@ -342,7 +342,7 @@ class EM:
     tol : float
         Stop when |objective_t − objective_{t−1}| ≤ tol · |objective_{t−1}|.
     theta_tol : float or None
-        Stop when ‖θ_t − θ_{t−1}‖² < theta_tol (seed 003 step 4).
+        Stop when ‖θ_t − θ_{t−1}‖² < theta_tol (the course session step 4).
     n_init : int
         Restarts used by :meth:`fit` (best final objective wins).
     random_state : int, Generator or None
@@ -355,7 +355,7 @@ class EM:
     theta_norm : {"parameters", "seed003"}
         How ``Snapshot.delta`` = ‖θ_t − θ_{t−1}‖² (and so ``theta_tol``) counts:
         see :func:`squared_change`. "seed003" sums both values of each binary
-        feature, as seed 003 step 4 writes it.
+        feature, as the course session step 4 writes it.
     components_per_class : int
         m ≥ 1 latent mixture components per class (Nigam et al. 2000 §5). With
         m > 1, :meth:`start` returns a :class:`nbcore.components.ComponentEMRun`:
@@ -516,10 +516,10 @@ class EMRun:
             alpha = np.full(K, 1.0 / K)
             params = self.model.uniform_params(self.Xp, K)
         elif init == "random":
-            raw = rng.uniform(0.01, 0.99, size=K)  # seed 004's ``initialize``
+            raw = rng.uniform(0.01, 0.99, size=K)  # the notebook's ``initialize``
             alpha = raw / raw.sum()
             params = self.model.random_params(self.Xp, K, rng)
-        else:  # "labeled": seed 003 step 1, an M-step on the labelled rows only
+        else:  # "labeled": the course session step 1, an M-step on the labelled rows only
             alpha, params = m_step(self.model, self.Xp, self._labels, self.smoothing)
             if (alpha == 0).any():
                 import warnings

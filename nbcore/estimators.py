@@ -1,7 +1,7 @@
 """scikit-learn-style estimators over the event models and EM.
 
 Supervised: :class:`BernoulliNB`, :class:`MultinomialNB`, :class:`CategoricalNB`,
-:class:`GaussianNB` — each is one M-step with hard 0/1 weights (seed 000
+:class:`GaussianNB` — each is one M-step with hard 0/1 weights (the notes
 eq. 12-14). Semi- and unsupervised: :class:`SemiSupervisedNB` — the same
 M-step inside EM with soft weights (eq. 21-24). ``-1`` (or NaN) marks an
 unlabelled row, scikit-learn's convention in ``sklearn.semi_supervised``.
@@ -272,7 +272,7 @@ class _WordNB(_DiscreteNB):
 
 
 class BernoulliNB(_WordNB):
-    """Bernoulli Naive Bayes (seed 000): β_jk = (λ + count_jk) / (2λ + N_k).
+    """Bernoulli Naive Bayes (the notes): β_jk = (λ + count_jk) / (2λ + N_k).
 
     Parameters
     ----------
@@ -308,7 +308,7 @@ class BernoulliNB(_WordNB):
 
 
 class MultinomialNB(_WordNB):
-    """Multinomial Naive Bayes (seed 004): β_jk = (λ + count_jk) / (λV + total_k).
+    """Multinomial Naive Bayes (the notebook): β_jk = (λ + count_jk) / (λV + total_k).
 
     Parameters: ``smoothing`` (scikit-learn's ``alpha``), ``force_smoothing``,
     ``fit_prior``, ``class_prior`` as for :class:`BernoulliNB`.
@@ -328,7 +328,7 @@ class MultinomialNB(_WordNB):
 
 
 class CategoricalNB(_DiscreteNB):
-    """Categorical Naive Bayes (seed 002): θ_j[d, k] = (λ + count) / (λ D_j + N_k).
+    """Categorical Naive Bayes (the lecture): θ_j[d, k] = (λ + count) / (λ D_j + N_k).
 
     X holds category codes 0..D_j−1 per column.
 
@@ -428,7 +428,7 @@ class CategoricalNB(_DiscreteNB):
 
 
 class GaussianNB(_SupervisedNB):
-    """Gaussian Naive Bayes (seed 002/003): per-class means and variances.
+    """Gaussian Naive Bayes (the lecture/003): per-class means and variances.
 
     Parameters
     ----------
@@ -438,7 +438,7 @@ class GaussianNB(_SupervisedNB):
         Adds var_smoothing × the largest feature variance to every σ²
         (scikit-learn's rule).
     variance : {"mle", "unbiased"}, default "mle"
-        σ² = M2/N_k (biased MLE, scikit-learn's) or M2/(N_k − 1) (unbiased, seed 002).
+        σ² = M2/N_k (biased MLE, scikit-learn's) or M2/(N_k − 1) (unbiased, the lecture).
     var_floor : float, default 0.0
         Hard lower bound on every σ².
 

@@ -6,7 +6,7 @@ vs counts, vocabulary size, minimum document frequency, English stop words,
 lower-casing).  :func:`vectorize` applies it with scikit-learn's
 ``CountVectorizer``.  The event model follows the counting choice: presence
 (``binary=True``) gives features of kind "binary" (Bernoulli NB, eq. 5),
-counts give kind "counts" (multinomial NB, seed 004).
+counts give kind "counts" (multinomial NB, the notebook).
 
 >>> p = TextPipeline(tokens="char", ngram_range=(3, 3))
 >>> X, vec, info = vectorize(["hello world", "hallo welt"], p)   # doctest: +SKIP

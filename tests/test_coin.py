@@ -1,4 +1,4 @@
-"""nbcore.coin: the coin of seed 002 (MLE, MAP with a Beta prior, λ ⇔ Beta(λ+1, λ+1)) and two-coin EM
+"""nbcore.coin: the coin of the lecture (MLE, MAP with a Beta prior, λ ⇔ Beta(λ+1, λ+1)) and two-coin EM
 (Do & Batzoglou 2008), against hand calculations and the published numbers."""
 from __future__ import annotations
 

@@ -52,7 +52,7 @@ def test_toy_spam_hand_computed_probabilities():
     X, y = ds.X, ds.y
     prior = {k: F(np.mean(y == k)) for k in (0, 1)}
     cond = {k: [F(X[y == k, j].sum() / (y == k).sum()) for j in range(3)] for k in (0, 1)}
-    # seed 003: P(spam) = 1/2, P(Cruise|spam) = P(Lottery|spam) = P(Win|spam) = 2/3, ham 1/3
+    # the course session: P(spam) = 1/2, P(Cruise|spam) = P(Lottery|spam) = P(Win|spam) = 2/3, ham 1/3
     assert prior == {0: Fraction(1, 2), 1: Fraction(1, 2)}
     assert cond[1] == [Fraction(2, 3)] * 3
     assert cond[0] == [Fraction(1, 3)] * 3

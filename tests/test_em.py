@@ -68,7 +68,7 @@ def test_seed004_abcd_separates_the_two_groups():
         pred = run.predict()
         _, after, _ = nbcore.aligned_accuracy(groups, pred, 2)
         assert after == 1.0
-        # seed 004 printed α → [0.5991137..., 0.4008862...] for this data with add-one smoothing
+        # the notebook printed α → [0.5991137..., 0.4008862...] for this data with add-one smoothing
         np.testing.assert_allclose(np.sort(run.current.alpha), [0.40088624864, 0.59911375135], atol=1e-6)
 
 

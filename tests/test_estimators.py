@@ -83,7 +83,7 @@ def test_gaussian_biased_vs_unbiased_variance_by_hand():
 
 
 def test_play_tennis_seed002_tables():
-    """α = (5/14, 9/14) and the conditional tables counted by hand from seed 002's 14 days."""
+    """α = (5/14, 9/14) and the conditional tables counted by hand from the lecture's 14 days."""
     ds = nbcore.load_dataset("play_tennis")
     clf = nbcore.CategoricalNB(smoothing=0.0).fit(ds.X, ds.y)
     no, yes = ds.class_names.index("No"), ds.class_names.index("Yes")
@@ -179,7 +179,7 @@ def test_semisupervised_categorical_rejects_negative_codes_with_sklearns_words()
 
 def test_impossible_row_gives_the_warning_not_numpys():
     # λ = 0: word 1 never seen with class 0, word 0 never with class 1 -> a row with both is
-    # impossible under every class (seed 000 §3.1)
+    # impossible under every class (the notes §3.1)
     X = np.array([[1, 0], [1, 0], [0, 1], [0, 1]])
     y = np.array([0, 0, 1, 1])
     for clf in (nbcore.MultinomialNB(smoothing=0.0), nbcore.BernoulliNB(smoothing=0.0),

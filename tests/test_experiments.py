@@ -12,7 +12,7 @@ TOY_Y = np.array([1, 1, 1, 0, 0, 0])
 def test_explain_bernoulli_counts_absent_words():
     alpha, params = nbcore.supervised_fit("bernoulli", TOY_X, TOY_Y, 2, 0.0)
     e = nbcore.explain("bernoulli", alpha, params, np.array([1, 1, 0]))
-    # seed 003: spam ∝ 2/3 · 2/3 · (1 − 2/3) · 1/2 ; the absent "Win" contributes log(1/3) vs log(2/3)
+    # the course session: spam ∝ 2/3 · 2/3 · (1 − 2/3) · 1/2 ; the absent "Win" contributes log(1/3) vs log(2/3)
     np.testing.assert_allclose(e.contributions[2], [np.log(2 / 3), np.log(1 / 3)])
     np.testing.assert_allclose(np.exp(e.log_joint), [1 / 27, 2 / 27])
     np.testing.assert_allclose(e.posterior, [1 / 3, 2 / 3])

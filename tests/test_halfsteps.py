@@ -1,4 +1,4 @@
-"""EMRun.e_step / m_step (the two half-steps) and seed 003's ‖Δθ‖² (theta_norm)."""
+"""EMRun.e_step / m_step (the two half-steps) and the course session's ‖Δθ‖² (theta_norm)."""
 from __future__ import annotations
 
 import numpy as np
@@ -72,7 +72,7 @@ def test_pending_e_step_survives_a_lambda_change():
 
 def test_seed003_norm_counts_both_values_of_a_binary_feature():
     # the lesson's default: synthetic_spam, 90 % hidden, λ = 1, from the labelled rows, seed 0;
-    # issue 17 quotes the same step: the engine reports 0.1358, seed 003's formula 0.2697
+    # issue 17 quotes the same step: the engine reports 0.1358, the course session's formula 0.2697
     ds = nbcore.load_dataset("synthetic_spam")
     y, _ = nbcore.hide_labels(ds.y, fraction=0.9, random_state=0)
     X = ds.for_model("bernoulli")
@@ -80,7 +80,7 @@ def test_seed003_norm_counts_both_values_of_a_binary_feature():
     s3 = EM(n_classes=2, smoothing=1.0, init="labeled", random_state=0, theta_norm="seed003").start(X, y)
     d_eng, d_s3 = eng.step().delta, s3.step().delta
     assert round(d_eng, 4) == 0.1358 and round(d_s3, 4) == 0.2697
-    # the written-out seed 003 sum: Σ_b Δθ_b² + Σ_{k,i,a∈{0,1}} Δθ_{k,i,a}²
+    # the written-out the course session sum: Σ_b Δθ_b² + Σ_{k,i,a∈{0,1}} Δθ_{k,i,a}²
     a0, a1 = eng.history[0], eng.history[1]
     by_hand = np.sum((a1.alpha - a0.alpha) ** 2) + np.sum((a1.beta - a0.beta) ** 2) \
         + np.sum(((1 - a1.beta) - (1 - a0.beta)) ** 2)

@@ -42,7 +42,7 @@ def ok(at: AppTest) -> AppTest:
 def test_inspector_toy_spam_lambda0_cruise_lottery_is_two_thirds():
     at = open_view("inspector", insp_dataset="toy_spam", insp_lam="0")
     ok(at.multiselect(key="insp_words").set_value(["Cruise", "Lottery"]).run())
-    # seed 003: P(spam | Cruise, Lottery, not Win) = (2/3·2/3·1/3) / (… + 1/3·1/3·2/3) = 2/3
+    # the course session: P(spam | Cruise, Lottery, not Win) = (2/3·2/3·1/3) / (… + 1/3·1/3·2/3) = 2/3
     assert metric(at, "p(spam | x)") == "0.6667"
     assert metric(at, "p(ham | x)") == "0.3333"
     # the absent word Win counts in Bernoulli NB: log(1/3) − log(2/3) = −log 2
@@ -197,7 +197,7 @@ def test_sampling_words_and_digit_images():
 
 def test_gaussian_corner_biased_vs_unbiased_variance():
     at = open_view("gaussian")
-    # seed 002's exam scores 85, 95, 100, 12: mean 73, Σ(x−μ)² = 5078
+    # the lecture's exam scores 85, 95, 100, 12: mean 73, Σ(x−μ)² = 5078
     assert metric(at, "Class A: σ² MLE (1/N)") == "1269.5"
     assert metric(at, "Class A: σ² unbiased (1/(N−1))") == "1692.67"
     ok(at.text_input(key="gs_a").set_value("1, 2, 3").run())

@@ -44,7 +44,7 @@ def text(at: AppTest) -> str:
 
 def test_coin_mle_map_and_lambda_as_beta_prior():
     at = open_view("coin", coin_source="typed", coin_flips="HHTH", coin_lam="0")
-    # seed 002: 3 heads, 1 tail: θ_MLE = 3/4; λ = 0 is Beta(1, 1) (flat) so θ_MAP = θ_MLE
+    # the lecture: 3 heads, 1 tail: θ_MLE = 3/4; λ = 0 is Beta(1, 1) (flat) so θ_MAP = θ_MLE
     assert metric(at, "Heads α_H") == "3" and metric(at, "Tails α_T") == "1"
     assert metric(at, "θ_MLE") == "0.7500" and metric(at, "θ_MAP") == "0.7500"
     ok(at.select_slider(key="coin_lam").set_value(1.0).run())
@@ -274,7 +274,7 @@ def test_lesson_stop_rule_numbers_are_the_issue_s_0_1358_and_0_2697():
     at = open_lesson(**SYNTHETIC)  # synthetic_spam, 90 % hidden, λ = 1, from the labelled rows, seed 0
     ok(at.button(key="step").click().run())
     assert metric(at, "‖Δθ‖², each parameter once") == "0.1358"
-    assert metric(at, "‖Δθ‖², seed 003's sum") == "0.2697"
+    assert metric(at, "‖Δθ‖², the course session's sum") == "0.2697"
     ok(at.selectbox(key="theta_tol").set_value(1e-3).run())
     ok(at.radio(key="theta_norm").set_value("seed003").run())
     run = at.session_state["run"]
@@ -282,7 +282,7 @@ def test_lesson_stop_rule_numbers_are_the_issue_s_0_1358_and_0_2697():
     ok(at.button(key="converge").click().run())
     run = at.session_state["run"]
     assert run.stop_reason == "theta" and run.current.delta < 1e-3
-    # the rule as seed 003 writes it, recomputed here: Σ Δα² + Σ_{a ∈ {0,1}} Σ Δθ_a²
+    # the rule as the course session writes it, recomputed here: Σ Δα² + Σ_{a ∈ {0,1}} Σ Δθ_a²
     a, b = run.history[-2], run.history[-1]
     by_hand = np.sum((b.alpha - a.alpha) ** 2) + 2 * np.sum((b.beta - a.beta) ** 2)
     assert run.current.delta == pytest.approx(by_hand, rel=1e-12)
@@ -315,7 +315,7 @@ def test_lesson_large_set_histogram_and_most_uncertain_documents():
 
 def test_inspector_classifies_a_new_play_tennis_day_with_every_theta():
     at = open_view("inspector", insp_dataset="play_tennis", insp_lam="0")
-    # Mitchell's new day <Sunny, Cool, High, Strong>, counted from the 14 days of seed 002 (λ = 0):
+    # Mitchell's new day <Sunny, Cool, High, Strong>, counted from the 14 days of the lecture (λ = 0):
     no = 5 / 14 * 3 / 5 * 1 / 5 * 4 / 5 * 3 / 5      # 0.0206
     yes = 9 / 14 * 2 / 9 * 3 / 9 * 3 / 9 * 3 / 9    # 0.0053
     assert metric(at, "p(No | day)") == f"{no / (no + yes):.4f}"

@@ -1,4 +1,4 @@
-"""The coin and the prior (seed 002): MLE vs MAP with a Beta prior, λ ⇔ Beta(λ+1, λ+1);
+"""The coin and the prior (the lecture): MLE vs MAP with a Beta prior, λ ⇔ Beta(λ+1, λ+1);
 then two coins with hidden identities, EM step by step (Do & Batzoglou 2008)."""
 from __future__ import annotations
 
@@ -140,7 +140,7 @@ except ValueError as e:
     st.stop()
 if theta_a0 == theta_b0:
     st.warning("θ_A = θ_B: both coins explain every set equally well, every responsibility is ½ and EM never "
-               "separates them — the symmetric trap of seed 001. Move one start.")
+               "separates them — the symmetric trap of the note on the uniform start. Move one start.")
 
 t = st.slider("Iteration t", 1, len(path) - 1, 1, key="coin_t",
               help="Iteration t: the E-step at θ_{t−1}, then the M-step giving θ_t.")

@@ -13,7 +13,7 @@ from nbcore.models.gaussian import gaussian_moments
 
 FS = page_kit.page_setup(pages.GAUSSIAN,
                          "Continuous features: each class gets a normal curve per feature, with a mean and a "
-                         "variance estimated from its documents (seed 002).")
+                         "variance estimated from its documents (the lecture).")
 
 sb = st.sidebar
 source = urlguard.radio(sb, "Data", ["typed", "random"], key="gs_source",
@@ -66,7 +66,7 @@ def parse(text: str, name: str) -> tuple[np.ndarray, str | None]:
 
 def fit_class(x: np.ndarray, name: str) -> ClassFit:
     """μ, σ²_MLE = M2/N and σ²_unbiased = M2/(N−1) of one class (nbcore.gaussian_moments, eq. of
-    seed 002), computed on x / max|x| and scaled back, so huge but finite values do not overflow
+    the lecture), computed on x / max|x| and scaled back, so huge but finite values do not overflow
     on the way; a σ² that is itself beyond float range is reported with its order of magnitude."""
     n = len(x)
     if n < 2:
@@ -94,7 +94,7 @@ def fit_class(x: np.ndarray, name: str) -> ClassFit:
 
 if source == "typed":
     ta = urlguard.text_input(sb, "Class A values", "85, 95, 100, 12", key="gs_a",
-                       help="Comma-separated. Default: the exam scores of seed 002.")
+                       help="Comma-separated. Default: the exam scores of the lecture.")
     tb = urlguard.text_input(sb, "Class B values", "40, 55, 48, 62, 51", key="gs_b")
     parsed = [parse(ta, "A"), parse(tb, "B")]
 else:
@@ -146,7 +146,7 @@ for k, col in enumerate((c1, c2)):
     col.metric(f"Class {NAMES[k]}: σ² unbiased (1/(N−1))", _g(f.var_unb) if f.ok else "—")
 
 st.markdown(
-    "**Why two variances?** The maximum-likelihood estimate divides by N (seed 002), but it measures spread "
+    "**Why two variances?** The maximum-likelihood estimate divides by N (the lecture), but it measures spread "
     "around the sample's *own* mean, which is always closer to the data than the true mean is — so on average "
     "it comes out too small by the factor (N − 1)/N. Dividing by N − 1 fixes the average. With 4 exam scores the "
     "difference is 25 %; with 1,000 documents it no longer matters. EM for Gaussian NB uses the MLE, because "

@@ -223,7 +223,7 @@ with right:
     if not np.isfinite(lo).all():
         bad = [derive.md_escape(shown_feats[j], 40) for j in np.flatnonzero(~np.isfinite(lo))]
         st.warning(f"λ = 0 makes some words **impossible** for a class (β = 0 or 1): {', '.join(bad[:8])}. "
-                   "One such word vetoes a class whatever the other words say (seed 000 §3.1).")
+                   "One such word vetoes a class whatever the other words say (the notes §3.1).")
 
 with st.expander("Every term (eq. 11) as a table"):
     rows = []

@@ -56,7 +56,7 @@ def live(speed: str, classroom: bool) -> None:
     """Everything that changes while EM runs. Runs as a fragment, with run_every while playing."""
     if state.take(state.APP_RERUN):
         st.rerun(scope="app")
-    extras.apply_stop_rule()  # seed 003's ‖Δθ‖² rule
+    extras.apply_stop_rule()  # the course session's ‖Δθ‖² rule
     wait_lower = player.lower_panels_wait()  # a session's first render: the charts first
     top = st.container()  # messages come and go inside it; the panels after it keep their place
     with top:
@@ -97,7 +97,7 @@ def main() -> None:
     if classroom:
         st.markdown(page_kit.CLASSROOM_CSS, unsafe_allow_html=True)
     settings, upload_result = sidebar(classroom)
-    extras.stop_rule_controls(classroom)  # seed 003's ‖Δθ‖² < ε
+    extras.stop_rule_controls(classroom)  # the course session's ‖Δθ‖² < ε
     lifecycle.sync_run(settings)
     header(classroom, upload_result)
     interval = controls.SPEEDS.get(settings.speed, controls.SPEEDS["normal"])[1] if state.get(state.PLAYING) else None

@@ -1,4 +1,4 @@
-"""The symmetric trap (seed 001): uniform start, no labels -> EM never moves."""
+"""The symmetric trap (the note on the uniform start): uniform start, no labels -> EM never moves."""
 from __future__ import annotations
 
 import warnings
@@ -11,7 +11,7 @@ from dashboard import charts, depth_charts, page_kit, pages, urlguard
 
 FS = page_kit.page_setup(pages.TRAP,
                          "Start every class at the same place with no labels, and EM has no reason to ever "
-                         "tell them apart (seed 001).")
+                         "tell them apart (the note on the uniform start).")
 
 sb = st.sidebar
 dataset = page_kit.dataset_picker("trap_dataset", "abcd", models=("bernoulli", "multinomial"))

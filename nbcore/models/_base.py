@@ -33,7 +33,7 @@ Hooks with a default (override when the default is wrong for the model):
 ``combine(stats_list)`` (merge the statistics of row chunks; default: sum),
 ``estimate_parts(stats, smoothing)`` (numerator/denominator of a ratio
 estimate, for the dashboard's M-step panel), ``squared_distance`` (and
-``squared_distance_all_values``, the seed 003 norm), ``chunk_layout`` /
+``squared_distance_all_values``, the the course session norm), ``chunk_layout`` /
 ``check_chunkable`` (chunked EM), ``log_params`` / ``log_likelihood_from``
 (the E-step's θ-only work done once per θ).
 
@@ -42,7 +42,7 @@ Class attributes describe the input: ``input_kind`` ("binary", "counts",
 ``input_dtype`` (what an estimator's input check asks for) and
 ``scores_absent_features`` (an absent feature, x_j = 0, still adds a term).
 
-Supervised Naive Bayes calls ``statistics`` with hard 0/1 weights (seed 000
+Supervised Naive Bayes calls ``statistics`` with hard 0/1 weights (the notes
 eq. 12-13); EM calls the same function with soft responsibilities
 (eq. 23-24). That single function is the link the dashboard teaches.
 
@@ -279,7 +279,7 @@ class EventModel(ABC):
         return None
 
     def squared_distance_all_values(self, params, other) -> float:
-        """‖Δθ‖² summed over *every value* of each feature (seed 003 step 4).
+        """‖Δθ‖² summed over *every value* of each feature (the course session step 4).
 
         Same as :meth:`squared_distance` for models whose parameters list every value;
         a binary feature's β stands for two values (β and 1 − β) and counts twice."""

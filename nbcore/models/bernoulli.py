@@ -1,4 +1,4 @@
-"""Bernoulli event model: binary bag of words (seed 000, eq. 4-14).
+"""Bernoulli event model: binary bag of words (the notes, eq. 4-14).
 
 β[j, k] = p(word j present | class k), shape (V, K).
 """
@@ -166,11 +166,11 @@ class BernoulliModel(EventModel):
         return float(smoothing * (safe_log(beta).sum() + safe_log(1.0 - beta).sum()))
 
     def uniform_params(self, Xp, n_classes):
-        """β = ½ everywhere (seed 000, fig. 1)."""
+        """β = ½ everywhere (the notes, fig. 1)."""
         return freeze(beta=np.full((Xp.shape[1], n_classes), 0.5))
 
     def random_params(self, Xp, n_classes, rng):
-        """β ~ Uniform(0.01, 0.99) (seed 004's ``initialize``)."""
+        """β ~ Uniform(0.01, 0.99) (the notebook's ``initialize``)."""
         return freeze(beta=rng.uniform(0.01, 0.99, size=(Xp.shape[1], n_classes)))
 
     def feature_terms(self, params, x):

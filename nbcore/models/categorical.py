@@ -1,4 +1,4 @@
-"""Categorical event model: D_j-valued features (seed 002's PlayTennis, seed 003).
+"""Categorical event model: D_j-valued features (the lecture's PlayTennis, the course session).
 
 θ_j[d, k] = p(feature j takes value d | class k); each θ_j has shape (D_j, K)
 and its columns sum to 1. Internally X is one-hot encoded once into a sparse

@@ -1,4 +1,4 @@
-"""Gaussian event model: continuous features (seed 002 MLE, seed 003 slides).
+"""Gaussian event model: continuous features (the lecture MLE, the course session slides).
 
 mean[j, k] = μ_jk and var[j, k] = σ²_jk, shapes (V, K).
 """
@@ -57,7 +57,7 @@ class GaussianModel(EventModel):
     ----------
     variance : {"mle", "unbiased"}
         σ² = M2 / N_k (maximum likelihood, biased; what EM maximises) or
-        M2 / (N_k − 1) (unbiased, seed 002), with frequency weights.
+        M2 / (N_k − 1) (unbiased, the lecture), with frequency weights.
     var_smoothing : float
         Adds ``var_smoothing × max_j Var(X[:, j])`` to every variance, as
         scikit-learn's GaussianNB does (keeps σ² > 0 on constant features).

@@ -1,4 +1,4 @@
-"""Multinomial event model: word counts (seed 004, exercise 3).
+"""Multinomial event model: word counts (the notebook, exercise 3).
 
 β[j, k] = p(next token is word j | class k); each column of β sums to 1.
 """
@@ -110,7 +110,7 @@ class MultinomialModel(EventModel):
         return freeze(beta=np.full((n_features, n_classes), 1.0 / n_features))
 
     def random_params(self, Xp, n_classes, rng):
-        """Normalised Uniform(0.01, 0.99) draws (seed 004's ``initialize``)."""
+        """Normalised Uniform(0.01, 0.99) draws (the notebook's ``initialize``)."""
         raw = rng.uniform(0.01, 0.99, size=(Xp.shape[1], n_classes))
         return freeze(beta=raw / raw.sum(axis=0))
 
