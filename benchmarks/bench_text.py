@@ -19,7 +19,7 @@ For each text corpus (sms_spam, udhr_langid; sms_spam is the largest shipped):
   scikit-learn's MultinomialNB/BernoulliNB on the visible rows (median of 9).
 
 The dashboard's own server time per interaction is measured on a real server by
-``python scripts/measure_rerun.py --query "dataset=sms_spam"`` (see the README).
+``python scripts/measure_rerun.py --query "dataset=sms_spam"`` (see docs/performance.md).
 """
 from __future__ import annotations
 

@@ -304,7 +304,7 @@ def _on_painted() -> None:
 def lower_panels_wait() -> bool:
     """True on a session's first render with the player: the panels below the charts (documents,
     maths, stop rules, exports) are left out, so the browser's first second goes to the charts
-    (README, "Lesson player": cold load). The player asks for them (trigger ``painted``) once it has
+    (docs/performance.md, "The lesson player": cold load). The player asks for them (trigger ``painted``) once it has
     drawn every chart; any other rerun brings them too. Call once per run, before ``show_series``."""
     p = _p()
     wait = enabled() and not p.get("lower")

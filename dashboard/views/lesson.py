@@ -89,7 +89,7 @@ def main() -> None:
     state.init()
     # plotly.js starts loading now, first thing in the sidebar: the browser fetches and evaluates it
     # while it is still waiting for the rest of the page (cold load ~0.2 s sooner than from the
-    # sidebar's end: README, "Lesson player")
+    # sidebar's end: docs/performance.md, "The lesson player")
     player.preload()
     sharing.apply_url()  # data=<id>: load the shared data set before the data-set picker is drawn
     urlguard.begin("lesson")
