@@ -1,4 +1,4 @@
-"""EM over Dask row chunks against in-memory EM: seconds per iteration and peak memory (issue 16).
+"""EM over Dask row chunks against in-memory EM: seconds per iteration and peak memory.
 
     python benchmarks/bench_dask_em.py                    # 1M × 50k, 50M non-zeros, K = 20, 100 .npz files
     python benchmarks/bench_dask_em.py --quick            # 20k × 5k, 1M non-zeros, 10 files (a smoke run)

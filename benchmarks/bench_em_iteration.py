@@ -1,4 +1,4 @@
-"""Time one EM iteration of nbcore on 20-Newsgroups-sized sparse data (issue 3).
+"""Time one EM iteration of nbcore on 20-Newsgroups-sized sparse data.
 
 Compares, in the same run and on the same synthetic data:
 

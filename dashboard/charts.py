@@ -17,6 +17,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from dashboard.derive import plot_text  # names from the data are chart text, never HTML
+from nbcore.em import decreases as _em_decreases
 
 # Okabe & Ito (2008) colour-blind-safe palette, extended with Tol's muted colours for K > 8
 CLASS_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9",
@@ -162,15 +163,9 @@ def _floats(a) -> list:
 
 
 def decreases(values: Sequence[float], lams: Sequence[float] | None = None, rel_tol: float = 1e-9) -> list[int]:
-    """Iterations t where values[t] < values[t-1] (beyond rounding) at the same λ."""
-    v = np.asarray(values, dtype=float)
-    out = []
-    for t in range(1, len(v)):
-        if lams is not None and lams[t] != lams[t - 1]:
-            continue
-        if v[t] < v[t - 1] - rel_tol * max(1.0, abs(v[t - 1])):
-            out.append(t)
-    return out
+    """Iterations t where values[t] < values[t-1] (beyond rounding, as drawn) at the same λ:
+    nbcore.em.decreases with the charts' tolerance."""
+    return _em_decreases(values, lams, rel_tol)
 
 
 def alpha_figure(alphas: np.ndarray, class_names: Sequence[str], t_sel: int | None = None,

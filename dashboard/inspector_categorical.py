@@ -1,5 +1,5 @@
 """Posterior inspector for categorical data (PlayTennis, seeds 002/003): classify a new day,
-every θ number of the product shown (issue 17). Called with one line from views/inspector.py."""
+every θ number of the product shown. Called with one line from views/inspector.py."""
 from __future__ import annotations
 
 import numpy as np

@@ -32,7 +32,7 @@ h1 { font-size: 3rem !important; } h2, h3 { font-size: 2.1rem !important; }
 /* Streamlit's page paddings are in rem, which the larger base font inflates (110 px each side
    at 1280 px): give the width back to the content. */
 [data-testid="stMainBlockContainer"] { padding: 3.5rem 1.2rem 4rem 1.2rem !important; max-width: none !important; }
-/* Nothing a class must read is cut off with an ellipsis (issue 12): page names, button
+/* Nothing a class must read is cut off with an ellipsis: page names, button
    labels, metric labels and deltas wrap onto a second line instead. */
 .stMarkdownEllipsis, .stMarkdownEllipsis p, [data-testid="stSidebarNavLink"] span,
 [data-testid="stMetricLabel"] div, [data-testid="stMetricDelta"] div {

@@ -1,4 +1,4 @@
-"""Pure chart builders for the teaching-depth views of issue 17 (arrays -> plotly figures; no st.* calls):
+"""Pure chart builders for the teaching-depth views (arrays -> plotly figures; no st.* calls):
 the coin, the two coins, the lower bound, the 2-D mixture, components per class, responsibilities.
 
 Same conventions as depth_charts.py: font_size for the projector, charts.class_color per class.

@@ -10,7 +10,7 @@ drawn through a small wrapper that knows the widget's range / grid / options:
   between grid points snaps to the nearest one, an out-of-range number is clamped, a
   duplicated key uses its last value, anything else falls back to the default;
 * after the widget is drawn, if Streamlit resolved a different value, the decided value is
-  put into the widget on one immediate rerun (``settle()``; the URL follows);
+  put into the widget on one immediate rerun (``resolved()``; the URL follows);
 * every value that was not taken as given gets one short line in a notice at the top of the
   page, naming the value (escaped, shortened) and what was used instead.
 
@@ -522,10 +522,6 @@ def note(key: str, why: str) -> None:
         return
     g["checked"].add(key)
     _add(key, f"`{key}={code(raw[-1])}` {why}")
-
-
-def settle() -> None:
-    """Kept for callers: a widget that must take a decided value reruns at once (resolved())."""
 
 
 def notices() -> list[str]:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Load test: N simulated students on one Streamlit server (issue 7, part 1).
+"""Load test: N simulated students on one Streamlit server.
 
     python loadtest/run_load.py                 # 30 sessions, 60 s, + 2 real-browser checks
     python loadtest/run_load.py --quick         # 3 sessions, 10 s, no browser (CI smoke)

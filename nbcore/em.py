@@ -227,6 +227,18 @@ def squared_change(model, alpha, params, prev_alpha, prev_params, norm: str = "p
     return d_alpha + d_params
 
 
+def decreases(values, smoothings=None, rtol: float = 1e-10) -> list[int]:
+    """Iterations t at which ``values[t]`` fell below ``values[t - 1]`` beyond rounding
+    (``rtol`` relative), comparing only steps taken at the same λ (``smoothings[t]``).
+
+    For the MAP objective EM guarantees the list is empty; for the log-likelihood alone
+    (λ > 0) it need not be."""
+    v = np.asarray(values, dtype=float)
+    return [t for t in range(1, len(v))
+            if (smoothings is None or smoothings[t] == smoothings[t - 1])
+            and v[t] < v[t - 1] - rtol * max(1.0, abs(v[t - 1]))]
+
+
 def _is_chunked(X) -> bool:
     """X is a dask collection or prepared chunks (nbcore.dask_em), checked without importing dask."""
     module = type(X).__module__
@@ -730,13 +742,9 @@ class EMRun:
         """Iterations t at which the objective fell below that of t − 1 at the same λ.
 
         EM guarantees this list is empty (for the discrete models); the dashboard
-        flags any entry.
+        flags any entry (with :func:`decreases`, on the history it draws).
         """
-        out = []
-        for a, b in zip(self.history, self.history[1:]):
-            if a.smoothing == b.smoothing and b.objective < a.objective - rtol * max(1.0, abs(a.objective)):
-                out.append(b.iteration)
-        return out
+        return decreases([s.objective for s in self.history], [s.smoothing for s in self.history], rtol)
 
     def predict_proba(self, X=None, t: int | None = None) -> np.ndarray:
         """p(y = k | x_i) under snapshot t (default: the current one), shape (N, K).

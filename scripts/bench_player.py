@@ -277,7 +277,7 @@ def measure(browser, base: str, pid: int, dataset: str, mode: str, drag_seconds:
         # frames/s from the first to the last new iteration shown (the Play click's latency excluded)
         out["play_fastest_fps"] = (len(changes) - 1) / ((changes[-1] - changes[0]) / 1000.0)
         out["play_frames"] = len(changes)
-    # Pause obeys at every speed (player only: the server path is issue 12's)
+    # Pause obeys at every speed (player only: the server path has its own test)
     if mode == "on":
         obeyed = {}
         for speed in ("slow", "normal", "fast", "fastest"):

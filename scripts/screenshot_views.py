@@ -51,7 +51,7 @@ VIEWS = [
     ("17_lesson_maths_categorical", "?dataset=play_tennis&hidden=50&lam=1", "Step", "same as the engine's θ"),
     ("14_classroom_mode_inspector", "inspector?classroom=true&insp_dataset=toy_spam&insp_lam=0&insp_words=Cruise"
      "&insp_words=Lottery", None, "Every term"),
-    # issue 17: teaching depth II
+    # teaching depth II
     ("20_coin", "coin", None, "Two coins, identities hidden"),
     ("20b_coin_typed_lambda0", "coin?coin_source=typed&coin_flips=HHTH&coin_lam=0", None, "Two coins"),
     ("21_mixture2d_e_step", "mixture2d?mx_preset=unequal+sizes", "E-step", "E-step done"),

@@ -246,7 +246,7 @@ def test_exports_are_csv(at):
     from dashboard import derive
     click(at, "step")
     click(at, "step")
-    # the exports expander starts closed and draws its buttons only when opened (issue 11: rerun cost)
+    # the exports expander starts closed and draws its buttons only when opened (rerun cost)
     exports = lambda: [b for b in at.get("download_button") if b.key != "dl_documents"]  # noqa: E731
     assert len(exports()) == 0
     at.session_state["exports_open"] = True  # what opening the expander in the browser sends
@@ -300,7 +300,7 @@ def test_bad_url_value_is_ignored():
     assert not at.exception and not at.error
     assert at.session_state["run_key"].dataset == "sms_spam"  # the default lesson
     assert at.session_state["run_key"].hidden_pct == 90
-    # 7 lies between the grid's 3 and 10: it snaps to the nearest (on a log scale), 10 (issue 12)
+    # 7 lies between the grid's 3 and 10: it snaps to the nearest (on a log scale), 10
     assert at.session_state["run_lam"] == 10.0
     note = " ".join(w.value for w in at.warning)
     assert "banana" in note and "nope" in note and "lam=7" in note

@@ -1,4 +1,4 @@
-"""Real browser: classroom mode on a projector (issue 12, item 8).
+"""Real browser: classroom mode on a projector.
 
 Every page in classroom mode at 1280×720 and 1920×1080: no text a class must read is cut
 off with an ellipsis (metric values and labels, button labels, captions, the sidebar's page

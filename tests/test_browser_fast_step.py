@@ -1,4 +1,4 @@
-"""Real browser: quick Step clicks (issue 12, item 1: "Clicking Step 20 times at 3 clicks/s
+"""Real browser: quick Step clicks ("Clicking Step 20 times at 3 clicks/s
 advanced only 11 iterations: every click counts, or the button visibly ignores clicks while busy").
 
 Streamlit merges the clicks of one button that arrive while the script is still busy with

@@ -1,4 +1,4 @@
-"""Real browser: Pause acts on the first click, at every Play speed (issue 12, item 1).
+"""Real browser: Pause acts on the first click, at every Play speed.
 
 Found by hand: Play, then one click on Pause after 2 s was ignored in 6 of 6 trials (the
 click's trigger reached the server twice: once in the Play tick's fragment rerun and once

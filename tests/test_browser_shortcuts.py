@@ -1,4 +1,4 @@
-"""A presentation clicker drives the lesson (issue 17): → / Page Down step, P plays and pauses,
+"""A presentation clicker drives the lesson: → / Page Down step, P plays and pauses,
 Home resets, E and M do the half-steps. Real browser (Playwright + Debian chromium); screenshots of
 the state between the half-steps and of the shortcuts popover go to artifacts/screenshots/."""
 from __future__ import annotations

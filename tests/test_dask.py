@@ -1,4 +1,4 @@
-"""nbcore.dask_em: EM over dask row chunks equals in-memory EM (issue 16).
+"""nbcore.dask_em: EM over dask row chunks equals in-memory EM.
 
 The oracle is the in-memory :class:`nbcore.EMRun` on the same rows (itself
 checked against hand calculations and scikit-learn in test_em.py); the chunked

@@ -322,3 +322,11 @@ def test_rewound_keeps_a_convergence_reached_at_t():
     again = run.with_settings(tol=None).with_settings(tol=1e-3)
     again.step(); again.step()
     assert again.rewound(t).converged
+
+
+def test_decreases_flags_falls_beyond_rounding_at_the_same_lambda_only():
+    from nbcore.em import decreases
+
+    v = [-10.0, -9.0, -9.5, -9.5 - 1e-13, -8.0, -9.0]
+    assert decreases(v) == [2, 5]                                    # 1e-13 is rounding
+    assert decreases(v, smoothings=[1, 1, 1, 1, 0.5, 1]) == [2]      # λ changed before t = 5

@@ -169,7 +169,7 @@ def test_sklearn_check_estimator(estimator, check):
     check(estimator)
 
 
-# ---- scikit-learn's missing pieces (issue 13) --------------------------------------------------
+# ---- scikit-learn's missing pieces --------------------------------------------------
 
 def test_semisupervised_categorical_rejects_negative_codes_with_sklearns_words():
     X = np.array([[0, 1], [1, -1], [2, 0]])

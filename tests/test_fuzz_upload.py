@@ -298,7 +298,7 @@ def test_hostile_upload_through_the_ui(student, name):
     _assert_no_traceback(at)
     errors = [e.value for e in at.error]
     if errors:      # refused: a clear message, and everything the student had is still there
-        # the name is Markdown-escaped so it reads literally (issue 12): compare the text as read
+        # the name is Markdown-escaped so it reads literally: compare the text as read
         assert any(name in re.sub(r"\\(.)", r"\1", e) for e in errors), f"the message should name the file: {errors}"
         for e in errors:
             assert_clear_message(e)

@@ -72,7 +72,7 @@ def test_pending_e_step_survives_a_lambda_change():
 
 def test_seed003_norm_counts_both_values_of_a_binary_feature():
     # the lesson's default: synthetic_spam, 90 % hidden, λ = 1, from the labelled rows, seed 0;
-    # issue 17 quotes the same step: the engine reports 0.1358, the course session's formula 0.2697
+    # the same step: the engine reports 0.1358, the course session's formula 0.2697
     ds = nbcore.load_dataset("synthetic_spam")
     y, _ = nbcore.hide_labels(ds.y, fraction=0.9, random_state=0)
     X = ds.for_model("bernoulli")

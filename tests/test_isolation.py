@@ -136,7 +136,7 @@ def _decorator_names(fn) -> list[str]:
 
 # Process-wide state that is shared on purpose, each with its reason. dashboard/sharing.py
 # holds a data set a teacher *published* by link: the same bytes for everyone who has the
-# link, so one parse per process (issue 15) is the point; the store connection is per
+# link, so one parse per process is the point; the store connection is per
 # process and configuration; _PARSES is a parse counter
 # (no user content). Anything else must stay per session.
 SHARED_ON_PURPOSE = {"dashboard/sharing.py"}

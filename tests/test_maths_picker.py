@@ -1,4 +1,4 @@
-"""The maths panel's "Feature j" picker on a long vocabulary (issue 11: a rerun no longer ships
+"""The maths panel's "Feature j" picker on a long vocabulary (a rerun no longer ships
 every word of sms_spam / udhr_langid). It offers the 15 features whose β differs most between
 the classes at the iteration on screen, then the words of the picked document; a word picked
 before stays pickable, and the M-step line shows the engine's β for the word picked.

@@ -281,7 +281,7 @@ def test_the_name_check_finds_a_comparison(tmp_path):
     assert len(_name_comparisons(bad, {"bernoulli", "gaussian", "categorical"})) == 3
 
 
-# ---- the hooks that replaced the dashboard's model-name comparisons (issue 13) --------------
+# ---- the hooks that replaced the dashboard's model-name comparisons --------------
 
 def test_only_models_whose_absent_features_score_split_by_presence():
     X = np.array([[1, 0, 1], [0, 1, 0]], dtype=float)

@@ -1,4 +1,4 @@
-"""A slider change redraws from what the session already derived (issue 11: server time per
+"""A slider change redraws from what the session already derived (server time per
 rerun on sms_spam). Counted, not timed: on the lesson page of sms_spam, moving λ (which
 continues the run) or re-picking an iteration already shown builds no documents table, no
 responsibility histogram and no posterior again; a new iteration builds each exactly once."""

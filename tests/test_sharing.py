@@ -1,4 +1,4 @@
-"""Sharing an upload with the class by one link (issue 15), under streamlit.testing.
+"""Sharing an upload with the class by one link, under streamlit.testing.
 
 Every test runs against the default SQLite store and against a real PostgreSQL server
 (tests/pg_cluster.py). The store is emptied between tests; the per-process caches of

@@ -216,7 +216,7 @@ def test_components_view_digits_against_sklearn_and_the_issue_numbers():
         lab, hid = y_obs >= 0, y_obs < 0
         sk = BernoulliNB(alpha=1.0, binarize=None).fit(X[lab], y_obs[lab])  # λ = 1 is sklearn's alpha = 1
         assert table["supervised NB"][j] == pytest.approx(np.mean(sk.predict(X[hid]) == y[hid]), abs=1e-12)
-    # issue 17: on the lesson's digits setting (seed 0) supervised NB 81.9 %, EM 77.5 %
+    # on the lesson's digits setting (seed 0) supervised NB 81.9 %, EM 77.5 %
     assert round(table["supervised NB"][0], 3) == 0.819 and round(table["EM, m = 1"][0], 3) == 0.775
     assert table["EM, m = 3"].mean() > table["supervised NB"].mean()
     assert "m = 3" in " ".join(e.value for e in at.success)
@@ -369,7 +369,7 @@ def test_components_view_needs_at_least_one_m():
 def test_lesson_climb_panel_matches_the_next_step():
     at = open_lesson(dataset="toy_spam", hidden="50", lam="1", init="labeled", seed="0")
     ok(at.button(key="step").click().run())
-    # closed (as it starts): nothing of the bound is built or drawn (issue 11: rerun cost)
+    # closed (as it starts): nothing of the bound is built or drawn (rerun cost)
     assert not any(m.label.startswith("M-step raises") for m in at.metric)
     at.session_state["climb_open"] = True  # what opening the expander in the browser sends
     ok(at.run())

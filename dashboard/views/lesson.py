@@ -25,7 +25,6 @@ def sidebar(classroom: bool) -> tuple[Settings, tuple[bool, str] | None]:
                                    state.get(state.UPLOAD_SERIAL), expanded=not classroom)
     text_controls.known_truth_button(settings.data.dataset)
     controls.upload_control(uploads.on_upload_change, uploads.max_upload_words())
-    urlguard.settle()  # a refused URL value is put right before any run is built from it
     if state.get(state.UPLOAD_ERROR):  # stays next to the uploader until the next file
         st.sidebar.error(state.get(state.UPLOAD_ERROR))
     elif upload_result:
