@@ -199,3 +199,39 @@ def warn_impossible(n_rows: int, first: int) -> None:
         ImpossibleDocumentWarning,
         stacklevel=3,
     )
+
+
+#: the initialisations an EM run accepts
+INITS = ("uniform", "random", "labeled")
+#: how ‖θ_t − θ_{t−1}‖² is counted (see :func:`nbcore.equations.squared_change`)
+THETA_NORMS = ("parameters", "seed003")
+
+
+def check_run_settings(settings) -> tuple[float, float, int]:
+    """Validate an :class:`nbcore.EM`'s settings for a run of any type: returns
+    (smoothing λ, unlabelled weight w, number of classes K); raises ValueError with the fix."""
+    smoothing = check_smoothing(settings.smoothing)
+    unlabeled_weight = check_unlabeled_weight(settings.unlabeled_weight)
+    n_classes = check_n_classes(settings.n_classes)
+    if settings.init not in INITS:
+        raise ValueError(f"init must be one of {', '.join(INITS)}; got {settings.init!r}.")
+    if not isinstance(settings.max_iter, (int, np.integer)) or settings.max_iter < 0:
+        raise ValueError(f"max_iter must be a whole number ≥ 0, got {settings.max_iter!r}.")
+    if settings.theta_norm not in THETA_NORMS:
+        raise ValueError(f"theta_norm must be one of {', '.join(THETA_NORMS)}; got {settings.theta_norm!r}.")
+    return smoothing, unlabeled_weight, n_classes
+
+
+def warn_classes_without_labels(empty, components: bool = False) -> None:
+    """init='labeled' left these classes (a boolean mask over classes) with α = 0: say why
+    EM can never bring them back, and what to do."""
+    import warnings
+
+    missing = ", ".join(str(k) for k in np.flatnonzero(np.asarray(empty)))
+    what = "its components start with α = 0" if components else "its prior α starts at 0"
+    warnings.warn(
+        f"No labelled row has class {missing}: with init='labeled' {what} and EM can never bring it "
+        "back. Reveal at least one label per class or use another initialisation.",
+        RuntimeWarning,
+        stacklevel=5,
+    )

@@ -59,8 +59,8 @@ from __future__ import annotations
 
 import math
 import uuid
-import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -78,17 +78,11 @@ from ._validation import (
     check_labels,
     check_n_classes,
     check_random_state,
-    check_smoothing,
-    check_unlabeled_weight,
+    check_run_settings,
+    warn_classes_without_labels,
     warn_impossible,
 )
-from .em import (
-    INITS,
-    THETA_NORMS,
-    EM,
-    EMRun,
-    EStep,
-    Snapshot,
+from .equations import (
     log_joint,
     normalize_log,
     observed_log_likelihood,
@@ -96,6 +90,10 @@ from .em import (
     responsibilities,
     squared_change,
 )
+from .run import EMRun, EStep, Snapshot
+
+if TYPE_CHECKING:
+    from .em import EM
 from .models import get_model
 
 __all__ = ["ChunkedData", "ChunkedEMRun", "prepare", "start", "fit", "count_categories", "merge_tree"]
@@ -578,15 +576,7 @@ class ChunkedEMRun(EMRun):
         persist: bool = True, split_every: int = 2, partitions: int | None = None,
     ):
         self.settings = settings
-        self.smoothing = check_smoothing(settings.smoothing)
-        self.unlabeled_weight = check_unlabeled_weight(settings.unlabeled_weight)
-        self.n_classes = check_n_classes(settings.n_classes)
-        if settings.init not in INITS:
-            raise ValueError(f"init must be one of {', '.join(INITS)}; got {settings.init!r}.")
-        if not isinstance(settings.max_iter, (int, np.integer)) or settings.max_iter < 0:
-            raise ValueError(f"max_iter must be a whole number ≥ 0, got {settings.max_iter!r}.")
-        if settings.theta_norm not in THETA_NORMS:
-            raise ValueError(f"theta_norm must be one of {', '.join(THETA_NORMS)}; got {settings.theta_norm!r}.")
+        self.smoothing, self.unlabeled_weight, self.n_classes = check_run_settings(settings)
         if settings.components_per_class != 1:
             raise ValueError(
                 "Chunked EM supports components_per_class = 1 only (one mixture component "
@@ -663,14 +653,7 @@ class ChunkedEMRun(EMRun):
         part = self._pass(_label_statistics, self._theta(np.full(self.n_classes, 1.0 / self.n_classes), None))
         alpha, params = self._m_step(part)
         if (alpha == 0).any():
-            missing = ", ".join(str(k) for k in np.flatnonzero(alpha == 0))
-            warnings.warn(
-                f"No labelled row has class {missing}: with init='labeled' its prior α "
-                "starts at 0 and EM can never bring it back. Reveal at least one label "
-                "per class or use another initialisation.",
-                RuntimeWarning,
-                stacklevel=4,
-            )
+            warn_classes_without_labels(alpha == 0)
         return alpha, params
 
     def _m_step(self, part: _Partial):

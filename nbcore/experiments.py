@@ -15,10 +15,11 @@ import scipy.sparse as sp
 
 from .align import align_clusters, aligned_accuracy
 from .em import EM, normalize_log, predict_proba, supervised_fit
+from .labels import hide_labels
 from .models import get_model
 from .models._base import safe_log
 
-__all__ = ["Explanation", "explain", "smoothing_sweep", "restarts", "label_budget_curve", "hidden_accuracy"]
+__all__ = ["compare_components", "Explanation", "explain", "smoothing_sweep", "restarts", "label_budget_curve", "hidden_accuracy"]
 
 
 @dataclass(frozen=True)
@@ -213,3 +214,50 @@ def label_budget_curve(model, X, y_true, n_labelled, seeds, n_classes, smoothing
             if callback is not None:
                 callback(done, total)
     return out
+
+
+def compare_components(X, y, n_classes: int, hidden_fraction: float, ms=(1, 2, 3), seeds=(0, 1, 2),
+                       smoothing: float = 1.0, model: str = "bernoulli", max_iter: int = 200, callback=None) -> dict:
+    """Accuracy on the hidden labels of supervised NB and of EM with m components per class, per seed.
+
+    For every seed the same labels are hidden (``nbcore.hide_labels(y, hidden_fraction, seed)``);
+    EM starts from the labelled rows (``init="labeled"``, seeded split over components).
+
+    Returns
+    -------
+    dict with ``ms`` (list), ``seeds`` (list), ``supervised`` (n_seeds,), ``em`` (len(ms), n_seeds),
+    ``iterations`` (len(ms), n_seeds), ``objective`` (len(ms), n_seeds).
+    ``callback(done, total)`` is called after every run.
+    """
+
+    y = np.asarray(y)
+    ms, seeds = [int(m) for m in ms], [int(s) for s in seeds]
+    sup = np.zeros(len(seeds))
+    em = np.zeros((len(ms), len(seeds)))
+    its = np.zeros((len(ms), len(seeds)), dtype=int)
+    obj = np.zeros((len(ms), len(seeds)))
+    total, done = len(seeds) * (len(ms) + 1), 0
+    for j, seed in enumerate(seeds):
+        y_obs, _ = hide_labels(y, fraction=hidden_fraction, random_state=seed)
+        y_obs = np.asarray(y_obs)
+        hidden = (y_obs < 0) & (y >= 0)
+        if not hidden.any():
+            raise ValueError("No label is hidden, so there is nothing to score: hide some labels.")
+        alpha, params = supervised_fit(model, X, y_obs, n_classes, smoothing)
+        sup[j] = np.mean(predict_proba(model, alpha, params, X).argmax(axis=1)[hidden] == y[hidden])
+        done += 1
+        if callback is not None:
+            callback(done, total)
+        for i, m in enumerate(ms):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                run = EM(model=model, n_classes=n_classes, smoothing=smoothing, init="labeled", random_state=seed,
+                         components_per_class=m, max_iter=max_iter).start(X, y_obs)
+                run.run_to_convergence()
+            em[i, j] = np.mean(run.predict()[hidden] == y[hidden])
+            its[i, j] = run.iteration
+            obj[i, j] = run.current.objective
+            done += 1
+            if callback is not None:
+                callback(done, total)
+    return {"ms": ms, "seeds": seeds, "supervised": sup, "em": em, "iterations": its, "objective": obj}

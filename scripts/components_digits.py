@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 
 import nbcore  # noqa: E402
-from nbcore.components import compare_components  # noqa: E402
+from nbcore.experiments import compare_components  # noqa: E402
 
 
 def main() -> int:

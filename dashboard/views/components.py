@@ -10,7 +10,7 @@ import streamlit as st
 
 import nbcore
 from dashboard import page_kit, pages, teach_charts, urlguard
-from nbcore.components import compare_components
+from nbcore.experiments import compare_components
 
 FS = page_kit.page_setup(pages.COMPONENTS,
                         "One Naive Bayes component per class says every “7” comes from one picture of a 7. Give each "
