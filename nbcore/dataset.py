@@ -8,6 +8,7 @@ Class codes are 0..K-1; ``-1`` in ``y`` means "no label".
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,18 +16,34 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._csv import DataError
-from .models import get_model
+from .models import get_model, models_for_kind
 from .text import TextPipeline, vectorize
 
-#: Event models that make sense for each kind of feature; the first is the default.
-MODELS_FOR_KIND = {
-    "binary": ("bernoulli", "multinomial"),
-    "counts": ("multinomial", "bernoulli"),
-    "categorical": ("categorical",),
-    "continuous": ("gaussian", "bernoulli"),
-}
+#: the kinds of feature a Dataset can hold; which event models read each comes from the model
+#: registry (nbcore.models.models_for_kind: each model's ``data_kinds``)
+KINDS = ("binary", "counts", "categorical", "continuous")
 
-__all__ = ["Dataset", "MODELS_FOR_KIND"]
+
+class _ModelsForKind(Mapping):
+    """kind -> the event models that read it, read from the registry on every access (so a model
+    registered later is offered too); the first is the default."""
+
+    def __getitem__(self, kind):
+        if kind not in KINDS:
+            raise KeyError(kind)
+        return models_for_kind(kind)
+
+    def __iter__(self):
+        return iter(KINDS)
+
+    def __len__(self):
+        return len(KINDS)
+
+
+#: Event models that make sense for each kind of feature; the first is the default.
+MODELS_FOR_KIND = _ModelsForKind()
+
+__all__ = ["Dataset", "KINDS", "MODELS_FOR_KIND"]
 
 # --------------------------------------------------------------------------- #
 @dataclass(frozen=True, slots=True, eq=False, kw_only=True)
@@ -66,10 +83,10 @@ class Dataset:
     card: str | None = None
 
     def __post_init__(self):
-        if self.kind not in MODELS_FOR_KIND:
-            raise ValueError(f"kind must be one of {sorted(MODELS_FOR_KIND)}, got {self.kind!r}")
+        if self.kind not in KINDS:
+            raise ValueError(f"kind must be one of {sorted(KINDS)}, got {self.kind!r}")
         if not self.models:
-            object.__setattr__(self, "models", MODELS_FOR_KIND[self.kind])
+            object.__setattr__(self, "models", models_for_kind(self.kind))
         if self.X.shape[0] != len(self.y):
             raise ValueError(f"X has {self.X.shape[0]} rows but y has {len(self.y)}")
         if self.X.shape[1] != len(self.feature_names):
@@ -140,7 +157,7 @@ class Dataset:
         inferred["kind"] = new.kind
         return dataclasses.replace(
             self, X=X, feature_names=[str(t) for t in vec.get_feature_names_out()],
-            kind=new.kind, models=MODELS_FOR_KIND[new.kind], vectorizer=vec, pipeline=new,
+            kind=new.kind, models=models_for_kind(new.kind), vectorizer=vec, pipeline=new,
             inferred=inferred)
 
     def transform(self, texts) -> sp.csr_matrix:

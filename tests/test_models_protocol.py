@@ -321,3 +321,27 @@ def test_gaussian_suggests_a_variance_floor_of_one_percent_of_the_smallest_varia
 def test_every_model_has_a_title_for_sentences():
     for name in MODELS:
         assert get_model(name).title.lower() == name
+
+
+def test_which_models_read_which_data_kind_comes_from_the_registry():
+    """A data set's models come from each model's ``data_kinds``: the shipped models give the
+    table the app has always offered, and a model registered later is offered too."""
+    from nbcore.dataset import MODELS_FOR_KIND
+    from nbcore.models import EventModel, MultinomialModel, register_model, unregister_model
+
+    assert dict(MODELS_FOR_KIND) == {"binary": ("bernoulli", "multinomial"),
+                                     "counts": ("multinomial", "bernoulli"),
+                                     "categorical": ("categorical",),
+                                     "continuous": ("gaussian", "bernoulli")}
+
+    class Counts2(MultinomialModel):
+        name = "counts2"
+        data_kinds = ("counts",)
+
+    assert issubclass(Counts2, EventModel)
+    register_model(Counts2)
+    try:
+        assert nbcore.load_dataset("sms_spam", binary=False).models == ("multinomial", "counts2", "bernoulli")
+    finally:
+        unregister_model("counts2")
+    assert "counts2" not in MODELS_FOR_KIND["counts"]

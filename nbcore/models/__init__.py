@@ -17,7 +17,7 @@ from .multinomial import MultinomialModel
 MODELS: dict = {}
 
 __all__ = ["EventModel", "ParamTable", "BernoulliModel", "MultinomialModel", "CategoricalModel", "GaussianModel",
-           "MODELS", "get_model", "register_model", "unregister_model"]
+           "MODELS", "get_model", "models_for_kind", "register_model", "unregister_model"]
 
 
 def register_model(cls, name: str | None = None, *, replace: bool = False):
@@ -45,6 +45,14 @@ def unregister_model(name: str) -> None:
 
 for _cls in (BernoulliModel, MultinomialModel, CategoricalModel, GaussianModel):
     register_model(_cls)
+
+
+def models_for_kind(kind: str) -> tuple[str, ...]:
+    """The registered models that read a data set's feature ``kind`` (their ``data_kinds``): the
+    ones made for it first, then the others in registration order. A data set's ``models``."""
+    made_for = [n for n, cls in MODELS.items() if cls.data_kinds[:1] == (kind,)]
+    others = [n for n, cls in MODELS.items() if kind in cls.data_kinds[1:]]
+    return tuple(made_for + others)
 
 
 def get_model(name, **options) -> EventModel:

@@ -162,6 +162,9 @@ class EventModel(ABC):
     param_names: tuple = ()
     #: whether the model accepts scipy.sparse input
     accepts_sparse: bool = True
+    #: the feature kinds of a Dataset ("binary", "counts", "categorical", "continuous") this model
+    #: reads, through :meth:`adapt`; the first is the kind it is made for
+    data_kinds: tuple = ()
     #: what one feature is: "binary", "counts", "categories" or "continuous"
     input_kind: str = "counts"
     #: inputs must be ≥ 0 (scikit-learn's ``positive_only`` tag)

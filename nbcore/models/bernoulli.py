@@ -94,6 +94,8 @@ class BernoulliModel(EventModel):
     title = "Bernoulli"
     param_names = ("beta",)
     input_kind = "binary"
+    #: the data sets' feature kinds this model reads (the first is the one it is made for)
+    data_kinds = ("binary", "counts", "continuous")
     scores_absent_features = True
     term_tex = r"x_{ij}\log\beta_{jk} + (1-x_{ij})\log(1-\beta_{jk})"
     estimate_tex = (r"\beta_{j,y'}^{t+1} = \frac{\lambda + \sum_i X_{i,j}\, p(y_i = y' \mid X_i)}"

@@ -68,6 +68,8 @@ class CategoricalModel(EventModel):
     title = "categorical"
     param_names = ("theta",)
     input_kind = "categories"
+    #: the data sets' feature kinds this model reads (the first is the one it is made for)
+    data_kinds = ("categorical",)
     term_tex = r"\log\theta_j[x_{ij}, k]"
     estimate_tex = (r"\theta_{j}[d, y'] = \frac{\lambda + \sum_i [x_{ij} = d]\, r_{i,y'}}"
                     r"{D_j\lambda + \sum_i r_{i,y'}}")

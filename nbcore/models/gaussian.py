@@ -71,6 +71,8 @@ class GaussianModel(EventModel):
     param_names = ("mean", "var")
     accepts_sparse = False
     input_kind = "continuous"
+    #: the data sets' feature kinds this model reads (the first is the one it is made for)
+    data_kinds = ("continuous",)
     term_tex = r"\log\mathcal{N}(x_{ij};\,\mu_{jk},\sigma^2_{jk})"
 
     def __init__(self, variance: str = "mle", var_smoothing: float = 1e-9, var_floor: float = 0.0):

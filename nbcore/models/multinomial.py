@@ -51,6 +51,8 @@ class MultinomialModel(EventModel):
     name = "multinomial"
     param_names = ("beta",)
     input_kind = "counts"
+    #: the data sets' feature kinds this model reads (the first is the one it is made for)
+    data_kinds = ("counts", "binary")
     title = "multinomial"
     positive_only = True
     term_tex = r"x_{ij}\log\beta_{jk}"
