@@ -13,7 +13,7 @@ counts give kind "counts" (multinomial NB, the notebook).
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -104,9 +104,6 @@ class TextPipeline:
             raise DataError(f"Unknown text setting(s): {', '.join(unknown)}. The settings "
                             f"are: {', '.join(self.__dataclass_fields__)}.")
         return replace(self, **changes)
-
-    def as_dict(self) -> dict:
-        return asdict(self)
 
     def describe(self) -> str:
         """One line for a caption, e.g. 'words (1-2), presence, ≤ 5,000 terms, min df 2'."""

@@ -16,8 +16,14 @@ it reports the iteration shown (state ``view``), the maths panel and the metrics
 follow it, and iterations computed ahead but never shown are dropped
 (``EMRun.rewound``: EM is deterministic, so they come back identical).
 
-plotly.js is not shipped twice: the player imports Streamlit's own plotly chunk
-(the file ``st.plotly_chart`` loads), once per page.
+plotly.js: the player draws with the app's own build (``PLOTLY_BUNDLE``: scatter, bar and
+heatmap only, served gzipped from dashboard/static and unpacked in the browser); when that
+cannot be served or loaded it falls back to Streamlit's own plotly chunk (the file
+``st.plotly_chart`` loads). Either is loaded once per page.
+
+While the browser plays or drags, the player also writes the iteration it draws into the
+metrics row (Iteration, Accuracy (t=…)), with the server's own strings, so the page never
+names two iterations at once.
 
 If the component cannot run (no components v2, plotly.js failed to load, the
 ``?player=off`` URL switch, or streamlit.testing's AppTest with no browser),
