@@ -48,10 +48,14 @@ COIN = Page("views/coin.py", "The coin and the prior", ":material/toll:")
 MIXTURE2D = Page("views/mixture2d.py", "The 2-D picture", ":material/scatter_plot:")
 CLIMB = Page("views/climb.py", "Why EM climbs", ":material/trending_up:")
 COMPONENTS = Page("views/components.py", "Components per class", ":material/workspaces:")
+# event models on real text
+EVENT_MODELS = Page("views/event_models.py", "Event models side by side", ":material/text_compare:")
+VOCABULARY = Page("views/vocabulary.py", "Vocabulary curve", ":material/format_size:")
 
 #: Navigation order.
 PAGES: tuple[Page, ...] = (LESSON, GUIDED, INSPECTOR, SMOOTHING, TRAP, RESTARTS, SWITCHING, BUDGET,
-                           SIDE_BY_SIDE, SAMPLING, GAUSSIAN, COIN, MIXTURE2D, CLIMB, COMPONENTS)
+                           SIDE_BY_SIDE, SAMPLING, GAUSSIAN, COIN, MIXTURE2D, CLIMB, COMPONENTS, EVENT_MODELS,
+                           VOCABULARY)
 
 
 def navigation() -> list:
