@@ -162,8 +162,27 @@ def quotes_mismatch(lesson):
     return {pct(sup): "supervised", pct(em): "EM", pct(sup_c): "supervised, counts", pct(em_c): "EM, counts"}
 
 
+def quotes_hurts(lesson):
+    sup, em, _, obj, V, ds, y_obs = view_run("hurts")
+    (_, page, params), = lesson.also
+    assert page == pages.LESSON.path
+    sup_m, em_m, *_ = lesson_view_run(params["dataset"], int(params["hidden"]), params["model"],
+                                      tuple(sorted(pipeline(params).items())))
+    y = np.asarray(ds.y)
+    all_ham = float(np.mean(y[y_obs < 0] == ds.class_names.index("ham")))
+    assert em < min(sup, all_ham) and em_m > sup_m  # EM hurts under Bernoulli, helps under multinomial
+    assert all(b >= a - 1e-9 * abs(a) for a, b in zip(obj, obj[1:]))  # "its objective still rises"
+    text = text_of(lesson)
+    assert f"{V:,} words" in text and f"{int(np.sum(y_obs >= 0)):,} of them labelled" in text
+    assert f"gets {pct(sup)} %" in text and f"*falls* to {pct(em)} %" in text and f"({pct(all_ham)} %)" in text
+    assert f"go from {pct(sup_m)} % to {pct(em_m)} %" in text
+    return {pct(sup): "supervised", pct(em): "EM", pct(all_ham): "all ham", pct(sup_m): "multinomial supervised",
+            pct(em_m): "multinomial EM"}
+
+
 QUOTES = {"hide": quotes_hide, "optima": quotes_optima, "components": quotes_components, "sms": quotes_sms,
-          "absent": quotes_absent, "langid": quotes_langid, "mismatch": quotes_mismatch}
+          "absent": quotes_absent, "langid": quotes_langid, "mismatch": quotes_mismatch,
+          "hurts": quotes_hurts}
 
 
 @pytest.mark.parametrize("lesson", lessons.LESSONS, ids=[lesson.id for lesson in lessons.LESSONS])
