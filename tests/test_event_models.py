@@ -165,3 +165,51 @@ def test_settings_come_from_the_url_and_a_new_setting_restarts_both():
     at.select_slider(key="evm_lam").set_value(1.0).run()
     runs = at.session_state["evm_runs"]
     assert runs["bernoulli"].iteration == runs["multinomial"].iteration == 0
+
+
+# ---- the label-budget page's model choice ----------------------------------------------------
+
+def test_label_budget_both_models_on_text(sms):
+    ds, Xc, y = sms
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.run()
+    for k, v in {"lb_dataset": "sms_spam", "lb_model": "both", "lb_seeds": "1", "lb_uw": "0.5"}.items():
+        at.query_params[k] = v
+    at.switch_page("views/budget.py")
+    at.run()
+    assert not at.exception, at.exception
+    assert at.radio(key="lb_model").value == "both"
+    at.select_slider(key="lb_range").set_value((8, 64)).run()
+    at.button(key="lb_go").click().run()
+    assert not at.exception, at.exception
+    key, rows = at.session_state["lb_result"]
+    assert {(r["model"], r["n_labelled"]) for r in rows} == {(m, n) for m in ("bernoulli", "multinomial")
+                                                             for n in (8, 16, 32, 64)}
+    # the same curve computed here on scikit-learn's matrices: word counts for the multinomial,
+    # their presence for Bernoulli, unlabelled weight 0.5
+    Xb = (Xc > 0).astype(np.float64)
+    for name, X in (("bernoulli", Xb), ("multinomial", Xc)):
+        mine = nbcore.label_budget_curve(name, X, y, [8, 16, 32, 64], [0], 2, smoothing=1.0,
+                                         unlabeled_weight=0.5, max_iter=50)
+        page = sorted((r for r in rows if r["model"] == name), key=lambda r: r["n_labelled"])
+        assert [r["acc_supervised"] for r in page] == pytest.approx([r["acc_supervised"] for r in mine], abs=1e-12)
+        assert [r["acc_em"] for r in page] == pytest.approx([r["acc_em"] for r in mine], abs=1e-12)
+    # one supervised point against scikit-learn, on the subset label_budget_curve labels (one per class
+    # first, then the rest of a seeded permutation)
+    order = np.random.default_rng(0).permutation(len(y))
+    first = [order[y[order] == k][0] for k in range(2)]
+    chosen = first + [i for i in order if i not in set(first)][:16 - 2]
+    lab = np.zeros(len(y), dtype=bool)
+    lab[chosen] = True
+    clf = MultinomialNB(alpha=1.0).fit(Xc[lab], y[lab])
+    page16 = next(r for r in rows if r["model"] == "multinomial" and r["n_labelled"] == 16)
+    assert page16["acc_supervised"] == pytest.approx(float(np.mean(clf.predict(Xc[~lab]) == y[~lab])), abs=1e-12)
+    assert len(at.get("plotly_chart")) == 1
+    assert [m.label for m in at.metric] == ["Bernoulli EM with 8 labels", "Multinomial EM with 8 labels"]
+    # one model at a time still draws the one-model chart
+    at.radio(key="lb_model").set_value("multinomial").run()
+    at.button(key="lb_go").click().run()
+    assert not at.exception, at.exception
+    _, rows = at.session_state["lb_result"]
+    assert {r["model"] for r in rows} == {"multinomial"} and len(rows) == 4
+    assert "The multinomial reads the words' counts." in " ".join(c.value for c in at.caption)

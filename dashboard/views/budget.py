@@ -6,7 +6,9 @@ import pandas as pd
 import streamlit as st
 
 import nbcore
-from dashboard import depth_charts, page_kit, pages, urlguard
+from nbcore.models.bernoulli import binarize
+from dashboard import datasets, depth_charts, page_kit, pages, urlguard
+from dashboard import event_model_charts as emc
 
 FS = page_kit.page_setup(pages.BUDGET,
                          "How many labels do you need? Supervised NB on the labelled documents alone vs EM that "
@@ -14,7 +16,18 @@ FS = page_kit.page_setup(pages.BUDGET,
 
 sb = st.sidebar
 dataset = page_kit.dataset_picker("lb_dataset", "synthetic_spam", models=("bernoulli", "multinomial"))
-model = page_kit.model_picker("lb_model", dataset)
+BOTH = "both"
+_allowed = [m for m in datasets.models_for(dataset) if m in emc.MODELS]
+if len(_allowed) == 2:  # both event models fit these data: either one, or both on one chart
+    _choices = _allowed + [BOTH]
+    if st.session_state.get("lb_model") not in (None, *_choices):
+        st.session_state["lb_model"] = _choices[0]
+    model = urlguard.radio(sb, "Event model", _choices, index=0, key="lb_model", horizontal=True, what="event model",
+                           format_func=lambda m: "both" if m == BOTH else m,
+                           help="“both” draws Bernoulli and multinomial on the same labelled subsets.")
+else:
+    model = page_kit.model_picker("lb_model", dataset)
+models = list(emc.MODELS) if model == BOTH else [model]
 smoothing = page_kit.lam_picker("lb_lam", 1.0)
 uw = urlguard.slider(sb, "Unlabelled weight", 0.0, 1.0, 1.0, step=0.05, key="lb_uw",
                help="How much an unlabelled document counts in the M-step (Nigam's EM-λ; 0 = ignore them, "
@@ -22,7 +35,21 @@ uw = urlguard.slider(sb, "Unlabelled weight", 0.0, 1.0, 1.0, step=0.05, key="lb_
 n_seeds = urlguard.slider(sb, "Repetitions (seeds)", 1, 10, 3, key="lb_seeds",
                     help="Each repetition labels a different random subset; the band shows min–max.")
 
-ds, X = page_kit.dataset_for_model(dataset, model)
+ds, X = page_kit.dataset_for_model(dataset, models[0])
+X_by_model = {models[0]: X}
+for m in models[1:]:
+    X_by_model[m] = page_kit.dataset_for_model(dataset, m)[1]
+counted = False
+if getattr(ds, "is_text", False) and "multinomial" in models and ds.pipeline.binary:
+    # on text the multinomial reads word counts (its event model); Bernoulli their presence (same words)
+    try:
+        X_by_model["multinomial"] = datasets.get_dataset(dataset, ds.pipeline.replace(binary=False)).X
+        if "bernoulli" in models:
+            X_by_model["bernoulli"] = binarize(X_by_model["multinomial"])
+        counted = True
+    except ValueError as e:
+        st.error(str(e))
+        st.stop()
 y_true = np.asarray(ds.y_true if ds.y_true is not None else ds.y)
 K = ds.n_classes
 known = y_true >= 0
@@ -35,14 +62,21 @@ budgets = [n for n in (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024) if K <= n < N /
 lo_n, hi_n = sb.select_slider("Labelled documents: from … to", budgets, value=(budgets[0], budgets[-1]),
                               key="lb_range")
 ns = [n for n in budgets if lo_n <= n <= hi_n]
-key = (dataset, model, float(smoothing), float(uw), int(n_seeds), tuple(ns))
+key = (dataset, tuple(models), counted, float(smoothing), float(uw), int(n_seeds), tuple(ns))
 
 go = st.button("Draw the curve", icon=":material/play_arrow:", key="lb_go", type="primary",
-               help=f"{len(ns)} budgets × {n_seeds} seeds = {len(ns) * n_seeds} supervised fits and EM runs.")
+               help=f"{len(ns)} budgets × {n_seeds} seeds × {len(models)} event model(s) = "
+                    f"{len(ns) * n_seeds * len(models)} supervised fits and EM runs.")
 if go:
     def compute(callback):
-        return nbcore.label_budget_curve(model, X, y_true, ns, list(range(int(n_seeds))), K, smoothing=smoothing,
-                                         unlabeled_weight=uw, max_iter=50, callback=callback)
+        rows = []
+        for i, m in enumerate(models):
+            def part(done, total, i=i):  # one progress bar over every model's runs
+                callback(i * total + done, len(models) * total)
+            rows += [{**r, "model": m} for r in nbcore.label_budget_curve(
+                m, X_by_model[m], y_true, ns, list(range(int(n_seeds))), K, smoothing=smoothing,
+                unlabeled_weight=uw, max_iter=50, callback=part)]
+        return rows
 
     res = page_kit.cached("budget", key, compute, "Fitting …", shareable=page_kit.is_shared(dataset))
     st.session_state["lb_result"] = (key, res)
@@ -53,6 +87,26 @@ if not stored or stored[0] != key:
             + (" (the settings changed since the last curve)." if stored else "."))
     st.stop()
 df = pd.DataFrame(stored[1])
+if len(models) > 1:
+    curves = {}
+    for m in models:
+        g = df[df.model == m].groupby("n_labelled")
+        curves[m] = {what: {"mean": g[col].mean().tolist(), "lo": g[col].min().tolist(), "hi": g[col].max().tolist()}
+                     for what, col in (("supervised", "acc_supervised"), ("em", "acc_em"))}
+    st.plotly_chart(emc.budget_models_figure(ns, curves, FS, n_seeds=int(n_seeds), uw=uw), key="lb_fig",
+                    config={"displayModeBar": False})
+    cols = st.columns(len(models))
+    for m, col in zip(models, cols):
+        c = curves[m]
+        gain = np.asarray(c["em"]["mean"]) - np.asarray(c["supervised"]["mean"])
+        col.metric(f"{emc.MODEL_TITLES[m].capitalize()} EM with {ns[0]} labels", f"{c['em']['mean'][0]:.1%}",
+                   delta=f"{gain[0] * 100:+.1f} pts vs supervised")
+    st.caption("Both event models see the same labelled documents at each budget and seed"
+               + (" and the same words (multinomial: their counts; Bernoulli: whether they occur)." if counted
+                  else ".") + " Accuracy is measured on the documents left unlabelled.")
+    with st.expander("Every run"):
+        st.dataframe(df, hide_index=True, width="stretch")
+    st.stop()
 agg = df.groupby("n_labelled").agg(sup_mean=("acc_supervised", "mean"), sup_lo=("acc_supervised", "min"),
                                    sup_hi=("acc_supervised", "max"), em_mean=("acc_em", "mean"),
                                    em_lo=("acc_em", "min"), em_hi=("acc_em", "max")).reset_index()
@@ -74,6 +128,7 @@ if (gain < -0.005).any():
     st.warning("At some budgets EM is **worse** than supervised NB: when the model's assumptions don't fit, "
                "many unlabelled documents can pull the classes somewhere else. Try a lower unlabelled weight.")
 st.caption("With few labels, the unlabelled documents carry most of the information EM uses; with many labels "
-           "the two curves meet. Accuracy is measured on the documents left unlabelled.")
+           "the two curves meet. Accuracy is measured on the documents left unlabelled."
+           + (" The multinomial reads the words' counts." if counted else ""))
 with st.expander("Every run"):
     st.dataframe(df, hide_index=True, width="stretch")
