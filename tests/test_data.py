@@ -29,11 +29,11 @@ def F(x):
 def test_list_datasets_names_and_descriptions():
     names = nbcore.list_datasets()
     assert list(names) == ["toy_spam", "play_tennis", "abcd", "synthetic_spam", "digits",
-                           "sms_spam", "udhr_langid"]
+                           "sms_spam", "udhr_langid", "spam_assassin"]
     assert all(isinstance(d, str) and d for d in names.values())
 
 
-def test_toy_spam_matches_seed_003_table():
+def test_toy_spam_matches_the_course_session_table():
     ds = nbcore.load_dataset("toy_spam")
     table = np.array([[1, 1, 1, 1], [1, 0, 1, 1], [0, 1, 0, 1],
                       [0, 0, 1, 0], [1, 0, 0, 0], [0, 1, 0, 0]])
