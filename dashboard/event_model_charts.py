@@ -92,20 +92,21 @@ def share(part: np.ndarray, total_parts: Sequence[np.ndarray]) -> np.ndarray:
 
 
 def parts_table(parts: dict, class_names: Sequence[str]) -> pd.DataFrame:
-    """One row per class: each model's parts of log p(x | k), their total and the share of the
-    total from words absent (Bernoulli) and from the count terms (multinomial)."""
+    """One row per class: Bernoulli's words present and absent, its log p(x | k) and the share of it
+    from the words absent; the multinomial's log p(x | k) (all count terms Σ x_j log β_jk), its part
+    from repeated words (counts above one) and that part's share."""
     b, m = parts["bernoulli"], parts["multinomial"]
     bp, ba = b["words present"], b["words absent"]
     mf, mr = m["first occurrences"], m["repeats (counts > 1)"]
     return pd.DataFrame({
         "class": [str(c) for c in class_names],
-        "Bernoulli: words present": bp,
-        "Bernoulli: words absent": ba,
-        "Bernoulli: log p(x | k)": bp + ba,
-        "share from absent words": share(ba, [bp, ba]),
-        "multinomial: count terms Σ x_j log β": mf + mr,
-        "of which repeats": mr,
-        "share from repeats": share(mr, [mf, mr]),
+        "Bernoulli: present": bp,
+        "Bernoulli: absent": ba,
+        "Bernoulli: total": bp + ba,
+        "absent share": share(ba, [bp, ba]),
+        "multinomial: total": mf + mr,
+        "multinomial: repeats": mr,
+        "repeats share": share(mr, [mf, mr]),
     })
 
 

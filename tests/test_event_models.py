@@ -110,7 +110,7 @@ def test_document_parts_add_up_to_each_models_log_likelihood(sms):
         np.testing.assert_allclose(parts["bernoulli"]["words present"], present[0])
         np.testing.assert_allclose(parts["bernoulli"]["words absent"], absent[0])
         table = emc.parts_table(parts, ["ham", "spam"])
-        share = table["share from absent words"].to_numpy()
+        share = table["absent share"].to_numpy()
         np.testing.assert_allclose(share, np.abs(absent[0]) / (np.abs(absent[0]) + np.abs(present[0])))
         assert ((share > 0) & (share < 1)).all()
 
@@ -126,11 +126,11 @@ def test_page_shows_the_chosen_documents_split_and_finds_disagreements(sms):
     beta_b = np.asarray(at.session_state["evm_runs"]["bernoulli"].current.params["beta"])
     present, absent = nbcore.get_model("bernoulli").log_likelihood_by_presence((Xc[doc] > 0).astype(float),
                                                                                {"beta": beta_b})
-    np.testing.assert_allclose(table["Bernoulli: words absent"], absent[0])
-    np.testing.assert_allclose(table["Bernoulli: words present"], present[0])
+    np.testing.assert_allclose(table["Bernoulli: absent"], absent[0])
+    np.testing.assert_allclose(table["Bernoulli: present"], present[0])
     # few spam labels and λ = 1 pull spam's β up for every word: the words a message lacks make up
     # most of its Bernoulli log-likelihood under spam, far more than under ham
-    share = table["share from absent words"].to_numpy()
+    share = table["absent share"].to_numpy()
     assert share[1] > 0.5 and share[1] > 3 * share[0]
     at.button(key="evm_differ").click().run()
     assert not at.exception

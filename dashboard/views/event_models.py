@@ -12,7 +12,8 @@ import streamlit as st
 
 import nbcore
 from nbcore.models.bernoulli import binarize
-from dashboard import charts, controls, datasets, depth_charts, derive, lifecycle, page_kit, pages, state, urlguard
+from dashboard import charts, controls, datasets, depth_charts, derive, lifecycle, metrics, page_kit, pages, state
+from dashboard import urlguard
 from dashboard import event_model_charts as emc
 
 FS = page_kit.page_setup(pages.EVENT_MODELS,
@@ -169,8 +170,11 @@ for m, col in zip(MODELS, cols):
         m1, m2, m3 = st.columns([1, 2, 2] if FS > 15 else 3)
         m1.metric("Iteration", run.iteration)
         a_now, b = acc[m][-1], base[m]
+        has_delta = bool(np.isfinite(a_now) and np.isfinite(b))
         m2.metric("Accuracy (hidden)", depth_charts._pct(a_now),
-                  delta=f"{(a_now - b) * 100:+.1f} pts vs supervised" if np.isfinite(a_now) and np.isfinite(b) else None)
+                  delta=metrics.delta_text(a_now, b) if has_delta else None,
+                  delta_color=metrics.delta_color(a_now, b) if has_delta else "normal",
+                  delta_arrow="off" if has_delta and metrics.delta_color(a_now, b) == "off" else "auto")
         m3.metric("Supervised only", depth_charts._pct(b),
                   help="Naive Bayes with the same event model, trained on the visible labels alone.")
         kind, text = lifecycle.status_line(run)
@@ -253,7 +257,7 @@ st.plotly_chart(emc.parts_figure(parts, class_names, FS, width=charts.chart_widt
 table = emc.parts_table(parts, class_names)
 st.dataframe(table, hide_index=True, width="stretch",
              column_config={c: (st.column_config.ProgressColumn(c, min_value=0.0, max_value=1.0, format="percent")
-                                if c.startswith("share") else st.column_config.NumberColumn(c, format="%.1f"))
+                                if c.endswith("share") else st.column_config.NumberColumn(c, format="%.1f"))
                             for c in table.columns if c != "class"})
 if K >= 2:
     # which part moves the decision: log-odds between the two classes the Bernoulli run weighs most
