@@ -110,17 +110,60 @@ def check_n_classes(n_classes) -> int:
     return int(n_classes)
 
 
-def check_smoothing(smoothing) -> float:
+def check_smoothing(smoothing, n_features: int | None = None):
+    """λ as a float ≥ 0, or (one pseudo-count per feature) a read-only float64 array.
+
+    Parameters
+    ----------
+    smoothing : number or array-like of shape (V,)
+        λ: one number for every feature, or λ_j for each feature j (scikit-learn's
+        ``alpha`` array). Entries are finite and ≥ 0; λ_j = 0 is maximum likelihood
+        for feature j.
+    n_features : int or None
+        V, when known (the data or statistics are at hand): an array must have this length.
+
+    Returns
+    -------
+    float for a single number (a 0-d array counts as one), else a read-only (V,) ndarray.
+    """
+    if smoothing is None or isinstance(smoothing, (str, bytes)):
+        raise ValueError(f"smoothing λ must be a number ≥ 0, got {smoothing!r}.")
     try:
-        value = float(smoothing)
+        values = np.asarray(smoothing, dtype=np.float64)
     except (TypeError, ValueError):
-        raise ValueError(f"smoothing λ must be a number ≥ 0, got {smoothing!r}.") from None
-    if not np.isfinite(value) or value < 0:
         raise ValueError(
-            f"smoothing λ must be ≥ 0 (λ = 0 is plain maximum likelihood, λ = 1 is "
-            f"Laplace smoothing); got {smoothing!r}."
+            f"smoothing λ must be a number ≥ 0 or an array with one number ≥ 0 per feature, "
+            f"got {smoothing!r}."
+        ) from None
+    if values.ndim == 0:
+        value = float(values)
+        if not np.isfinite(value) or value < 0:
+            raise ValueError(
+                f"smoothing λ must be ≥ 0 (λ = 0 is plain maximum likelihood, λ = 1 is "
+                f"Laplace smoothing); got {smoothing!r}."
+            )
+        return value
+    expected = "" if n_features is None else f" (here of length V = {n_features})"
+    if values.ndim != 1 or values.size == 0:
+        raise ValueError(
+            f"smoothing λ must be a number ≥ 0 or a 1-D array with one pseudo-count per feature"
+            f"{expected}; got an array of shape {values.shape}."
         )
-    return value
+    if n_features is not None and values.shape[0] != n_features:
+        raise ValueError(
+            f"smoothing λ has {values.shape[0]} values but the data have {n_features} features: "
+            f"give one pseudo-count per feature (an array of length {n_features}) or a single number."
+        )
+    bad = ~np.isfinite(values) | (values < 0)
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"smoothing λ must be finite and ≥ 0 for every feature (λ_j = 0 is plain maximum "
+            f"likelihood for feature j); got λ_{j} = {float(values[j])!r}."
+        )
+    values = values.copy()  # read-only below; the caller's own array stays writeable
+    values.flags.writeable = False
+    return values
 
 
 def check_unlabeled_weight(weight) -> float:
@@ -207,9 +250,10 @@ INITS = ("uniform", "random", "labeled")
 THETA_NORMS = ("parameters", "seed003")
 
 
-def check_run_settings(settings) -> tuple[float, float, int]:
+def check_run_settings(settings) -> tuple:
     """Validate an :class:`nbcore.EM`'s settings for a run of any type: returns
-    (smoothing λ, unlabelled weight w, number of classes K); raises ValueError with the fix."""
+    (smoothing λ (a float, or a read-only (V,) array checked against V by the event model),
+    unlabelled weight w, number of classes K); raises ValueError with the fix."""
     smoothing = check_smoothing(settings.smoothing)
     unlabeled_weight = check_unlabeled_weight(settings.unlabeled_weight)
     n_classes = check_n_classes(settings.n_classes)

@@ -114,7 +114,7 @@ def class_prior(weights: np.ndarray) -> np.ndarray:
     return class_weight / class_weight.sum()
 
 
-def m_step(model, Xp, weights: np.ndarray, smoothing: float):
+def m_step(model, Xp, weights: np.ndarray, smoothing):
     """M-step: (α, params) from weights (eq. 23-24; eq. 12-14 with hard weights).
 
     Parameters
@@ -122,7 +122,7 @@ def m_step(model, Xp, weights: np.ndarray, smoothing: float):
     model : EventModel
     Xp : data prepared by ``model.prepare``
     weights : (N, K) one-hot labels, responsibilities, or a mix
-    smoothing : λ ≥ 0
+    smoothing : λ ≥ 0, or (V,) λ_j ≥ 0 per feature (models with ``per_feature_smoothing``)
 
     Returns
     -------
@@ -143,10 +143,11 @@ def one_hot_labels(y: np.ndarray, n_classes: int) -> np.ndarray:
     return out
 
 
-def supervised_fit(model, X, y, n_classes: int, smoothing: float = 1.0, sample_weight=None, **model_options):
+def supervised_fit(model, X, y, n_classes: int, smoothing=1.0, sample_weight=None, **model_options):
     """Fully supervised Naive Bayes on the labelled rows of (X, y): eq. (12)-(14).
 
-    Hidden rows (y = −1) are ignored. Returns ``(alpha, params)``.
+    Hidden rows (y = −1) are ignored. ``smoothing`` is λ ≥ 0 or a (V,) array of λ_j
+    (one pseudo-count per feature). Returns ``(alpha, params)``.
     """
     model = get_model(model, **model_options)
     n_classes = check_n_classes(n_classes)
@@ -192,13 +193,27 @@ def squared_change(model, alpha, params, prev_alpha, prev_params, norm: str = "p
     return d_alpha + d_params
 
 
+def same_smoothing(a, b) -> bool:
+    """Whether two λ (floats or (V,) arrays of λ_j) give every feature the same pseudo-count.
+
+    A constant array is the same λ as its one number (the M-step and the log prior are
+    then the same); arrays of different lengths never are."""
+    if not isinstance(a, np.ndarray) and not isinstance(b, np.ndarray):
+        return a == b
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.ndim and b.ndim and a.shape != b.shape:
+        return False
+    return bool(np.all(a == b))
+
+
 def decreases(values, smoothings=None, rtol: float = 1e-10) -> list[int]:
     """Iterations t at which ``values[t]`` fell below ``values[t - 1]`` beyond rounding
-    (``rtol`` relative), comparing only steps taken at the same λ (``smoothings[t]``).
+    (``rtol`` relative), comparing only steps taken at the same λ (``smoothings[t]``,
+    floats or (V,) arrays, compared with :func:`same_smoothing`).
 
     For the MAP objective EM guarantees the list is empty; for the log-likelihood alone
     (λ > 0) it need not be."""
     v = np.asarray(values, dtype=float)
     return [t for t in range(1, len(v))
-            if (smoothings is None or smoothings[t] == smoothings[t - 1])
+            if (smoothings is None or same_smoothing(smoothings[t], smoothings[t - 1]))
             and v[t] < v[t - 1] - rtol * max(1.0, abs(v[t - 1]))]

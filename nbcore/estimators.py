@@ -12,7 +12,8 @@ scikit-learn's own Naive Bayes tests, with one rename: the smoothing that
 scikit-learn calls ``alpha`` is ``smoothing`` here (λ in the notes), because α
 is the class prior in the notes. ``BernoulliNB(smoothing=λ)`` is
 ``sklearn.naive_bayes.BernoulliNB(alpha=λ)``; ``force_smoothing`` is
-``force_alpha``. The fitted attributes have scikit-learn's names and shapes
+``force_alpha``. As scikit-learn's ``alpha``, ``smoothing`` of the discrete models
+may also be an array of length V: one pseudo-count λ_j per feature. The fitted attributes have scikit-learn's names and shapes
 (``feature_log_prob_`` (K, V), ``class_log_prior_``, ``class_count_``,
 ``feature_count_``/``category_count_``, Gaussian ``theta_`` and ``var_`` (K, V));
 ``beta_`` (V, K) and ``class_prior_`` (α) are the notes' layout.
@@ -187,11 +188,12 @@ class _SupervisedNB(_NaiveBayesBase):
         stats = model.statistics(Xp, weights)
         if not first:
             stats = model.combine([self._stats_for(model, self.stats_), stats])
+        params = model.params_from(stats, self._smoothing())  # a bad λ (array) raises before anything changes
         self.model_ = model
         self.stats_ = stats
         self.class_count_ = np.asarray(stats["class_weight"], dtype=np.float64)
         self.class_log_prior_ = self._class_log_prior()
-        self.params_ = model.params_from(stats, self._smoothing())
+        self.params_ = params
         return self
 
     def _prepare_batch(self, model, X, first):
@@ -214,14 +216,18 @@ class _SupervisedNB(_NaiveBayesBase):
                 return np.log(self.class_count_) - np.log(self.class_count_.sum())
         return np.full(n_classes, -np.log(n_classes))
 
-    def _smoothing(self) -> float:
+    def _smoothing(self):
+        """λ for the M-step: a float, or a (V,) array of λ_j (its length is checked by the
+        event model against the features). With ``force_smoothing=False`` every λ (λ_j)
+        below 1e-10 is raised to 1e-10, with a warning, as scikit-learn does."""
         value = check_smoothing(self.smoothing)
-        if value < SMOOTHING_MIN and not self.force_smoothing:
+        if np.min(value) < SMOOTHING_MIN and not self.force_smoothing:
+            shown = f"{value:g}" if np.ndim(value) == 0 else f"{float(np.min(value)):g} (smallest λ_j)"
             warnings.warn(
-                f"smoothing λ = {value:g} (scikit-learn's alpha): alpha too small will result in numeric errors, "
+                f"smoothing λ = {shown} (scikit-learn's alpha): alpha too small will result in numeric errors, "
                 f"setting alpha = {SMOOTHING_MIN:.1e}. Pass force_smoothing=True to keep λ = 0 "
                 "(plain maximum likelihood).", UserWarning)
-            return SMOOTHING_MIN
+            return np.maximum(value, SMOOTHING_MIN) if np.ndim(value) else SMOOTHING_MIN
         return value
 
     def _fitted(self, name):
@@ -276,10 +282,11 @@ class BernoulliNB(_WordNB):
 
     Parameters
     ----------
-    smoothing : float, default 1.0
-        λ (0 = maximum likelihood, eq. 13); scikit-learn's ``alpha``.
+    smoothing : float or (V,) array-like, default 1.0
+        λ (0 = maximum likelihood, eq. 13); scikit-learn's ``alpha``. An array gives
+        feature j its own λ_j: β_jk = (λ_j + count_jk) / (2λ_j + N_k).
     force_smoothing : bool, default True
-        Keep λ even below 1e-10 (False: raise it to 1e-10 with a warning, like
+        Keep λ even below 1e-10 (False: raise it (each λ_j) to 1e-10 with a warning, like
         scikit-learn's ``force_alpha=False``).
     binarize : float or None, default 0.0
         Threshold turning X into word-present indicators (x > binarize).
@@ -311,7 +318,9 @@ class MultinomialNB(_WordNB):
     """Multinomial Naive Bayes (the notebook): β_jk = (λ + count_jk) / (λV + total_k).
 
     Parameters: ``smoothing`` (scikit-learn's ``alpha``), ``force_smoothing``,
-    ``fit_prior``, ``class_prior`` as for :class:`BernoulliNB`.
+    ``fit_prior``, ``class_prior`` as for :class:`BernoulliNB`. With an array of λ_j
+    (length V), β_jk = (λ_j + count_jk) / (Σ_j' λ_j' + total_k), scikit-learn's
+    (fc + alpha) / (fc.sum(1) + alpha.sum()).
 
     Attributes
     ----------
@@ -335,6 +344,7 @@ class CategoricalNB(_DiscreteNB):
     Parameters
     ----------
     smoothing, force_smoothing, fit_prior, class_prior : as for :class:`BernoulliNB`
+        (an array of λ_j, length V: θ_j[d, k] = (λ_j + count) / (λ_j D_j + N_k))
     min_categories : int, (V,) array-like or None
         At least this many categories per feature (D_j = max(this, largest code + 1)),
         for categories that may be missing from the training data.
@@ -514,7 +524,9 @@ class SemiSupervisedNB(_NaiveBayesBase):
     model : str or EventModel, default "bernoulli"
         A registered event model ("bernoulli", "multinomial", "categorical",
         "gaussian", or one added with ``nbcore.models.register_model``).
-    smoothing : float, default 1.0  (λ; scikit-learn's alpha)
+    smoothing : float or (V,) array-like, default 1.0
+        λ (scikit-learn's alpha); an array gives each feature its own λ_j (discrete models
+        only: the Gaussian model refuses one).
     init : {"labeled", "uniform", "random"}, default "labeled"
     max_iter : int, default 100
     tol : float, default 1e-6  (relative change of the objective)

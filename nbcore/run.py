@@ -24,6 +24,7 @@ from ._validation import (
 from .equations import (
     THETA_NORMS,
     decreases,
+    same_smoothing,
     log_joint,
     m_step,
     normalize_log,
@@ -88,8 +89,10 @@ class Snapshot:
         log_likelihood + log prior of θ_t implied by λ (what EM maximises).
     delta : float or None
         ‖θ_t − θ_{t−1}‖² over α and all parameters (the course session step 4).
-    smoothing : float
-        λ used by the M-step that produced θ_t.
+    smoothing : float or (V,) ndarray
+        λ used by the M-step that produced θ_t (and by ``objective``'s log prior): a
+        float, or a read-only array of λ_j when the run was given one pseudo-count per
+        feature. Compare two of them with :func:`nbcore.equations.same_smoothing`.
     """
 
     iteration: int
@@ -99,7 +102,7 @@ class Snapshot:
     log_likelihood: float
     objective: float
     delta: float | None
-    smoothing: float
+    smoothing: float | np.ndarray
 
     def _param(self, name):
         try:
@@ -153,6 +156,7 @@ class EMRun:
             self.stop_reason = None
             return
         self.Xp = self.model.prepare(X)
+        self.model.check_smoothing(self.smoothing, self.Xp.shape[1])  # λ_j per feature: V of them
         n = self.Xp.shape[0]
         self.y = check_labels(np.full(n, -1) if y is None else y, n, self.n_classes)
         self.y.flags.writeable = False
@@ -332,7 +336,7 @@ class EMRun:
             self.stop_reason = "theta"
         elif (
             s.tol is not None
-            and previous.smoothing == snap.smoothing
+            and same_smoothing(previous.smoothing, snap.smoothing)
             and math.isfinite(snap.objective)
             and math.isfinite(previous.objective)
             and abs(snap.objective - previous.objective) <= s.tol * abs(previous.objective)
@@ -357,7 +361,8 @@ class EMRun:
     def with_settings(self, **changes) -> "EMRun":
         """A new run that continues from the current parameters with some settings changed.
 
-        Allowed: ``smoothing`` (λ; the next M-step uses it), ``max_iter``, ``tol``,
+        Allowed: ``smoothing`` (λ, or a (V,) array of λ_j per feature; the next M-step and the
+        objective's log prior use it), ``max_iter``, ``tol``,
         ``theta_tol``, ``keep_resp``, ``theta_norm``. The history so far is kept; the original run
         is untouched.
         """
@@ -369,6 +374,10 @@ class EMRun:
             )
         if "smoothing" in changes:
             changes["smoothing"] = check_smoothing(changes["smoothing"])
+            # an array of λ_j must fit the run's features; chunked runs keep their data in ``data``
+            data = self.Xp if self.Xp is not None else getattr(self, "data", None)
+            if data is not None:
+                self.model.check_smoothing(changes["smoothing"], data.shape[1])
         if "theta_norm" in changes and changes["theta_norm"] not in THETA_NORMS:
             raise ValueError(f"theta_norm must be one of {', '.join(THETA_NORMS)}; got {changes['theta_norm']!r}.")
         settings = replace(self.settings, **changes)
@@ -399,7 +408,7 @@ class EMRun:
             new._update_stop_reason(new.history[t - 1], snap)
         return new
 
-    def with_smoothing(self, smoothing: float) -> "EMRun":
+    def with_smoothing(self, smoothing) -> "EMRun":
         """A new run that continues from the current parameters with a new λ (see :meth:`with_settings`)."""
         return self.with_settings(smoothing=smoothing)
 
@@ -428,6 +437,14 @@ class EMRun:
 
     def __repr__(self) -> str:
         return (
-            f"<EMRun {self.model.name} K={self.n_classes} λ={self.smoothing:g} "
+            f"<EMRun {self.model.name} K={self.n_classes} λ={format_smoothing(self.smoothing)} "
             f"t={self.iteration} stop={self.stop_reason}>"
         )
+
+
+def format_smoothing(smoothing) -> str:
+    """λ for a sentence: ``1`` for a float, ``[0.5, 1, …] (V = 300)`` for λ_j per feature."""
+    if not isinstance(smoothing, np.ndarray):
+        return f"{smoothing:g}"
+    head = ", ".join(f"{v:g}" for v in smoothing[:3])
+    return f"[{head}{', …' if smoothing.size > 3 else ''}] (V = {smoothing.size})"

@@ -27,7 +27,9 @@ Required hooks (abstract; a model that misses one cannot be instantiated):
 
 Hooks with a default (override when the default is wrong for the model):
 
-``log_prior(params, smoothing)`` (0: no prior), ``check_params(params, K)``
+``log_prior(params, smoothing)`` (0: no prior), ``check_smoothing(smoothing, V)``
+(λ as the model computes with it: one number, or one pseudo-count per feature
+for models with ``per_feature_smoothing``), ``check_params(params, K)``
 (validate user-given parameters, used by :func:`nbcore.sample`),
 ``adapt(X, kind)`` (data of another kind, e.g. counts for a binary model),
 ``combine(stats_list)`` (merge the statistics of row chunks; default: sum),
@@ -36,6 +38,10 @@ estimate, for the dashboard's M-step panel), ``squared_distance`` (and
 ``squared_distance_all_values``, the the course session norm), ``chunk_layout`` /
 ``check_chunkable`` (chunked EM), ``log_params`` / ``log_likelihood_from``
 (the E-step's θ-only work done once per θ).
+
+λ (``smoothing``) is a float ≥ 0 or, for models with ``per_feature_smoothing``, a (V,)
+array of λ_j ≥ 0 (scikit-learn's ``alpha`` array); hooks that take it turn it into the
+form they compute with through :meth:`EventModel.check_smoothing`.
 
 Class attributes describe the input: ``input_kind`` ("binary", "counts",
 "categories", "continuous"), ``accepts_sparse``, ``positive_only``,
@@ -62,7 +68,9 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["EventModel", "ParamTable", "safe_log", "log_dot", "freeze"]
+from .._validation import check_smoothing
+
+__all__ = ["EventModel", "ParamTable", "safe_log", "log_dot", "freeze", "feature_smoothing", "weighted_log_sum"]
 
 
 class Params(Mapping):
@@ -130,6 +138,45 @@ def log_dot(X, log_p: np.ndarray) -> np.ndarray:
     return out
 
 
+def feature_smoothing(smoothing, n_features: int):
+    """λ validated against V features, in the form the M-step and log prior compute with.
+
+    Parameters
+    ----------
+    smoothing : float or array-like of shape (V,)
+    n_features : int, V
+
+    Returns
+    -------
+    float, or a read-only (V,) ndarray of λ_j. An array whose entries are all equal
+    comes back as that one float, so a constant per-feature λ runs exactly the
+    scalar arithmetic (same bits as the scalar run).
+    """
+    lam = check_smoothing(smoothing, n_features)
+    if isinstance(lam, np.ndarray) and np.all(lam == lam[0]):
+        return float(lam[0])
+    return lam
+
+
+def weighted_log_sum(lam, log_rows: np.ndarray) -> float:
+    """Σ_j λ_j Σ_k log_rows[j, k] (a scalar λ: λ Σ log_rows), the log of a prior whose
+    exponent for feature j is λ_j.
+
+    Parameters
+    ----------
+    lam : float or (V,) ndarray from :func:`feature_smoothing`
+    log_rows : (V, K) or (V,) logs of probabilities (rows are features); may hold −inf
+
+    Rows with λ_j = 0 have a flat prior and add nothing, even where their log is −inf
+    (a probability of zero, possible with λ_j = 0), so 0 · (−∞) never makes a NaN.
+    """
+    if not isinstance(lam, np.ndarray):
+        return float(lam * log_rows.sum()) if lam else 0.0
+    used = lam > 0
+    row_sums = log_rows[used].sum(axis=1) if log_rows.ndim == 2 else log_rows[used]
+    return float(lam[used] @ row_sums)
+
+
 @dataclass(frozen=True)
 class ParamTable:
     """A model's parameters as one (rows × classes) matrix, for charts and exports.
@@ -179,6 +226,8 @@ class EventModel(ABC):
     estimate_tex: str | None = None
     #: the model's name in a sentence ("Bernoulli", "multinomial", ...)
     title: str = ""
+    #: λ may be a (V,) array, one pseudo-count per feature (params_from and log_prior take it)
+    per_feature_smoothing: bool = False
 
     # -- required hooks ----------------------------------------------------
     @abstractmethod
@@ -225,6 +274,22 @@ class EventModel(ABC):
         """log p(θ) (up to a constant) of the prior that λ stands for. Default: no prior (0)."""
         return 0.0
 
+    def check_smoothing(self, smoothing, n_features: int):
+        """λ for data with V = ``n_features`` features, as this model computes with it.
+
+        Returns a float, or a read-only (V,) array of λ_j when the model has
+        ``per_feature_smoothing`` (a constant array comes back as its float, see
+        :func:`feature_smoothing`). Raises ValueError for a bad λ, an array of the
+        wrong length, or an array given to a model that takes a single λ.
+        """
+        lam = check_smoothing(smoothing, n_features)
+        if isinstance(lam, np.ndarray) and not self.per_feature_smoothing:
+            raise ValueError(
+                f"The {self.title or self.name or type(self).__name__} model takes a single smoothing "
+                f"λ ≥ 0, not one per feature; got an array of {lam.shape[0]} values."
+            )
+        return feature_smoothing(lam, n_features)
+
     def check_params(self, params, n_classes: int):
         """Validate parameters given by a user (e.g. to :func:`nbcore.sample`); return them.
 
@@ -241,7 +306,8 @@ class EventModel(ABC):
     def estimate_parts(self, stats: dict):
         """``(counts, totals, lam_den)`` when the estimate is a smoothed ratio of weighted counts:
         ``param_table(params_from(stats, λ)).mat == (λ + counts) / (lam_den[:, None] λ + totals)``
-        with counts, totals (R, K) and lam_den (R,). None (the default) for other estimates.
+        for a single λ, with counts, totals (R, K) and lam_den (R,). None (the default) for
+        other estimates.
         The dashboard's M-step panel fills ``estimate_tex`` in with these numbers."""
         return None
 

@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_binary, check_matrix
-from ._base import EventModel, ParamTable, freeze, log_dot, param_matrix, safe_log
+from ._base import EventModel, ParamTable, feature_smoothing, freeze, log_dot, param_matrix, safe_log, weighted_log_sum
 
 __all__ = ["BernoulliModel", "bernoulli_log_likelihood", "bernoulli_beta", "binarize"]
 
@@ -48,12 +48,24 @@ def bernoulli_log_likelihood(X, beta: np.ndarray) -> np.ndarray:
     return present + absent
 
 
-def bernoulli_beta(counts: np.ndarray, class_weight: np.ndarray, smoothing: float) -> np.ndarray:
-    """β_jk = (λ + Σ_i x_ij r_ik) / (2λ + Σ_i r_ik)  (eq. 14, 20, 24; eq. 13 when λ = 0).
+def bernoulli_beta(counts: np.ndarray, class_weight: np.ndarray, smoothing) -> np.ndarray:
+    """β_jk = (λ_j + Σ_i x_ij r_ik) / (2λ_j + Σ_i r_ik)  (eq. 14, 20, 24; eq. 13 when λ = 0).
 
-    A class with no weight at all and λ = 0 has no data to estimate β from;
-    it gets β = ½ (and α = 0, so it never matters).
+    Parameters
+    ----------
+    counts : (V, K) Σ_i x_ij r_ik
+    class_weight : (K,) Σ_i r_ik
+    smoothing : float λ, or (V,) λ_j per feature (the MAP estimate under a
+        Beta(λ_j + 1, λ_j + 1) prior on β_j·; scikit-learn's alpha array)
+
+    Returns
+    -------
+    (V, K) β. A class with no weight at all and λ_j = 0 has no data to estimate
+    β_jk from; it gets β = ½ (and α = 0, so it never matters).
     """
+    smoothing = feature_smoothing(smoothing, counts.shape[0])
+    if isinstance(smoothing, np.ndarray):
+        smoothing = smoothing[:, None]  # (V, 1): λ_j for every class of row j
     denominator = 2.0 * smoothing + class_weight
     empty = denominator <= 0
     if empty.any():
@@ -93,6 +105,7 @@ class BernoulliModel(EventModel):
     name = "bernoulli"
     title = "Bernoulli"
     param_names = ("beta",)
+    per_feature_smoothing = True
     input_kind = "binary"
     #: the data sets' feature kinds this model reads (the first is the one it is made for)
     data_kinds = ("binary", "counts", "continuous")
@@ -136,14 +149,23 @@ class BernoulliModel(EventModel):
         beta = params["beta"]
         if not (beta.min() > 0 and beta.max() < 1):  # λ = 0 extremes: the careful path
             return {"beta": beta}, self.log_prior(params, smoothing)
+        smoothing = self.check_smoothing(smoothing, beta.shape[0])
+        per_feature = isinstance(smoothing, np.ndarray)
         weight = np.log(beta)
-        prior = float(weight.sum()) if smoothing else 0.0
+        prior = float(weight.sum()) if not per_feature and smoothing else 0.0
+        # per feature λ_j: the prior needs each row's Σ_k [log β_jk + log(1 − β_jk)]
+        row_logs = weight.sum(axis=1) if per_feature else None
         constant = np.zeros(beta.shape[1])
         for rows in _row_blocks(beta.shape[0]):  # log(1 − β) a block at a time: no 2nd (V, K) array
             log_1m_beta = np.log1p(-beta[rows])
             constant += log_1m_beta.sum(axis=0)
+            if per_feature:
+                row_logs[rows] += log_1m_beta.sum(axis=1)
             weight[rows] -= log_1m_beta  # log β − log(1 − β)
-        prior = float(smoothing * (prior + constant.sum())) if smoothing else 0.0
+        if per_feature:
+            prior = weighted_log_sum(smoothing, row_logs)
+        else:
+            prior = float(smoothing * (prior + constant.sum())) if smoothing else 0.0
         weight.flags.writeable = False
         return {"weight": weight, "constant": constant}, prior
 
@@ -158,13 +180,19 @@ class BernoulliModel(EventModel):
         return {"counts": self.weighted_counts(Xp, weights), "class_weight": weights.sum(axis=0)}
 
     def params_from(self, stats, smoothing):
-        return freeze(beta=bernoulli_beta(stats["counts"], stats["class_weight"], smoothing))
+        """β from the statistics (eq. 24); λ a float or a (V,) array of λ_j."""
+        counts = stats["counts"]
+        return freeze(beta=bernoulli_beta(counts, stats["class_weight"], self.check_smoothing(smoothing, counts.shape[0])))
 
     def log_prior(self, params, smoothing):
-        """Beta(λ + 1, λ + 1) prior on each β_jk: λ Σ [log β + log(1 − β)]."""
+        """Beta(λ_j + 1, λ_j + 1) prior on each β_jk: Σ_j λ_j Σ_k [log β_jk + log(1 − β_jk)]
+        (λ Σ [log β + log(1 − β)] for a single λ)."""
+        beta = params["beta"]
+        smoothing = self.check_smoothing(smoothing, beta.shape[0])
+        if isinstance(smoothing, np.ndarray):
+            return weighted_log_sum(smoothing, safe_log(beta) + safe_log(1.0 - beta))
         if smoothing == 0:
             return 0.0
-        beta = params["beta"]
         return float(smoothing * (safe_log(beta).sum() + safe_log(1.0 - beta).sum()))
 
     def uniform_params(self, Xp, n_classes):

@@ -13,7 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_matrix
-from ._base import EventModel, ParamTable, check_columns_sum_to_one, freeze, log_dot, safe_log
+from ._base import EventModel, ParamTable, check_columns_sum_to_one, feature_smoothing, freeze, log_dot, safe_log
 
 __all__ = ["CategoricalModel", "OneHot", "one_hot", "categorical_theta"]
 
@@ -44,20 +44,33 @@ def one_hot(codes: np.ndarray, n_categories) -> OneHot:
     return OneHot(matrix, tuple(int(d) for d in n_categories))
 
 
-def categorical_theta(counts: np.ndarray, class_weight: np.ndarray, n_categories, smoothing: float):
-    """θ_j[d, k] = (λ + Σ_i [x_ij = d] r_ik) / (λ D_j + Σ_i r_ik), one block per feature.
+def categorical_theta(counts: np.ndarray, class_weight: np.ndarray, n_categories, smoothing):
+    """θ_j[d, k] = (λ_j + Σ_i [x_ij = d] r_ik) / (λ_j D_j + Σ_i r_ik), one block per feature.
 
-    A class with no weight and λ = 0 gets the uniform 1/D_j.
+    Parameters
+    ----------
+    counts : (Σ_j D_j, K) weighted counts of each value, feature blocks stacked
+    class_weight : (K,) Σ_i r_ik
+    n_categories : (V,) D_j per feature
+    smoothing : float λ, or (V,) λ_j per feature (the MAP estimate under a
+        Dirichlet(λ_j + 1) prior on each θ_j[·, k])
+
+    Returns
+    -------
+    tuple of V arrays (D_j, K). A class with no weight and λ_j = 0 gets the uniform 1/D_j.
     """
+    smoothing = feature_smoothing(smoothing, len(n_categories))
+    per_feature = isinstance(smoothing, np.ndarray)
     blocks = []
     start = 0
-    for d in n_categories:
+    for j, d in enumerate(n_categories):
+        lam = float(smoothing[j]) if per_feature else smoothing
         block = counts[start:start + d]
         start += d
-        denominator = smoothing * d + class_weight
+        denominator = lam * d + class_weight
         empty = denominator <= 0
         safe = np.where(empty, 1.0, denominator)
-        blocks.append(np.where(empty, 1.0 / d, (smoothing + block) / safe))
+        blocks.append(np.where(empty, 1.0 / d, (lam + block) / safe))
     return tuple(blocks)
 
 
@@ -67,6 +80,7 @@ class CategoricalModel(EventModel):
     name = "categorical"
     title = "categorical"
     param_names = ("theta",)
+    per_feature_smoothing = True
     input_kind = "categories"
     #: the data sets' feature kinds this model reads (the first is the one it is made for)
     data_kinds = ("categorical",)
@@ -127,13 +141,22 @@ class CategoricalModel(EventModel):
         }
 
     def params_from(self, stats, smoothing):
-        return freeze(theta=categorical_theta(stats["counts"], stats["class_weight"], stats["n_categories"], smoothing))
+        """θ from the statistics; λ a float or a (V,) array of λ_j."""
+        n_categories = stats["n_categories"]
+        smoothing = self.check_smoothing(smoothing, len(n_categories))
+        return freeze(theta=categorical_theta(stats["counts"], stats["class_weight"], n_categories, smoothing))
 
     def log_prior(self, params, smoothing):
-        """Dirichlet(λ + 1) prior on each θ_j[·, k]: λ Σ log θ."""
+        """Dirichlet(λ_j + 1) prior on each θ_j[·, k]: Σ_j λ_j Σ log θ_j (λ Σ log θ for a single λ).
+
+        Features with λ_j = 0 have a flat prior and add nothing (their θ may be 0)."""
+        thetas = params["theta"]
+        smoothing = self.check_smoothing(smoothing, len(thetas))
+        if isinstance(smoothing, np.ndarray):
+            return float(sum(lam * safe_log(t).sum() for lam, t in zip(smoothing, thetas) if lam > 0))
         if smoothing == 0:
             return 0.0
-        return float(smoothing * sum(safe_log(t).sum() for t in params["theta"]))
+        return float(smoothing * sum(safe_log(t).sum() for t in thetas))
 
     def uniform_params(self, Xp, n_classes):
         return freeze(theta=tuple(np.full((d, n_classes), 1.0 / d) for d in Xp.n_categories))

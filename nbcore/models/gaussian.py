@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_matrix
+from .._validation import check_smoothing as _check_smoothing_value
 from ._base import EventModel, ParamTable, freeze, param_matrix
 
 __all__ = ["GaussianModel", "gaussian_log_likelihood", "gaussian_moments"]
@@ -154,11 +155,25 @@ class GaussianModel(EventModel):
             eps = max(self.var_smoothing, 1e-12)  # constant data: keep σ² > 0
         return eps
 
+    def check_smoothing(self, smoothing, n_features):
+        """λ has no meaning for Gaussians (it is ignored): a single number is accepted, a
+        per-feature array is refused (ValueError) rather than silently ignored."""
+        lam = _check_smoothing_value(smoothing)
+        if isinstance(lam, np.ndarray):
+            raise ValueError(
+                "The Gaussian model has no pseudo-counts, so a per-feature smoothing λ (an array) "
+                "means nothing for it: λ is ignored by Gaussians. Smooth the variances with the "
+                "model option var_smoothing (or var_floor) instead, and pass a single number as λ."
+            )
+        return lam
+
     def params_from(self, stats, smoothing=0.0):
         """μ = Σ r x / N_k; σ² = M2 / N_k (or / (N_k − 1)) + ε, floored.
 
-        ``smoothing`` (λ) does not apply to Gaussians and is ignored.
+        ``smoothing`` (λ) does not apply to Gaussians and is ignored (a per-feature
+        array is refused, see :meth:`check_smoothing`).
         """
+        self.check_smoothing(smoothing, stats["mean"].shape[0])
         n = stats["class_weight"]
         denom = n - 1.0 if self.variance == "unbiased" else n
         denom = np.where(denom > 0, denom, np.where(n > 0, n, 1.0))

@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_matrix, check_non_negative
-from ._base import EventModel, ParamTable, check_columns_sum_to_one, freeze, log_dot, param_matrix, safe_log
+from ._base import (EventModel, ParamTable, check_columns_sum_to_one, feature_smoothing, freeze, log_dot, param_matrix,
+                    safe_log, weighted_log_sum)
 
 __all__ = ["MultinomialModel", "multinomial_log_likelihood", "multinomial_beta"]
 
@@ -30,12 +31,28 @@ def multinomial_log_likelihood(X, beta: np.ndarray) -> np.ndarray:
     return log_dot(X, safe_log(beta))
 
 
-def multinomial_beta(counts: np.ndarray, smoothing: float) -> np.ndarray:
-    """β_jk = (λ + Σ_i x_ij r_ik) / (λV + Σ_j Σ_i x_ij r_ik).
+def multinomial_beta(counts: np.ndarray, smoothing) -> np.ndarray:
+    """β_jk = (λ_j + Σ_i x_ij r_ik) / (Σ_j' λ_j' + Σ_j' Σ_i x_ij' r_ik)  (λV in the denominator
+    for a single λ).
 
-    A class without a single (weighted) token and λ = 0 gets the uniform 1/V.
+    Parameters
+    ----------
+    counts : (V, K) Σ_i x_ij r_ik
+    smoothing : float λ, or (V,) λ_j per feature (the MAP estimate under a
+        Dirichlet(λ_1 + 1, ..., λ_V + 1) prior on each column; scikit-learn's
+        (fc + alpha) / (fc.sum(1) + alpha.sum()))
+
+    Returns
+    -------
+    (V, K) β, columns summing to 1. A class without a single (weighted) token and
+    λ = 0 gets the uniform 1/V.
     """
     n_features = counts.shape[0]
+    smoothing = feature_smoothing(smoothing, n_features)
+    if isinstance(smoothing, np.ndarray):  # not all λ_j equal, so Σ_j λ_j > 0
+        beta = counts + smoothing[:, None]
+        beta /= smoothing.sum() + counts.sum(axis=0)
+        return beta
     denominator = smoothing * n_features + counts.sum(axis=0)
     empty = denominator <= 0
     if empty.any():
@@ -50,6 +67,7 @@ class MultinomialModel(EventModel):
 
     name = "multinomial"
     param_names = ("beta",)
+    per_feature_smoothing = True
     input_kind = "counts"
     #: the data sets' feature kinds this model reads (the first is the one it is made for)
     data_kinds = ("counts", "binary")
@@ -85,8 +103,12 @@ class MultinomialModel(EventModel):
         beta = params["beta"]
         if not beta.min() > 0:  # λ = 0 zeros: the careful path
             return {"beta": beta}, self.log_prior(params, smoothing)
+        smoothing = self.check_smoothing(smoothing, beta.shape[0])
         log_beta = np.log(beta)
-        prior = float(smoothing * log_beta.sum()) if smoothing else 0.0
+        if isinstance(smoothing, np.ndarray):
+            prior = weighted_log_sum(smoothing, log_beta)
+        else:
+            prior = float(smoothing * log_beta.sum()) if smoothing else 0.0
         log_beta.flags.writeable = False
         return {"log_beta": log_beta}, prior
 
@@ -99,13 +121,20 @@ class MultinomialModel(EventModel):
         return {"counts": self.weighted_counts(Xp, weights), "class_weight": weights.sum(axis=0)}
 
     def params_from(self, stats, smoothing):
-        return freeze(beta=multinomial_beta(stats["counts"], smoothing))
+        """β from the statistics; λ a float or a (V,) array of λ_j."""
+        counts = stats["counts"]
+        return freeze(beta=multinomial_beta(counts, self.check_smoothing(smoothing, counts.shape[0])))
 
     def log_prior(self, params, smoothing):
-        """Dirichlet(λ + 1) prior on each column of β: λ Σ log β."""
+        """Dirichlet(λ_1 + 1, ..., λ_V + 1) prior on each column of β: Σ_j λ_j Σ_k log β_jk
+        (λ Σ log β for a single λ)."""
+        beta = params["beta"]
+        smoothing = self.check_smoothing(smoothing, beta.shape[0])
+        if isinstance(smoothing, np.ndarray):
+            return weighted_log_sum(smoothing, safe_log(beta))
         if smoothing == 0:
             return 0.0
-        return float(smoothing * safe_log(params["beta"]).sum())
+        return float(smoothing * safe_log(beta).sum())
 
     def uniform_params(self, Xp, n_classes):
         n_features = Xp.shape[1]
