@@ -222,7 +222,7 @@ def class_emptied_notice(f: Frame) -> None:
                      + (" The start (t = 0, the fit to the labelled documents) already gave it no hidden document."
                         if rows[0][2][k] == 0 else ""))
     text = " ".join(lines)
-    if f.cfg.model == "bernoulli":
+    if nbcore.get_model(f.cfg.model).scores_absent_features:
         text += (" Bernoulli NB counts every word a document *lacks* (log(1 − β)), and a small class with few "
                  "labels loses on thousands of them.")
     st.warning(text, icon=":material/warning:")

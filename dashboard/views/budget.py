@@ -40,12 +40,17 @@ X_by_model = {models[0]: X}
 for m in models[1:]:
     X_by_model[m] = page_kit.dataset_for_model(dataset, m)[1]
 counted = False
-if getattr(ds, "is_text", False) and "multinomial" in models and ds.pipeline.binary:
-    # on text the multinomial reads word counts (its event model); Bernoulli their presence (same words)
+reads = {m: nbcore.get_model(m).input_kind for m in models}
+if getattr(ds, "is_text", False) and "counts" in reads.values() and ds.pipeline.binary:
+    # on text a model made for counts (multinomial) reads the word counts, one made for presence
+    # (Bernoulli) their presence: the same words, each model's own event
     try:
-        X_by_model["multinomial"] = datasets.get_dataset(dataset, ds.pipeline.replace(binary=False)).X
-        if "bernoulli" in models:
-            X_by_model["bernoulli"] = binarize(X_by_model["multinomial"])
+        counts = datasets.get_dataset(dataset, ds.pipeline.replace(binary=False)).X
+        for m, kind in reads.items():
+            if kind == "counts":
+                X_by_model[m] = counts
+            elif kind == "binary":
+                X_by_model[m] = binarize(counts)
         counted = True
     except ValueError as e:
         st.error(str(e))
