@@ -29,6 +29,7 @@ import numpy as np
 from ._validation import warn_classes_without_labels
 from .equations import m_step, normalize_log
 from .run import EMRun
+from .run import format_smoothing
 
 __all__ = [
     "ComponentEMRun",
@@ -173,5 +174,5 @@ class ComponentEMRun(EMRun):
     def __repr__(self) -> str:
         return (
             f"<ComponentEMRun {self.model.name} K={self.n_classes} m={self.components_per_class} "
-            f"λ={self.smoothing:g} t={self.iteration} stop={self.stop_reason}>"
+            f"λ={format_smoothing(self.smoothing)} t={self.iteration} stop={self.stop_reason}>"
         )

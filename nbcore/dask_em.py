@@ -91,6 +91,7 @@ from .equations import (
     squared_change,
 )
 from .run import EMRun, EStep, Snapshot
+from .run import format_smoothing
 
 if TYPE_CHECKING:
     from .em import EM
@@ -750,7 +751,7 @@ class ChunkedEMRun(EMRun):
 
     def __repr__(self) -> str:
         return (
-            f"<ChunkedEMRun {self.model.name} K={self.n_classes} λ={self.smoothing:g} "
+            f"<ChunkedEMRun {self.model.name} K={self.n_classes} λ={format_smoothing(self.smoothing)} "
             f"t={self.iteration} chunks={self.data.n_chunks} stop={self.stop_reason}>"
         )
 
