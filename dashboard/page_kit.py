@@ -85,10 +85,23 @@ def dataset_options(models: tuple[str, ...] = ("bernoulli", "multinomial")) -> l
     return out
 
 
+def text_dataset_options() -> list[str]:
+    """Shipped text corpora, and this session's upload or shared set when it is text."""
+    from nbcore.data import DEFAULT_PIPELINES  # the shipped sets built from raw text
+    names, _ = datasets.dataset_names()
+    out = [n for n in names if n in DEFAULT_PIPELINES]
+    for name, key in ((controls.UPLOAD, state.UPLOAD_DS), (controls.SHARED, state.SHARED_DS)):
+        if getattr(state.get(key), "is_text", False):
+            out.append(name)
+    return out
+
+
 def dataset_picker(key: str, default: str, models=("bernoulli", "multinomial"), container=None,
-                   label: str = "Data set", help: str | None = None) -> str:
+                   label: str = "Data set", help: str | None = None, options: list[str] | None = None) -> str:
+    """The page's data set (bound to the URL under ``key``): the sets ``models`` can read, or
+    ``options`` when given; a class link's shared set first."""
     box = container or st.sidebar
-    options = dataset_options(models)
+    options = dataset_options(models) if options is None else list(options)
     if controls.SHARED in options:
         default = controls.SHARED  # a class link's data set is what every view shows first
     if default not in options:

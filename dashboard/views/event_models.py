@@ -24,30 +24,13 @@ VOCAB_SIZES = [100, 300, 1_000, 3_000, 10_000, 20_000]
 ALL = "all"
 
 
-def text_options() -> list[str]:
-    """Shipped text corpora, and this session's upload or shared set when it is text."""
-    names, _ = datasets.dataset_names()
-    from nbcore.data import DEFAULT_PIPELINES  # the shipped sets built from raw text
-    out = [n for n in names if n in DEFAULT_PIPELINES]
-    for name, key in ((controls.UPLOAD, state.UPLOAD_DS), (controls.SHARED, state.SHARED_DS)):
-        if getattr(state.get(key), "is_text", False):
-            out.append(name)
-    return out
-
-
 sb = st.sidebar
-options = text_options()
+options = page_kit.text_dataset_options()
 if not options:
     st.warning("This page needs a text data set (e.g. sms_spam, or a CSV with a text column).")
     st.stop()
-default = controls.SHARED if controls.SHARED in options else ("sms_spam" if "sms_spam" in options else options[0])
-if st.session_state.get("evm_dataset") not in (None, *options):
-    st.session_state["evm_dataset"] = default
-shown_names = {controls.UPLOAD: f"{state.get(state.UPLOAD_NAME)} (your upload)",
-               controls.SHARED: f"{state.get(state.SHARED_NAME)} (shared)"}
-dataset = urlguard.selectbox(sb, "Data set (text)", options, index=options.index(default), key="evm_dataset",
-                             format_func=lambda n: shown_names.get(n, n), special=controls.gone_upload(default),
-                             what="data set", help="Text data sets only: both models need the words of each document.")
+dataset = page_kit.dataset_picker("evm_dataset", "sms_spam", container=sb, label="Data set (text)", options=options,
+                                  help="Text data sets only: both models need the words of each document.")
 hidden = urlguard.slider(sb, "Labels hidden", 0, 100, 95, step=1, format="%d%%", key="evm_hidden",
                          help="The same labels are hidden from both runs; accuracy is measured on them.")
 smoothing = page_kit.lam_picker("evm_lam", 1.0, label="Smoothing λ (both runs)")

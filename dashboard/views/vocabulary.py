@@ -20,30 +20,12 @@ SIZES = (100, 300, 1_000, 3_000, 10_000, 20_000)
 MAX_ITER = 100
 
 
-def text_options() -> list[str]:
-    """Shipped text corpora, and this session's upload or shared set when it is text."""
-    names, _ = datasets.dataset_names()
-    from nbcore.data import DEFAULT_PIPELINES  # the shipped sets built from raw text
-    out = [n for n in names if n in DEFAULT_PIPELINES]
-    for name, key in ((controls.UPLOAD, state.UPLOAD_DS), (controls.SHARED, state.SHARED_DS)):
-        if getattr(state.get(key), "is_text", False):
-            out.append(name)
-    return out
-
-
 sb = st.sidebar
-options = text_options()
+options = page_kit.text_dataset_options()
 if not options:
     st.warning("This page needs a text data set (e.g. sms_spam, or a CSV with a text column).")
     st.stop()
-default = controls.SHARED if controls.SHARED in options else ("sms_spam" if "sms_spam" in options else options[0])
-if st.session_state.get("voc_dataset") not in (None, *options):
-    st.session_state["voc_dataset"] = default
-shown_names = {controls.UPLOAD: f"{state.get(state.UPLOAD_NAME)} (your upload)",
-               controls.SHARED: f"{state.get(state.SHARED_NAME)} (shared)"}
-dataset = urlguard.selectbox(sb, "Data set (text)", options, index=options.index(default), key="voc_dataset",
-                             format_func=lambda n: shown_names.get(n, n), special=controls.gone_upload(default),
-                             what="data set")
+dataset = page_kit.dataset_picker("voc_dataset", "sms_spam", container=sb, label="Data set (text)", options=options)
 hidden = int(urlguard.slider(sb, "Labels hidden", 0, 100, 95, step=1, format="%d%%", key="voc_hidden",
                              help="The label budget, fixed for every vocabulary size: the same labels are hidden "
                                   "each time, and accuracy is measured on them."))
