@@ -1,17 +1,7 @@
 """EM for Naive Bayes, one iteration at a time (the notes fig. 1-2, the course session steps 1-4).
 
-The maths sits in small module-level functions, one per equation of the notes
-(:mod:`nbcore.equations`, re-exported here):
-
-=====================  ==========================================================
-``log_joint``          log α_k + log p(x_i | k)                        eq. (10-11)
-``responsibilities``   p(y_i = k | x_i) for hidden rows (eq. 18/21), one-hot for
-                       labelled rows (eq. 22)
-``class_prior``        α_k = Σ_i r_ik / N                              eq. (12/19/23)
-``m_step``             α from ``class_prior`` and β from the event model's
-                       ``statistics`` + ``params_from``               eq. (13/14/20/24)
-``observed_log_likelihood``  Σ_lab log p(x_i, y_i) + w Σ_unlab log Σ_k p(x_i, k)  eq. (15-17)
-=====================  ==========================================================
+The maths sits in small module-level functions, one per equation of the notes, in
+:mod:`nbcore.equations` (its docstring maps them to the equations); they are re-exported here.
 
 :class:`EM` holds the settings (``__init__`` only stores them) and chooses the run type
 (:meth:`EM._run_type`: plain, components per class, or row chunks on Dask);
