@@ -146,6 +146,26 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason="ComplementNB: nbcore has no complement Naive Bayes"))
 
 
+def _main_module_fixture():
+    """Autouse fixture: put back the process's ``__main__`` after each test. Streamlit's AppTest
+    runs a page as ``__main__`` and leaves it there, and a later test that starts processes by
+    spawning (a Dask LocalCluster) makes every child re-run that page first: a page made by
+    ``AppTest.from_function`` then fails in the child and no worker starts."""
+    import pytest
+
+    main = sys.modules.get("__main__")
+
+    @pytest.fixture(autouse=True)
+    def _restore_main_module():
+        yield
+        if sys.modules.get("__main__") is not main:
+            sys.modules["__main__"] = main
+    return _restore_main_module
+
+
+_restore_main_module = _main_module_fixture()
+
+
 def _pg_url_fixture():
     """Session fixture ``pg_url``: a throwaway real PostgreSQL server (tests/pg_cluster.py),
     started once per test session for the store tests (test_store.py, test_sharing.py)."""
