@@ -121,13 +121,13 @@ def chart_with(at, text: str) -> dict:
     raise AssertionError(f"no chart on the page shows {text!r}")
 
 
-# ---- scikit-learn's own Naive Bayes tests (tests/test_sklearn_naive_bayes.py) -------------------
+# ---- scikit-learn's own Naive Bayes tests (tests/engine/test_sklearn_naive_bayes.py) -------------------
 #: test name -> why it does not apply to nbcore (everything else in that file must pass)
 SKLEARN_NB_SKIPS = {
     "test_cnb": "ComplementNB: nbcore has no complement Naive Bayes",
     "test_gnb_check_update_with_no_data": "calls scikit-learn's private GaussianNB._update_mean_variance",
     "test_alpha_vector": "its second half calls scikit-learn's private _check_alpha and matches scikit-learn's "
-                         "error texts; its per-feature alpha assertions run in tests/test_smoothing_vector.py",
+                         "error texts; its per-feature alpha assertions run in tests/engine/test_smoothing_vector.py",
     "test_check_alpha": "calls scikit-learn's private _check_alpha",
     "test_gnb_array_api_compliance": "uses scikit-learn's private sklearn.utils._array_api helpers",
 }
@@ -137,7 +137,7 @@ def pytest_collection_modifyitems(config, items):
     import pytest
 
     for item in items:
-        if not item.nodeid.startswith("tests/test_sklearn_naive_bayes.py::"):
+        if not item.nodeid.startswith("tests/engine/test_sklearn_naive_bayes.py::"):
             continue
         name = item.originalname if hasattr(item, "originalname") else item.name
         if name in SKLEARN_NB_SKIPS:

@@ -2,7 +2,7 @@
 
 The counts are checked against the file read with the standard library alone (gzip + split),
 not through nbcore; the accuracy table in datasets/spam_assassin.md is recomputed with nbcore
-(``pytest tests/test_spam_assassin.py -k card_table -s`` prints it); load time and one EM step
+(``pytest tests/engine/test_spam_assassin.py -k card_table -s`` prints it); load time and one EM step
 are compared with sms_spam and printed, not asserted.
 """
 from __future__ import annotations

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard import derive
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = ["=HYPERLINK(\"http://evil.example\",\"x\")", "=cmd|' /C calc'!A0", "+44 20 7946 0000",
            "@channel", "-2+3", "\t=1+1"]
 # what a spreadsheet treats as a formula: a cell starting with = + - @ (or a tab/CR before one)

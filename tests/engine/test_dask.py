@@ -24,7 +24,7 @@ from nbcore import EM, ImpossibleDocumentWarning  # noqa: E402
 from nbcore.dask_em import ChunkedData, ChunkedEMRun, count_categories, merge_tree, prepare, start  # noqa: E402
 from nbcore.models import get_model  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 K = 3
 SIZES = (37, 100, 13, 1, 149)  # uneven row chunks, one of a single row
 N = sum(SIZES)

@@ -8,7 +8,7 @@ import pytest
 
 import nbcore
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _imports(path: Path, package: str) -> set[str]:

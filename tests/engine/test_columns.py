@@ -9,7 +9,7 @@ import pytest
 
 from nbcore.data import DataError, inspect_csv, read_csv
 
-DATA = Path(__file__).resolve().parents[1] / "datasets"
+DATA = Path(__file__).resolve().parents[2] / "datasets"
 
 # A YouTube-comments-like export: text and label under odd names, plus ID/author/date.
 COMMENTS = (

@@ -17,7 +17,7 @@ import nbcore
 from nbcore.data import DataError
 from nbcore.text import TextPipeline, vectorize
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "datasets"
 WORD = r"(?u)\b\w+\b"
 

@@ -14,7 +14,7 @@ from scipy.special import gammaln
 import nbcore
 from nbcore.models import MODELS, EventModel, ParamTable, get_model, register_model, unregister_model
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 # ---- a new event model, defined only here -----------------------------------------------------

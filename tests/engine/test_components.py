@@ -1,5 +1,5 @@
 """Several mixture components per class (nbcore.components, Nigam et al. 2000 §5):
-the same properties as EM (tests/test_properties.py) plus hand-worked E-steps."""
+the same properties as EM (tests/engine/test_properties.py) plus hand-worked E-steps."""
 from __future__ import annotations
 
 import math

@@ -1,5 +1,5 @@
 """The dashboard's limits are the dashboard's: every read of a user's file passes them to the
-engine, which itself reads any size and keeps every term (tests/test_data.py)."""
+engine, which itself reads any size and keeps every term (tests/engine/test_data.py)."""
 import io
 
 import pytest
@@ -97,7 +97,7 @@ def test_a_500_class_upload_is_refused_in_the_lesson_with_the_budget_and_no_larg
 
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "dashboard" / "app.py"),
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py"),
                            default_timeout=120)
     at.run()
     run_before = at.session_state["run"]
@@ -128,7 +128,7 @@ def test_a_run_keeps_at_most_the_iterations_its_budget_holds_and_says_so(monkeyp
 
     from streamlit.testing.v1 import AppTest
 
-    app = str(Path(__file__).resolve().parents[1] / "dashboard" / "app.py")
+    app = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
     monkeypatch.setenv("NBLAB_RUN_BUDGET_MB", "2")
     at = AppTest.from_file(app, default_timeout=120)
     at.query_params.update({"max_iter": "1000", "tol": "1e-08", "player": "off"})
@@ -153,7 +153,7 @@ def test_the_default_budget_leaves_a_long_udhr_link_running():
 
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "dashboard" / "app.py"),
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py"),
                            default_timeout=120)
     at.query_params.update({"dataset": "udhr_langid", "max_iter": "1000", "tol": "1e-08"})
     at.run()

@@ -23,7 +23,7 @@ import pytest
 
 from conftest import page_text, streamlit_server  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "dashboard" / "app.py")
 DASHBOARD = ROOT / "dashboard"
 
