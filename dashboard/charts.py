@@ -3,7 +3,7 @@
 Every figure is a plain dict ``{"data": [...], "layout": {...}}`` (what plotly.js
 reads). Building a ``go.Figure`` validates every property on every assignment, and
 that was ~60 % of the server's time per rerun of the lesson page; a dict costs
-next to nothing. ``tests/test_charts.py`` validates every spec with ``go.Figure``
+next to nothing. ``tests/app/test_charts.py`` validates every spec with ``go.Figure``
 so a typo still fails a test. Display them with ``figure(spec)`` (below).
 
 Large readable fonts (pass font_size), the Okabe-Ito colour-blind-safe palette,
@@ -35,7 +35,7 @@ class _Spec(go.Figure):
 
     st.plotly_chart runs ``plotly.tools.return_figure_from_figure_or_data``: a plain dict
     is re-validated there (``Figure(**spec)``, tens of ms per chart), a go.Figure is
-    only asked for ``to_dict()``. The spec was validated by tests/test_charts.py."""
+    only asked for ``to_dict()``. The spec was validated by tests/app/test_charts.py."""
 
     def __init__(self, spec: dict):  # noqa: super-init-not-called
         # go.Figure.__init__ is skipped on purpose (1-2 ms per chart): Streamlit only checks

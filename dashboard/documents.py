@@ -1,7 +1,7 @@
 """Documents on screen: the hidden documents EM is labelling, and the confusion matrix.
 
 `documents_frame` and `confusion_frame` are pure functions of arrays (tested in
-tests/test_documents.py); `documents_panel` draws them in the lesson view and
+tests/app/test_documents.py); `documents_panel` draws them in the lesson view and
 lets a click on a row fill the maths panel (it sets the maths panel's document).
 """
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Input checks for the engine, with the exact messages students see.
 
 Every check raises ``ValueError`` (or a subclass) with a message that names
-the problem *and* the fix. Tests in ``tests/test_validation.py`` pin each
+the problem *and* the fix. Tests in ``tests/engine/test_validation.py`` pin each
 message.
 """
 
