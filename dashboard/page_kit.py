@@ -96,6 +96,22 @@ def text_dataset_options() -> list[str]:
     return out
 
 
+def text_counts_dataset(name: str):
+    """A text data set with its words counted (its own text settings, counts instead of presence):
+    the multinomial's input, whose presence is the Bernoulli's. Stops the page with the reason
+    when it cannot be had."""
+    try:
+        ds = datasets.get_dataset(name)
+        if not getattr(ds, "is_text", False):
+            raise ValueError(f"{name} is not a text data set.")
+        if ds.pipeline.binary:
+            ds = datasets.get_dataset(name, ds.pipeline.replace(binary=False))
+        return ds
+    except ValueError as e:  # nbcore.DataError is a ValueError
+        st.error(str(e))
+        st.stop()
+
+
 def dataset_picker(key: str, default: str, models=("bernoulli", "multinomial"), container=None,
                    label: str = "Data set", help: str | None = None, options: list[str] | None = None) -> str:
     """The page's data set (bound to the URL under ``key``): the sets ``models`` can read, or

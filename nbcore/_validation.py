@@ -279,3 +279,18 @@ def warn_classes_without_labels(empty, components: bool = False) -> None:
         RuntimeWarning,
         stacklevel=5,
     )
+
+
+def check_something_to_learn(n_labelled: int, init: str, unlabeled_weight: float) -> None:
+    """A run needs a labelled row for init='labeled', and some row that counts in the M-step."""
+    if n_labelled == 0 and init == "labeled":
+        raise ValueError(
+            "init='labeled' needs at least one labelled row, but every label is "
+            "hidden. Use init='random' (or 'uniform') for fully unsupervised EM, or "
+            "reveal some labels."
+        )
+    if n_labelled == 0 and unlabeled_weight == 0:
+        raise ValueError(
+            "Every label is hidden and unlabeled_weight is 0, so there is nothing to "
+            "learn from. Reveal some labels or set unlabeled_weight > 0."
+        )

@@ -79,6 +79,7 @@ from ._validation import (
     check_n_classes,
     check_random_state,
     check_run_settings,
+    check_something_to_learn,
     warn_classes_without_labels,
     warn_impossible,
 )
@@ -609,18 +610,7 @@ class ChunkedEMRun(EMRun):
             self.data = prepare(settings, X, y, persist=persist, partitions=partitions)
         self.model = self.data.model
         self.y = self.data.y
-        n_labelled = int((self.y >= 0).sum())
-        if n_labelled == 0 and settings.init == "labeled":
-            raise ValueError(
-                "init='labeled' needs at least one labelled row, but every label is "
-                "hidden. Use init='random' (or 'uniform') for fully unsupervised EM, or "
-                "reveal some labels."
-            )
-        if n_labelled == 0 and self.unlabeled_weight == 0:
-            raise ValueError(
-                "Every label is hidden and unlabeled_weight is 0, so there is nothing to "
-                "learn from. Reveal some labels or set unlabeled_weight > 0."
-            )
+        check_something_to_learn(int((self.y >= 0).sum()), settings.init, self.unlabeled_weight)
         rng = check_random_state(random_state)
         alpha, params = self._initial_parameters(settings.init, rng)
         self.stop_reason = None

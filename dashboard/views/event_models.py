@@ -12,7 +12,7 @@ import streamlit as st
 
 import nbcore
 from nbcore.models.bernoulli import binarize
-from dashboard import charts, controls, datasets, depth_charts, derive, lifecycle, metrics, page_kit, pages, state
+from dashboard import charts, controls, depth_charts, derive, lifecycle, metrics, page_kit, pages, state
 from dashboard import urlguard
 from dashboard import event_model_charts as emc
 
@@ -43,22 +43,7 @@ vocab = urlguard.select_slider(sb, "Vocabulary (most frequent words)", VOCAB_SIZ
                                     "The **Vocabulary curve** page draws accuracy against V.")
 
 
-def counts_dataset(name: str):
-    """The data set with its words counted (the data set's own text settings, counts instead of
-    presence): the multinomial's input; its presence is the Bernoulli's."""
-    try:
-        ds = datasets.get_dataset(name)
-        if not getattr(ds, "is_text", False):
-            raise ValueError(f"{name} is not a text data set.")
-        if ds.pipeline.binary:
-            ds = datasets.get_dataset(name, ds.pipeline.replace(binary=False))
-        return ds
-    except ValueError as e:  # nbcore.DataError is a ValueError
-        st.error(str(e))
-        st.stop()
-
-
-ds = counts_dataset(dataset)
+ds = page_kit.text_counts_dataset(dataset)
 Xc = ds.X
 if vocab != ALL:
     Xc = Xc[:, emc.vocabulary_columns(Xc, int(vocab))]

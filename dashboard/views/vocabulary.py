@@ -10,7 +10,7 @@ import streamlit as st
 
 import nbcore
 from nbcore.models.bernoulli import binarize
-from dashboard import charts, controls, datasets, derive, page_kit, pages, state, urlguard
+from dashboard import charts, controls, derive, page_kit, pages, state, urlguard
 from dashboard import event_model_charts as emc
 
 FS = page_kit.page_setup(pages.VOCABULARY,
@@ -35,21 +35,7 @@ uw = float(urlguard.slider(sb, "Unlabelled weight", 0.0, 1.0, 1.0, step=0.05, ke
 seed = int(urlguard.number_input(sb, "Seed (which labels are hidden)", 0, 9999, 0, key="voc_seed"))
 
 
-def counts_dataset(name: str):
-    """The data set with its words counted (its own text settings, counts instead of presence)."""
-    try:
-        ds = datasets.get_dataset(name)
-        if not getattr(ds, "is_text", False):
-            raise ValueError(f"{name} is not a text data set.")
-        if ds.pipeline.binary:
-            ds = datasets.get_dataset(name, ds.pipeline.replace(binary=False))
-        return ds
-    except ValueError as e:  # nbcore.DataError is a ValueError
-        st.error(str(e))
-        st.stop()
-
-
-ds = counts_dataset(dataset)
+ds = page_kit.text_counts_dataset(dataset)
 X_all = ds.X
 V_all = X_all.shape[1]
 sizes = [v for v in SIZES if v < V_all] + [V_all]
