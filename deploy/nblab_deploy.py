@@ -1,0 +1,494 @@
+#!/usr/bin/env python3
+"""Serve the lab to a class from one machine: N Streamlit processes behind HAProxy, shares on PostgreSQL.
+
+    python deploy/nblab_deploy.py start --processes 2 --port 8080   # start everything, return
+    python deploy/nblab_deploy.py status                             # what runs, health of each part
+    python deploy/nblab_deploy.py stop                               # stop everything (data kept)
+    python deploy/nblab_deploy.py stop --purge                       # ... and delete the state directory
+    python deploy/nblab_deploy.py run --processes 2                  # start, wait for Ctrl-C, stop
+
+What `start` starts (all on this machine, every part from Debian's packages or this repository):
+
+* N app processes: ``python -m streamlit run dashboard/app.py`` on 127.0.0.1:<app-port>+i (only the
+  proxy can reach them), with the repository's .streamlit/config.toml (5 MB uploads, no file
+  watcher, ...). One process uses about one core: run one per core.
+* HAProxy in front (``haproxy``; ``apt-get install -y haproxy``), listening on --bind:--port:
+  cookie stickiness (``NBLAB`` cookie inserted on a student's first request: the page, its websocket
+  and its uploads all go to the process that holds the student's session; a school behind one NAT
+  address is still spread over the processes, which ``ip_hash`` would not do), ``leastconn`` for new
+  students (websockets are long: the process with the fewest open tabs gets the next student),
+  websocket upgrade (HAProxy passes ``Upgrade`` through in HTTP mode; ``timeout tunnel`` keeps an
+  idle lesson tab open for --tunnel-timeout), the upload limit (a body over --max-upload-mb is
+  refused with 413 before it reaches Python; Streamlit's own 5 MB cap stays), health checks of
+  every process (``/_stcore/health``: a process that stops answering gets no new students), and
+  ``X-Forwarded-For``, which Streamlit's server trusts from 127.0.0.1, so the share quota per
+  client address counts the student's address, not the proxy's.
+* PostgreSQL for the shared data sets (Debian's ``postgresql``: initdb/pg_ctl from
+  /usr/lib/postgresql/*/bin), on a Unix socket in the state directory only (no TCP port), its data
+  kept across stop/start (``stop --purge`` removes it). ``--store-url postgresql://...`` uses an
+  existing server instead; the app processes get it as ``NBLAB_STORE_URL``.
+
+Users: run it as an ordinary user and everything runs as that user (ports >= 1024). Run as root
+and PostgreSQL runs as Debian's ``postgres`` user, HAProxy drops to ``nobody`` once its port is open,
+and the app processes run as --user (default ``nobody``) when that user can run this Python;
+otherwise they run as root and `start` says why.
+
+State (pids, ports, the generated haproxy.cfg, logs, the PostgreSQL data) lives in --state-dir
+(default ``~/.local/state/nblab-deploy``); `status` and `stop` read it. Exit status: 0 done,
+1 something failed to start (everything started so far is stopped again), 2 bad arguments or a
+missing program.
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_STATE = Path(os.environ.get("XDG_STATE_HOME", Path.home() / ".local" / "state")) / "nblab-deploy"
+COOKIE = "NBLAB"
+PG_PORT = 54331   # names the Unix socket file only (no TCP listener)
+
+
+class DeployError(RuntimeError):
+    """A part did not start; the message says which and where its log is."""
+
+
+# ---------------------------------------------------------------------------- programs
+def find_haproxy() -> str | None:
+    return shutil.which("haproxy") or next((p for p in ("/usr/sbin/haproxy", "/usr/local/sbin/haproxy")
+                                            if os.access(p, os.X_OK)), None)
+
+
+def find_pg_bindir() -> Path | None:
+    env = os.environ.get("PG_BIN")
+    if env and (Path(env) / "initdb").exists():
+        return Path(env)
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"),
+                   key=lambda p: int(Path(p).parent.parent.name) if Path(p).parent.parent.name.isdigit() else 0)
+    if found:
+        return Path(found[-1]).parent
+    which = shutil.which("initdb")
+    return Path(which).parent if which else None
+
+
+def missing_programs(need_pg: bool = True) -> list[str]:
+    """What this machine lacks to run a deployment, as messages naming the package to install."""
+    out = []
+    if find_haproxy() is None:
+        out.append("HAProxy is not installed (apt-get install -y haproxy)")
+    if need_pg and find_pg_bindir() is None:
+        out.append("PostgreSQL is not installed (apt-get install -y postgresql), or pass --store-url")
+    return out
+
+
+# ---------------------------------------------------------------------------- helpers
+def port_free(port: int, host: str = "127.0.0.1") -> bool:
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def http_ok(url: str, timeout: float = 2.0) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as r:
+            return r.status == 200
+    except (OSError, urllib.error.URLError):
+        return False
+
+
+def pid_alive(pid: int | None, marker: str | None = None) -> bool:
+    """The process runs, and (when given) its command line contains `marker` (a reused pid is not ours)."""
+    if not pid:
+        return False
+    try:
+        cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z" and (marker is None or marker in cmd)
+
+
+def stop_pid(pid: int | None, marker: str | None, grace: float = 10.0) -> None:
+    """SIGTERM, then SIGKILL after `grace` s; only a process whose command line has `marker`."""
+    if not pid_alive(pid, marker):
+        return
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    deadline = time.time() + grace
+    while time.time() < deadline:
+        if not pid_alive(pid):
+            return
+        time.sleep(0.1)
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def as_user(cmd: list[str], user: str | None) -> list[str]:
+    return ["runuser", "-u", user, "--", *cmd] if user else cmd
+
+
+def app_user(requested: str | None) -> tuple[str | None, str]:
+    """(user to run the app processes as, None = this user; a note for the operator)."""
+    if os.geteuid() != 0:
+        return None, ""
+    user = requested or "nobody"
+    if user == "root":
+        return None, "app processes run as root (--user root)"
+    probe = subprocess.run(as_user([sys.executable, "-c", "import streamlit, nbcore, dashboard"], user),
+                           cwd=str(ROOT), capture_output=True, text=True, timeout=120)
+    if probe.returncode != 0:
+        why = (probe.stderr.strip().splitlines() or ["?"])[-1]
+        return None, (f"app processes run as root: user {user!r} cannot run {sys.executable} "
+                      f"with this repository ({why}); give it read access or pass --user")
+    return user, f"app processes run as {user}"
+
+
+# ---------------------------------------------------------------------------- PostgreSQL
+def pg_start(state: Path, log) -> tuple[str, dict]:
+    """Start (initialising on first use) the store's PostgreSQL; returns (URL, state entries)."""
+    bindir = find_pg_bindir()
+    if bindir is None:
+        raise DeployError("PostgreSQL is not installed (apt-get install -y postgresql), or pass --store-url")
+    user = "postgres" if os.geteuid() == 0 else None   # initdb refuses root
+    pg_dir, sock = state / "pg", state / "pg-socket"
+    data, pg_log = pg_dir / "data", state / "logs" / "postgresql.log"
+    for d in (pg_dir, sock):
+        d.mkdir(parents=True, exist_ok=True)
+    if user:
+        import pwd
+        pw = pwd.getpwnam(user)
+        for d in (pg_dir, sock):
+            os.chown(d, pw.pw_uid, pw.pw_gid)
+        pg_log.touch()
+        os.chown(pg_log, pw.pw_uid, pw.pw_gid)
+    sock.chmod(0o755)   # the app processes (perhaps another user) reach the socket file
+
+    def run(cmd):
+        r = subprocess.run(as_user(cmd, user), capture_output=True, text=True, cwd=str(pg_dir), timeout=180)
+        if r.returncode != 0:
+            tail = pg_log.read_text(errors="replace")[-1500:] if pg_log.exists() else ""
+            raise DeployError(f"{' '.join(cmd[:2])} failed: {r.stderr.strip()[-800:]}\n{tail}")
+        return r
+    if not (data / "PG_VERSION").exists():
+        log(f"initialising PostgreSQL in {data}")
+        run([str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U", "nblab", "-E", "UTF8", "--locale=C"])
+    opts = f"-c listen_addresses='' -k {sock} -p {PG_PORT} -c unix_socket_permissions=0777"
+    run([str(bindir / "pg_ctl"), "-D", str(data), "-l", str(pg_log), "-o", opts, "-w", "-t", "60", "start"])
+    exists = run([str(bindir / "psql"), "-h", str(sock), "-p", str(PG_PORT), "-U", "nblab", "-d", "postgres",
+                  "-tAc", "SELECT 1 FROM pg_database WHERE datname = 'nblab'"]).stdout.strip()
+    if exists != "1":
+        run([str(bindir / "createdb"), "-h", str(sock), "-p", str(PG_PORT), "-U", "nblab", "nblab"])
+    url = f"postgresql://nblab@/nblab?host={sock}&port={PG_PORT}"
+    return url, {"pg_bindir": str(bindir), "pg_data": str(data), "pg_user": user}
+
+
+def pg_stop(st: dict) -> None:
+    if not st.get("pg_data"):
+        return
+    cmd = [str(Path(st["pg_bindir"]) / "pg_ctl"), "-D", st["pg_data"], "-m", "fast", "-w", "-t", "60", "stop"]
+    subprocess.run(as_user(cmd, st.get("pg_user")), capture_output=True, timeout=90)
+
+
+# ---------------------------------------------------------------------------- HAProxy
+def haproxy_config(args, ports: list[int], state: Path, drop_to: str | None) -> str:
+    servers = "\n".join(f"    server app{i} 127.0.0.1:{p} cookie app{i} check inter 5s fall 3 rise 2 "
+                        f"maxconn {args.maxconn_per_process}" for i, p in enumerate(ports))
+    user = f"    user {drop_to}\n    group nogroup\n" if drop_to else ""
+    limit = int(args.max_upload_mb * 1024 * 1024)
+    return f"""# Written by deploy/nblab_deploy.py (regenerated on every start; edit the script's options instead).
+global
+    maxconn {args.maxconn}
+    log stdout format raw local0 info
+{user}
+defaults
+    mode http
+    log global
+    option httplog
+    option dontlognull
+    # the student's address for the app (Streamlit's server trusts X-Forwarded-For from 127.0.0.1)
+    option forwardfor
+    timeout connect 5s
+    # a request (headers and body) must arrive within this; a slow upload of 6 MB fits easily
+    timeout http-request 60s
+    timeout client {args.client_timeout}s
+    timeout server {args.client_timeout}s
+    # an open lesson tab is one websocket; it may sit idle for a whole lecture
+    timeout tunnel {args.tunnel_timeout}s
+    timeout client-fin 10s
+    timeout queue 30s
+
+frontend nblab
+    bind {args.bind}:{args.port}
+    # uploads: Streamlit caps a file at 5 MB; a body over {args.max_upload_mb:g} MB (the file plus its
+    # multipart framing) is refused here, before it reaches the app
+    http-request deny deny_status 413 if {{ req.hdr_val(content-length) gt {limit} }}
+    default_backend app
+
+backend app
+    # a new student goes to the process with the fewest open connections (websockets last a lesson);
+    # the cookie keeps each student on that process afterwards (session, uploads, share links)
+    balance leastconn
+    cookie {COOKIE} insert indirect nocache httponly attr "SameSite=Lax"
+    option httpchk GET /_stcore/health
+    http-check expect status 200
+{servers}
+"""
+
+
+# ---------------------------------------------------------------------------- start / stop
+def read_state(state: Path) -> dict | None:
+    f = state / "state.json"
+    try:
+        return json.loads(f.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def write_state(state: Path, st: dict) -> None:
+    tmp = state / "state.json.tmp"
+    tmp.write_text(json.dumps(st, indent=2))
+    tmp.replace(state / "state.json")
+
+
+def start(args) -> dict:
+    state = Path(args.state_dir).expanduser().resolve()
+    old = read_state(state)
+    if old and any(pid_alive(p, m) for p, m in running_parts(old)):
+        raise DeployError(f"a deployment from {state} is running (proxy {old.get('url')}): stop it first "
+                          f"(python deploy/nblab_deploy.py stop --state-dir {state})")
+    missing = missing_programs(need_pg=not args.store_url)
+    if missing:
+        raise DeployError("; ".join(missing))
+    if not port_free(args.port, args.bind if args.bind not in ("0.0.0.0", "*", "::") else "0.0.0.0"):
+        raise DeployError(f"port {args.port} on {args.bind} is in use: pick another with --port")
+    ports = [args.app_port + i for i in range(args.processes)] if args.app_port else \
+        [free_port() for _ in range(args.processes)]
+    busy = [p for p in ports if not port_free(p)]
+    if busy:
+        raise DeployError(f"app port(s) {busy} in use: pick another --app-port")
+    (state / "logs").mkdir(parents=True, exist_ok=True)
+    state.chmod(0o755)
+    log = (lambda m: None) if args.quiet else (lambda m: print("nblab-deploy: " + m, flush=True))
+    st: dict = {"state_dir": str(state), "processes": [], "haproxy": None, "started": time.time()}
+    try:
+        if args.store_url:
+            store_url = args.store_url
+        else:
+            store_url, pg = pg_start(state, log)
+            st.update(pg)
+            write_state(state, st)
+        st["store_url"] = store_url
+        user, note = app_user(args.user)
+        if note:
+            log(note)
+        home = state / "home"   # the app user's HOME (Streamlit looks for ~/.streamlit there)
+        home.mkdir(exist_ok=True)
+        if user:
+            import pwd
+            pw = pwd.getpwnam(user)
+            os.chown(home, pw.pw_uid, pw.pw_gid)
+            for i in range(len(ports)):
+                f = state / "logs" / f"app{i}.log"
+                f.touch()
+                os.chown(f, pw.pw_uid, pw.pw_gid)
+        env = dict(os.environ, NBLAB_STORE_URL=store_url, PYTHONUNBUFFERED="1", HOME=str(home))
+        env.pop("NBLAB_STORE_DIR", None)
+        for i, port in enumerate(ports):
+            cmd = [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.headless", "true",
+                   "--server.address", "127.0.0.1", "--server.port", str(port),
+                   "--browser.gatherUsageStats", "false", *args.streamlit_arg]
+            logf = open(state / "logs" / f"app{i}.log", "a")
+            proc = subprocess.Popen(as_user(cmd, user), cwd=str(ROOT), env=env, stdout=logf,
+                                    stderr=subprocess.STDOUT, start_new_session=True)
+            logf.close()
+            st["processes"].append({"name": f"app{i}", "port": port, "pid": proc.pid,
+                                    "log": str(state / "logs" / f"app{i}.log")})
+            write_state(state, st)
+        deadline = time.time() + args.start_timeout
+        for p in st["processes"]:
+            while not http_ok(f"http://127.0.0.1:{p['port']}/_stcore/health"):
+                if not pid_alive(p["pid"]):
+                    raise DeployError(f"{p['name']} exited; see {p['log']}")
+                if time.time() > deadline:
+                    raise DeployError(f"{p['name']} did not answer within {args.start_timeout:g} s; see {p['log']}")
+                time.sleep(0.2)
+            p["pid"] = app_pid(p["pid"])   # runuser's child: the Python process itself
+        log(f"{len(ports)} app process(es) up on 127.0.0.1:{', '.join(map(str, ports))}")
+        haproxy = find_haproxy()
+        cfg = state / "haproxy.cfg"
+        cfg.write_text(haproxy_config(args, ports, state, "nobody" if os.geteuid() == 0 else None))
+        check = subprocess.run([haproxy, "-c", "-q", "-f", str(cfg)], capture_output=True, text=True, timeout=30)
+        if check.returncode != 0:
+            raise DeployError(f"haproxy refused {cfg}: {(check.stderr or check.stdout).strip()[-1000:]}")
+        hlog = open(state / "logs" / "haproxy.log", "a")
+        hp = subprocess.Popen([haproxy, "-db", "-f", str(cfg)], stdout=hlog, stderr=subprocess.STDOUT,
+                              start_new_session=True)
+        hlog.close()
+        host = "127.0.0.1" if args.bind in ("0.0.0.0", "*", "::", "") else args.bind
+        st["haproxy"] = {"pid": hp.pid, "config": str(cfg), "log": str(state / "logs" / "haproxy.log")}
+        st["url"] = f"http://{host}:{args.port}"
+        st["cookie"] = COOKIE
+        write_state(state, st)
+        while not http_ok(st["url"] + "/_stcore/health"):
+            if hp.poll() is not None:
+                raise DeployError(f"haproxy exited ({hp.returncode}); see {st['haproxy']['log']}")
+            if time.time() > deadline:
+                raise DeployError(f"the proxy did not answer within {args.start_timeout:g} s; see {st['haproxy']['log']}")
+            time.sleep(0.2)
+        log(f"HAProxy on {args.bind}:{args.port} -> {len(ports)} process(es); shares on PostgreSQL "
+            f"({'existing server' if args.store_url else 'socket in ' + str(state / 'pg-socket')})")
+        log(f"open {st['url']}/   (stop: python deploy/nblab_deploy.py stop --state-dir {state})")
+        return st
+    except BaseException:
+        stop_parts(st)
+        raise
+
+
+def app_pid(pid: int) -> int:
+    """The Python process of an app: `pid` itself, or its child when it was started through runuser."""
+    try:
+        cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]
+    except OSError:
+        return pid
+    if not cmd.endswith(b"runuser"):
+        return pid
+    try:
+        kids = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return pid
+    return int(kids[0]) if kids else pid
+
+
+def running_parts(st: dict) -> list[tuple[int, str]]:
+    parts = [(p["pid"], "streamlit") for p in st.get("processes", [])]
+    if st.get("haproxy"):
+        parts.append((st["haproxy"]["pid"], "haproxy"))
+    return parts
+
+
+def stop_parts(st: dict) -> None:
+    if st.get("haproxy"):
+        stop_pid(st["haproxy"]["pid"], "haproxy")
+    for p in st.get("processes", []):
+        stop_pid(p["pid"], "streamlit")
+    pg_stop(st)
+
+
+def stop(args) -> int:
+    state = Path(args.state_dir).expanduser().resolve()
+    st = read_state(state)
+    if st is None:
+        print(f"nblab-deploy: nothing to stop: no deployment state in {state}")
+        return 0
+    stop_parts(st)
+    if args.purge:
+        shutil.rmtree(state, ignore_errors=True)
+        print(f"nblab-deploy: stopped; {state} removed (shares deleted)")
+    else:
+        (state / "state.json").unlink(missing_ok=True)
+        print(f"nblab-deploy: stopped (logs and shares kept in {state})")
+    return 0
+
+
+def status(args) -> int:
+    state = Path(args.state_dir).expanduser().resolve()
+    st = read_state(state)
+    if st is None:
+        print(f"no deployment state in {state}")
+        return 1
+    ok = True
+    for p in st.get("processes", []):
+        alive = pid_alive(p["pid"], "streamlit")
+        healthy = alive and http_ok(f"http://127.0.0.1:{p['port']}/_stcore/health")
+        ok &= healthy
+        print(f"{p['name']}: pid {p['pid']} port {p['port']} {'healthy' if healthy else 'DOWN'}  log {p['log']}")
+    if st.get("haproxy"):
+        healthy = pid_alive(st["haproxy"]["pid"], "haproxy") and http_ok(st["url"] + "/_stcore/health")
+        ok &= healthy
+        print(f"haproxy: pid {st['haproxy']['pid']} {st['url']} {'healthy' if healthy else 'DOWN'}")
+    print(f"store: {st.get('store_url')}")
+    return 0 if ok else 1
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--state-dir", default=str(DEFAULT_STATE), help=f"pids, config, logs, data (default {DEFAULT_STATE})")
+    for name in ("start", "run"):
+        p = sub.add_parser(name, parents=[common], help="start the deployment" + (", wait for Ctrl-C, stop" if name == "run" else ""))
+        p.add_argument("--processes", type=int, default=os.cpu_count() or 1, help="app processes (default: one per core)")
+        p.add_argument("--port", type=int, default=8080, help="the proxy's port (default 8080)")
+        p.add_argument("--bind", default="0.0.0.0", help="the proxy's address (default 0.0.0.0: the network)")
+        p.add_argument("--app-port", type=int, default=0, help="first app port (default: free ports)")
+        p.add_argument("--store-url", help="an existing postgresql:// URL for the shares (default: start one)")
+        p.add_argument("--user", help="as root: run the app processes as this user (default nobody, if it can)")
+        p.add_argument("--max-upload-mb", type=float, default=6.0, help="largest request body the proxy passes (default 6)")
+        p.add_argument("--client-timeout", type=int, default=60, help="HTTP idle timeout, s (default 60)")
+        p.add_argument("--tunnel-timeout", type=int, default=3 * 3600, help="idle websocket timeout, s (default 3 h)")
+        p.add_argument("--maxconn", type=int, default=4000, help="proxy connections in all (default 4000)")
+        p.add_argument("--maxconn-per-process", type=int, default=1000, help="connections per app process (default 1000)")
+        p.add_argument("--start-timeout", type=float, default=120.0)
+        p.add_argument("--streamlit-arg", action="append", default=[], help="extra `streamlit run` flag, repeatable")
+        p.add_argument("--quiet", action="store_true")
+    p = sub.add_parser("stop", parents=[common], help="stop everything")
+    p.add_argument("--purge", action="store_true", help="also delete the state directory (logs, shares)")
+    sub.add_parser("status", parents=[common], help="what runs and whether it answers")
+    args = ap.parse_args(argv)
+    if args.cmd == "stop":
+        return stop(args)
+    if args.cmd == "status":
+        return status(args)
+    if not 1 <= args.processes <= 64:
+        ap.error("--processes must be between 1 and 64")
+    if not 1 <= args.port <= 65535:
+        ap.error("--port must be between 1 and 65535")
+    if args.max_upload_mb <= 0:
+        ap.error("--max-upload-mb must be positive")
+    try:
+        st = start(args)
+    except DeployError as e:
+        print(f"nblab-deploy: {e}", file=sys.stderr)
+        return 2 if "not installed" in str(e) else 1
+    if args.cmd == "start":
+        return 0
+    stopping = []
+    signal.signal(signal.SIGTERM, lambda *_: stopping.append(1))
+    try:
+        while not stopping and all(pid_alive(p, m) for p, m in running_parts(st)):
+            time.sleep(1)
+    except KeyboardInterrupt:
+        pass
+    stop_parts(st)
+    (Path(st["state_dir"]) / "state.json").unlink(missing_ok=True)
+    print("nblab-deploy: stopped")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
