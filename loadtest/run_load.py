@@ -4,16 +4,36 @@
     python loadtest/run_load.py                 # 30 sessions, 60 s, + 2 real-browser checks
     python loadtest/run_load.py --quick         # 3 sessions, 10 s, no browser (CI smoke)
     python loadtest/run_load.py --sessions 50 --duration 120 --json out.json
+    python loadtest/run_load.py --deploy 2 --profile calm --sessions 300   # through HAProxy, 2 processes
+    python loadtest/run_load.py --proxy http://host:8080 --sessions 30     # an existing deployment
 
-It starts `streamlit run dashboard/app.py` itself on 127.0.0.1 and a free port,
+It starts `streamlit run dashboard/app.py` itself on 127.0.0.1 and a free port
+(or, with --deploy K, deploy/nblab_deploy.py's K processes behind HAProxy with
+the shares on PostgreSQL; with --proxy URL it uses a deployment that runs),
 waits for /_stcore/health, opens the page once (cold start, timed apart), then
 runs the students: each is a websocket client speaking Streamlit's own protocol
 (loadtest/stclient.py: BackMsg.rerun_script with widget_states, ForwardMsg
 deltas / script_finished / auto_rerun), and does what a student does for
-`--duration` seconds with a think time between actions: moves the "labels
-hidden" and "λ" sliders, presses Step, Play (then follows the fragment's
-auto-reruns like the browser does) and Pause, drags the iteration scrubber,
-Reset, Run to convergence, now and then another data set.
+`--duration` seconds with a think time between actions (--profile busy:
+0.5-2 s, calm: 3-8 s): moves the "labels hidden" and "λ" sliders, presses
+Step, Play and Pause, drags the iteration slider, Reset, Run to convergence,
+now and then another data set.
+
+Play and the iteration slider belong to the lesson's browser player (the
+components-v2 element `nbem_player_main`); the students send its traffic as
+dashboard/player/player.js does: after the page is drawn the `painted`
+trigger; Play = state `view` {run, t, revealed, playing: true, play}, then
+while the playhead advances at the page's fps, a `need` trigger {run, upto,
+t, revealed, play} whenever fewer than max(3, fps) iterations are left ahead
+(at most one outstanding per 3 s, as the JS), Pause (or the run's end) = state
+`view` with playing false; a drag of the slider = state `view` with the
+iteration dropped on. Without the player (?player=off) Play is the server's
+button and its auto-reruns, as before.
+
+Through a proxy (--proxy/--deploy) a student first GETs the page, as a
+browser does, and keeps the cookies the proxy sets (HAProxy's stickiness
+cookie) for the websocket and uploads: which process each student landed on
+is reported.
 
 Measured:
   latency  send of a BackMsg -> ForwardMsg.script_finished of the run it caused
@@ -47,6 +67,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,6 +80,9 @@ from loadtest.stclient import Session  # noqa: E402
 
 MAX_ACTIONS_PER_SESSION = 2000   # hard bound on top of the time bound
 MAX_TICKS_PER_PLAY = 40          # a Play lasts at most this many auto-reruns
+PLAYER = "nbem_player_main"      # the lesson player's component key (dashboard/player)
+#: think time between a student's actions, seconds (--profile)
+PROFILES = {"busy": (0.5, 2.0), "calm": (3.0, 8.0)}
 
 
 # ---------------------------------------------------------------------------- server
@@ -130,7 +154,8 @@ def rss_mb(pid: int) -> float | None:
 # ---------------------------------------------------------------------------- stats
 @dataclass
 class Stats:
-    latencies: dict = field(default_factory=lambda: {"interaction": [], "load": [], "tick": []})
+    latencies: dict = field(default_factory=lambda: {"interaction": [], "load": [], "tick": [], "need": [],
+                                                     "painted": []})
     by_action: dict = field(default_factory=dict)
     errors: list = field(default_factory=list)        # (session, action, what)
     error_alerts: list = field(default_factory=list)  # st.error texts shown (not counted as errors)
@@ -138,6 +163,10 @@ class Stats:
     sessions_started: int = 0
     sessions_completed: int = 0
     shared_seen: int = 0      # --shared: students whose first page showed the shared data set
+    play_s: float = 0.0       # seconds students spent playing (the player's playhead running)
+    stall_s: float = 0.0      # of which the playhead waited at the last iteration received (need late)
+    plays: int = 0
+    backends: Counter = field(default_factory=Counter)   # proxy cookie value -> students
 
     def record(self, name: str, action: str, res, kind: str = "interaction", detail: str = "") -> None:
         if res is None:
@@ -164,10 +193,14 @@ def pct(xs: list[float], q: float) -> float | None:
 class Student:
     def __init__(self, idx: int, url: str, stats: Stats, deadline: float, rng: random.Random,
                  think: tuple[float, float], run_timeout: float, report_initial_values: bool = True,
-                 query_string: str = "", expect_text: str | None = None):
+                 query_string: str = "", expect_text: str | None = None, via_proxy: bool = False,
+                 cookie_name: str = "NBLAB"):
         self.name = f"s{idx:02d}"
         self.s = Session(url, name=self.name, query_string=query_string, run_timeout=run_timeout,
                          report_initial_values=report_initial_values)
+        self.via_proxy = via_proxy     # GET the page first (the proxy's stickiness cookie)
+        self.cookie_name = cookie_name
+        self.play_id = rng.randrange(10 ** 6)   # the player's playId: one per Play press
         self.expect_text = expect_text   # --shared: a text the first page must show (the shared file's name)
         self.stats = stats
         self.deadline = deadline
@@ -194,6 +227,12 @@ class Student:
     async def run(self) -> None:
         self.stats.sessions_started += 1
         try:
+            if self.via_proxy:
+                code = await self.s.fetch_page()
+                if code != 200:
+                    self.stats.errors.append((self.name, "page", f"HTTP {code} for the page"))
+                    return
+                self.stats.backends[self.s.cookies.get(self.cookie_name, "(no cookie)")] += 1
             await self.s.connect()
         except Exception as e:  # noqa: BLE001
             self.stats.errors.append((self.name, "connect", repr(e)[:300]))
@@ -202,6 +241,12 @@ class Student:
             res = await self.s.load()
             if not self._check("load", res, "load"):
                 return
+            c = self.s.component(PLAYER)
+            if c is not None and c.head.get("lowerWaiting"):
+                # the browser draws the charts (about a second), then asks for the lower panels
+                await self._sleep(self.rng.uniform(0.5, 1.5))
+                if not self._check("painted", await self.s.component_trigger(PLAYER, "painted", True), "painted"):
+                    return
             if self.expect_text is not None:
                 if any(self.expect_text in t for t in self.s.texts):
                     self.stats.shared_seen += 1
@@ -223,6 +268,12 @@ class Student:
         choices = [("hidden", 3), ("lam", 3), ("step", 5), ("play", 3), ("scrub", 2), ("reset", 1),
                    ("converge", 1), ("dataset", 1)]
         action = rng.choices([c for c, _ in choices], [w for _, w in choices])[0]
+        # Play and the iteration slider are the browser player's when the page has it
+        player = s.component(PLAYER)
+        if action == "play" and player is not None:
+            return await self.play_player()
+        if action == "scrub" and player is not None:
+            return await self.drag_player()
         if action in ("step", "converge", "reset", "play") and not self._usable(action):
             action = "reset" if self._usable("reset") else "hidden"
         if action == "scrub" and not self._usable("scrub"):
@@ -249,6 +300,81 @@ class Student:
             self.detail = action
             return self._check(action, await s.click(action))
         return True
+
+    def _view(self, t: int, revealed: int, playing: bool) -> dict:
+        h = self.s.component(PLAYER).head
+        return {"run": h.get("run"), "t": int(t), "revealed": int(revealed), "playing": playing, "play": self.play_id}
+
+    async def drag_player(self) -> bool:
+        """Drag the player's iteration slider: the browser redraws by itself and, 250 ms after the
+        pointer is released, reports the iteration shown (state `view`, playing false)."""
+        h = self.s.component(PLAYER).head
+        n = int(h.get("n") or 1)
+        if n <= 1:   # nothing to drag yet: a Step instead, as a student would
+            self.detail = "step (nothing to drag)"
+            return self._check("step", await self.s.click("step")) if self._usable("step") else True
+        t = self.rng.randrange(n)
+        self.detail = f"drag to t={t} of {n - 1}"
+        await asyncio.sleep(0.25)
+        return self._check("scrub", await self.s.set_component_state(PLAYER, "view", self._view(t, n - 1, False)))
+
+    async def play_player(self) -> bool:
+        """Play in the browser player for 2-5 s, sending what player.js sends, then Pause."""
+        s, rng = self.s, self.rng
+        h = s.component(PLAYER).head
+        n, done, fps = int(h.get("n") or 1), bool(h.get("done")), max(1, int(h.get("fps") or 5))
+        if n <= 1 and done:
+            return True
+        run = h.get("run")
+        t = int(h.get("t") or 0)
+        if t >= n - 1 and done:
+            t = 0                      # at the end of a finished run: play it again from the start
+        revealed = max(int(h.get("revealed") or 0), t)
+        self.play_id += 1
+        self.detail = f"play from t={t} of {n - 1}"
+        if not self._check("play", await s.set_component_state(PLAYER, "view", self._view(t, revealed, True))):
+            return False
+        self.stats.plays += 1
+        start = time.perf_counter()
+        until = min(self.deadline, start + rng.uniform(2.0, 5.0))
+        pending = 0.0
+        chunk = max(5, -(-fps * 3 // 2))
+        advanced_at = start
+        why = "click"
+        while True:
+            now = time.perf_counter()
+            h = s.component(PLAYER).head
+            if h.get("run") != run:     # a new run (another student action cannot happen here; a rebuild)
+                why = "new run"
+                break
+            if int(h.get("n") or 1) != n or bool(h.get("done")) != done:
+                pending = 0.0           # the frames asked for have come
+            n, done = int(h.get("n") or 1), bool(h.get("done"))
+            steps = int((now - advanced_at) * fps)
+            if steps:
+                advanced_at += steps / fps
+                if t >= n - 1 and not done:
+                    self.stats.stall_s += steps / fps     # the playhead waits for iterations
+                t = min(n - 1, t + steps)
+                revealed = max(revealed, t)
+            if t >= n - 1 and done:
+                why = "end"
+                break
+            if now >= until:
+                break
+            if not done and n - 1 - t < max(3, fps) and (not pending or now - pending >= 3.0):
+                pending = now
+                need = {"run": run, "upto": n - 1 + chunk, "t": t, "revealed": revealed, "play": self.play_id}
+                self.detail = f"need upto {need['upto']} at t={t}"
+                if not self._check("need", await s.component_trigger(PLAYER, "need", need), "need"):
+                    return False
+                continue
+            await asyncio.sleep(min(1.0 / fps, max(0.0, until - now)) or 0.01)
+        self.stats.play_s += time.perf_counter() - start
+        if why == "new run":
+            return True
+        self.detail = f"pause ({why}) at t={t} of {n - 1}"
+        return self._check("pause", await s.set_component_state(PLAYER, "view", self._view(t, revealed, False)))
 
     async def play(self) -> bool:
         """Play, follow the auto-reruns like the browser does for a few seconds, then Pause."""
@@ -331,15 +457,21 @@ async def browser_check(url: str, n: int, deadline: float, executable: str) -> d
 
 # ---------------------------------------------------------------------------- main
 async def run_students(ports: list[int], args, stats: Stats, pids: list[int]) -> dict:
-    """Students are spread round-robin over the servers (= sticky sessions behind a proxy)."""
-    port = ports[0]
-    url = f"ws://127.0.0.1:{port}/_stcore/stream"
-    urls = [f"ws://127.0.0.1:{p}/_stcore/stream" for p in ports]
+    """Students are spread round-robin over the servers (= sticky sessions behind a proxy), or all
+    go to the proxy (--proxy/--deploy), which spreads them."""
+    if args.proxy:
+        http_base = args.proxy.rstrip("/")
+        urls = [http_base.replace("https://", "wss://").replace("http://", "ws://") + "/_stcore/stream"]
+    else:
+        http_base = f"http://127.0.0.1:{ports[0]}"
+        urls = [f"ws://127.0.0.1:{p}/_stcore/stream" for p in ports]
 
     def total_rss():
         vals = [rss_mb(p) for p in pids]
-        return None if any(v is None for v in vals) else sum(vals)
+        return None if not vals or any(v is None for v in vals) else sum(vals)
     mem: list[tuple[float, float, int]] = []   # (t, rss MB, interactions so far)
+    loadavg: list[tuple[float, float]] = []    # (t, 1-minute load average)
+    per_proc_peak = [0.0] * len(pids)          # MB, each server process
     t_start = time.perf_counter()
     stop = asyncio.Event()
 
@@ -350,6 +482,9 @@ async def run_students(ports: list[int], args, stats: Stats, pids: list[int]) ->
             r = total_rss()
             if r is not None:
                 mem.append((time.perf_counter() - t_start, r, stats.interactions))
+                for i, pid in enumerate(pids):
+                    per_proc_peak[i] = max(per_proc_peak[i], rss_mb(pid) or 0.0)
+            loadavg.append((time.perf_counter() - t_start, os.getloadavg()[0]))
             try:
                 await asyncio.wait_for(stop.wait(), timeout=1.0)
             except asyncio.TimeoutError:
@@ -359,8 +494,11 @@ async def run_students(ports: list[int], args, stats: Stats, pids: list[int]) ->
 
     # cold start: the first page view imports numpy/plotly/sklearn in the server; timed apart
     cold = None
-    for u in urls:
-        first = Session(u, name="cold", run_timeout=max(60.0, args.run_timeout))
+    # through the proxy: one cold page per process, each pinned by its stickiness cookie
+    colds = [(urls[0], {args.cookie_name: v}) for v in args.backend_cookies] if args.proxy else \
+        [(u, {}) for u in urls]
+    for u, jar in colds:
+        first = Session(u, name="cold", run_timeout=max(60.0, args.run_timeout), cookies=jar)
         try:
             await first.connect()
             r = await first.load()
@@ -373,6 +511,7 @@ async def run_students(ports: list[int], args, stats: Stats, pids: list[int]) ->
             await first.close()
     rss_warm0 = total_rss()
     cpu0 = [cpu_seconds(p) for p in pids]
+    gen0 = cpu_seconds(os.getpid())
     n0 = stats.interactions + len(stats.latencies["load"])   # every script run: interactions, ticks, page loads
 
     t_students = time.perf_counter()
@@ -384,7 +523,8 @@ async def run_students(ports: list[int], args, stats: Stats, pids: list[int]) ->
         deadline = w_start + args.ramp + args.duration
         students = [Student(wave * 1000 + i, urls[i % len(urls)], stats, deadline, random.Random(master.random()),
                             (args.think_min, args.think_max), args.run_timeout, not args.no_initial_values,
-                            query_string=args.query_string, expect_text=args.expect_text)
+                            query_string=args.query_string, expect_text=args.expect_text,
+                            via_proxy=bool(args.proxy), cookie_name=args.cookie_name)
                     for i in range(args.sessions)]
 
         async def start(st: Student, delay: float):
@@ -393,7 +533,7 @@ async def run_students(ports: list[int], args, stats: Stats, pids: list[int]) ->
 
         tasks = [start(st, args.ramp * i / max(1, args.sessions)) for i, st in enumerate(students)]
         if args.browsers > 0 and wave == 0:
-            http = f"http://127.0.0.1:{port}/" + (f"?{args.query_string}" if args.query_string else "")
+            http = http_base + "/" + (f"?{args.query_string}" if args.query_string else "")
             tasks.append(browser_check(http, args.browsers, deadline, args.chromium))
         hard_limit = args.ramp + args.duration + 2 * args.run_timeout + 120
         try:
@@ -418,6 +558,7 @@ async def run_students(ports: list[int], args, stats: Stats, pids: list[int]) ->
                       "seconds": round(w_end - w_start, 1), "interactions_so_far": stats.interactions})
     t_end = time.perf_counter() - t_start
     cpu1 = [cpu_seconds(p) for p in pids]
+    gen1 = cpu_seconds(os.getpid())
     server_cpu = None
     if all(c is not None for c in cpu0 + cpu1):
         server_cpu = sum(b - a for a, b in zip(cpu0, cpu1))
@@ -428,6 +569,8 @@ async def run_students(ports: list[int], args, stats: Stats, pids: list[int]) ->
     return {"mem": mem, "cold_load_s": cold, "rss_after_cold_mb": rss_warm0,
             "students_start_s": t_students - t_start, "students_end_s": t_end, "browser": browser,
             "waves": waves, "server_cpu_s": server_cpu, "server_runs": n_runs,
+            "loadavg": loadavg, "per_process_peak_mb": per_proc_peak,
+            "loadgen_cpu_s": None if gen0 is None or gen1 is None else gen1 - gen0,
             "students_wall_s": t_end - (t_students - t_start)}
 
 
@@ -455,12 +598,17 @@ def summarise(args, stats: Stats, run: dict, log_text: str, startup_s: float) ->
     inter = lat["interaction"]
     summary = {
         "sessions": args.sessions, "replicas": args.replicas, "echo_initial_values": not args.no_initial_values, "duration_s": args.duration, "ramp_s": args.ramp,
-        "think_s": [args.think_min, args.think_max],
+        "think_s": [args.think_min, args.think_max], "profile": args.profile,
+        "proxy": args.proxy, "deploy": args.deploy,
+        "students_per_process": dict(sorted(stats.backends.items())) if args.proxy else None,
         "cpu_count": os.cpu_count(), "loadavg_before": args.loadavg_before,
         "server_startup_s": round(startup_s, 2),
         "cold_first_load_s": None if run["cold_load_s"] is None else round(run["cold_load_s"], 2),
         "sessions_started": stats.sessions_started, "sessions_completed": stats.sessions_completed,
         "interactions": len(inter), "play_ticks": len(lat["tick"]),
+        "player": {"plays": stats.plays, "need_triggers": len(lat["need"]), "painted_triggers": len(lat["painted"]),
+                   "play_s": _r(stats.play_s, 1), "stalled_s": _r(stats.stall_s, 1),
+                   "stalled_fraction": _r(stats.stall_s / stats.play_s, 3) if stats.play_s else None},
         "errors": len(stats.errors) + tracebacks, "server_log_tracebacks": tracebacks,
         "error_samples": stats.errors[:10],
         "st_error_messages_shown": len(stats.error_alerts),
@@ -480,10 +628,13 @@ def summarise(args, stats: Stats, run: dict, log_text: str, startup_s: float) ->
             "cpu_s_per_run": _r(run["server_cpu_s"] / run["server_runs"]) if run["server_cpu_s"] and run["server_runs"] else None,
             "cores_used": _r(run["server_cpu_s"] / run["students_wall_s"], 2) if run["server_cpu_s"] else None},
         "rss_samples": [(round(t, 1), round(r, 1), n) for t, r, n in mem],
+        "rss_peak_per_process_mb": [_r(x, 1) for x in run["per_process_peak_mb"]],
+        "loadavg_1min": _loadavg_summary(run["loadavg"], t0, t1),
+        "loadgen_cores_used": _r(run["loadgen_cpu_s"] / run["students_wall_s"], 2) if run["loadgen_cpu_s"] else None,
         "browser": run["browser"],
     }
     if args.shared:
-        # one "nblab: parsed shared data set" line per parse (dashboard/sharing.py), per server log
+        # one "nblab: parsed shared data set" line per parse (dashboard/data/sharing.py), per server log
         parses = [text.count("nblab: parsed shared data set") for text in args.log_texts]
         summary["shared"] = {"file": args.shared, "bytes": args.shared_bytes, "id_prefix": args.share_id[:6],
                              "students_seeing_it": stats.shared_seen, "parses_per_process": parses,
@@ -503,12 +654,16 @@ def summarise(args, stats: Stats, run: dict, log_text: str, startup_s: float) ->
         wave_growth = waves[-1]["settled_rss_mb"] - ref["settled_rss_mb"]
         summary["rss_mb"]["growth_between_waves"] = _r(wave_growth, 1)
         summary["rss_mb"]["growth_compared"] = f"wave {ref['wave']} -> wave {waves[-1]['wave']}"
+    if not rss:   # --proxy without --deploy-state: the servers' memory is not visible here
+        summary["rss_mb"]["note"] = "server processes not known (give --deploy-state): memory not measured"
     checks = {
         "zero_errors": summary["errors"] == 0 and stats.sessions_completed == stats.sessions_started == args.sessions * args.waves,
         f"p95_under_{args.p95_target:g}s": p95 is not None and p95 < args.p95_target,
         "memory_bounded": (wave_growth < args.wave_growth_target if wave_growth is not None
                            else growth_kb_per is not None and growth_kb_per < args.growth_target),
     }
+    if not rss:
+        del checks["memory_bounded"]
     if b:
         checks["browsers_ok"] = not b["errors"] and b["loaded"] == b["pages"]
     if args.shared:
@@ -517,6 +672,16 @@ def summarise(args, stats: Stats, run: dict, log_text: str, startup_s: float) ->
     summary["checks"] = checks
     summary["passed"] = all(checks.values())
     return summary
+
+
+def _loadavg_summary(samples, t0: float, t1: float) -> dict:
+    """The 1-minute load average while the students acted: its peak, its mean over the second half
+    (the 1-minute average lags the start by about a minute) and its value at the end."""
+    during = [v for t, v in samples if t0 <= t <= t1]
+    late = [v for t, v in samples if t0 + (t1 - t0) / 2 <= t <= t1]
+    return {"peak": _r(max(during), 2) if during else None,
+            "mean_second_half": _r(statistics.fmean(late), 2) if late else None,
+            "end": _r(during[-1], 2) if during else None}
 
 
 def _r(x, nd=3):
@@ -529,14 +694,23 @@ def print_table(s: dict) -> None:
         ("sessions (started / completed)", f"{s['sessions_started']} / {s['sessions_completed']} of {s['sessions'] * len(s['waves'])}"
                                            f" on {s['replicas']} server process(es)"),
         ("machine: cores / load average before", f"{s['cpu_count']} / {s['loadavg_before']}"),
-        ("duration per student", f"{s['duration_s']:g} s (ramp {s['ramp_s']:g} s, think {s['think_s'][0]:g}-{s['think_s'][1]:g} s)"),
+        ("load average (1 min) during: peak / mean 2nd half / end",
+         f"{s['loadavg_1min']['peak']} / {s['loadavg_1min']['mean_second_half']} / {s['loadavg_1min']['end']}"
+         f"   (load generator itself: {s['loadgen_cores_used']} cores)"),
+        ("duration per student", f"{s['duration_s']:g} s (ramp {s['ramp_s']:g} s, profile {s['profile']}: "
+                                 f"think {s['think_s'][0]:g}-{s['think_s'][1]:g} s)"),
         ("server start / cold first page", f"{s['server_startup_s']} s / {s['cold_first_load_s']} s"),
         ("interactions / Play ticks", f"{s['interactions']} / {s['play_ticks']}"),
         ("errors (of which server tracebacks)", f"{s['errors']} ({s['server_log_tracebacks']})"),
         ("st.error messages shown to students", f"{s['st_error_messages_shown']}"),
         ("interaction -> script_finished p50 / p95 / max",
          f"{L['interaction']['p50']} / {L['interaction']['p95']} / {L['interaction']['max']} s"),
-        ("Play tick p50 / p95", f"{L['tick']['p50']} / {L['tick']['p95']} s"),
+        ("Play tick p50 / p95 (server Play, ?player=off)", f"{L['tick']['p50']} / {L['tick']['p95']} s"),
+        ("player: plays / need triggers / painted", f"{s['player']['plays']} / {s['player']['need_triggers']} / "
+                                                    f"{s['player']['painted_triggers']}"),
+        ("player: need -> frames p50 / p95 / max", f"{L['need']['p50']} / {L['need']['p95']} / {L['need']['max']} s"),
+        ("player: time playing / playhead waiting for frames",
+         f"{s['player']['play_s']} s / {s['player']['stalled_s']} s ({s['player']['stalled_fraction']})"),
         ("server CPU per run (interaction or tick) / cores used",
          f"{s['server_cpu']['cpu_s_per_run']} s / {s['server_cpu']['cores_used']}"),
         ("page load p50 / p95 / max", f"{L['load']['p50']} / {L['load']['p95']} / {L['load']['max']} s"),
@@ -547,6 +721,10 @@ def print_table(s: dict) -> None:
         ("RSS growth, warm half", f"{s['rss_mb']['warm_growth']} MB = {s['rss_mb']['warm_growth_kb_per_interaction']} KB/interaction "
                                   f"(slope {s['rss_mb']['warm_slope_kb_per_interaction']} KB/interaction)"),
     ]
+    if s.get("proxy"):
+        rows.insert(1, ("through the proxy / students per process",
+                        f"{s['proxy']} / {s['students_per_process']}  (RSS peak per process "
+                        f"{s['rss_peak_per_process_mb']} MB)"))
     if s.get("shared"):
         sh = s["shared"]
         rows.append(("shared link: students who saw it / parses per process",
@@ -576,8 +754,10 @@ def main(argv=None) -> int:
     ap.add_argument("--duration", type=float, default=60.0, help="seconds each student keeps interacting (default 60)")
     ap.add_argument("--quick", action="store_true", help="smoke run: 3 sessions, 10 s, no browsers")
     ap.add_argument("--ramp", type=float, default=5.0, help="students join evenly over this many seconds (default 5)")
-    ap.add_argument("--think-min", type=float, default=0.5)
-    ap.add_argument("--think-max", type=float, default=2.0)
+    ap.add_argument("--profile", choices=sorted(PROFILES), default="busy",
+                    help="how often a student acts: busy = every 0.5-2 s, calm = every 3-8 s (default busy)")
+    ap.add_argument("--think-min", type=float, default=None, help="seconds between actions, low end (overrides --profile)")
+    ap.add_argument("--think-max", type=float, default=None, help="seconds between actions, high end (overrides --profile)")
     ap.add_argument("--browsers", type=int, default=2, help="real Chromium pages beside the clients (default 2, 0 = none)")
     ap.add_argument("--chromium", default="/usr/bin/chromium")
     ap.add_argument("--run-timeout", type=float, default=30.0, help="a run slower than this is an error")
@@ -598,6 +778,14 @@ def main(argv=None) -> int:
     ap.add_argument("--port", type=int, default=0, help="default: a free port")
     ap.add_argument("--replicas", type=int, default=1,
                     help="start this many servers; students are spread over them like sticky sessions (default 1)")
+    ap.add_argument("--proxy", metavar="URL",
+                    help="go through a running deployment's proxy (http://host:port) instead of starting servers; "
+                         "with --deploy-state its processes' memory and CPU are measured too")
+    ap.add_argument("--deploy-state", metavar="DIR",
+                    help="with --proxy: the state directory of deploy/nblab_deploy.py (pids, logs, cookie values)")
+    ap.add_argument("--deploy", type=int, metavar="K", default=0,
+                    help="start deploy/nblab_deploy.py with K processes behind HAProxy and shares on PostgreSQL "
+                         "(a temporary state directory), go through its proxy, stop it at the end")
     ap.add_argument("--shared", metavar="CSV",
                     help="shared-link scenario: store this CSV in a fresh share store (a temporary NBLAB_STORE_DIR "
                          "the servers use too) and have every student open the same ?dataset=shared&data=<id> link "
@@ -607,6 +795,21 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.quick:
         args.sessions, args.duration, args.browsers, args.ramp = 3, 10.0, 0, 1.0
+    lo, hi = PROFILES[args.profile]
+    args.think_min = lo if args.think_min is None else args.think_min
+    args.think_max = hi if args.think_max is None else args.think_max
+    if not 0 <= args.think_min <= args.think_max:
+        ap.error(f"think times must satisfy 0 <= min <= max (got {args.think_min:g}..{args.think_max:g})")
+    if args.deploy and args.proxy:
+        ap.error("--deploy starts its own proxy: give --deploy or --proxy, not both")
+    if args.deploy_state and not args.proxy:
+        ap.error("--deploy-state goes with --proxy URL")
+    if (args.deploy or args.proxy) and (args.replicas != 1 or args.shared):
+        ap.error("--replicas and --shared start their own servers; with --deploy/--proxy the deployment decides")
+    if args.proxy and not re.match(r"^https?://[^/\s]+/?$", args.proxy):
+        ap.error(f"--proxy wants the deployment's address like http://host:8080 (got {args.proxy!r})")
+    if not 0 <= args.deploy <= 8:
+        ap.error("--deploy takes 1 to 8 processes")
     args.sessions = max(1, min(args.sessions, 500))
     args.duration = max(1.0, min(args.duration, 3600.0))
 
@@ -617,7 +820,7 @@ def main(argv=None) -> int:
     args.loadavg_before = [round(x, 2) for x in os.getloadavg()]
     args.query_string, args.expect_text = "", None
     if args.shared:
-        from dashboard import store as share_store
+        from dashboard.data import store as share_store
         data = Path(args.shared).read_bytes()
         args.store_dir = tempfile.mkdtemp(prefix="loadtest_store_")
         os.environ["NBLAB_STORE_DIR"] = args.store_dir       # the servers inherit it
@@ -630,6 +833,9 @@ def main(argv=None) -> int:
         args.query_string = f"dataset=shared&data={receipt.id}"
         args.expect_text = share_store.clean_name(Path(args.shared).name)
         print(f"shared {args.shared} ({len(data):,} bytes) as data={receipt.id[:6]}… in {args.store_dir}", flush=True)
+    args.cookie_name, args.backend_cookies = "NBLAB", []
+    if args.deploy or args.proxy:
+        return run_through_proxy(args)
     ports = [args.port or free_port()] + [free_port() for _ in range(args.replicas - 1)]
     procs, logs = [], []
     try:
@@ -651,6 +857,10 @@ def main(argv=None) -> int:
         for proc in procs:
             stop_server(proc)
     args.log_texts = [p.read_text(errors="replace") for p in logs]
+    return report(args, stats, run, startup)
+
+
+def report(args, stats: Stats, run: dict, startup: float) -> int:
     log_text = "\n".join(args.log_texts)
     summary = summarise(args, stats, run, log_text, startup)
     if summary["server_log_tracebacks"]:
@@ -664,6 +874,66 @@ def main(argv=None) -> int:
         else:
             Path(args.json).write_text(text)
     return 0 if summary["passed"] else 1
+
+
+def run_through_proxy(args) -> int:
+    """--deploy K: start deploy/nblab_deploy.py (K processes, HAProxy, PostgreSQL) in a temporary state
+    directory, run the students through its proxy, stop it. --proxy URL: a deployment that runs."""
+    state_dir = args.deploy_state
+    started = False
+    t0 = time.perf_counter()
+    if args.deploy:
+        state_dir = tempfile.mkdtemp(prefix="loadtest_deploy_")
+        cmd = [sys.executable, str(ROOT / "deploy" / "nblab_deploy.py"), "start", "--processes", str(args.deploy),
+               "--port", str(free_port()), "--bind", "127.0.0.1", "--state-dir", state_dir]
+        for a in args.server_arg:
+            cmd += ["--streamlit-arg=" + a]
+        print("starting", " ".join(cmd[1:]), flush=True)
+        r = subprocess.run(cmd, cwd=str(ROOT), timeout=300)
+        if r.returncode != 0:
+            print(f"the deployment did not start (exit {r.returncode})", file=sys.stderr)
+            return 2
+        started = True
+    try:
+        st = {}
+        if state_dir:
+            try:
+                st = json.loads((Path(state_dir) / "state.json").read_text())
+            except (OSError, ValueError) as e:
+                print(f"no deployment state in {state_dir}: {e}", file=sys.stderr)
+                return 2
+        args.proxy = args.proxy or st["url"]
+        procs = st.get("processes", [])
+        pids = [p["pid"] for p in procs]
+        args.cookie_name = st.get("cookie", "NBLAB")
+        args.backend_cookies = [p["name"] for p in procs]
+        args.replicas = len(procs) or 1
+        logs = [Path(p["log"]) for p in procs]
+        offsets = [f.stat().st_size if f.exists() else 0 for f in logs]   # this run's part of each log
+        try:
+            with urllib.request.urlopen(args.proxy.rstrip("/") + "/_stcore/health", timeout=10) as r:
+                ok = r.status == 200
+        except OSError as e:
+            print(f"the proxy at {args.proxy} does not answer: {e}", file=sys.stderr)
+            return 2
+        if not ok:
+            print(f"the proxy at {args.proxy} answers but not healthy", file=sys.stderr)
+            return 2
+        startup = time.perf_counter() - t0
+        print(f"through {args.proxy} ({len(procs) or '?'} process(es), pids {pids or 'not known'}); "
+              f"{args.sessions} students, profile {args.profile}, for {args.duration:g} s ...", flush=True)
+        stats = Stats()
+        run = asyncio.run(run_students([], args, stats, pids))
+        args.log_texts = []
+        for f, off in zip(logs, offsets):
+            with open(f, "rb") as fh:
+                fh.seek(off)
+                args.log_texts.append(fh.read().decode(errors="replace"))
+    finally:
+        if started:
+            subprocess.run([sys.executable, str(ROOT / "deploy" / "nblab_deploy.py"), "stop", "--purge",
+                            "--state-dir", state_dir], cwd=str(ROOT), timeout=120)
+    return report(args, stats, run, startup)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,18 @@ page_script_hash, fragment_id, is_auto_rerun) exactly like the frontend's
                           rerun_script(fragment_id=..., is_auto_rerun=True)
                           every `interval` seconds until stop_auto_rerun
 * new_session         -> the page_script_hash to send with later reruns
+* delta.new_element.bidi_component -> a components-v2 component (the lesson's
+                          player): its id, fragment and the JSON data the
+                          server gave it; the client answers like the
+                          component's JS (`set_component_state`: a persistent
+                          `json_value` state, `component_trigger`: a one-shot
+                          `json_trigger_value` on the component's
+                          `$$STREAMLIT_INTERNAL_KEY_<id>__events` widget)
+
+Behind a reverse proxy with cookie stickiness, `Session.cookies` holds the
+cookies the proxy set on the page request (see `fetch_page`); they go with
+the websocket handshake and with every upload, so a student's socket and
+uploads reach the same server process, as in a browser.
 
 Only the standard library, `websockets` (a streamlit dependency) and the
 protobuf classes inside the `streamlit` package are used.
@@ -19,6 +31,8 @@ protobuf classes inside the `streamlit` package are used.
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -56,6 +70,51 @@ class Widget:
         return bool(getattr(self.proto, "disabled", False))
 
 
+#: the internal-key prefix of Streamlit's widget ids (streamlit.runtime.state.session_state)
+INTERNAL_KEY_PREFIX = "$$STREAMLIT_INTERNAL_KEY"
+#: scalar fields read from a component's JSON data without parsing all of it (the player's data
+#: carries whole chart specs: parsing them for every rerun of 300 students would load the generator)
+_HEAD_FIELDS = re.compile(r'"(role|sid|run|n|done|seq|t|revealed|fps|lowerWaiting)": ("[^"]*"|-?\d+|true|false|null)')
+
+
+@dataclass
+class Component:
+    """A components-v2 element (st.components.v2 ``component(...)`` call) as the server last sent it."""
+    id: str
+    name: str            # the registered component name
+    fragment_id: str
+    head: dict           # the scalar top-level fields of its JSON data (see _HEAD_FIELDS)
+    data_bytes: int
+
+    @property
+    def key(self) -> str:
+        parts = self.id.split("-", 2)
+        return parts[2] if len(parts) == 3 else self.id
+
+    @property
+    def trigger_id(self) -> str:
+        """The id of the component's trigger aggregator widget (one per component; every
+        ``setTriggerValue`` of the JS lands there as ``{"event": name, "value": v}``)."""
+        return f"{INTERNAL_KEY_PREFIX}_{self.id}__events"
+
+
+def component_head(raw: str) -> dict:
+    """The scalar fields of a component's JSON data; the whole JSON is parsed only when the
+    fast read finds none of them."""
+    head = {}
+    for k, v in _HEAD_FIELDS.findall(raw[:2000]):
+        if k not in head:
+            head[k] = json.loads(v)
+    if not head and raw:
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            return {}
+        if isinstance(data, dict):
+            head = {k: v for k, v in data.items() if isinstance(v, (str, int, float, bool)) or v is None}
+    return head
+
+
 @dataclass
 class RunResult:
     ok: bool
@@ -72,7 +131,7 @@ class Session:
     """One simulated browser tab."""
 
     def __init__(self, url: str, *, name: str = "s", query_string: str = "", origin: str | None = None,
-                 run_timeout: float = 30.0, report_initial_values: bool = True):
+                 run_timeout: float = 30.0, report_initial_values: bool = True, cookies: dict | None = None):
         self.url = url                      # ws://127.0.0.1:PORT/_stcore/stream
         self.name = name
         self.query_string = query_string
@@ -84,6 +143,8 @@ class Session:
         self.session_id = ""
         self.file_urls: asyncio.Queue = asyncio.Queue()
         self.widgets: dict[str, Widget] = {}     # by user key (or id for keyless)
+        self.components: dict[str, Component] = {}  # components-v2 elements, by user key
+        self.cookies: dict[str, str] = dict(cookies or {})   # sent with the handshake and uploads
         self.values: dict[str, object] = {}      # widget id -> (field, value) the client "holds"
         self.exceptions: list[str] = []          # every exception element ever received
         self.warnings: list[str] = []            # exception elements with is_warning (deprecations)
@@ -103,8 +164,21 @@ class Session:
                   ping_interval=None, close_timeout=2)
         if self.origin:
             kw["origin"] = self.origin
+        if self.cookies:
+            kw["additional_headers"] = {"Cookie": self.cookie_header()}
         self.ws = await websockets.connect(self.url, **kw)
         self._reader_task = asyncio.create_task(self._reader(), name=f"reader-{self.name}")
+
+    def cookie_header(self) -> str:
+        return "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+
+    async def fetch_page(self, timeout: float = 30.0) -> int:
+        """GET the page like a browser opening the link (through a proxy this is the request that
+        gets the stickiness cookie); keeps the cookies it sets. Returns the HTTP status."""
+        http = self.url.replace("wss://", "https://").replace("ws://", "http://").replace("/_stcore/stream", "/")
+        if self.query_string:
+            http += "?" + self.query_string
+        return await asyncio.to_thread(_get_with_cookies, http, self.cookies, timeout)
 
     async def close(self) -> None:
         self._closed = True
@@ -167,6 +241,12 @@ class Session:
                     self.texts.append(el.markdown.body)
                 elif etype == "text":   # st.text: plain text (e.g. a shared file's name)
                     self.texts.append(el.text.body)
+                elif etype == "bidi_component":
+                    bc = el.bidi_component
+                    raw = bc.json if bc.WhichOneof("data") == "json" else (
+                        bc.mixed.json if bc.WhichOneof("data") == "mixed" else "")
+                    comp = Component(bc.id, bc.component_name, d.fragment_id, component_head(raw), len(raw))
+                    self.components[comp.key] = comp
                 elif etype in WIDGET_TYPES:
                     w = getattr(el, etype)
                     wid = getattr(w, "id", "")
@@ -195,7 +275,8 @@ class Session:
             self.exceptions.append(f"page_not_found: {msg.page_not_found.page_name}")
 
     # ---- writing ------------------------------------------------------------------
-    def _back_msg(self, fragment_id: str = "", is_auto_rerun: bool = False, triggers=()) -> bytes:
+    def _back_msg(self, fragment_id: str = "", is_auto_rerun: bool = False, triggers=(),
+                  json_triggers=None) -> bytes:
         bm = BackMsg()
         cs = bm.rerun_script
         cs.query_string = self.query_string
@@ -211,6 +292,10 @@ class Session:
             ws = cs.widget_states.widgets.add()
             ws.id = wid
             ws.trigger_value = True
+        for wid, payloads in (json_triggers or {}).items():   # a component's setTriggerValue calls
+            ws = cs.widget_states.widgets.add()
+            ws.id = wid
+            ws.json_trigger_value = json.dumps(payloads)
         cs.context_info.timezone = "UTC"
         cs.context_info.timezone_offset = 0
         cs.context_info.locale = "en-US"
@@ -219,7 +304,8 @@ class Session:
         cs.context_info.color_scheme = "light"
         return bm.SerializeToString()
 
-    async def rerun(self, *, fragment_id: str = "", is_auto_rerun: bool = False, triggers=()) -> RunResult:
+    async def rerun(self, *, fragment_id: str = "", is_auto_rerun: bool = False, triggers=(),
+                    json_triggers=None) -> RunResult:
         """Send one rerun_script and wait for the run it starts to finish.
 
         Latency = send -> first ForwardMsg.script_finished with a final status
@@ -232,7 +318,7 @@ class Session:
             self.alerts.clear()
             self.texts.clear()
         t0 = time.perf_counter()
-        await self.ws.send(self._back_msg(fragment_id, is_auto_rerun, triggers))
+        await self.ws.send(self._back_msg(fragment_id, is_auto_rerun, triggers, json_triggers))
         deadline = t0 + self.run_timeout
         while True:
             remaining = deadline - time.perf_counter()
@@ -269,6 +355,27 @@ class Session:
         w = self.widgets[key]
         return await self.rerun(fragment_id=w.fragment_id, triggers=[w.id])
 
+    def component(self, key: str) -> Component | None:
+        return self.components.get(key)
+
+    async def set_component_state(self, key: str, name: str, value) -> RunResult:
+        """The component's JS calling ``setStateValue(name, value)``: the component's whole state
+        (every name it has set) is sent as the widget's ``json_value``, in the component's fragment,
+        and kept for every later rerun like any widget value."""
+        c = self.components[key]
+        old = self.values.get(c.id)
+        state = json.loads(old[1]) if old else {}
+        state[name] = value
+        self.values[c.id] = ("json_value", json.dumps(state))
+        return await self.rerun(fragment_id=c.fragment_id)
+
+    async def component_trigger(self, key: str, event: str, value) -> RunResult:
+        """The component's JS calling ``setTriggerValue(event, value)``: one rerun of the component's
+        fragment carrying ``[{"event": ..., "value": ...}]`` on its trigger widget (not kept)."""
+        c = self.components[key]
+        return await self.rerun(fragment_id=c.fragment_id,
+                                json_triggers={c.trigger_id: [{"event": event, "value": value}]})
+
     async def auto_tick(self) -> RunResult | None:
         """One auto rerun of the first fragment that asked for it (Play); None if none did."""
         if not self.auto_reruns:
@@ -278,9 +385,31 @@ class Session:
 
 
 # ---- file upload (what the frontend's file_uploader does) ---------------------------------
-def _xsrf_cookie(http_base: str) -> str | None:
+def _get_with_cookies(url: str, cookies: dict, timeout: float) -> int:
+    """GET url sending ``cookies``; the cookies the answer sets are added to ``cookies``."""
+    import urllib.error
     import urllib.request
-    with urllib.request.urlopen(http_base + "/_stcore/health", timeout=10) as r:  # sets the XSRF cookie
+    req = urllib.request.Request(url)
+    if cookies:
+        req.add_header("Cookie", "; ".join(f"{k}={v}" for k, v in cookies.items()))
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            r.read()
+            headers, status = r.headers, r.status
+    except urllib.error.HTTPError as e:
+        headers, status = e.headers, e.code
+    for header in headers.get_all("Set-Cookie") or []:
+        name, _, rest = header.partition("=")
+        cookies[name.strip()] = rest.split(";", 1)[0]
+    return status
+
+
+def _xsrf_cookie(http_base: str, cookies: dict | None = None) -> str | None:
+    import urllib.request
+    req = urllib.request.Request(http_base + "/_stcore/health")
+    if cookies:   # the proxy's stickiness cookie: the same server process as the websocket
+        req.add_header("Cookie", "; ".join(f"{k}={v}" for k, v in cookies.items()))
+    with urllib.request.urlopen(req, timeout=10) as r:  # sets the XSRF cookie
         for header in r.headers.get_all("Set-Cookie") or []:
             name, _, rest = header.partition("=")
             if name.strip() == "_streamlit_xsrf":
@@ -288,7 +417,8 @@ def _xsrf_cookie(http_base: str) -> str | None:
     return None
 
 
-def _put_multipart(url: str, name: str, data: bytes, xsrf: str | None, mime: str) -> int:
+def _put_multipart(url: str, name: str, data: bytes, xsrf: str | None, mime: str,
+                   cookies: dict | None = None) -> int:
     """PUT one file as multipart/form-data; returns the HTTP status (0 = no answer).
 
     Sent in chunks with http.client so that a server refusing early (413 on the
@@ -306,9 +436,12 @@ def _put_multipart(url: str, name: str, data: bytes, xsrf: str | None, mime: str
         conn.putrequest("PUT", u.path + (f"?{u.query}" if u.query else ""))
         conn.putheader("Content-Type", f"multipart/form-data; boundary={boundary}")
         conn.putheader("Content-Length", str(len(body)))
+        jar = dict(cookies or {})
         if xsrf:
             conn.putheader("X-Xsrftoken", xsrf)
-            conn.putheader("Cookie", f"_streamlit_xsrf={xsrf}")
+            jar["_streamlit_xsrf"] = xsrf
+        if jar:
+            conn.putheader("Cookie", "; ".join(f"{k}={v}" for k, v in jar.items()))
         conn.endheaders()
         try:
             for i in range(0, len(body), 64 * 1024):
@@ -343,8 +476,8 @@ async def upload_file(sess: Session, key: str, name: str, data: bytes, mime: str
         return RunResult(False, time.perf_counter() - t0, f"file_urls error: {resp.error_msg}")
     fu = resp.file_urls[0]
     upload_url = fu.upload_url if fu.upload_url.startswith("http") else http_base + "/" + fu.upload_url.lstrip("/")
-    xsrf = await asyncio.to_thread(_xsrf_cookie, http_base)
-    code = await asyncio.to_thread(_put_multipart, upload_url, name, data, xsrf, mime)
+    xsrf = await asyncio.to_thread(_xsrf_cookie, http_base, sess.cookies)
+    code = await asyncio.to_thread(_put_multipart, upload_url, name, data, xsrf, mime, sess.cookies)
     if code not in (200, 204):
         return RunResult(False, time.perf_counter() - t0, f"http {code}")
     sess.values[w.id] = ("file_uploader_state_value", (name, len(data), fu))
@@ -364,7 +497,7 @@ def _set_value(ws, fname: str, value) -> None:
         ws.int_array_value.data.extend([int(v) for v in value])
     elif fname == "string_array_value":
         ws.string_array_value.data.extend([str(v) for v in value])
-    else:
+    else:   # scalar fields, json_value (a component's state) among them
         setattr(ws, fname, value)
 
 
