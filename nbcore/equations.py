@@ -42,6 +42,39 @@ def log_joint(log_likelihood: np.ndarray, alpha: np.ndarray) -> np.ndarray:
     return log_likelihood + safe_log(alpha)
 
 
+#: Up to this many classes, a row's sum is taken one column at a time (see :func:`row_sum`).
+_SEQUENTIAL_SUM_MAX_K = 7
+
+
+def row_max(a: np.ndarray) -> np.ndarray:
+    """``a.max(axis=1)`` of an (N, K) array, one column at a time.
+
+    numpy reduces along a short last axis row by row (for K = 2 about 30× slower than
+    K whole-column maxima); the maximum is exact, so the numbers are the same.
+    """
+    if a.ndim != 2 or not 1 <= a.shape[1] <= 64:
+        return a.max(axis=1)
+    out = a[:, 0].copy()
+    for k in range(1, a.shape[1]):
+        np.maximum(out, a[:, k], out=out)
+    return out
+
+
+def row_sum(a: np.ndarray) -> np.ndarray:
+    """``a.sum(axis=1)`` of an (N, K) array, bitwise the same, one column at a time for small K.
+
+    numpy adds fewer than 8 numbers of a row left to right, as this column loop does (its
+    pairwise summation starts at 8), and the loop runs about 10× faster for K = 2; from 8
+    classes on numpy's own sum is used.
+    """
+    if a.ndim != 2 or not 1 <= a.shape[1] <= _SEQUENTIAL_SUM_MAX_K:
+        return a.sum(axis=1)
+    out = a[:, 0].copy()
+    for k in range(1, a.shape[1]):
+        out += a[:, k]
+    return out
+
+
 def normalize_log(joint: np.ndarray):
     """Posterior p(y = k | x_i) and log p(x_i) from log p(x_i, k), stably (eq. 8-9).
 
@@ -56,7 +89,7 @@ def normalize_log(joint: np.ndarray):
     log_marginal : (N,)
     impossible : (N,) bool
     """
-    top = joint.max(axis=1)
+    top = row_max(joint)
     impossible = ~np.isfinite(top)
     if impossible.any():
         top = np.where(impossible, 0.0, top)
@@ -64,7 +97,7 @@ def normalize_log(joint: np.ndarray):
     np.exp(posterior, out=posterior)
     if impossible.any():
         posterior[impossible] = 1.0
-    total = posterior.sum(axis=1)
+    total = row_sum(posterior)
     posterior /= total[:, None]
     with np.errstate(divide="ignore"):
         log_marginal = top + np.log(np.where(impossible, 0.0, total))

@@ -70,7 +70,8 @@ import scipy.sparse as sp
 
 from .._validation import check_smoothing
 
-__all__ = ["EventModel", "ParamTable", "safe_log", "log_dot", "freeze", "feature_smoothing", "weighted_log_sum"]
+__all__ = ["EventModel", "ParamTable", "safe_log", "log_dot", "matmul", "freeze", "feature_smoothing",
+           "weighted_log_sum"]
 
 
 class Params(Mapping):
@@ -120,6 +121,24 @@ def safe_log(p: np.ndarray) -> np.ndarray:
         return np.log(p)
 
 
+def matmul(X, M: np.ndarray) -> np.ndarray:
+    """``np.asarray(X @ M)`` for X (N, V) dense or scipy.sparse and a dense M (V, K), faster for K = 2.
+
+    scipy multiplies a CSR/CSC matrix by K columns at once in one loop whose innermost step
+    runs over the K columns; with K = 2 that step costs more than the arithmetic, and two
+    single-column products (one tight loop each) take about half the time on long documents.
+    Every entry is the same sum taken in the same order (entry by entry along the row or
+    column of X), so the result is bitwise identical to ``X @ M``.
+    """
+    if (sp.issparse(X) and X.format in ("csr", "csc") and isinstance(M, np.ndarray) and M.ndim == 2
+            and M.shape[1] == 2 and X.dtype == np.float64 and M.dtype == np.float64):
+        out = np.empty((X.shape[0], 2))
+        out[:, 0] = X @ np.ascontiguousarray(M[:, 0])
+        out[:, 1] = X @ np.ascontiguousarray(M[:, 1])
+        return out
+    return np.asarray(X @ M)
+
+
 def log_dot(X, log_p: np.ndarray) -> np.ndarray:
     """X @ log_p where 0 * log(0) counts as 0 and x > 0 times log(0) is -inf.
 
@@ -131,9 +150,9 @@ def log_dot(X, log_p: np.ndarray) -> np.ndarray:
     """
     finite = np.isfinite(log_p)
     if finite.all():
-        return np.asarray(X @ log_p)
-    out = np.asarray(X @ np.where(finite, log_p, 0.0))
-    hits = np.asarray(X @ (~finite).astype(np.float64))
+        return matmul(X, log_p)
+    out = matmul(X, np.where(finite, log_p, 0.0))
+    hits = matmul(X, (~finite).astype(np.float64))
     out[hits > 0] = -np.inf
     return out
 
@@ -455,7 +474,7 @@ class EventModel(ABC):
         the count in eq. (13).
         """
         if sp.issparse(Xp):
-            return np.asarray(Xp.T @ weights)
+            return matmul(Xp.T, weights)
         return Xp.T @ weights
 
 

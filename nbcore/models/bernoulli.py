@@ -9,7 +9,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_binary, check_matrix
-from ._base import EventModel, ParamTable, feature_smoothing, freeze, log_dot, param_matrix, safe_log, weighted_log_sum
+from ._base import (EventModel, ParamTable, feature_smoothing, freeze, log_dot, matmul, param_matrix, safe_log,
+                    weighted_log_sum)
 
 __all__ = ["BernoulliModel", "bernoulli_log_likelihood", "bernoulli_beta", "binarize"]
 
@@ -35,15 +36,15 @@ def bernoulli_log_likelihood(X, beta: np.ndarray) -> np.ndarray:
     log_1m_beta = safe_log(1.0 - beta)
     if np.isfinite(log_beta).all() and np.isfinite(log_1m_beta).all():
         # Fast path (any λ > 0): one sparse-dense product.
-        return np.asarray(X @ (log_beta - log_1m_beta)) + log_1m_beta.sum(axis=0)
+        return matmul(X, log_beta - log_1m_beta) + log_1m_beta.sum(axis=0)
     # λ = 0 can give β ∈ {0, 1}: treat the infinities on purpose.
     present = log_dot(X, log_beta)
     always = beta == 1.0  # words every document of class k had
     finite_1m = np.where(always, 0.0, log_1m_beta)
-    absent = finite_1m.sum(axis=0) - np.asarray(X @ finite_1m)
+    absent = finite_1m.sum(axis=0) - matmul(X, finite_1m)
     n_always = always.sum(axis=0)
     if n_always.any():
-        seen = np.asarray(X @ always.astype(np.float64))
+        seen = matmul(X, always.astype(np.float64))
         absent = np.where(seen < n_always, -np.inf, absent)
     return present + absent
 
@@ -172,7 +173,7 @@ class BernoulliModel(EventModel):
     def log_likelihood_from(self, Xp, lp):
         if "beta" in lp:
             return bernoulli_log_likelihood(Xp, lp["beta"])
-        ll = np.asarray(Xp @ lp["weight"])
+        ll = matmul(Xp, lp["weight"])
         ll += lp["constant"]
         return ll
 

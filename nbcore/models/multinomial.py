@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_matrix, check_non_negative
-from ._base import (EventModel, ParamTable, check_columns_sum_to_one, feature_smoothing, freeze, log_dot, param_matrix,
-                    safe_log, weighted_log_sum)
+from ._base import (EventModel, ParamTable, check_columns_sum_to_one, feature_smoothing, freeze, log_dot, matmul,
+                    param_matrix, safe_log, weighted_log_sum)
 
 __all__ = ["MultinomialModel", "multinomial_log_likelihood", "multinomial_beta"]
 
@@ -115,7 +115,7 @@ class MultinomialModel(EventModel):
     def log_likelihood_from(self, Xp, lp):
         if "beta" in lp:
             return multinomial_log_likelihood(Xp, lp["beta"])
-        return np.asarray(Xp @ lp["log_beta"])
+        return matmul(Xp, lp["log_beta"])
 
     def statistics(self, Xp, weights):
         return {"counts": self.weighted_counts(Xp, weights), "class_weight": weights.sum(axis=0)}
