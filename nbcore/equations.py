@@ -19,7 +19,7 @@ import numpy as np
 
 from ._validation import check_labels, check_n_classes, check_smoothing, warn_impossible  # noqa: F401
 from .models import get_model
-from .models._base import safe_log
+from .models._base import column_sum, safe_log
 
 from ._validation import INITS, THETA_NORMS  # noqa: E402,F401  (the settings' vocabulary)
 
@@ -143,7 +143,7 @@ def observed_log_likelihood(joint: np.ndarray, log_marginal: np.ndarray, y: np.n
 
 def class_prior(weights: np.ndarray) -> np.ndarray:
     """α_k = Σ_i w_ik / Σ_i Σ_k w_ik   (eq. 12 with one-hot w; eq. 19/23 with responsibilities)."""
-    class_weight = weights.sum(axis=0)
+    class_weight = column_sum(weights)
     return class_weight / class_weight.sum()
 
 

@@ -70,8 +70,8 @@ import scipy.sparse as sp
 
 from .._validation import check_smoothing
 
-__all__ = ["EventModel", "ParamTable", "safe_log", "log_dot", "matmul", "freeze", "feature_smoothing",
-           "weighted_log_sum"]
+__all__ = ["EventModel", "ParamTable", "safe_log", "log_dot", "matmul", "column_sum", "freeze",
+           "feature_smoothing", "weighted_log_sum"]
 
 
 class Params(Mapping):
@@ -137,6 +137,20 @@ def matmul(X, M: np.ndarray) -> np.ndarray:
         out[:, 1] = X @ np.ascontiguousarray(M[:, 1])
         return out
     return np.asarray(X @ M)
+
+
+def column_sum(a: np.ndarray) -> np.ndarray:
+    """``a.sum(axis=0)`` of a C-ordered (N, K) float array, bitwise the same, faster for K ≤ 4.
+
+    numpy adds the rows of such an array one after another (a sequential sum per column),
+    touching K numbers per row; for K ≤ 4 that row loop costs more than the additions. A
+    running sum down each column (``np.cumsum``) adds the same numbers in the same order and
+    its last entry is the column's sum, about twice as fast.
+    """
+    if (isinstance(a, np.ndarray) and a.ndim == 2 and 1 <= a.shape[1] <= 4 and a.shape[0] > 1
+            and a.dtype == np.float64 and a.flags.c_contiguous):
+        return np.array([np.cumsum(a[:, k])[-1] for k in range(a.shape[1])])
+    return a.sum(axis=0)
 
 
 def log_dot(X, log_p: np.ndarray) -> np.ndarray:

@@ -9,8 +9,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_binary, check_matrix
-from ._base import (EventModel, ParamTable, feature_smoothing, freeze, log_dot, matmul, param_matrix, safe_log,
-                    weighted_log_sum)
+from ._base import (EventModel, ParamTable, column_sum, feature_smoothing, freeze, log_dot, matmul, param_matrix,
+                    safe_log, weighted_log_sum)
 
 __all__ = ["BernoulliModel", "bernoulli_log_likelihood", "bernoulli_beta", "binarize"]
 
@@ -159,7 +159,7 @@ class BernoulliModel(EventModel):
         constant = np.zeros(beta.shape[1])
         for rows in _row_blocks(beta.shape[0]):  # log(1 − β) a block at a time: no 2nd (V, K) array
             log_1m_beta = np.log1p(-beta[rows])
-            constant += log_1m_beta.sum(axis=0)
+            constant += column_sum(log_1m_beta)
             if per_feature:
                 row_logs[rows] += log_1m_beta.sum(axis=1)
             weight[rows] -= log_1m_beta  # log β − log(1 − β)
@@ -178,7 +178,7 @@ class BernoulliModel(EventModel):
         return ll
 
     def statistics(self, Xp, weights):
-        return {"counts": self.weighted_counts(Xp, weights), "class_weight": weights.sum(axis=0)}
+        return {"counts": self.weighted_counts(Xp, weights), "class_weight": column_sum(weights)}
 
     def params_from(self, stats, smoothing):
         """β from the statistics (eq. 24); λ a float or a (V,) array of λ_j."""

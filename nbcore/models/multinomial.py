@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_matrix, check_non_negative
-from ._base import (EventModel, ParamTable, check_columns_sum_to_one, feature_smoothing, freeze, log_dot, matmul,
-                    param_matrix, safe_log, weighted_log_sum)
+from ._base import (EventModel, ParamTable, check_columns_sum_to_one, column_sum, feature_smoothing, freeze, log_dot,
+                    matmul, param_matrix, safe_log, weighted_log_sum)
 
 __all__ = ["MultinomialModel", "multinomial_log_likelihood", "multinomial_beta"]
 
@@ -118,7 +118,7 @@ class MultinomialModel(EventModel):
         return matmul(Xp, lp["log_beta"])
 
     def statistics(self, Xp, weights):
-        return {"counts": self.weighted_counts(Xp, weights), "class_weight": weights.sum(axis=0)}
+        return {"counts": self.weighted_counts(Xp, weights), "class_weight": column_sum(weights)}
 
     def params_from(self, stats, smoothing):
         """β from the statistics; λ a float or a (V,) array of λ_j."""
