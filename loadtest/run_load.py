@@ -820,7 +820,11 @@ def main(argv=None) -> int:
     args.loadavg_before = [round(x, 2) for x in os.getloadavg()]
     args.query_string, args.expect_text = "", None
     if args.shared:
-        from dashboard.data import store as share_store
+        import importlib
+        try:   # the store package's place in the app (it moved with the dashboard's subfolders)
+            share_store = importlib.import_module("dashboard.data.store")
+        except ModuleNotFoundError:
+            share_store = importlib.import_module("dashboard.store")
         data = Path(args.shared).read_bytes()
         args.store_dir = tempfile.mkdtemp(prefix="loadtest_store_")
         os.environ["NBLAB_STORE_DIR"] = args.store_dir       # the servers inherit it

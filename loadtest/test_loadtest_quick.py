@@ -39,3 +39,26 @@ def test_quick_shared_link_run(tmp_path):
     assert summary["shared"]["parses_per_process"] == [1, 1]
     assert summary["shared"]["students_seeing_it"] == 3
     assert summary["checks"]["shared_parsed_once_per_process"]
+
+
+@pytest.mark.slow
+def test_quick_run_through_the_deployment(tmp_path):
+    """3 students through deploy/nblab_deploy.py's HAProxy on 2 processes (shares on PostgreSQL): each
+    student got the proxy's stickiness cookie, no errors, both processes measured."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("nblab_deploy", ROOT / "deploy" / "nblab_deploy.py")
+    deploy = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(deploy)
+    missing = deploy.missing_programs()
+    if missing:
+        pytest.skip("; ".join(missing))
+    out = tmp_path / "quick_proxy.json"
+    proc = subprocess.run([sys.executable, str(ROOT / "loadtest" / "run_load.py"), "--quick", "--deploy", "2",
+                           "--json", str(out)], cwd=str(ROOT), capture_output=True, text=True, timeout=300)
+    assert out.exists(), proc.stdout[-2000:] + proc.stderr[-2000:]
+    summary = json.loads(out.read_text())
+    assert summary["errors"] == 0, (summary["error_samples"], proc.stdout[-2000:])
+    assert summary["sessions_completed"] == 3
+    per = summary["students_per_process"]
+    assert sum(per.values()) == 3 and set(per) <= {"app0", "app1"}, per
+    assert len(summary["rss_peak_per_process_mb"]) == 2 and min(summary["rss_peak_per_process_mb"]) > 0
