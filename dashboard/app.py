@@ -5,7 +5,7 @@ Run from the repo root:   streamlit run dashboard/app.py
 Imports: `streamlit run` puts only dashboard/ on sys.path and AppTest adds
 nothing, so we put the repository root on sys.path here (before any page runs).
 Every dashboard module is then imported by its package name
-(`from dashboard import charts`), and `import nbcore` works without installing.
+(`from dashboard.charts import theme`), and `import nbcore` works without installing.
 """
 from __future__ import annotations
 
@@ -23,8 +23,12 @@ import streamlit as st  # noqa: E402
 
 # Import what every view uses before the first gc.freeze() below.
 import nbcore  # noqa: E402,F401
-from dashboard import (charts, controls, datasets, derive, lessons, lifecycle, maths, metrics,  # noqa: E402,F401
-                       page_kit, pages, state, uploads)
+from dashboard import pages  # noqa: E402
+from dashboard.charts import lesson as _lesson_charts, theme as _theme  # noqa: E402,F401
+from dashboard.data import datasets as _datasets, uploads as _uploads  # noqa: E402,F401
+from dashboard.lesson import guided as _guided, metrics as _metrics, session as _session  # noqa: E402,F401
+from dashboard.lesson.panels import maths as _maths  # noqa: E402,F401
+from dashboard.ui import controls as _controls, page_kit as _page_kit  # noqa: E402,F401
 
 # Streamlit calls gc.collect(2) after every script run (runner.postScriptGC). A full collection
 # walks every object the cyclic GC tracks, and ~130 000 of them are the imported libraries

@@ -56,7 +56,7 @@ def main(mode: str) -> None:
             break
         buttons[0].click().run()
     errors = " | ".join(e.value for e in at.error)[:300]
-    run = at.session_state["run"] if "run" in at.session_state else None
+    run = at.session_state["lesson"].run if "run" in at.session_state else None
     it = run.current.iteration if run is not None else None
     print(f"{mode}: after {steps} Steps ({time.perf_counter() - t0:.1f} s): RSS {rss_mb():.0f} MB, "
           f"iteration {it}, error shown: {errors or 'none'}")

@@ -7,8 +7,11 @@ import streamlit as st
 
 import nbcore
 from nbcore.models.bernoulli import binarize
-from dashboard import datasets, depth_charts, page_kit, pages, urlguard
-from dashboard import event_model_charts as emc
+from dashboard.data import datasets
+from dashboard.charts import budget as budget_charts
+from dashboard.charts import event_models as event_models_charts
+from dashboard import pages
+from dashboard.ui import page_kit, urlguard
 
 FS = page_kit.page_setup(pages.BUDGET,
                          "How many labels do you need? Supervised NB on the labelled documents alone vs EM that "
@@ -17,7 +20,7 @@ FS = page_kit.page_setup(pages.BUDGET,
 sb = st.sidebar
 dataset = page_kit.dataset_picker("lb_dataset", "synthetic_spam", models=("bernoulli", "multinomial"))
 BOTH = "both"
-_allowed = [m for m in datasets.models_for(dataset) if m in emc.MODELS]
+_allowed = [m for m in datasets.models_for(dataset) if m in event_models_charts.MODELS]
 if len(_allowed) == 2:  # both event models fit these data: either one, or both on one chart
     _choices = _allowed + [BOTH]
     if st.session_state.get("lb_model") not in (None, *_choices):
@@ -27,7 +30,7 @@ if len(_allowed) == 2:  # both event models fit these data: either one, or both 
                            help="“both” draws Bernoulli and multinomial on the same labelled subsets.")
 else:
     model = page_kit.model_picker("lb_model", dataset)
-models = list(emc.MODELS) if model == BOTH else [model]
+models = list(event_models_charts.MODELS) if model == BOTH else [model]
 smoothing = page_kit.lam_picker("lb_lam", 1.0)
 uw = urlguard.slider(sb, "Unlabelled weight", 0.0, 1.0, 1.0, step=0.05, key="lb_uw",
                help="How much an unlabelled document counts in the M-step (Nigam's EM-λ; 0 = ignore them, "
@@ -98,13 +101,13 @@ if len(models) > 1:
         g = df[df.model == m].groupby("n_labelled")
         curves[m] = {what: {"mean": g[col].mean().tolist(), "lo": g[col].min().tolist(), "hi": g[col].max().tolist()}
                      for what, col in (("supervised", "acc_supervised"), ("em", "acc_em"))}
-    st.plotly_chart(emc.budget_models_figure(ns, curves, FS, n_seeds=int(n_seeds), uw=uw), key="lb_fig",
+    st.plotly_chart(budget_charts.budget_models_figure(ns, curves, FS, n_seeds=int(n_seeds), uw=uw), key="lb_fig",
                     config={"displayModeBar": False})
     cols = st.columns(len(models))
     for m, col in zip(models, cols):
         c = curves[m]
         gain = np.asarray(c["em"]["mean"]) - np.asarray(c["supervised"]["mean"])
-        col.metric(f"{emc.MODEL_TITLES[m].capitalize()} EM with {ns[0]} labels", f"{c['em']['mean'][0]:.1%}",
+        col.metric(f"{event_models_charts.MODEL_TITLES[m].capitalize()} EM with {ns[0]} labels", f"{c['em']['mean'][0]:.1%}",
                    delta=f"{gain[0] * 100:+.1f} pts vs supervised")
     st.caption("Both event models see the same labelled documents at each budget and seed"
                + (" and the same words (multinomial: their counts; Bernoulli: whether they occur)." if counted
@@ -115,7 +118,7 @@ if len(models) > 1:
 agg = df.groupby("n_labelled").agg(sup_mean=("acc_supervised", "mean"), sup_lo=("acc_supervised", "min"),
                                    sup_hi=("acc_supervised", "max"), em_mean=("acc_em", "mean"),
                                    em_lo=("acc_em", "min"), em_hi=("acc_em", "max")).reset_index()
-fig = depth_charts.budget_figure(
+fig = budget_charts.budget_figure(
     agg["n_labelled"].tolist(),
     {"mean": agg["sup_mean"], "lo": agg["sup_lo"], "hi": agg["sup_hi"]},
     {"mean": agg["em_mean"], "lo": agg["em_lo"], "hi": agg["em_hi"]}, FS, n_seeds=int(n_seeds), uw=uw)

@@ -10,7 +10,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 import nbcore
-from dashboard import controls, page_kit, pages, teach_charts, urlguard
+from dashboard.ui import controls, page_kit, urlguard
+from dashboard.charts import climb as climb_charts
+from dashboard import pages
 from nbcore import bound
 
 FS = page_kit.page_setup(pages.CLIMB,
@@ -144,13 +146,13 @@ def _start_figure(s, objective, font_size: int) -> go.Figure:
 no_bound_yet = t == 0 and not e_done
 left, right = st.columns([3, 2])
 slice_fig = (_start_figure(sl["s"], sl["objective"], FS) if no_bound_yet else
-             teach_charts.bound_slice_figure(sl["s"], sl["objective"], sl["bound"], sl["next_bound"], t, FS))
+             climb_charts.bound_slice_figure(sl["s"], sl["objective"], sl["bound"], sl["next_bound"], t, FS))
 left.plotly_chart(slice_fig, key="cl_slice", config={"displayModeBar": False})
 if e_done:
-    right.plotly_chart(teach_charts.climb_bars_figure(c.objective_before, c.bound_after, c.objective_after, FS),
+    right.plotly_chart(climb_charts.climb_bars_figure(c.objective_before, c.bound_after, c.objective_after, FS),
                        key="cl_bars", config={"displayModeBar": False})
 else:
-    right.plotly_chart(teach_charts.climb_history_figure(objs, [x.bound_after for x in climbs[:t]], t, FS),
+    right.plotly_chart(climb_charts.climb_history_figure(objs, [x.bound_after for x in climbs[:t]], t, FS),
                        key="cl_hist", config={"displayModeBar": False})
 st.caption("Press **E-step**: the bound it builds touches the objective at θ_0, and the chart shows it and "
            "where the M-step will take θ." if no_bound_yet else

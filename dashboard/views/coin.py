@@ -7,7 +7,10 @@ import pandas as pd
 import streamlit as st
 
 import nbcore
-from dashboard import charts, page_kit, pages, teach_charts, urlguard
+from dashboard.charts import coin as coin_charts
+from dashboard.charts import theme
+from dashboard import pages
+from dashboard.ui import page_kit, urlguard
 from nbcore import coin
 
 FS = page_kit.page_setup(pages.COIN,
@@ -71,14 +74,14 @@ m4.metric("θ_MAP", "—" if not np.isfinite(map_) else f"{map_:.4f}",
           help="Mode of the posterior Beta(α_H + a, α_T + b): (α_H + a − 1) / (N + a + b − 2).")
 
 c1, c2 = st.columns(2)
-half = charts.chart_width(FS, 2)  # chart text is wrapped for the width the chart gets
-c1.plotly_chart(teach_charts.coin_posterior_figure(grid, coin.posterior_curve(0, 0, a, b, grid),
+half = theme.chart_width(FS, 2)  # chart text is wrapped for the width the chart gets
+c1.plotly_chart(coin_charts.coin_posterior_figure(grid, coin.posterior_curve(0, 0, a, b, grid),
                                                    coin.posterior_curve(h, t_, a, b, grid), mle, map_, truth, FS,
                                                    title=f"Prior Beta({a:g}, {b:g}) → posterior Beta({h + a:g}, {t_ + b:g})",
                                                    width=half),
                 key="coin_post", config={"displayModeBar": False})
 ns = list(range(1, n_total + 1))
-c2.plotly_chart(teach_charts.coin_estimates_figure(
+c2.plotly_chart(coin_charts.coin_estimates_figure(
     ns, [coin.coin_mle(flips[:n].count("H"), flips[:n].count("T")) for n in ns],
     [coin.coin_map(flips[:n].count("H"), flips[:n].count("T"), a, b) for n in ns], truth, n_seen, FS, width=half),
     key="coin_path", config={"displayModeBar": False})
@@ -163,9 +166,9 @@ with e1:
                 f"{tot['B: ≈ tails']:.2f}) = **{step.theta[1]:.4f}**"
                 + (f"; π_A = mean r(A) = **{step.pi[0]:.4f}**" if est_pi else " (π fixed at ½)"))
 with e2:
-    st.plotly_chart(teach_charts.two_coin_figure(np.array([s.theta for s in path]),
+    st.plotly_chart(coin_charts.two_coin_figure(np.array([s.theta for s in path]),
                                                  [s.log_likelihood for s in path], t, FS,
-                                                 width=charts.chart_width(FS, 1, 2 / 5) - 8),  # the [3, 2] row's right
+                                                 width=theme.chart_width(FS, 1, 2 / 5) - 8),  # the [3, 2] row's right
                     key="coin_two", config={"displayModeBar": False})
 st.caption(f"After {len(path) - 1} iterations: θ_A = {path[-1].theta[0]:.4f}, θ_B = {path[-1].theta[1]:.4f}. "
            "The log-likelihood never goes down (see **Why EM climbs**).")

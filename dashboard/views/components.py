@@ -9,7 +9,9 @@ import pandas as pd
 import streamlit as st
 
 import nbcore
-from dashboard import page_kit, pages, teach_charts, urlguard
+from dashboard.ui import page_kit, urlguard
+from dashboard.charts import components as components_charts
+from dashboard import pages
 from nbcore.experiments import compare_components
 
 FS = page_kit.page_setup(pages.COMPONENTS,
@@ -60,7 +62,7 @@ except ValueError as e:
 
 sup, em = res["supervised"], res["em"]
 c1, c2 = st.columns([3, 2])
-c1.plotly_chart(teach_charts.components_accuracy_figure(ms, em, sup, FS), key="cp_fig",
+c1.plotly_chart(components_charts.components_accuracy_figure(ms, em, sup, FS), key="cp_fig",
                 config={"displayModeBar": False})
 table = pd.DataFrame({"seed": res["seeds"], "supervised NB": sup,
                       **{f"EM, m = {m}": em[i] for i, m in enumerate(ms)}})
@@ -120,7 +122,7 @@ def component_pictures(dataset: str, hidden: int, smoothing: float, m: int, seed
 shape = getattr(ds, "image_shape", None)
 if shape and page_kit.is_shared(dataset):
     beta, alpha = component_pictures(dataset, int(hidden), float(smoothing), int(m_show), int(seed_show))
-    st.plotly_chart(teach_charts.component_images_figure(beta, tuple(shape), K, int(m_show), names, alpha, FS,
+    st.plotly_chart(components_charts.component_images_figure(beta, tuple(shape), K, int(m_show), names, alpha, FS,
                                                          title=f"β of every component (m = {m_show}, seed {seed_show})"),
                     key="cp_images", config={"displayModeBar": False})
     st.dataframe(pd.DataFrame(alpha.reshape(K, int(m_show)), index=names,

@@ -12,14 +12,18 @@ import streamlit as st
 
 import nbcore
 from nbcore.models.bernoulli import binarize
-from dashboard import charts, controls, depth_charts, derive, lifecycle, metrics, page_kit, pages, state
-from dashboard import urlguard
-from dashboard import event_model_charts as emc
+from dashboard.charts import event_models as event_models_charts
+from dashboard.charts import theme
+from dashboard import pages
+from dashboard.ui import controls, derive, page_kit, state
+from dashboard.lesson import metrics
+from dashboard.lesson.lesson_run import status_line
+from dashboard.ui import urlguard
 
 FS = page_kit.page_setup(pages.EVENT_MODELS,
                          "Same words, same hidden labels, same start: Bernoulli EM (presence and absence of every "
                          "word) next to multinomial EM (word counts).")
-MODELS = emc.MODELS
+MODELS = event_models_charts.MODELS
 VOCAB_SIZES = [100, 300, 1_000, 3_000, 10_000, 20_000]
 ALL = "all"
 
@@ -46,8 +50,8 @@ vocab = urlguard.select_slider(sb, "Vocabulary (most frequent words)", VOCAB_SIZ
 ds = page_kit.text_counts_dataset(dataset)
 Xc = ds.X
 if vocab != ALL:
-    Xc = Xc[:, emc.vocabulary_columns(Xc, int(vocab))]
-    feature_names = [ds.feature_names[j] for j in emc.vocabulary_columns(ds.X, int(vocab))]
+    Xc = Xc[:, event_models_charts.vocabulary_columns(Xc, int(vocab))]
+    feature_names = [ds.feature_names[j] for j in event_models_charts.vocabulary_columns(ds.X, int(vocab))]
 else:
     feature_names = list(ds.feature_names)
 V = Xc.shape[1]
@@ -94,7 +98,7 @@ if st.session_state.get("evm_key") != key or st.session_state.get("evm_runs") is
                 warnings.simplefilter("ignore")
                 runs[m] = em.start(X_by_model[m], y_obs)
         except ValueError as e:
-            st.error(f"{emc.MODEL_TITLES[m]}: {e}")
+            st.error(f"{event_models_charts.MODEL_TITLES[m]}: {e}")
             st.stop()
     st.session_state["evm_runs"] = runs
     st.session_state["evm_key"] = key
@@ -134,22 +138,22 @@ cols = st.columns(2)
 for m, col in zip(MODELS, cols):
     run = runs[m]
     with col:
-        st.markdown(f"### {emc.MODEL_TITLES[m].capitalize()} EM")
+        st.markdown(f"### {event_models_charts.MODEL_TITLES[m].capitalize()} EM")
         m1, m2, m3 = st.columns([1, 2, 2] if FS > 15 else 3)
         m1.metric("Iteration", run.iteration)
         a_now, b = acc[m][-1], base[m]
         has_delta = bool(np.isfinite(a_now) and np.isfinite(b))
-        m2.metric("Accuracy (hidden)", depth_charts._pct(a_now),
+        m2.metric("Accuracy (hidden)", theme.pct(a_now),
                   delta=metrics.delta_text(a_now, b) if has_delta else None,
                   delta_color=metrics.delta_color(a_now, b) if has_delta else "normal",
                   delta_arrow="off" if has_delta and metrics.delta_color(a_now, b) == "off" else "auto")
-        m3.metric("Supervised only", depth_charts._pct(b),
+        m3.metric("Supervised only", theme.pct(b),
                   help="Naive Bayes with the same event model, trained on the visible labels alone.")
-        kind, text = lifecycle.status_line(run)
+        kind, text = status_line(run)
         st.caption(text.replace("Press Step or Play.", "Press Step (or 10 steps)."))
 
 if score_mask.any():
-    st.plotly_chart(emc.accuracy_runs_figure(acc, base, FS, width=charts.chart_width(FS),
+    st.plotly_chart(event_models_charts.accuracy_runs_figure(acc, base, FS, width=theme.chart_width(FS),
                                              n_hidden=int(score_mask.sum())),
                     key="evm_acc_fig", config={"displayModeBar": False})
 else:
@@ -161,9 +165,9 @@ n_top = 8 if FS > 15 else 10
 word_cols = st.columns(2) if FS <= 15 else (st.container(), st.container())
 for m, col in zip(MODELS, word_cols):
     beta = np.asarray(runs[m].current.params["beta"], dtype=float)
-    table = emc.top_words(beta, feature_names, class_names, n=n_top)
+    table = event_models_charts.top_words(beta, feature_names, class_names, n=n_top)
     with col:
-        st.markdown(f"**{emc.MODEL_TITLES[m].capitalize()}** (t = {runs[m].iteration})")
+        st.markdown(f"**{event_models_charts.MODEL_TITLES[m].capitalize()}** (t = {runs[m].iteration})")
         st.dataframe(table, width="stretch",
                      column_config={c: st.column_config.NumberColumn(c, format="%.4f")
                                     for c in table.columns if c.startswith("β(")})
@@ -207,7 +211,7 @@ x_counts = np.asarray(Xc[doc].toarray() if hasattr(Xc, "toarray") else Xc[doc], 
 beta_b = np.asarray(runs["bernoulli"].current.params["beta"], dtype=float)
 beta_m = np.asarray(runs["multinomial"].current.params["beta"], dtype=float)
 with np.errstate(divide="ignore"):
-    parts = emc.likelihood_parts(x_counts, np.log(beta_b), np.log1p(-beta_b), np.log(beta_m))
+    parts = event_models_charts.likelihood_parts(x_counts, np.log(beta_b), np.log1p(-beta_b), np.log(beta_m))
 texts = getattr(ds, "texts", None)
 raw = str(texts[doc]) if texts is not None else ""
 status = "hidden from EM" if y_obs[doc] < 0 else "labelled (EM sees its label)"
@@ -218,11 +222,11 @@ st.markdown(f"**Document {doc}** ({status}; true class **{derive.md_escape(true,
 post = {m: np.asarray(runs[m].predict_proba(X_by_model[m][doc]))[0] for m in MODELS}
 st.caption(f"{n_present:,} of the V = {V:,} words occur in it, so Bernoulli adds {V - n_present:,} absent-word "
            "terms log(1 − β) per class; the multinomial adds a term x_j log β only for the words that occur. "
-           + " · ".join(f"{emc.MODEL_TITLES[m]} says **{md_names[int(post[m].argmax())]}** "
+           + " · ".join(f"{event_models_charts.MODEL_TITLES[m]} says **{md_names[int(post[m].argmax())]}** "
                         f"({post[m].max():.1%})" for m in MODELS))
-st.plotly_chart(emc.parts_figure(parts, class_names, FS, width=charts.chart_width(FS)), key="evm_parts_fig",
+st.plotly_chart(event_models_charts.parts_figure(parts, class_names, FS, width=theme.chart_width(FS)), key="evm_parts_fig",
                 config={"displayModeBar": False})
-table = emc.parts_table(parts, class_names)
+table = event_models_charts.parts_table(parts, class_names)
 st.dataframe(table, hide_index=True, width="stretch",
              column_config={c: (st.column_config.ProgressColumn(c, min_value=0.0, max_value=1.0, format="percent")
                                 if c.endswith("share") else st.column_config.NumberColumn(c, format="%.1f"))

@@ -8,7 +8,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import depth_charts, derive, page_kit, pages, urlguard
+from dashboard.charts import gaussian as gaussian_charts
+from dashboard import pages
+from dashboard.ui import derive, page_kit, urlguard
 from nbcore.models.gaussian import gaussian_moments
 
 FS = page_kit.page_setup(pages.GAUSSIAN,
@@ -120,7 +122,7 @@ for k, f in enumerate(fitted):
 
 good = [k for k, f in enumerate(fitted) if f.ok]
 if good:
-    st.plotly_chart(depth_charts.gaussian_fit_figure(
+    st.plotly_chart(gaussian_charts.gaussian_fit_figure(
         [fitted[k].values for k in good], [NAMES[k] for k in good], [fitted[k].mean for k in good],
         [fitted[k].var_mle for k in good], [fitted[k].var_unb for k in good], FS, class_index=good),
         key="gs_fit", config={"displayModeBar": False})
@@ -175,5 +177,5 @@ def bias_table(reps: int, true_var: float, seed: int = 0):
 
 
 ns, mle, unb = bias_table(int(reps), float(true_var))
-b2.plotly_chart(depth_charts.bias_figure(ns, mle, unb, float(true_var), FS, n_reps=int(reps)), key="gs_bias",
+b2.plotly_chart(gaussian_charts.bias_figure(ns, mle, unb, float(true_var), FS, n_reps=int(reps)), key="gs_bias",
                 config={"displayModeBar": False})

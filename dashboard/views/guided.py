@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import lessons, page_kit, pages
+from dashboard.lesson import guided as lessons
+from dashboard.ui import page_kit
+from dashboard import pages
 
 FS = page_kit.page_setup(pages.GUIDED,
                          f"{len(lessons.LESSONS)} ready-made scenarios. Each link opens a view with its settings already in the "

@@ -8,8 +8,12 @@ import pandas as pd
 import streamlit as st
 
 import nbcore
-from dashboard import datasets, depth_charts, derive, inspector_categorical, page_kit, pages, state, urlguard
-from dashboard.charts import class_color
+from dashboard.data import datasets
+from dashboard.charts import inspector as inspector_charts
+from dashboard.charts import theme
+from dashboard import pages
+from dashboard.lesson import session
+from dashboard.ui import derive, inspector_categorical, page_kit, urlguard
 
 FS = page_kit.page_setup(pages.INSPECTOR,
                          "Type or pick a message: which class does Naive Bayes choose, and which words decided it?")
@@ -22,8 +26,8 @@ model = page_kit.model_picker("insp_model", dataset, allowed=MODEL_CHOICES + ("c
 event_model = nbcore.get_model(model)
 smoothing = page_kit.lam_picker("insp_lam", 1.0)
 source_opts = ["labelled", "run"]
-run = state.get(state.RUN)
-run_cfg = state.get(state.RUN_KEY)
+run = session.lesson().run
+run_cfg = session.lesson().cfg
 has_run = run is not None and run_cfg is not None and run_cfg.dataset == dataset and run_cfg.model == model
 source = "labelled" if not has_run else sb.radio(
     "Parameters from", source_opts, key="insp_source",
@@ -150,7 +154,7 @@ mcols = st.columns(min(K, 5))
 for k in range(K):
     mcols[k % len(mcols)].metric(f"p({md_names[k]} | x)", f"{post[k]:.4f}")
 if K > 5:
-    st.plotly_chart(depth_charts.posterior_figure(post, names, FS), key="insp_post",
+    st.plotly_chart(inspector_charts.posterior_figure(post, names, FS), key="insp_post",
                     config={"displayModeBar": False})
 
 order = np.argsort(-post, kind="stable")
@@ -188,8 +192,8 @@ present_sum = float(np.sum(np.where(present, lo, 0.0)))
 
 left, right = st.columns([3, 2])
 with left:
-    st.plotly_chart(depth_charts.log_odds_figure(shown_feats, lo, present, prior_term, names[a], names[b],
-                                                 class_color(a), class_color(b), FS, top_n=20),
+    st.plotly_chart(inspector_charts.log_odds_figure(shown_feats, lo, present, prior_term, names[a], names[b],
+                                                 theme.class_color(a), theme.class_color(b), FS, top_n=20),
                     key="insp_logodds", config={"displayModeBar": False})
 with right:
     def _f(v):

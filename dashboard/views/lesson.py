@@ -2,20 +2,25 @@
 
 The sidebar and the run's life cycle run on every full rerun; everything that changes
 while EM runs is drawn by :func:`live`, a fragment that reruns on its own while playing.
-The panels are in dashboard/lesson_panels.py.
+The panels are in dashboard/lesson/panels/, one module each; the run's changes go through
+the session's LessonRun (dashboard/lesson/lesson_run.py).
 """
 from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import controls, datasets, documents, lesson_extras as extras, lesson_panels as panels, lessons
-from dashboard import lifecycle, page_kit, player, sharing, state, text_controls, uploads, urlguard
-from dashboard.controls import Settings
+from dashboard.data import datasets, sharing, uploads
+from dashboard.lesson import guided, metrics, player, session
+from dashboard.lesson.frame import Frame
+from dashboard.lesson.panels import (class_emptied, climb, documents, exports, half_steps, history, maths,
+                                     metrics_row, notices, parameters, responsibilities, run_controls, stop_rules)
+from dashboard.ui import controls, page_kit, state, text_controls, urlguard
+from dashboard.ui.controls import Settings
 
 
 def sidebar(classroom: bool) -> tuple[Settings, tuple[bool, str] | None]:
     """Lesson narrative, upload and data controls. Returns (settings, upload result or None)."""
-    lessons.narrative_panel()  # guided lessons 1 and 2 open this view with ?lesson=<id>
+    guided.narrative_panel()  # guided lessons 1 and 2 open this view with ?lesson=<id>
     upload_result = uploads.process_pending_upload()  # before the widgets: may select the upload
     names, descriptions = datasets.dataset_names()
     settings = controls.data_controls(names, descriptions, state.get(state.UPLOAD_NAME), datasets.models_for,
@@ -42,46 +47,61 @@ def header(classroom: bool, upload_result: tuple[bool, str] | None) -> None:
     sharing.show_message()
     if upload_result and not upload_result[0]:  # in the main area once, right after the upload
         st.error(upload_result[1] + " — the previous data set and run are unchanged.")
-    if state.get(state.ERROR):
-        st.error(f"Can't start a run with these settings: {state.get(state.ERROR)}"
-                 + (" The previous run is still shown." if state.get(state.RUN) is not None else ""))
+    lr = session.lesson()
+    if lr.error:
+        st.error(f"Can't start a run with these settings: {lr.error}"
+                 + (" The previous run is still shown." if lr.run is not None else ""))
     uploads.columns_panel()  # an upload's columns, the roles guessed for them, and a way to change them
-    if state.get(state.RUN) is None:
+    if lr.run is None:
         st.info("Pick a data set in the sidebar to start.")
         st.stop()
 
 
+def current_frame(classroom: bool) -> Frame:
+    """The session's run at the iteration on screen."""
+    lr = session.lesson()
+    use_player = player.enabled()
+    return Frame(run=lr.run, prep=lr.prep, cfg=lr.cfg, smoothing=lr.smoothing, t=lr.t, latest=lr.latest,
+                 view_t=lr.view_t, acc=metrics.accuracy_series(lr.run, lr.prep),
+                 base=metrics.baseline_accuracy(lr.cfg, lr.smoothing, lr.prep), classroom=classroom,
+                 fs=22 if classroom else 15, player=use_player,
+                 playing=lr.playing or (use_player and player.playing()), serial=lr.serial)
+
+
 def live(speed: str, classroom: bool) -> None:
     """Everything that changes while EM runs. Runs as a fragment, with run_every while playing."""
-    if state.take(state.APP_RERUN):
+    lr = session.lesson()
+    if lr.app_rerun:
+        lr.app_rerun = False
         st.rerun(scope="app")
-    extras.apply_stop_rule()  # the course session's ‖Δθ‖² rule
+    stop_rules.apply()  # the course session's ‖Δθ‖² rule
     wait_lower = player.lower_panels_wait()  # a session's first render: the charts first
     top = st.container()  # messages come and go inside it; the panels after it keep their place
     with top:
-        panels.advance(state.get(state.RUN), state.get(state.RUN_KEY).max_iter, speed)
-    lifecycle.remember_iteration(state.get(state.RUN))
-    f = panels.current_frame(classroom)
+        session.advance(speed)
+    session.remember_iteration()
+    f = current_frame(classroom)
     with top:
-        panels.notices(f)
-    panels.metrics_row(f)
-    panels.run_controls(f)
-    extras.half_steps(f)  # E-step / M-step buttons, shortcuts
-    truth_slot = panels.history_charts(f)
-    view, prev_view = panels.param_views(f)
-    panels.parameters(f, view, prev_view, truth_slot)
-    extras.responsibilities_panel(f)  # every document's responsibility
+        notices.show(f)
+        class_emptied.show(f)
+    metrics_row.show(f)
+    run_controls.show(f)
+    half_steps.show(f)  # E-step / M-step buttons, shortcuts
+    truth_slot = history.show(f)
+    view, prev_view = parameters.views(f)
+    parameters.show(f, view, prev_view, truth_slot)
+    responsibilities.show(f)  # every document's responsibility
     if f.playing:  # keep Play ticks light; the numbers come back on Pause
         st.caption("The maths panel and the exports are back when you press Pause.")
         return
     if wait_lower:  # the player asks for them once its charts are drawn (about a second later)
         st.caption("The documents and the maths of this iteration appear below once the charts are drawn.")
         return
-    extras.stop_rule_panel(f)  # both stop rules' numbers
-    extras.climb_panel(f)  # the lower bound at this iteration
-    documents.documents_panel(f.run, f.prep, f.t, f.cfg.model, f.classroom)  # raw text, responsibilities, flips
-    panels.maths_expander(f)
-    panels.exports(f, view)
+    stop_rules.show(f)  # both stop rules' numbers
+    climb.show(f)  # the lower bound at this iteration
+    documents.show(f)  # raw text, responsibilities, flips
+    maths.show(f)
+    exports.show(f, view)
 
 
 def main() -> None:
@@ -96,10 +116,10 @@ def main() -> None:
     if classroom:
         st.markdown(page_kit.CLASSROOM_CSS, unsafe_allow_html=True)
     settings, upload_result = sidebar(classroom)
-    extras.stop_rule_controls(classroom)  # the course session's ‖Δθ‖² < ε
-    lifecycle.sync_run(settings)
+    stop_rules.sidebar(classroom)  # the course session's ‖Δθ‖² < ε
+    session.sync(settings)
     header(classroom, upload_result)
-    interval = controls.SPEEDS.get(settings.speed, controls.SPEEDS["normal"])[1] if state.get(state.PLAYING) else None
+    interval = controls.SPEEDS.get(settings.speed, controls.SPEEDS["normal"])[1] if session.lesson().playing else None
     st.fragment(live, run_every=interval)(settings.speed, classroom)
 
 

@@ -8,7 +8,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import page_kit, pages, teach_charts, urlguard
+from dashboard.ui import page_kit, urlguard
+from dashboard.charts import mixture2d as mixture2d_charts
+from dashboard import pages
 from nbcore import mixture2d
 
 NAMES = ["A", "B"]
@@ -114,7 +116,7 @@ lo, hi = X.min(axis=0), X.max(axis=0)
 pad = 0.15 * np.maximum(hi - lo, 1.0)
 axis_range = ((lo[0] - pad[0], hi[0] + pad[0]), (lo[1] - pad[1], hi[1] + pad[1]))
 cols = st.columns(2) if show_km else [st.container()]
-cols[0].plotly_chart(teach_charts.mixture2d_figure(X, resp, labelled, state.mean, state.var, NAMES, FS,
+cols[0].plotly_chart(mixture2d_charts.mixture2d_figure(X, resp, labelled, state.mean, state.var, NAMES, FS,
                                                    prev_mean=state.prev_mean if not e_done else None,
                                                    axis_range=axis_range,
                                                    title=f"EM: soft responsibilities (t = {t})"),
@@ -128,7 +130,7 @@ if show_km:
         warnings.simplefilter("ignore")
         start = mixture2d.half_step_state(X, y_obs, 2, 0, False, init=init, seed=seed)
         assign, centres = mixture2d.kmeans_state(X, start.mean.T, t)
-    cols[1].plotly_chart(teach_charts.kmeans2d_figure(X, assign, centres, NAMES, FS, axis_range=axis_range,
+    cols[1].plotly_chart(mixture2d_charts.kmeans2d_figure(X, assign, centres, NAMES, FS, axis_range=axis_range,
                                                       title=f"k-means, same start: hard (t = {t})"),
                          key="mx_km", config={"displayModeBar": False})
 

@@ -6,7 +6,11 @@ import pandas as pd
 import streamlit as st
 
 import nbcore
-from dashboard import controls, depth_charts, lifecycle, page_kit, pages, urlguard
+from dashboard.ui import controls, page_kit, urlguard
+from dashboard.charts import restarts as restarts_charts
+from dashboard.charts import theme
+from dashboard import pages
+from dashboard.lesson import session
 
 FS = page_kit.page_setup(pages.RESTARTS,
                          "EM climbs the hill it starts on. Start it from many random points and compare where it ends.")
@@ -82,7 +86,7 @@ m1.metric("Random starts", len(res))
 m2.metric("Different end points", n_levels,
           help=f"Final objectives closer than {SAME:.2g} (10⁻⁴ relative) count as the same end point.")
 m3.metric("Highest objective", f"{obj[best]:.2f}", help=f"start #{seeds[best]}; {int(top.sum())} start(s) end there")
-m4.metric("Its accuracy", depth_charts._pct(acc_arr[best]) if has_acc else "—")
+m4.metric("Its accuracy", theme.pct(acc_arr[best]) if has_acc else "—")
 
 if has_acc:
     # pairs where the higher objective has the clearly worse classifier
@@ -119,9 +123,9 @@ if has_acc:
 sel_default = best
 selected = st.selectbox("Look at start", range(len(res)), index=sel_default, key="rs_pick",
                         format_func=lambda i: f"#{seeds[i]}: objective {obj[i]:.2f}, accuracy "
-                                              f"{depth_charts._pct(acc_arr[i])}, {res[i]['n_iter']} iterations"
+                                              f"{theme.pct(acc_arr[i])}, {res[i]['n_iter']} iterations"
                                               + (" (highest objective)" if i == best else ""))
-st.plotly_chart(depth_charts.restarts_figure(obj, acc, seeds, best, selected, FS, levels=level,
+st.plotly_chart(restarts_charts.restarts_figure(obj, acc, seeds, best, selected, FS, levels=level,
                                              acc_label="accuracy on the hidden labels"
                                                        + (" (after matching)" if unsup else "")),
                 key="rs_fig", config={"displayModeBar": False})
@@ -133,7 +137,7 @@ def _open(i: int) -> None:
     init = "random"
     cfg = controls.DataConfig(dataset=dataset, model=model, hidden_pct=int(hidden), init=init, seed=int(seed),
                               unlabeled_weight=1.0, max_iter=max_iter, tol=float(run.settings.tol))
-    lifecycle.install(cfg, float(smoothing), prep, run,
+    session.lesson().install(cfg, float(smoothing), prep, run,
                       notice=("rebuilt", f"Opened random start #{seeds[i]} from **Restarts & local optima** "
                                          f"(objective {obj[i]:.2f}). Reset would start a new random run."))
     ss = st.session_state

@@ -7,7 +7,9 @@ import numpy as np
 import streamlit as st
 
 import nbcore
-from dashboard import depth_charts, derive, page_kit, pages, urlguard
+from dashboard.charts import sampling as sampling_charts
+from dashboard import pages
+from dashboard.ui import derive, page_kit, urlguard
 
 FS = page_kit.page_setup(pages.SAMPLING,
                          "Naive Bayes models p(x, y), so it can *write* documents: pick a class, then draw every "
@@ -84,7 +86,7 @@ def show_class(k: int, heading: str) -> None:
     left, right = st.columns(2)
     if shape:
         for col, rows, what, tag in ((left, Xs, "Drawn from the model", "sample"), (right, real, "Real documents", "real")):
-            col.plotly_chart(depth_charts.image_grid_figure(list(rows), [f"{tag} {i + 1}" for i in range(len(rows))],
+            col.plotly_chart(sampling_charts.image_grid_figure(list(rows), [f"{tag} {i + 1}" for i in range(len(rows))],
                                                             tuple(shape), font_size=FS, title=what, cols=6, cell=110),
                              key=f"smp_img_{tag}{k}", config={"displayModeBar": False})
     else:

@@ -7,7 +7,12 @@ import numpy as np
 import streamlit as st
 
 import nbcore
-from dashboard import charts, controls, depth_charts, lifecycle, metrics, page_kit, pages, urlguard
+from dashboard.charts import side_by_side as side_by_side_charts
+from dashboard.charts import theme
+from dashboard import pages
+from dashboard.ui import controls, page_kit, urlguard
+from dashboard.lesson import metrics
+from dashboard.lesson.lesson_run import status_line
 
 FS = page_kit.page_setup(pages.SIDE_BY_SIDE,
                          "Same data, same hidden labels, two settings: step both runs together and compare.")
@@ -99,25 +104,25 @@ for side, col in zip("ab", cols):
     with col:
         m1, m2, m3 = st.columns([1, 2, 2] if FS > 15 else 3)  # classroom: room for the long numbers
         m1.metric("Iteration", run.iteration)
-        m2.metric("Accuracy (hidden)", depth_charts._pct(acc[side][-1]))
+        m2.metric("Accuracy (hidden)", theme.pct(acc[side][-1]))
         m3.metric("Objective", f"{run.current.objective:.1f}")
-        kind, text = lifecycle.status_line(run)
+        kind, text = status_line(run)
         st.caption(text.replace("Press Step or Play.", "Press Step both (or 10 steps)."))
 
 name_a, name_b = label("a"), label("b")
 c1, c2 = st.columns(2)
 if prep.score_mask.any():
-    c1.plotly_chart(depth_charts.two_runs_figure(acc["a"], acc["b"], name_a, name_b, "accuracy",
+    c1.plotly_chart(side_by_side_charts.two_runs_figure(acc["a"], acc["b"], name_a, name_b, "accuracy",
                                                  f"Accuracy on the {int(prep.score_mask.sum())} hidden labels",
-                                                 FS, percent=True, width=charts.chart_width(FS, 2)),
+                                                 FS, percent=True, width=theme.chart_width(FS, 2)),
                     key="sbs_acc_fig",
                     config={"displayModeBar": False})
 else:
     c1.info("No hidden labels: raise “Labels hidden” to compare accuracy.")
-c2.plotly_chart(depth_charts.two_runs_figure([s.log_likelihood for s in runs["a"].history],
+c2.plotly_chart(side_by_side_charts.two_runs_figure([s.log_likelihood for s in runs["a"].history],
                                              [s.log_likelihood for s in runs["b"].history], name_a, name_b,
                                              "log-likelihood", "Log-likelihood of the data", FS,
-                                             width=charts.chart_width(FS, 2)),
+                                             width=theme.chart_width(FS, 2)),
                 key="sbs_ll_fig", config={"displayModeBar": False})
 same_start = settings["a"][1] == settings["b"][1]
 uw_a, uw_b = settings["a"][2], settings["b"][2]

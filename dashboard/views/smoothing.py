@@ -8,7 +8,9 @@ import pandas as pd
 import streamlit as st
 
 import nbcore
-from dashboard import depth_charts, derive, page_kit, pages, urlguard
+from dashboard.charts import smoothing as smoothing_charts
+from dashboard import pages
+from dashboard.ui import derive, page_kit, urlguard
 
 FS = page_kit.page_setup(pages.SMOOTHING,
                          "λ pseudo-documents per class (eq. 14): what λ = 0 and λ → ∞ do to β and to accuracy.")
@@ -71,12 +73,12 @@ words = st.multiselect("Words to follow", feats, default=default_words, key="sm_
 c1, c2 = st.columns(2)
 betas = {w: B[:, feats.index(w), :] for w in words[:6]}
 if betas:
-    c1.plotly_chart(depth_charts.beta_vs_lambda_figure(lams, betas, names, FS, target=TARGET), key="sm_beta",
+    c1.plotly_chart(smoothing_charts.beta_vs_lambda_figure(lams, betas, names, FS, target=TARGET), key="sm_beta",
                     config={"displayModeBar": False})
 else:
     c1.info("Pick a word to follow.")
 if score.any():
-    c2.plotly_chart(depth_charts.accuracy_vs_lambda_figure(lams, [r["acc_supervised"] for r in res],
+    c2.plotly_chart(smoothing_charts.accuracy_vs_lambda_figure(lams, [r["acc_supervised"] for r in res],
                                                            [r["acc_em"] for r in res], FS,
                                                            n_hidden=int(score.sum())),
                     key="sm_acc", config={"displayModeBar": False})

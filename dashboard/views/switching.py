@@ -8,7 +8,10 @@ import pandas as pd
 import streamlit as st
 
 import nbcore
-from dashboard import charts, depth_charts, page_kit, pages, urlguard
+from dashboard.charts import switching as switching_charts
+from dashboard.charts import theme
+from dashboard import pages
+from dashboard.ui import page_kit, urlguard
 
 FS = page_kit.page_setup(pages.SWITCHING,
                          "Without labels EM finds groups, but it cannot know which group is called “spam”.")
@@ -53,11 +56,11 @@ m4.metric("Final objective", f"{objective:.2f}")
 cluster_names = [f"cluster {c}" for c in range(K)]
 identity = bool(np.all(mapping == np.arange(K)))
 c1, c2 = st.columns(2)
-half = charts.chart_width(FS, 2)  # titles are wrapped for the width the charts get
-c1.plotly_chart(depth_charts.confusion_figure(table, cluster_names, names, [(c, c) for c in range(K)], FS,
+half = theme.chart_width(FS, 2)  # titles are wrapped for the width the charts get
+c1.plotly_chart(switching_charts.confusion_figure(table, cluster_names, names, [(c, c) for c in range(K)], FS,
                                               title="As labelled: cluster k = class k", width=half),
                 key="ls_raw", config={"displayModeBar": False})
-c2.plotly_chart(depth_charts.confusion_figure(table, cluster_names, names,
+c2.plotly_chart(switching_charts.confusion_figure(table, cluster_names, names,
                                               [(c, int(mapping[c])) for c in range(K)], FS,
                                               title="The matching (outlined) found by linear_sum_assignment",
                                               width=half),

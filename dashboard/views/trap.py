@@ -7,7 +7,10 @@ import numpy as np
 import streamlit as st
 
 import nbcore
-from dashboard import charts, depth_charts, page_kit, pages, urlguard
+from dashboard.charts import theme
+from dashboard.charts import trap as trap_charts
+from dashboard import pages
+from dashboard.ui import page_kit, urlguard
 
 FS = page_kit.page_setup(pages.TRAP,
                          "Start every class at the same place with no labels, and EM has no reason to ever "
@@ -105,16 +108,16 @@ st.markdown(
 
 if FS > 15:  # classroom: two charts per row, or their titles run off the charts
     (c1, c2), (c3, _) = st.columns(2), st.columns(2)
-    width = charts.chart_width(FS, 2)
+    width = theme.chart_width(FS, 2)
 else:
     c1, c2, c3 = st.columns(3)
-    width = charts.chart_width(FS, 3)  # titles and axis titles are wrapped for this width
+    width = theme.chart_width(FS, 3)  # titles and axis titles are wrapped for this width
 if hidden.any():
-    c1.plotly_chart(depth_charts.resp_histogram_figure(proba[hidden], prep.class_names, FS, width=width),
+    c1.plotly_chart(trap_charts.resp_histogram_figure(proba[hidden], prep.class_names, FS, width=width),
                     key="trap_resp", config={"displayModeBar": False})
-c2.plotly_chart(depth_charts.beta_profiles_figure(np.asarray(snap.beta), prep.feature_names, prep.class_names,
+c2.plotly_chart(trap_charts.beta_profiles_figure(np.asarray(snap.beta), prep.feature_names, prep.class_names,
                                                   FS, width=width), key="trap_beta", config={"displayModeBar": False})
-c3.plotly_chart(depth_charts.spread_figure(spreads, FS, width=width), key="trap_spread",
+c3.plotly_chart(trap_charts.spread_figure(spreads, FS, width=width), key="trap_spread",
                 config={"displayModeBar": False})
 
 if start == "uniform" and n_labels == 0:

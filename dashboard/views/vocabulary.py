@@ -10,8 +10,10 @@ import streamlit as st
 
 import nbcore
 from nbcore.models.bernoulli import binarize
-from dashboard import charts, controls, derive, page_kit, pages, state, urlguard
-from dashboard import event_model_charts as emc
+from dashboard.charts import event_models as event_models_charts
+from dashboard.charts import theme
+from dashboard import pages
+from dashboard.ui import controls, derive, page_kit, state, urlguard
 
 FS = page_kit.page_setup(pages.VOCABULARY,
                          "Keep the V most frequent words, for V from 100 to the whole vocabulary: which event "
@@ -63,7 +65,7 @@ def vocabulary_curve(X, y_obs, y_eval, n_classes, sizes, smoothing, uw, seed, ca
     hidden_rows = y_obs < 0
     out, done, total = [], 0, 2 * len(sizes)
     for v in sizes:
-        Xv = X[:, emc.vocabulary_columns(X, v)]
+        Xv = X[:, event_models_charts.vocabulary_columns(X, v)]
         for model, Xm in (("bernoulli", binarize(Xv)), ("multinomial", Xv)):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -102,16 +104,16 @@ if not stored or stored[0] != key:
 
 df = pd.DataFrame(stored[1])
 acc = {m: {"supervised": df[df.model == m]["acc_supervised"].tolist(), "em": df[df.model == m]["acc_em"].tolist()}
-       for m in emc.MODELS}
-st.plotly_chart(emc.vocabulary_figure(sizes, acc, FS, width=charts.chart_width(FS)), key="voc_fig",
+       for m in event_models_charts.MODELS}
+st.plotly_chart(event_models_charts.vocabulary_figure(sizes, acc, FS, width=theme.chart_width(FS)), key="voc_fig",
                 config={"displayModeBar": False})
 
 cols = st.columns(2) if FS <= 15 else (st.container(), st.container())
-for m, col in zip(emc.MODELS, cols):
+for m, col in zip(event_models_charts.MODELS, cols):
     sub = df[df.model == m].reset_index(drop=True)
     i = int(np.nanargmax(sub["acc_em"].to_numpy(dtype=float)))
     gain = sub["acc_em"] - sub["acc_supervised"]
-    col.metric(f"{emc.MODEL_TITLES[m].capitalize()} EM: best V", f"{int(sub['V'][i]):,} words",
+    col.metric(f"{event_models_charts.MODEL_TITLES[m].capitalize()} EM: best V", f"{int(sub['V'][i]):,} words",
                delta=f"{sub['acc_em'][i]:.1%} ({gain[i] * 100:+.1f} pts vs supervised)", delta_color="off")
 st.caption("Each point is one supervised fit or one EM run on the same labelled and hidden documents; only the "
            "vocabulary changes. Bernoulli scores every word a document lacks, so each extra rare word adds a term "

@@ -68,7 +68,7 @@ def test_step_increments_counter(at):
     assert iteration(at) == 1
     click(at, "step")
     assert iteration(at) == 2
-    assert at.session_state["run"].iteration == 2
+    assert at.session_state["lesson"].run.iteration == 2
 
 
 def test_lambda_mid_run_continues(at):
@@ -79,7 +79,7 @@ def test_lambda_mid_run_continues(at):
     assert iteration(at) == 2                       # history kept
     assert "continues" in notices(at) and "1 → 0.1" in notices(at)
     click(at, "step")
-    run = at.session_state["run"]
+    run = at.session_state["lesson"].run
     assert iteration(at) == 3
     assert [s.smoothing for s in run.history] == [1.0, 1.0, 1.0, 0.1]
 
@@ -90,7 +90,7 @@ def test_hidden_fraction_change_rebuilds(at):
     assert not at.exception
     assert iteration(at) == 0
     assert "new run" in notices(at) and "90% → 50%" in notices(at)
-    assert int((at.session_state["prep"].y_obs < 0).sum()) == 300  # 50 % of 600
+    assert int((at.session_state["lesson"].prep.y_obs < 0).sum()) == 300  # 50 % of 600
 
 
 @pytest.mark.parametrize("name", ["toy_spam", "play_tennis", "abcd", "digits"])
@@ -114,7 +114,7 @@ def test_reset(at):
 
 def test_run_to_convergence_and_scrubber(at):
     click(at, "converge")
-    run = at.session_state["run"]
+    run = at.session_state["lesson"].run
     assert run.done and iteration(at) == run.iteration > 1
     assert any("Converged at t = %d" % run.iteration in m.value for m in at.markdown)
     # EM beats the supervised-only baseline on the default lesson
@@ -126,20 +126,20 @@ def test_run_to_convergence_and_scrubber(at):
     scrub = next(s for s in at.slider if s.label == "Show iteration")
     scrub.set_value(1).run()
     assert not at.exception
-    assert iteration(at) == 1 and at.session_state["run"].iteration == run.iteration
+    assert iteration(at) == 1 and at.session_state["lesson"].run.iteration == run.iteration
     assert any(f"Showing iteration 1 of {run.iteration}" in c.value for c in at.caption)
 
 
 def test_play_steps_and_stops_itself(at):
     click(at, "play")
-    assert at.session_state["playing"] is True
+    assert at.session_state["lesson"].playing is True
     for _ in range(40):                 # AppTest does not fire run_every; each rerun is one tick
         at.run()
         assert not at.exception
-        if not at.session_state["playing"]:
+        if not at.session_state["lesson"].playing:
             break
-    run = at.session_state["run"]
-    assert run.done and at.session_state["playing"] is False
+    run = at.session_state["lesson"].run
+    assert run.done and at.session_state["lesson"].playing is False
     assert iteration(at) == run.iteration
 
 
@@ -147,7 +147,7 @@ def test_alpha_and_beta_after_one_step_match_hand_computation():
     # toy_spam, half the labels hidden, uniform start: every hidden e-mail has posterior ½ at t=0
     at = new_app(dataset="toy_spam", hidden="50", init="uniform", lam="1.0")
     click(at, "step")
-    prep = at.session_state["prep"]
+    prep = at.session_state["lesson"].prep
     y_obs, X = prep.y_obs, np.asarray(prep.X, dtype=float)
     N = len(y_obs)
     r = np.zeros((N, 2))
@@ -155,7 +155,7 @@ def test_alpha_and_beta_after_one_step_match_hand_computation():
     r[y_obs < 0] = 0.5
     alpha = r.sum(0) / N
     beta = (1.0 + X.T @ r) / (2.0 + r.sum(0))
-    snap = at.session_state["run"].current
+    snap = at.session_state["lesson"].run.current
     np.testing.assert_allclose(snap.alpha, alpha)
     np.testing.assert_allclose(snap.beta, beta)
     # …and the α chart and the maths panel show those numbers
@@ -173,9 +173,9 @@ def test_alpha_and_beta_after_one_step_match_hand_computation():
 def test_url_sets_the_configuration():
     at = new_app(dataset="digits", hidden="95", lam="0.1", classroom="true")
     assert at.selectbox(key="dataset").value == "digits"
-    cfg = at.session_state["run_key"]
+    cfg = at.session_state["lesson"].cfg
     assert (cfg.dataset, cfg.hidden_pct) == ("digits", 95)
-    assert at.session_state["run_lam"] == 0.1
+    assert at.session_state["lesson"].smoothing == 0.1
     assert at.toggle(key="classroom").value is True
 
 
@@ -185,7 +185,7 @@ def test_classroom_mode_hides_advanced_but_keeps_values(at):
     at.toggle(key="classroom").set_value(True).run()
     assert not at.exception
     assert len(at.get("number_input")) == 1 or not any(w.key == "seed" for w in at.number_input)
-    assert at.session_state["run_key"].seed == 3      # no rebuild: same settings
+    assert at.session_state["lesson"].cfg.seed == 3      # no rebuild: same settings
     assert iteration(at) == 1
     assert any("font-size: 22px" in m.value for m in at.markdown)
 
@@ -193,30 +193,30 @@ def test_classroom_mode_hides_advanced_but_keeps_values(at):
 def test_bad_upload_shows_message_and_keeps_run(at):
     click(at, "step")
     click(at, "step")
-    run_before = at.session_state["run"]
+    run_before = at.session_state["lesson"].run
     for name, data in [("bad.csv", b"a,b\n1,2\n"), ("photo.csv", b"\x00\x01\x02\xff"), ("empty.csv", b"")]:
         at.session_state["pending_upload"] = (name, data)   # what the uploader's callback stores
         at.run()
         assert not at.exception
         errors = " ".join(e.value for e in at.error)
         assert name in errors and "Could not use" in errors
-        assert at.session_state["run"] is run_before
+        assert at.session_state["lesson"].run is run_before
         assert iteration(at) == 2
         assert at.selectbox(key="dataset").value == "synthetic_spam"
 
 
 def test_bad_upload_through_the_real_uploader_widget(at):
     click(at, "step")
-    run_before = at.session_state["run"]
+    run_before = at.session_state["lesson"].run
     at.file_uploader(key="uploader").upload("notes.csv", b"a,b\n1,2\n", "text/csv").run()
     assert not at.exception
     assert any("Could not use" in e.value and "notes.csv" in e.value for e in at.error)
-    assert at.session_state["run"] is run_before and iteration(at) == 1
+    assert at.session_state["lesson"].run is run_before and iteration(at) == 1
     # a good file afterwards replaces the message and becomes the data set
     at.file_uploader(key="uploader").upload("mail.csv", b"text,label\nwin cash now,spam\nmeeting at noon,ham\n"
                                             b"cheap cash prize,\nlunch meeting today,\n", "text/csv").run()
     assert not at.exception and not at.error
-    assert at.session_state["run_key"].dataset == "upload" and iteration(at) == 0
+    assert at.session_state["lesson"].cfg.dataset == "upload" and iteration(at) == 0
 
 
 def test_good_upload_becomes_the_data_set(at):
@@ -226,14 +226,14 @@ def test_good_upload_becomes_the_data_set(at):
     at.run()
     assert not at.exception and not at.error
     assert at.selectbox(key="dataset").value == "upload"
-    assert at.session_state["run_key"].dataset == "upload"
+    assert at.session_state["lesson"].cfg.dataset == "upload"
     assert iteration(at) == 0
     click(at, "step")
     assert iteration(at) == 1
 
 
 def test_handle_upload_directly():
-    from dashboard import uploads
+    from dashboard.data import uploads
     at = new_app()
     # handle_upload needs a session: call it through the page's path and check the stored state
     at.session_state["pending_upload"] = ("x.csv", b"label,x\n1,2\n")
@@ -243,7 +243,7 @@ def test_handle_upload_directly():
 
 
 def test_exports_are_csv(at):
-    from dashboard import derive
+    from dashboard.ui import derive
     click(at, "step")
     click(at, "step")
     # the exports expander starts closed and draws its buttons only when opened (rerun cost)
@@ -254,7 +254,7 @@ def test_exports_are_csv(at):
     assert not at.exception, at.exception
     assert [b.label for b in exports()] == ["α at t=2 (CSV)", "β at t=2 (CSV)",
                                                            "History, every iteration (CSV)"]
-    run, prep = at.session_state["run"], at.session_state["prep"]
+    run, prep = at.session_state["lesson"].run, at.session_state["lesson"].prep
     hist = derive.history_frame(run.history, prep.class_names, at.session_state["acc_cache"]["acc"])
     assert list(hist["iteration"]) == [0, 1, 2]
     assert {"lambda", "log_likelihood", "objective", "alpha_ham", "alpha_spam", "hidden_accuracy"} <= set(hist)
@@ -279,9 +279,9 @@ def test_edge_settings_run_without_tracebacks(query):
     at = new_app(**query)
     assert not at.error, [e.value for e in at.error]
     click(at, "step")
-    if not at.session_state["run"].done:
+    if not at.session_state["lesson"].run.done:
         click(at, "converge")
-    run = at.session_state["run"]
+    run = at.session_state["lesson"].run
     assert run.done
     # the maths panel agrees with the engine wherever it shows numbers
     mismatches = [c.value for c in at.caption if "engine's" in c.value and "same as" not in c.value]
@@ -292,25 +292,25 @@ def test_lambda_change_before_any_step_restarts(at):
     at.select_slider(key="lam").set_value(0.1).run()
     assert iteration(at) == 0
     assert "before any step" in notices(at)
-    assert at.session_state["run"].current.smoothing == 0.1
+    assert at.session_state["lesson"].run.current.smoothing == 0.1
 
 
 def test_bad_url_value_is_ignored():
     at = new_app(hidden="banana", lam="7", dataset="nope")
     assert not at.exception and not at.error
-    assert at.session_state["run_key"].dataset == "sms_spam"  # the default lesson
-    assert at.session_state["run_key"].hidden_pct == 90
+    assert at.session_state["lesson"].cfg.dataset == "sms_spam"  # the default lesson
+    assert at.session_state["lesson"].cfg.hidden_pct == 90
     # 7 lies between the grid's 3 and 10: it snaps to the nearest (on a log scale), 10
-    assert at.session_state["run_lam"] == 10.0
+    assert at.session_state["lesson"].smoothing == 10.0
     note = " ".join(w.value for w in at.warning)
     assert "banana" in note and "nope" in note and "lam=7" in note
 
 
 def test_decrease_flag():
-    from dashboard import charts
-    assert charts.decreases([1.0, 2.0, 1.5, 3.0]) == [2]
-    assert charts.decreases([1.0, 2.0, 1.5], lams=[1.0, 1.0, 0.1]) == []  # λ changed: not comparable
-    fig = charts.likelihood_figure([1, 2, 1.5], [1, 2, 1.5], [1.0, 1.0, 1.0], 2)
+    from dashboard.charts import lesson as lesson_charts
+    assert lesson_charts.decreases([1.0, 2.0, 1.5, 3.0]) == [2]
+    assert lesson_charts.decreases([1.0, 2.0, 1.5], lams=[1.0, 1.0, 0.1]) == []  # λ changed: not comparable
+    fig = lesson_charts.likelihood_figure([1, 2, 1.5], [1, 2, 1.5], [1.0, 1.0, 1.0], 2)
     assert any(tr["name"] == "objective decreased!" for tr in fig["data"])
 
 
@@ -321,6 +321,6 @@ def test_max_iterations_mid_run_continues(at):
     assert not at.exception
     assert iteration(at) == 2                       # history kept, not a new run
     assert "continues" in notices(at) and "max iterations 100 → 300" in notices(at)
-    assert at.session_state["run"].settings.max_iter == 300
+    assert at.session_state["lesson"].run.settings.max_iter == 300
     click(at, "step")
     assert iteration(at) == 3

@@ -1,4 +1,4 @@
-"""The lesson view's "EM emptied a class" warning (dashboard/lesson_panels.py, class_emptied_notice):
+"""The lesson view's "EM emptied a class" warning (dashboard/lesson/panels/core.py, class_emptied_notice):
 when it fires, what it names and links to, and that the default lesson never shows it."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 from streamlit.testing.v1 import AppTest
 
 from conftest import ROOT
-from dashboard import lesson_panels
+from dashboard.lesson.panels import class_emptied
 
 APP = str(ROOT / "dashboard" / "app.py")
 
@@ -29,20 +29,20 @@ def test_emptied_classes_rules():
     mean = [[0.9, 0.1], [0.95, 0.05], [0.995, 0.005], [0.9999, 0.0001]]
     counts = [[90, 10], [95, 5], [100, 0], [100, 0]]
     # no hidden document keeps class 1 from t = 2 on
-    assert lesson_panels.emptied_classes(alpha, mean, counts) == {1: 2}
+    assert class_emptied.emptied_classes(alpha, mean, counts) == {1: 2}
     # a class that comes back is no longer reported
-    assert lesson_panels.emptied_classes(alpha[:3] + [[0.8, 0.2]], mean[:3] + [[0.9, 0.1]],
+    assert class_emptied.emptied_classes(alpha[:3] + [[0.8, 0.2]], mean[:3] + [[0.9, 0.1]],
                                          counts[:3] + [[90, 10]]) == {}
     # α below 1 % of its start, with a hidden document still assigned to it
-    assert lesson_panels.emptied_classes([[0.5, 0.5], [0.996, 0.004]], [[0.5, 0.5], [0.6, 0.4]],
+    assert class_emptied.emptied_classes([[0.5, 0.5], [0.996, 0.004]], [[0.5, 0.5], [0.6, 0.4]],
                                          [[50, 50], [99, 1]]) == {1: 1}
     # the hidden documents' share below 1 % of the class's start while α holds the labelled documents
-    assert lesson_panels.emptied_classes([[0.87, 0.13], [0.993, 0.007]], [[0.9, 0.1], [0.9996, 0.0004]],
+    assert class_emptied.emptied_classes([[0.87, 0.13], [0.993, 0.007]], [[0.9, 0.1], [0.9996, 0.0004]],
                                          [[5293, 2], [5293, 2]]) == {1: 1}
     # empty at the start already: counted from EM's first iteration; nothing to say before EM ran
-    assert lesson_panels.emptied_classes([[0.87, 0.13], [0.99, 0.01]], [[1.0, 0.0], [1.0, 0.0]],
+    assert class_emptied.emptied_classes([[0.87, 0.13], [0.99, 0.01]], [[1.0, 0.0], [1.0, 0.0]],
                                          [[10, 0], [10, 0]]) == {1: 1}
-    assert lesson_panels.emptied_classes([[0.87, 0.13]], [[1.0, 0.0]], [[10, 0]]) == {}
+    assert class_emptied.emptied_classes([[0.87, 0.13]], [[1.0, 0.0]], [[10, 0]]) == {}
 
 
 def test_bernoulli_on_sms_spam_with_97_percent_hidden_empties_spam():
@@ -51,7 +51,7 @@ def test_bernoulli_on_sms_spam_with_97_percent_hidden_empties_spam():
     at.button(key="step").click().run()
     text = warnings_text(at)
     assert "EM emptied the class **spam** at iteration **1**" in text
-    run, prep = at.session_state["run"], at.session_state["prep"]
+    run, prep = at.session_state["lesson"].run, at.session_state["lesson"].prep
     hidden = prep.y_obs < 0
     assert (run.predict(t=1)[hidden] != 1).all()  # no hidden message is spam under θ_1
     assert f"0 of the {int(hidden.sum()):,} hidden documents" in text
@@ -75,7 +75,7 @@ def test_default_lesson_and_multinomial_never_empty_a_class():
     at = lesson()
     at.button(key="step").click().run()
     at.button(key="converge").click().run()
-    assert at.session_state["run"].done
+    assert at.session_state["lesson"].run.done
     assert "EM emptied" not in warnings_text(at)
     assert not [p for p in at.get("page_link") if p.proto.page.endswith("event_models")]
     at = lesson(dataset="sms_spam", model="multinomial", hidden="97")
@@ -88,7 +88,10 @@ def _hostile_names_script():
     import streamlit as st
 
     import nbcore
-    from dashboard import controls, lesson_panels, lifecycle, state
+    from dashboard.ui import controls, state
+    from dashboard.lesson.frame import Frame
+    from dashboard.lesson.panels import class_emptied
+    from dashboard.lesson.prepare import Prepared
 
     state.init()
     ds = nbcore.load_dataset("sms_spam")
@@ -98,11 +101,11 @@ def _hostile_names_script():
     run.step()
     names = ["ham", "*spam* $x$ [a](b) <b>"]
     # no pages are registered in this one-function app: data that is not text draw no page link
-    prep = lifecycle.Prepared(None, ds.X, y_obs, y_obs < 0, y, 2, names, list(ds.feature_names))
+    prep = Prepared(None, ds.X, y_obs, y_obs < 0, y, 2, names, list(ds.feature_names))
     cfg = controls.DataConfig("upload", "bernoulli", 97, "labeled", 0, 1.0, 100, 1e-6)
-    f = lesson_panels.Frame(run=run, prep=prep, cfg=cfg, smoothing=1.0, t=1, latest=1, view_t=None, acc=[],
-                            base=None, classroom=False, fs=15)
-    lesson_panels.class_emptied_notice(f)
+    f = Frame(run=run, prep=prep, cfg=cfg, smoothing=1.0, t=1, latest=1, view_t=None, acc=[],
+                  base=None, classroom=False, fs=15)
+    class_emptied.show(f)
     st.session_state["done"] = True
 
 

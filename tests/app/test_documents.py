@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from dashboard.documents import confusion_frame, document_texts, documents_frame
+from dashboard.lesson.panels.documents import confusion_frame, document_texts, documents_frame
 from nbcore import get_model
-from dashboard.upload_columns import ColumnChoice, columns_frame, read_upload
+from dashboard.data.upload_columns import ColumnChoice, columns_frame, read_upload
 from nbcore.data import DataError
 
 P_PREV = np.array([[0.9, 0.1], [0.4, 0.6], [0.2, 0.8], [0.7, 0.3], [0.5, 0.5]])
@@ -124,7 +124,7 @@ def test_documents_frame_limit_is_the_head_of_the_full_order(sort):
 def test_responsibility_histogram_spec_counts_and_is_a_valid_figure():
     import plotly.graph_objects as go
 
-    from dashboard.lesson_extras import responsibility_histogram_spec
+    from dashboard.charts.lesson import responsibility_histogram as responsibility_histogram_spec
     r1 = np.array([0.0, 0.01, 0.049, 0.05, 0.5, 0.97, 1.0])
     resp = np.column_stack([1 - r1, r1])
     spec = responsibility_histogram_spec(resp, ["ham", "spam"], 15)

@@ -26,7 +26,7 @@ APP = str(ROOT / "dashboard" / "app.py")
 
 
 def test_md_escape_hand_written():
-    from dashboard.derive import md_escape
+    from dashboard.ui.derive import md_escape
 
     assert md_escape("![px](http://host/x.png)") == r"\!\[px\]\(http\://host/x.png\)"
     assert md_escape("**bold**") == r"\*\*bold\*\*"
@@ -55,7 +55,7 @@ def test_md_escape_hand_written():
 
 
 def test_latex_text_hand_written():
-    from dashboard.derive import latex_text
+    from dashboard.ui.derive import latex_text
 
     assert latex_text("spam") == r"\text{spam}"
     assert latex_text("$$x$$") == r"\text{\$\$x\$\$}"
@@ -67,7 +67,7 @@ def test_latex_text_hand_written():
 
 
 def test_plot_text_hand_written():
-    from dashboard.derive import plot_text
+    from dashboard.ui.derive import plot_text
 
     assert plot_text("<img src=x>") == "&lt;img src=x&gt;"
     assert plot_text("<b>a</b> & $x$") == "&lt;b&gt;a&lt;/b&gt; &amp; &#36;x&#36;"
@@ -276,7 +276,7 @@ def test_text_upload_lesson_and_inspector():
 @pytest.mark.parametrize("name", HOSTILE)
 def test_scanner_sees_a_raw_name(name):
     """The scan itself: a raw name in a markdown body or a formula is caught."""
-    from dashboard.derive import latex_text, md_escape
+    from dashboard.ui.derive import latex_text, md_escape
 
     read = _ESCAPED.sub("\x01", f"Class **{name}**")
     assert any(form in read for form in ACTIVE)
@@ -297,7 +297,7 @@ def test_katex_renders_every_escaped_name_as_typed(tmp_path):
 
     import streamlit
 
-    from dashboard.derive import latex_text
+    from dashboard.ui.derive import latex_text
 
     node = shutil.which("node")
     bundle = glob.glob(str(Path(streamlit.__file__).parent / "static" / "static" / "js" / "katex.*.js"))

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 import nbcore
 from conftest import ROOT
-from dashboard import event_model_charts as emc
+from dashboard.charts import event_models as event_models_charts
 
 APP = str(ROOT / "dashboard" / "app.py")
 
@@ -100,7 +100,7 @@ def test_document_parts_add_up_to_each_models_log_likelihood(sms):
     Xb = (Xc > 0).astype(np.float64)
     for i in (0, 2, 11):
         x = Xc[i].toarray().ravel()
-        parts = emc.likelihood_parts(x, np.log(beta_b), np.log1p(-beta_b), np.log(beta_m))
+        parts = event_models_charts.likelihood_parts(x, np.log(beta_b), np.log1p(-beta_b), np.log(beta_m))
         b = parts["bernoulli"]["words present"] + parts["bernoulli"]["words absent"]
         m = parts["multinomial"]["first occurrences"] + parts["multinomial"]["repeats (counts > 1)"]
         np.testing.assert_allclose(b, nbcore.get_model("bernoulli").log_likelihood(Xb[i], {"beta": beta_b})[0])
@@ -109,7 +109,7 @@ def test_document_parts_add_up_to_each_models_log_likelihood(sms):
         present, absent = nbcore.get_model("bernoulli").log_likelihood_by_presence(Xb[i], {"beta": beta_b})
         np.testing.assert_allclose(parts["bernoulli"]["words present"], present[0])
         np.testing.assert_allclose(parts["bernoulli"]["words absent"], absent[0])
-        table = emc.parts_table(parts, ["ham", "spam"])
+        table = event_models_charts.parts_table(parts, ["ham", "spam"])
         share = table["absent share"].to_numpy()
         np.testing.assert_allclose(share, np.abs(absent[0]) / (np.abs(absent[0]) + np.abs(present[0])))
         assert ((share > 0) & (share < 1)).all()
@@ -142,7 +142,7 @@ def test_page_shows_the_chosen_documents_split_and_finds_disagreements(sms):
 
 def test_top_words_rank_class_specific_words():
     beta = np.array([[0.5, 0.5], [0.4, 0.01], [0.02, 0.3], [0.9, 0.9]])
-    df = emc.top_words(beta, ["the", "meeting", "free", "a"], ["ham", "spam"], n=2)
+    df = event_models_charts.top_words(beta, ["the", "meeting", "free", "a"], ["ham", "spam"], n=2)
     assert df["ham"].tolist()[0] == "meeting" and df["spam"].tolist()[0] == "free"
     assert df["β(spam)"].tolist()[0] == pytest.approx(0.3)
 

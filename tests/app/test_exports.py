@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
-from dashboard import derive
+from dashboard.ui import derive
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = ["=HYPERLINK(\"http://evil.example\",\"x\")", "=cmd|' /C calc'!A0", "+44 20 7946 0000",
@@ -49,9 +49,10 @@ def test_documents_download_of_an_upload_with_formula_texts_and_labels_is_neutra
     at.slider(key="hidden").set_value(50).run()
     at.button(key="step").click().run()
     assert not at.exception and not at.error
-    run, prep = at.session_state["run"], at.session_state["prep"]
+    run, prep = at.session_state["lesson"].run, at.session_state["lesson"].prep
     # the documents button's content, made by the same call the button makes
-    from dashboard import documents, metrics  # noqa: F401
+    from dashboard.lesson.panels import documents  # noqa: F401
+    from dashboard.lesson import metrics  # noqa: F401
     rows_hidden = [int(i) for i in prep.score_mask.nonzero()[0]]
     import numpy as np
     frame = documents.documents_frame(np.asarray(run.predict_proba(t=1)), np.asarray(run.predict_proba(t=0)),

@@ -1,6 +1,6 @@
 """Issue 7.3 / 7.4 — hostile inputs through the upload path, extreme settings, limits.
 
-* `dashboard.uploads.handle_upload(name, data)` fed generated files (hypothesis,
+* `dashboard.data.uploads.handle_upload(name, data)` fed generated files (hypothesis,
   bounded): random bytes, huge fields, thousands of columns, binary, mixed
   encodings, formula injection. It must never raise, must answer with a clear
   message (no traceback, no Python exception names), must not touch the
@@ -175,13 +175,13 @@ def assert_clear_message(msg: str) -> None:
 # ------------------------------------------------------------------ 1. the function
 @pytest.fixture(scope="module")
 def uploads():
-    from dashboard import uploads as u   # bare mode: st.session_state is a plain per-process dict
+    from dashboard.data import uploads as u  # bare mode: st.session_state is a plain per-process dict
     return u
 
 
 def _fresh_state(uploads):
     import streamlit as st_
-    from dashboard import state
+    from dashboard.ui import state
     sentinel = object()
     for k in list(st_.session_state.keys()):
         del st_.session_state[k]
@@ -194,7 +194,7 @@ def _fresh_state(uploads):
 
 def _check_handle_upload(uploads, name: str, data: bytes):
     import streamlit as st_
-    from dashboard import state
+    from dashboard.ui import state
     sentinel = _fresh_state(uploads)
     t0 = time.perf_counter()
     ok, msg = uploads.handle_upload(name, data)   # must not raise
@@ -249,7 +249,7 @@ def test_read_csv_fails_only_with_data_error(data):
 def test_vocabulary_cap_applies(uploads):
     """60 × 600 distinct words > the dashboard's vocabulary cap: the vocabulary is cut to it."""
     ok, msg, _ = _check_handle_upload(uploads, "vocabulary_bomb.csv", CASES["vocabulary_bomb.csv"])
-    from dashboard import state
+    from dashboard.ui import state
     assert ok, msg
     assert state.get(state.UPLOAD_DS).X.shape[1] <= limits.VOCABULARY_CAP
 
@@ -400,7 +400,7 @@ def test_vocabulary_cap_is_stated_in_the_ui():
 
 # ------------------------------------------------------------------ 5. what leaves the app
 def _exports_for(raw: bytes):
-    from dashboard import derive
+    from dashboard.ui import derive
     ds = nbcore.read_csv(io.BytesIO(raw))
     model = ds.models[0]
     run = nbcore.EM(model=model, n_classes=ds.n_classes).start(ds.for_model(model), ds.y)

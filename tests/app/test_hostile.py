@@ -96,7 +96,7 @@ def test_gaussian_typed_values_with_one_bad_token_name_the_token():
 # ---- 7. URL values: the decisions (pure functions) -----------------------------------------
 
 def test_url_decisions_snap_clamp_and_explain():
-    from dashboard import controls, urlguard as ug
+    from dashboard.ui import controls, urlguard as ug
 
     lam = ug.Grid(controls.LAMBDAS, 1.0, controls.fmt_lam)
     d = lam.decide("lam", ["0.5"])          # between 0.3 and 1 -> nearest on a log scale: 0.3
@@ -181,13 +181,13 @@ def test_lesson_url_naming_a_gone_upload_says_what_happened():
     at = no_exception(open_view("lesson", {"dataset": "my_emails.csv (your upload)"}))
     note = notice_text(at)
     assert "my_emails.csv" in note and "Upload the file again" in note, note
-    from dashboard import controls
+    from dashboard.ui import controls
     assert at.session_state["dataset"] == controls.DEFAULTS["dataset"]
 
 
 def test_lesson_classroom_mode_still_reads_the_advanced_settings_from_the_url():
     at = no_exception(open_view("lesson", {"classroom": "true", "seed": "7", "init": "random", "tol": "1e-08"}))
-    cfg = at.session_state["run_key"]
+    cfg = at.session_state["lesson"].cfg
     assert (cfg.seed, cfg.init, cfg.tol) == (7, "random", 1e-8)
 
 
@@ -281,7 +281,7 @@ def _arr(v) -> np.ndarray:
 
 def _lesson_link(lesson_id: str, which: int | None = None) -> tuple[str, dict]:
     """(page name, query) of a guided lesson's main link (which=None) or its `also` link #which."""
-    from dashboard import lessons
+    from dashboard.lesson import guided as lessons
 
     lesson = lessons.BY_ID[lesson_id]
     if which is None:
@@ -303,7 +303,7 @@ def test_guided_1_lesson_view_after_one_step_shows_the_counted_alpha_and_beta():
     at = _open_link("supervised")
     at.button(key="step").click().run()
     no_exception(at)
-    prep, snap = at.session_state["prep"], at.session_state["run"].current
+    prep, snap = at.session_state["lesson"].prep, at.session_state["lesson"].run.current
     spam, ham = prep.class_names.index("spam"), prep.class_names.index("ham")
     cruise, win = prep.feature_names.index("Cruise"), prep.feature_names.index("Win")
     beta = np.asarray(snap.beta)
@@ -321,7 +321,7 @@ def test_guided_1_inspector_link_gives_two_thirds():
 
 def test_guided_2_hides_90_percent_of_600_emails():
     at = _open_link("hide")
-    prep = at.session_state["prep"]
+    prep = at.session_state["lesson"].prep
     assert len(prep.y_obs) == 600                                  # 600 e-mails
     assert int((prep.y_obs >= 0).sum()) == 60                      # EM only sees 10 % of the labels
     assert int(prep.score_mask.sum()) == 540                       # accuracy on exactly the hidden ones
@@ -339,8 +339,8 @@ def test_guided_3_smoothing_page_shows_impossible_events_and_beta_pulled_to_half
 
 def test_guided_3_lesson_view_link_is_the_toy_table_at_lambda_0():
     at = _open_link("smoothing", 0)
-    cfg = at.session_state["run_key"]
-    assert (cfg.dataset, cfg.hidden_pct, at.session_state["run_lam"]) == ("toy_spam", 50, 0.0)
+    cfg = at.session_state["lesson"].cfg
+    assert (cfg.dataset, cfg.hidden_pct, at.session_state["lesson"].smoothing) == ("toy_spam", 50, 0.0)
 
 
 def test_guided_4_trap_step_gives_exactly_one_over_k():
@@ -473,7 +473,7 @@ def _converge(at: AppTest) -> str:
 
 def test_guided_10_sms_557_labels_supervised_87_7_ham_86_6_em_about_98():
     at = _open_link("sms")
-    prep = at.session_state["prep"]
+    prep = at.session_state["lesson"].prep
     assert prep.X.shape[0] == 5574                                  # 5,574 real text messages
     assert int((prep.y_obs >= 0).sum()) == 557                      # EM sees 557 labels
     assert int(prep.score_mask.sum()) == 5017                       # 5,017 unlabelled messages
@@ -489,20 +489,20 @@ def test_guided_10_sms_557_labels_supervised_87_7_ham_86_6_em_about_98():
 
 def test_guided_11_bernoulli_calls_everything_ham_multinomial_94_7_to_98_0():
     at = _open_link("absent")
-    prep = at.session_state["prep"]
+    prep = at.session_state["lesson"].prep
     seen = prep.y_obs >= 0
     spam, ham = prep.class_names.index("spam"), prep.class_names.index("ham")
     assert int(seen.sum()) == 279 and int((prep.y_obs == spam).sum()) == 37   # 279 visible, 37 spam
     # λ = 1, 37 spam: a word never seen in spam gets β = (0 + 1) / (37 + 2) = 1/39, the smallest β
-    beta0 = np.asarray(at.session_state["run"].history[0].beta)
+    beta0 = np.asarray(at.session_state["lesson"].run.history[0].beta)
     assert beta0[:, spam].min() == pytest.approx(1 / 39)
     em_acc, pred = _em_end(prep, "bernoulli")
     # "calls every message ham": 5,293 of the 5,295 hidden messages (2 are called spam, 0.04 %)
     assert (pred != ham).mean() < 0.001
     assert f"{em_acc:.1%}" == "86.6%" == _converge(at)
     at = _open_link("absent", 0)                                    # counts -> multinomial
-    prep = at.session_state["prep"]
-    assert at.session_state["run_key"].model == "multinomial"
+    prep = at.session_state["lesson"].prep
+    assert at.session_state["lesson"].cfg.model == "multinomial"
     assert f"{_sklearn_supervised(prep, 'multinomial'):.1%}" == "94.7%" == metric(at, "Supervised only")
     em_acc, _ = _em_end(prep, "multinomial")
     assert f"{em_acc:.1%}" == "98.0%" == _converge(at)
@@ -510,7 +510,7 @@ def test_guided_11_bernoulli_calls_everything_ham_multinomial_94_7_to_98_0():
 
 def test_guided_12_langid_char_ngrams_supervised_84_8_em_97_0():
     at = _open_link("langid")
-    prep = at.session_state["prep"]
+    prep = at.session_state["lesson"].prep
     assert prep.n_classes == 10                                     # ten languages
     assert int((prep.y_obs >= 0).sum()) == round(0.05 * prep.X.shape[0])   # 5 % labelled
     assert f"{_sklearn_supervised(prep, 'multinomial'):.1%}" == "84.8%" == metric(at, "Supervised only")
@@ -520,13 +520,13 @@ def test_guided_12_langid_char_ngrams_supervised_84_8_em_97_0():
 
 def test_guided_13_mismatch_7717_ngrams_supervised_60_9_em_falls_to_51_8_while_objective_climbs():
     at = _open_link("mismatch")
-    prep = at.session_state["prep"]
+    prep = at.session_state["lesson"].prep
     assert prep.X.shape[1] == 7717                                  # 7,717 character n-grams
     assert set(np.unique(prep.X.data if hasattr(prep.X, "data") else prep.X)) <= {0, 1}   # presence/absence
     assert f"{_sklearn_supervised(prep, 'bernoulli'):.1%}" == "60.9%" == metric(at, "Supervised only")
     em_acc, _ = _em_end(prep, "bernoulli")
     assert f"{em_acc:.1%}" == "51.8%" == _converge(at)
-    objective = [s.objective for s in at.session_state["run"].history]
+    objective = [s.objective for s in at.session_state["lesson"].run.history]
     assert all(b >= a - 1e-6 * abs(a) for a, b in zip(objective, objective[1:]))   # climbs at every step
 
 
@@ -554,7 +554,7 @@ def _numeric_csv() -> bytes:
 
 def test_numeric_upload_switches_to_the_gaussian_model_and_says_so():
     at = _upload("measurements.csv", _numeric_csv())
-    cfg = at.session_state["run_key"]
+    cfg = at.session_state["lesson"].cfg
     assert cfg.dataset == "upload" and cfg.model == "gaussian", cfg
     ok = " ".join(s.value for s in at.sidebar.success)
     assert "gaussian" in ok.lower(), ok
@@ -565,8 +565,8 @@ def test_binary_file_named_csv_is_not_a_text_file_and_is_not_echoed():
     msgs = [e.value for e in at.error] + [e.value for e in at.sidebar.error]
     assert msgs and all("not a text file" in m for m in msgs), msgs
     assert all(len(m) < 600 and m.count("Å") <= 40 for m in msgs), [len(m) for m in msgs]
-    from dashboard import controls
-    assert at.session_state["run_key"].dataset == controls.DEFAULTS["dataset"]   # the previous data set stays
+    from dashboard.ui import controls
+    assert at.session_state["lesson"].cfg.dataset == controls.DEFAULTS["dataset"]   # the previous data set stays
 
 
 def test_long_parser_messages_are_cut_to_a_short_excerpt():
@@ -607,9 +607,9 @@ def _one_label_per_class_csv() -> bytes:
 
 def test_gaussian_run_from_one_label_per_class_does_not_collapse_and_says_why():
     at = _upload("two_labels.csv", _one_label_per_class_csv())
-    cfg = at.session_state["run_key"]
+    cfg = at.session_state["lesson"].cfg
     assert cfg.model == "gaussian"
-    run, prep = at.session_state["run"], at.session_state["prep"]
+    run, prep = at.session_state["lesson"].run, at.session_state["lesson"].prep
     X = np.asarray(prep.X, dtype=float)
     floor = 0.01 * float(np.var(X, axis=0).min())
     var0 = np.asarray(run.current.params["var"])
@@ -639,7 +639,7 @@ def test_lesson_caption_names_the_start_actually_used():
 
 
 def test_no_red_minus_zero_delta_when_accuracies_are_equal():
-    from dashboard import metrics
+    from dashboard.lesson import metrics
     assert metrics.delta_text(0.868, 0.868) == "±0.0 pts vs supervised"
     assert metrics.delta_text(0.8684, 0.8680).startswith("±0.0")
     assert metrics.delta_text(0.90, 0.868).startswith("+3.2")
@@ -671,7 +671,7 @@ def test_lesson_page_explains_em_ending_below_supervised():
     at.button(key="converge").click().run()
     no_exception(at)
     acc = at.session_state["acc_cache"]["acc"]
-    base = at.session_state["baseline"]["acc"][at.session_state["run"].smoothing]  # per λ
+    base = at.session_state["baseline"]["acc"][at.session_state["lesson"].run.smoothing]  # per λ
     assert acc[-1] < base                      # the case the class sees: 81.9 % -> 77.5 %
     assert "below supervised" in texts(at) or "below the supervised" in texts(at)
 
@@ -688,13 +688,13 @@ def test_lesson_hidden_fraction_takes_98_percent_from_the_url_and_the_slider():
     at = no_exception(open_view("lesson", {"dataset": "sms_spam", "hidden": "98"}))
     assert at.session_state["hidden"] == 98 and at.slider(key="hidden").value == 98
     assert "link had" not in texts(at, ("warning",))
-    prep = at.session_state["prep"]
+    prep = at.session_state["lesson"].prep
     assert int((prep.y_obs < 0).sum()) == round(0.98 * n)          # 5,463 of 5,574 hidden
     assert int((prep.y_obs >= 0).sum()) == n - round(0.98 * n)     # 111 labelled messages
     for k in (0, 1):                                                # both classes keep labelled rows
         assert ((prep.y_obs == k)).sum() >= 1
     at.slider(key="hidden").set_value(97).run()                     # one step of the slider
     no_exception(at)
-    assert at.session_state["run_key"].hidden_pct == 97
-    assert int((at.session_state["prep"].y_obs < 0).sum()) == round(0.97 * n)
+    assert at.session_state["lesson"].cfg.hidden_pct == 97
+    assert int((at.session_state["lesson"].prep.y_obs < 0).sum()) == round(0.97 * n)
     assert "Data settings changed" in texts(at)                     # the usual rebuild notice

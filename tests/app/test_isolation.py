@@ -85,7 +85,7 @@ def test_upload_and_run_stay_in_their_session():
         assert other.slider(key="hidden").value == 90, "another session's slider moved"
         assert other.session_state["upload_ds"] is None
         assert other.session_state["upload_name"] is None
-        assert other.session_state["run"] is not a.session_state["run"]
+        assert other.session_state["lesson"].run is not a.session_state["lesson"].run
 
     # B working does not disturb A either
     b.button(key="step").click().run()
@@ -134,12 +134,12 @@ def _decorator_names(fn) -> list[str]:
     return out
 
 
-# Process-wide state that is shared on purpose, each with its reason. dashboard/sharing.py
+# Process-wide state that is shared on purpose, each with its reason. dashboard/data/sharing.py
 # holds a data set a teacher *published* by link: the same bytes for everyone who has the
 # link, so one parse per process is the point; the store connection is per
 # process and configuration; _PARSES is a parse counter
 # (no user content). Anything else must stay per session.
-SHARED_ON_PURPOSE = {"dashboard/sharing.py"}
+SHARED_ON_PURPOSE = {"dashboard/data/sharing.py"}
 
 
 def test_no_cache_resource_in_dashboard():

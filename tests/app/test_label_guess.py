@@ -10,7 +10,7 @@ import re
 from streamlit.testing.v1 import AppTest
 
 from conftest import ROOT
-from dashboard import upload_columns as uc
+from dashboard.data import upload_columns as uc
 from nbcore.data import guess_columns
 
 APP = str(ROOT / "dashboard" / "app.py")
@@ -102,7 +102,7 @@ def test_the_columns_panel_on_the_page_escapes_column_names_and_agrees_with_the_
     at.session_state["pending_upload"] = ("many.csv", data)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    ds = at.session_state["prep"].ds
+    ds = at.session_state["lesson"].prep.ds
     assert ds.inferred["label_column"] == "label"
     frame = next(d.value for d in at.dataframe if "used as" in d.value.columns).set_index("column")
     assert frame.loc["label", "used as"] == "label" and frame.loc["message", "used as"] == "text"

@@ -12,7 +12,13 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from dashboard import charts, depth_charts, maths, teach_charts
+from dashboard.charts import coin as coin_charts
+from dashboard.charts import lesson as lesson_charts
+from dashboard.charts import side_by_side as side_by_side_charts
+from dashboard.charts import switching as switching_charts
+from dashboard.charts import theme
+from dashboard.charts import trap as trap_charts
+from dashboard.lesson.panels import maths
 
 FONT_SIZES = [15, 22]  # normal, classroom
 
@@ -43,8 +49,8 @@ def _lines(text: str) -> list[str]:
 def test_two_coin_chart_legend_under_title_and_readable_iteration_ticks(fs):
     T = 21
     thetas = np.column_stack([np.linspace(0.6, 0.8, T), np.linspace(0.5, 0.52, T)])
-    lay = _layout(teach_charts.two_coin_figure(thetas, np.linspace(-12, -10, T), 1, fs,
-                                               width=charts.chart_width(fs, 1, 0.4)))
+    lay = _layout(coin_charts.two_coin_figure(thetas, np.linspace(-12, -10, T), 1, fs,
+                                               width=theme.chart_width(fs, 1, 0.4)))
     _legend_under_title(lay)
     x = lay["xaxis"]
     assert x["range"][0] > -1 and x["range"][0] <= 0 < x["range"][1], x  # starts at iteration 0, not −1
@@ -54,10 +60,10 @@ def test_two_coin_chart_legend_under_title_and_readable_iteration_ticks(fs):
 
 @pytest.mark.parametrize("fs", FONT_SIZES)
 def test_two_coin_title_wrapped_for_its_narrow_column(fs):
-    width = charts.chart_width(fs, 1, 0.4)
+    width = theme.chart_width(fs, 1, 0.4)
     T = 21
     thetas = np.column_stack([np.linspace(0.6, 0.8, T), np.linspace(0.5, 0.52, T)])
-    lay = _layout(teach_charts.two_coin_figure(thetas, np.linspace(-12, -10, T), 1, fs, width=width))
+    lay = _layout(coin_charts.two_coin_figure(thetas, np.linspace(-12, -10, T), 1, fs, width=width))
     for line in _lines(lay["title"]["text"]):
         assert len(line) * 0.5 * (fs + 4) <= width, line
 
@@ -69,9 +75,9 @@ def test_confusion_column_names_have_a_band_under_the_title(fs):
     """The column names are tick labels drawn above the plot (side="top"): the top margin holds
     the title's band and a band for them, so they are not drawn over the title."""
     title = "The matching (outlined) found by linear_sum_assignment"
-    lay = _layout(depth_charts.confusion_figure(np.array([[28, 197], [317, 58]]), ["cluster 0", "cluster 1"],
+    lay = _layout(switching_charts.confusion_figure(np.array([[28, 197], [317, 58]]), ["cluster 0", "cluster 1"],
                                                 ["ham", "spam"], [(0, 1), (1, 0)], fs, title=title,
-                                                width=charts.chart_width(fs, 2)))
+                                                width=theme.chart_width(fs, 2)))
     assert lay["xaxis"]["side"] == "top"
     lines = len(_lines(lay["title"]["text"]))
     title_band = int((fs + 4) * 1.35) * lines + 10
@@ -80,9 +86,9 @@ def test_confusion_column_names_have_a_band_under_the_title(fs):
 
 
 def test_confusion_title_wrapped_for_half_a_projector_page():
-    lay = _layout(depth_charts.confusion_figure(np.eye(2), ["a", "b"], ["a", "b"], [], 15,
+    lay = _layout(switching_charts.confusion_figure(np.eye(2), ["a", "b"], ["a", "b"], [], 15,
                                                 title="The matching (outlined) found by linear_sum_assignment",
-                                                width=charts.chart_width(15, 2)))
+                                                width=theme.chart_width(15, 2)))
     assert "<br>" in lay["title"]["text"]
 
 
@@ -90,11 +96,11 @@ def test_confusion_title_wrapped_for_half_a_projector_page():
 
 @pytest.mark.parametrize("fs,per_row", [(15, 3), (22, 2)])
 def test_trap_axis_and_chart_titles_fit_their_charts(fs, per_row):
-    width = charts.chart_width(fs, per_row)
+    width = theme.chart_width(fs, per_row)
     r = np.full((8, 2), 0.5)
-    for fig in (depth_charts.resp_histogram_figure(r, ["AB", "CD"], fs, width=width),
-                depth_charts.beta_profiles_figure(np.full((4, 2), 0.5), list("ABCD"), ["AB", "CD"], fs, width=width),
-                depth_charts.spread_figure([0.0, 0.0], fs, width=width)):
+    for fig in (trap_charts.resp_histogram_figure(r, ["AB", "CD"], fs, width=width),
+                trap_charts.beta_profiles_figure(np.full((4, 2), 0.5), list("ABCD"), ["AB", "CD"], fs, width=width),
+                trap_charts.spread_figure([0.0, 0.0], fs, width=width)):
         lay = _layout(fig)
         for line in _lines(lay["title"]["text"]):
             assert len(line) * 0.5 * (fs + 4) <= width, line
@@ -112,10 +118,10 @@ def test_ten_class_legends_sit_under_the_lesson_chart_titles(fs):
     K, T = len(TEN), 3
     alphas = np.full((T, K), 1 / K)
     beta = np.random.default_rng(0).random((30, K))
-    for spec in (charts.alpha_figure(alphas, TEN, 1, font_size=fs),
-                 charts.beta_bars_figure(beta, beta * 0.9, [f"w{j}" for j in range(30)], TEN, font_size=fs),
-                 charts.accuracy_figure([0.5, 0.9, 0.95], 0.92, 1, font_size=fs),
-                 charts.truth_figure(beta, beta, TEN, font_size=fs)):
+    for spec in (lesson_charts.alpha_figure(alphas, TEN, 1, font_size=fs),
+                 lesson_charts.beta_bars_figure(beta, beta * 0.9, [f"w{j}" for j in range(30)], TEN, font_size=fs),
+                 lesson_charts.accuracy_figure([0.5, 0.9, 0.95], 0.92, 1, font_size=fs),
+                 lesson_charts.truth_figure(beta, beta, TEN, font_size=fs)):
         _legend_under_title(_layout(spec))
 
 
@@ -124,17 +130,17 @@ def test_ten_class_alpha_chart_keeps_its_plot_height(fs):
     """Ten names take several legend rows in a lesson chart (a third of the page, half in
     classroom mode): the figure grows by those rows instead of squashing the plot."""
     K, T = len(TEN), 3
-    lay = _layout(charts.alpha_figure(np.full((T, K), 1 / K), TEN, 1, font_size=fs))
-    rows = charts.legend_rows(TEN, fs, charts.chart_width(fs, 2 if fs > 15 else 3))
+    lay = _layout(lesson_charts.alpha_figure(np.full((T, K), 1 / K), TEN, 1, font_size=fs))
+    rows = theme.legend_rows(TEN, fs, theme.chart_width(fs, 2 if fs > 15 else 3))
     assert rows >= 3
     plot_h = lay["height"] - lay["margin"]["t"] - lay["margin"]["b"]
     assert plot_h >= 200, (lay["height"], lay["margin"])
 
 
 def test_legend_rows_wraps_for_the_chart_width():
-    assert charts.legend_rows(["EM"], 15, 260) == 1
-    assert charts.legend_rows(TEN, 15, 260) > charts.legend_rows(TEN, 15, 1400) >= 1
-    assert charts.legend_rows([], 15, 260) == 0
+    assert theme.legend_rows(["EM"], 15, 260) == 1
+    assert theme.legend_rows(TEN, 15, 260) > theme.legend_rows(TEN, 15, 1400) >= 1
+    assert theme.legend_rows([], 15, 260) == 0
 
 
 # ---- 5. the maths panel's equation numbers -----------------------------------------------------
@@ -156,7 +162,7 @@ def test_documents_r_column_fits_a_1500_px_window():
     words present/absent columns)."""
     import inspect
 
-    from dashboard import documents
+    from dashboard.lesson.panels import documents
     src = inspect.getsource(documents.documents_panel)
     sizes = {"small": 75, "medium": 200, "large": 400}
 
@@ -180,7 +186,7 @@ def test_documents_r_column_fits_a_1500_px_window():
 @pytest.mark.parametrize("vals", [[0.7972, 0.7935, 0.7928, 0.7925, 0.7923], [0.8, 0.7907], [0.55, 0.91],
                                   [0.7907], [0.5, 0.5]])
 def test_percent_ticks_give_distinct_labels(vals):
-    ax = charts.percent_ticks(vals)
+    ax = theme.percent_ticks(vals)
     decimals = int(ax["tickformat"][1:-1])
     lo, hi = min(vals), max(vals)
     ticks = np.arange(np.floor(lo / ax["dtick"]) - 1, np.ceil(hi / ax["dtick"]) + 2) * ax["dtick"]
@@ -191,9 +197,9 @@ def test_percent_ticks_give_distinct_labels(vals):
 
 def test_side_by_side_accuracy_ticks_are_distinct_and_iterations_whole():
     a, b = [0.7907, 0.7925, 0.7935], [0.7972, 0.7972, 0.7981]
-    lay = _layout(depth_charts.two_runs_figure(a, b, "A: λ=0.01, labeled", "B: λ=1, labeled", "accuracy",
+    lay = _layout(side_by_side_charts.two_runs_figure(a, b, "A: λ=0.01, labeled", "B: λ=1, labeled", "accuracy",
                                                "Accuracy on the 540 hidden labels", 15, percent=True,
-                                               width=charts.chart_width(15, 2)))
+                                               width=theme.chart_width(15, 2)))
     y = lay["yaxis"]
     assert y["tickformat"] != ".0%" and y["dtick"] < 0.01, y
     x = lay["xaxis"]
@@ -202,7 +208,7 @@ def test_side_by_side_accuracy_ticks_are_distinct_and_iterations_whole():
 
 
 def test_side_by_side_single_iteration_has_no_half_ticks():
-    lay = _layout(depth_charts.two_runs_figure([0.79], [0.80], "A", "B", "accuracy", "Accuracy", 15, percent=True))
+    lay = _layout(side_by_side_charts.two_runs_figure([0.79], [0.80], "A", "B", "accuracy", "Accuracy", 15, percent=True))
     assert lay["xaxis"]["dtick"] == 1 and lay["xaxis"]["range"][0] > -1
 
 

@@ -19,7 +19,8 @@ from streamlit.testing.v1 import AppTest
 
 import nbcore
 from conftest import ROOT
-from dashboard import lessons, pages
+from dashboard.lesson import guided as lessons
+from dashboard import pages
 
 APP = str(ROOT / "dashboard" / "app.py")
 PCT = re.compile(r"(\d+(?:\.\d+)?) %")

@@ -5,7 +5,8 @@ import io
 import pytest
 
 import nbcore
-from dashboard import limits, upload_columns, uploads
+from dashboard import limits
+from dashboard.data import upload_columns, uploads
 
 
 def _text_csv(n_words: int) -> bytes:
@@ -100,7 +101,7 @@ def test_a_500_class_upload_is_refused_in_the_lesson_with_the_budget_and_no_larg
     at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py"),
                            default_timeout=120)
     at.run()
-    run_before = at.session_state["run"]
+    run_before = at.session_state["lesson"].run
     at.session_state["pending_upload"] = ("many_classes.csv", _many_classes_csv())
     tracemalloc.start()
     at.run()
@@ -109,7 +110,7 @@ def test_a_500_class_upload_is_refused_in_the_lesson_with_the_budget_and_no_larg
     assert not at.exception
     err = " ".join(e.value for e in at.error)
     assert "over the 256 MB" in err and "500 classes" in err and "Fix:" in err, err
-    assert at.session_state["run"] is run_before                 # the previous lesson is kept
+    assert at.session_state["lesson"].run is run_before                 # the previous lesson is kept
     assert peak < 200 * limits.MB, peak / limits.MB              # the 6 GB run was never built
 
 
@@ -134,14 +135,14 @@ def test_a_run_keeps_at_most_the_iterations_its_budget_holds_and_says_so(monkeyp
     at.query_params.update({"max_iter": "1000", "tol": "1e-08", "player": "off"})
     at.run()
     assert not at.exception and not at.error
-    cap = _budget_cap(at.session_state["prep"], 2)
-    assert at.session_state["run"].settings.max_iter == cap and 10 <= cap < 1000
+    cap = _budget_cap(at.session_state["lesson"].prep, 2)
+    assert at.session_state["lesson"].run.settings.max_iter == cap and 10 <= cap < 1000
     for _ in range(cap + 2):
         b = at.button(key="step")
         if b.disabled:
             break
         b.click().run()
-    assert at.session_state["run"].current.iteration == cap
+    assert at.session_state["lesson"].run.current.iteration == cap
     from conftest import page_text
     assert f"Stopped at t = {cap}: the most iterations this server keeps" in page_text(at)
 
@@ -158,7 +159,7 @@ def test_the_default_budget_leaves_a_long_udhr_link_running():
     at.query_params.update({"dataset": "udhr_langid", "max_iter": "1000", "tol": "1e-08"})
     at.run()
     assert not at.exception and not at.error
-    run = at.session_state["run"]
-    assert run.settings.max_iter == _budget_cap(at.session_state["prep"], 256) > 300
+    run = at.session_state["lesson"].run
+    assert run.settings.max_iter == _budget_cap(at.session_state["lesson"].prep, 256) > 300
     run.run_to_convergence()
     assert run.converged

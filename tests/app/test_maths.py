@@ -1,4 +1,4 @@
-"""The maths panel's helpers (dashboard/maths.py) without AppTest: the numbers it shows are
+"""The maths panel's helpers (dashboard/lesson/panels/maths.py) without AppTest: the numbers it shows are
 the engine's, checked against hand calculations; and the one hidden-label accuracy."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import nbcore
-from dashboard import maths
+from dashboard.lesson.panels import maths
 
 
 def test_e_step_numbers_by_hand_bernoulli():

@@ -9,7 +9,7 @@ import numpy as np
 from streamlit.testing.v1 import AppTest
 
 from conftest import ROOT
-from dashboard import maths
+from dashboard.lesson.panels import maths
 
 APP = str(ROOT / "dashboard" / "app.py")
 
@@ -33,7 +33,7 @@ def _app():
 
 
 def _expected(at, doc: int) -> tuple[list[str], set[str]]:
-    run, prep = at.session_state["run"], at.session_state["prep"]
+    run, prep = at.session_state["lesson"].run, at.session_state["lesson"].prep
     beta = np.asarray(run.history[-1].params["beta"], dtype=float)  # (V, K), t = latest
     logb = np.log(np.clip(beta, 1e-12, None))
     spread = logb.max(axis=1) - logb.min(axis=1)
@@ -46,7 +46,7 @@ def _expected(at, doc: int) -> tuple[list[str], set[str]]:
 
 def test_the_picker_offers_the_top_separating_words_then_the_documents_words():
     at = _app()
-    prep = at.session_state["prep"]
+    prep = at.session_state["lesson"].prep
     V = len(prep.feature_names)
     assert V > 1000
     sb = at.selectbox(key="word")
@@ -69,7 +69,7 @@ def test_the_picker_offers_the_top_separating_words_then_the_documents_words():
     j = names.index(word)
     at.selectbox(key="word").set_value(j).run()
     assert not at.exception, at.exception
-    beta = np.asarray(at.session_state["run"].history[-1].params["beta"], dtype=float)
+    beta = np.asarray(at.session_state["lesson"].run.history[-1].params["beta"], dtype=float)
     latex = " ".join(l.value for l in at.latex)
     assert "\\text{" + word in latex  # the M-step line of the word picked (short ASCII words need no escaping)
     for k in range(beta.shape[1]):

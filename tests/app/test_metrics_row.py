@@ -15,7 +15,7 @@ def test_scrubbed_back_the_iteration_metric_names_the_iteration_of_the_accuracy_
     at.run()
     for _ in range(6):
         at.button(key="step").click().run()
-    at.session_state["view_t"] = 2           # what the scrubber (or the player's drag) reports
+    at.session_state["lesson"].view_t = 2           # what the scrubber (or the player's drag) reports
     at.run()
     assert _metric(at, "Accuracy").label == "Accuracy (t=2)"
     assert int(_metric(at, "Iteration").value) == 2
@@ -24,7 +24,7 @@ def test_scrubbed_back_the_iteration_metric_names_the_iteration_of_the_accuracy_
 def test_player_and_metric_print_one_rounding_of_the_accuracy():
     """Ties at a half-tenth of a percent (e.g. 389/400 = 97.25 %) and values a hair below one
     (0.970499…) are where two roundings part: the player's text comes from the server's."""
-    from dashboard import metrics
+    from dashboard.lesson import metrics
 
     assert metrics.percent(389 / 400) == f"{389 / 400:.1%}"
     assert metrics.percent(0.9704999) == "97.0%" and metrics.percent(float("nan")) is None
@@ -38,7 +38,7 @@ def test_player_and_metric_print_one_rounding_of_the_accuracy():
     main = next(json.loads(e.proto.json) for e in at.get("bidi_component")
                 if e.proto.component_name == "nbem_player" and json.loads(e.proto.json)["role"] == "main")
     assert main["acc"][1] == shown and shown.endswith("%")
-    run, prep = at.session_state["run"], at.session_state["prep"]
+    run, prep = at.session_state["lesson"].run, at.session_state["lesson"].prep
     hidden = prep.score_mask
     pred = run.predict_proba(t=1).argmax(axis=1)                 # by hand: right / scored at t = 1
     assert shown == f"{(pred[hidden] == prep.y_eval[hidden]).mean():.1%}"

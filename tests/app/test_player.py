@@ -1,4 +1,4 @@
-"""The browser player's payload (dashboard/player/payload.py) and its JavaScript decoder.
+"""The browser player's payload (dashboard/lesson/player/payload.py) and its JavaScript decoder.
 
 The numbers are checked against the chart specs dashboard.charts builds for the same
 iterations (the server-rendered page), not against the encoder's own output."""
@@ -15,8 +15,9 @@ import pytest
 
 import nbcore
 from conftest import ROOT
-from dashboard import charts, derive
-from dashboard.player import payload as pl
+from dashboard.charts import lesson as lesson_charts
+from dashboard.ui import derive
+from dashboard.lesson.player import payload as pl
 
 
 def test_quantize_round_trip_within_the_stated_error():
@@ -67,19 +68,19 @@ def _run(name: str, hidden: float = 0.9, steps: int = 12, model: str | None = No
 def _bars(ds, run, model, t):
     view = derive.param_view(run.history[t], model, ds.feature_names)
     prev = derive.param_view(run.history[t - 1], model, ds.feature_names) if t else None
-    return charts.beta_bars_figure(view.mat, None if prev is None else prev.mat, view.rows, ds.class_names,
+    return lesson_charts.beta_bars_figure(view.mat, None if prev is None else prev.mat, view.rows, ds.class_names,
                                    value_label=view.label, log_scale=view.log_scale, font_size=15)
 
 
 def _heat(ds, run, model, t):
     view = derive.param_view(run.history[t], model, ds.feature_names)
-    return charts.heatmap_figure(view.mat, view.rows, ds.class_names, view.short, 15, zmin=view.zmin,
+    return lesson_charts.heatmap_figure(view.mat, view.rows, ds.class_names, view.short, 15, zmin=view.zmin,
                                  zmax=view.zmax)
 
 
 def _images(ds, run, model, t):
     view = derive.param_view(run.history[t], model, ds.feature_names)
-    return charts.digits_figure(view.mat, tuple(ds.image_shape), ds.class_names, view.short, 15)
+    return lesson_charts.digits_figure(view.mat, tuple(ds.image_shape), ds.class_names, view.short, 15)
 
 
 def _assert_same_chart(got: dict, want: dict) -> None:
@@ -151,7 +152,7 @@ def test_the_javascript_decoder_gives_the_original_numbers(tmp_path):
     table = pl.StringTable()
     cases = [pl.encode_array(one, table), pl.encode_array(two, table), pl.encode_array(["x", "y", "x"], table)]
     mod = tmp_path / "player.mjs"
-    mod.write_text((ROOT / "dashboard" / "player" / "player.js").read_text())
+    mod.write_text((ROOT / "dashboard" / "lesson" / "player" / "player.js").read_text())
     script = (f"import {{ decode }} from {json.dumps(mod.as_uri())};\n"
               "globalThis.atob = globalThis.atob || ((s) => Buffer.from(s, 'base64').toString('binary'));\n"
               f"const cases = {json.dumps(cases)}; const strs = {json.dumps(table.items)};\n"
@@ -166,14 +167,15 @@ def test_the_javascript_decoder_gives_the_original_numbers(tmp_path):
     assert got[2] == ["x", "y", "x"]
 
 
-# ---- the server side of the protocol (dashboard/player/__init__.py) ------------------------------------
+# ---- the server side of the protocol (dashboard/lesson/player/__init__.py) ------------------------------------
 
 @pytest.fixture
 def session(monkeypatch):
     """A plain dict as st.session_state, with a run of the default lesson at iteration 3."""
     import streamlit as st
 
-    from dashboard import player, state
+    from dashboard.lesson import player
+    from dashboard.ui import state
     ss: dict = {}
     monkeypatch.setattr(st, "session_state", ss, raising=False)
     ds = nbcore.load_dataset("synthetic_spam")
@@ -181,8 +183,9 @@ def session(monkeypatch):
     run = nbcore.EM(n_classes=2, init="labeled", tol=None, max_iter=40, keep_resp=2,
                     random_state=0).start(ds.X, y_obs)
     state.init()
-    state.put(state.RUN, run)
-    state.put(state.RUN_SERIAL, 1)
+    from dashboard.lesson.session import lesson
+    lesson().run = run
+    lesson().serial = 1
     for _ in range(3):
         run.step()
     player.follow()
@@ -190,47 +193,49 @@ def session(monkeypatch):
 
 
 def test_need_computes_ahead_only_while_playing_and_pause_drops_what_was_not_shown(session):
-    from dashboard import player, state
+    from dashboard.lesson import player
+    from dashboard.lesson.session import lesson
     tok = player._token()
     player.apply_view({"run": tok, "t": 3, "revealed": 3, "playing": True, "play": 1})
     player.apply_need({"run": tok, "upto": 12, "play": 1})
-    ahead = state.get(state.RUN)
+    ahead = lesson().run
     assert ahead.iteration == 12
     reference = [s.beta.copy() for s in ahead.history]
     # Pause at iteration 7: 8..12 were never shown, the run goes back to 7
     player.apply_view({"run": tok, "t": 7, "revealed": 7, "playing": False, "play": 1})
-    run = state.get(state.RUN)
-    assert run.iteration == 7 and state.get(state.VIEW_T) is None
+    run = lesson().run
+    assert run.iteration == 7 and lesson().view_t is None
     # a "need" of that play arriving after its Pause computes nothing
     player.apply_need({"run": tok, "upto": 20, "play": 1})
-    assert state.get(state.RUN).iteration == 7 and not player._p()["playing"]
+    assert lesson().run.iteration == 7 and not player._p().playing
     # a need of a newer play whose Play report was lost still computes (and marks the page as playing)
     player.apply_need({"run": tok, "upto": 9, "play": 2})
-    assert state.get(state.RUN).iteration == 9 and player._p()["playing"]
+    assert lesson().run.iteration == 9 and player._p().playing
     player.apply_view({"run": tok, "t": 7, "revealed": 7, "playing": False, "play": 2})
-    run = state.get(state.RUN)
+    run = lesson().run
     assert run.iteration == 7
     run.step()  # EM is deterministic: the next step gives the dropped iteration 8 again
     np.testing.assert_array_equal(run.history[8].beta, reference[8])
     # scrubbing back to 2 after having seen 8 keeps the run, the page shows 2
     player.apply_view({"run": tok, "t": 2, "revealed": 8, "playing": False})
-    assert state.get(state.RUN).iteration == 8 and state.get(state.VIEW_T) == 2
+    assert lesson().run.iteration == 8 and lesson().view_t == 2
 
 
 def test_reports_about_another_run_or_garbage_change_nothing(session):
-    from dashboard import player, state
+    from dashboard.lesson import player
+    from dashboard.lesson.session import lesson
     tok = player._token()
-    before = state.get(state.RUN)
+    before = lesson().run
     for bad in (None, "x", [], {"run": "someone-else", "t": 0, "playing": False},
                 {"run": tok, "t": "abc", "revealed": None, "playing": False}):
         player.apply_view(bad)
         player.apply_need(bad)
-    assert state.get(state.RUN).iteration == before.iteration == 3
+    assert lesson().run.iteration == before.iteration == 3
     player.apply_view({"run": tok, "t": 10 ** 9, "revealed": -5, "playing": False})  # clamped
-    assert state.get(state.RUN).iteration == 3 and state.get(state.VIEW_T) is None
+    assert lesson().run.iteration == 3 and lesson().view_t is None
     # a Step on the server (follow) never loses the iterations the page already showed
     player.apply_view({"run": tok, "t": 0, "revealed": 0, "playing": False})
-    assert state.get(state.RUN).iteration == 3 and state.get(state.VIEW_T) == 0
+    assert lesson().run.iteration == 3 and lesson().view_t == 0
 
 
 def _player_data(at) -> dict:
@@ -253,7 +258,7 @@ def test_lesson_page_with_the_player_sends_each_iteration_once():
     assert len(at.get("plotly_chart")) == 0  # the browser draws every lesson chart
     assert not [s for s in at.slider if s.label == "Show iteration"]  # the player has the slider (and Play)
     assert not [b for b in at.button if b.label in ("Play", "Pause")]
-    run = at.session_state["run"]
+    run = at.session_state["lesson"].run
     alpha = next(s["spec"] for s in d["main"]["series"] if s["name"] == "alpha")
     np.testing.assert_allclose(alpha["data"][0]["y"], [s.alpha[0] for s in run.history])
     # iteration 0, and iteration 1 computed ahead: the browser shows it the moment Step is pressed
@@ -273,7 +278,7 @@ def test_lesson_page_with_the_player_sends_each_iteration_once():
     assert d["params"]["base"] == 3 and len(d["params"]["frames"]) == 1 and "templates" not in d["params"]
     # the Step adopted the iteration computed ahead: the run is what two plain steps give
     fresh.step()
-    run = at.session_state["run"]
+    run = at.session_state["lesson"].run
     assert run.iteration == 2
     for a, b in zip(run.history, fresh.history):
         np.testing.assert_allclose(a.alpha, b.alpha, rtol=1e-12)
@@ -331,7 +336,7 @@ def test_the_vendored_plotly_bundle_is_the_plotly_js_that_python_plotly_targets(
 
     import plotly
 
-    from dashboard import player
+    from dashboard.lesson import player
     text = gzip.decompress(player.PLOTLY_BUNDLE.read_bytes()).decode("utf-8")
     bundled = re.search(r"plotly\.js v(\d+)\.(\d+)\.(\d+) \(traces: ([a-z, ]+)\)", text[:400])
     assert bundled, text[:400]
@@ -350,7 +355,7 @@ def test_the_vendored_plotly_bundle_is_the_plotly_js_that_python_plotly_targets(
     for name, builder in (("synthetic_spam", _bars), ("synthetic_spam", _heat), ("digits", _images)):
         ds, run, model = _run(name)
         used |= {t.get("type", "scatter") for t in builder(ds, run, model, 1)["data"]}
-    truth = charts.truth_figure(np.eye(2), np.eye(2) * 0.9, ["a", "b"], "β", 14)
+    truth = lesson_charts.truth_figure(np.eye(2), np.eye(2) * 0.9, ["a", "b"], "β", 14)
     used |= {t.get("type", "scatter") for t in truth["data"]}
     assert {"scatter", "bar", "heatmap"} <= used
     assert used <= {t.strip() for t in bundled.group(4).split(",")}, (used, bundled.group(4))
@@ -370,5 +375,5 @@ def test_server_config_serves_the_bundle_and_watches_no_files():
     server = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))["server"]
     assert server["enableStaticServing"] is True
     assert server["fileWatcherType"] == "none"
-    from dashboard import player
+    from dashboard.lesson import player
     assert player.PLOTLY_BUNDLE.parent == ROOT / "dashboard" / "static"  # Streamlit serves <main script dir>/static

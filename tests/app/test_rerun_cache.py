@@ -15,7 +15,8 @@ APP = str(ROOT / "dashboard" / "app.py")
 
 @pytest.fixture
 def counted(monkeypatch):
-    from dashboard import documents, lesson_extras
+    from dashboard.charts import lesson as lesson_charts
+    from dashboard.lesson.panels import documents
 
     calls = {"frame": 0, "hist": 0, "proba": 0}
 
@@ -28,7 +29,7 @@ def counted(monkeypatch):
         monkeypatch.setattr(mod, name, g)
 
     wrap(documents, "documents_frame", "frame")
-    wrap(lesson_extras, "responsibility_histogram_spec", "hist")
+    wrap(lesson_charts, "responsibility_histogram", "hist")
     import nbcore.em
     wrap(nbcore.em.EMRun, "predict_proba", "proba")
     return calls
@@ -47,7 +48,7 @@ def test_lambda_and_scrubbing_back_reuse_the_derived_arrays(counted):
     assert len(table) == 200
     # the confusion matrix (sent as a ready Arrow table) counts EM's classes at t = 3 on the hidden rows
     cm = next(d.value for d in at.dataframe if "EM: spam" in d.value.columns)
-    run, prep = at.session_state["run"], at.session_state["prep"]
+    run, prep = at.session_state["lesson"].run, at.session_state["lesson"].prep
     rows = np.flatnonzero(prep.score_mask)
     pred, y = run.predict_proba(t=3)[rows].argmax(axis=1), prep.y_eval[rows]
     for a, ta in enumerate(("ham", "spam")):
@@ -69,7 +70,7 @@ def test_lambda_and_scrubbing_back_reuse_the_derived_arrays(counted):
     # the same iteration again (another sort order aside): nothing is rebuilt
     assert delta(lambda: at.select_slider(key="lam").set_value(1.0).run()) == {"frame": 0, "hist": 0, "proba": 0}
     # the table shown at t = 1 is what documents_frame gives for θ_1 and θ_0, computed here directly
-    run, prep = at.session_state["run"], at.session_state["prep"]
+    run, prep = at.session_state["lesson"].run, at.session_state["lesson"].prep
     rows = np.flatnonzero(prep.score_mask)
     p1 = run.predict_proba(t=1)[rows]
     table = next(d.value for d in at.dataframe if "text" in d.value.columns)
@@ -96,7 +97,7 @@ def test_a_closed_responsibility_panel_builds_nothing_and_the_e_step_opens_it(co
     r = resp[["r(ham)", "r(spam)"]].to_numpy()
     np.testing.assert_allclose(r.sum(axis=1), 1.0, rtol=1e-9)
     # they are the E-step at θ_1, computed here by nbcore directly
-    run = at.session_state["run"]
+    run = at.session_state["lesson"].run
     np.testing.assert_allclose(r, np.asarray(run.pending.resp)[resp["doc"].to_numpy()], rtol=1e-12)
 
 
@@ -108,7 +109,7 @@ def test_the_supervised_baseline_follows_lambda():
     at.query_params["dataset"] = "udhr_langid"
     at.query_params["player"] = "off"
     at.run()
-    prep, cfg = at.session_state["prep"], at.session_state["run_key"]
+    prep, cfg = at.session_state["lesson"].prep, at.session_state["lesson"].cfg
     seen = set()
     for lam in (0.1, 0.3, 0.1, 1.0):
         at.select_slider(key="lam").set_value(lam).run()

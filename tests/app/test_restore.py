@@ -26,7 +26,7 @@ def test_a_new_session_on_the_link_recomputes_the_run_to_its_iteration(player):
     link = dict(first.query_params)
     # the server restarted: a new process and a new session open the same URL
     again = _open(link)
-    a, b = first.session_state["run"], again.session_state["run"]
+    a, b = first.session_state["lesson"].run, again.session_state["lesson"].run
     assert b.current.iteration == 5
     for s, s2 in zip(a.history, b.history, strict=True):       # the same numbers, exactly
         np.testing.assert_array_equal(s.alpha, s2.alpha)
@@ -38,7 +38,7 @@ def test_a_new_session_on_the_link_recomputes_the_run_to_its_iteration(player):
 
 def test_a_link_past_convergence_stops_where_em_stops_and_says_so():
     at = _open({"player": "off", "t": "1000"})
-    run = at.session_state["run"]
+    run = at.session_state["lesson"].run
     assert run.converged and run.current.iteration < 1000
     assert f"EM stopped at t = {run.current.iteration} (converged) before 1000" in " ".join(
         e.value for e in at.success)
@@ -53,13 +53,13 @@ def _notices(at) -> str:
 def test_a_hostile_iteration_value_is_refused_with_a_notice_and_no_steps(raw):
     at = _open({"player": "off", "t": raw})
     if raw != "2.5":                                              # 2.5: a whole number near it, said
-        assert at.session_state["run"].current.iteration == 0
+        assert at.session_state["lesson"].run.current.iteration == 0
     assert "t=" in _notices(at)                                   # the guard names what it refused
 
 
 def test_an_iteration_past_the_range_is_brought_into_it_with_a_notice():
     at = _open({"player": "off", "t": "1e9"})
-    run = at.session_state["run"]
+    run = at.session_state["lesson"].run
     assert run.converged and "t=" in _notices(at)
 
 

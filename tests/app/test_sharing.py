@@ -2,7 +2,7 @@
 
 Every test runs against the default SQLite store and against a real PostgreSQL server
 (tests/pg_cluster.py). The store is emptied between tests; the per-process caches of
-dashboard/sharing.py (the opened store, the parsed files) are cleared too, as a fresh
+dashboard/data/sharing.py (the opened store, the parsed files) are cleared too, as a fresh
 server process would have them.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from conftest import ROOT, page_text
-from dashboard import store as S
+from dashboard.data import store as S
 
 APP = str(ROOT / "dashboard" / "app.py")
 
@@ -24,13 +24,13 @@ CSV = (b"text,label\n"
        b"claim your free cash,\nnotes from the meeting,\nprize cruise win,\nlunch meeting moved,\n"
        b"cash prize now,\nproject lunch,\n")
 NAME = "class_mail.csv"
-DEFAULT_DATASET = "sms_spam"  # the default lesson (dashboard/controls.py DEFAULTS)
+DEFAULT_DATASET = "sms_spam"  # the default lesson (dashboard/ui/controls.py DEFAULTS)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def store_url(request, tmp_path, monkeypatch):
     """Point the app at an empty store of each kind (and forget this process's cached store)."""
-    from dashboard import sharing
+    from dashboard.data import sharing
     if request.param == "postgresql":
         url = request.getfixturevalue("pg_url")
         from pg_cluster import drop_tables
@@ -84,7 +84,7 @@ def steps(at: AppTest, n: int) -> AppTest:
 
 
 def numbers(at: AppTest):
-    r = at.session_state["run"]
+    r = at.session_state["lesson"].run
     return [(s.alpha.copy(), np.asarray(s.beta).copy(), s.objective) for s in r.history]
 
 
@@ -111,7 +111,7 @@ def test_link_gives_a_new_session_the_same_data_and_the_same_numbers(store_url):
     assert at_dataset(teacher) == "upload"
     steps(teacher, 3)
     on_upload = numbers(teacher)
-    prep_upload = teacher.session_state["prep"]
+    prep_upload = teacher.session_state["lesson"].prep
 
     sid = share(teacher)
     assert at_dataset(teacher) == "shared"
@@ -122,7 +122,7 @@ def test_link_gives_a_new_session_the_same_data_and_the_same_numbers(store_url):
     student = new_app(**link)                      # a new session opening the link
     assert at_dataset(student) == "shared"
     assert NAME in page_text(student)
-    prep = student.session_state["prep"]
+    prep = student.session_state["lesson"].prep
     np.testing.assert_array_equal(np.asarray(prep.X.todense() if hasattr(prep.X, "todense") else prep.X),
                                   np.asarray(prep_upload.X.todense() if hasattr(prep_upload.X, "todense")
                                              else prep_upload.X))
@@ -194,7 +194,7 @@ def test_unknown_or_malformed_id_gives_a_message_and_the_default_lesson(store_ur
     assert expect in messages(at)
     assert at_dataset(at) == DEFAULT_DATASET
     assert "data" not in at.query_params
-    assert at.session_state["run"] is not None        # the default lesson runs
+    assert at.session_state["lesson"].run is not None        # the default lesson runs
     steps(at, 1)
 
 
@@ -262,7 +262,7 @@ def test_keep_it_keeps_and_opens_the_data(store_url):
 
 def test_rate_limit_is_a_message_and_the_upload_stays(store_url, monkeypatch):
     monkeypatch.setenv("NBLAB_SHARES_PER_HOUR", "1")
-    from dashboard import sharing
+    from dashboard.data import sharing
     sharing._open.clear()
     at = upload(new_app())
     share(at)
@@ -276,7 +276,7 @@ def test_rate_limit_is_a_message_and_the_upload_stays(store_url, monkeypatch):
 
 
 def test_store_unavailable_is_a_message(tmp_path, monkeypatch):
-    from dashboard import sharing
+    from dashboard.data import sharing
     (tmp_path / "file").write_text("not a directory")
     monkeypatch.setenv("NBLAB_STORE_DIR", str(tmp_path / "file"))
     monkeypatch.delenv("NBLAB_STORE_URL", raising=False)
@@ -293,7 +293,7 @@ def test_store_unavailable_is_a_message(tmp_path, monkeypatch):
 
 
 def test_shared_file_is_parsed_once_per_process(store_url):
-    from dashboard import sharing
+    from dashboard.data import sharing
     sid = store_of(store_url).put(NAME, CSV, {}, owner="t").id
     before = sharing.parse_count()
     for _ in range(3):
@@ -346,7 +346,7 @@ def _own_session_ids(monkeypatch):
 
 def test_share_quota_is_per_client_address_not_per_session(store_url, monkeypatch):
     monkeypatch.setenv("NBLAB_SHARES_PER_HOUR", "1")
-    from dashboard import sharing
+    from dashboard.data import sharing
     sharing._open.clear()
     _own_session_ids(monkeypatch)
     _from_address(monkeypatch, "198.51.100.23")
@@ -364,7 +364,7 @@ def test_share_quota_is_per_client_address_not_per_session(store_url, monkeypatc
 def test_without_an_address_each_session_has_its_quota(store_url, monkeypatch):
     # no address (localhost): a session's quota is its own, and a second session may share
     monkeypatch.setenv("NBLAB_SHARES_PER_HOUR", "1")
-    from dashboard import sharing
+    from dashboard.data import sharing
     sharing._open.clear()
     _own_session_ids(monkeypatch)
     _from_address(monkeypatch, None)
@@ -374,7 +374,7 @@ def test_without_an_address_each_session_has_its_quota(store_url, monkeypatch):
 
 
 def test_ipv6_clients_count_by_their_64_network(monkeypatch):
-    from dashboard import sharing
+    from dashboard.data import sharing
     _from_address(monkeypatch, "2001:db8:1:2::10")
     a = sharing._client_owner()
     _from_address(monkeypatch, "2001:db8:1:2:ffff:1:2:3")        # same /64: the same client
@@ -395,7 +395,7 @@ def test_a_full_store_refuses_a_new_share_and_keeps_the_one_students_opened(stor
     data = CSV + b"extra lunch notes,\n" * 5
     assert 2 * len(data) <= int(0.001 * 1024 * 1024) < 3 * len(data)
     monkeypatch.setenv("NBLAB_STORE_MAX_MB", "0.001")
-    from dashboard import sharing
+    from dashboard.data import sharing
     sharing._open.clear()
     teacher = share(upload(new_app(), NAME, data))
     assert at_dataset(new_app(dataset="shared", data=teacher)) == "shared"      # a student opened it
@@ -421,14 +421,14 @@ def test_share_button_states_the_new_limits(store_url):
 
 def test_corrupt_store_says_damaged_without_retry_or_path(tmp_path, monkeypatch, caplog):
     import logging
-    from dashboard import sharing
+    from dashboard.data import sharing
     store_dir = tmp_path / "secret-server-dir"
     store_dir.mkdir()
     (store_dir / "shares.sqlite3").write_bytes(bytes(range(256)) * 32)    # not an SQLite file
     monkeypatch.setenv("NBLAB_STORE_DIR", str(store_dir))
     monkeypatch.delenv("NBLAB_STORE_URL", raising=False)
     sharing._open.clear()
-    with caplog.at_level(logging.ERROR, logger="dashboard.store"):
+    with caplog.at_level(logging.ERROR, logger="dashboard.data.store"):
         at = new_app(dataset="shared", data="A" * 24)
     text = messages(at)
     assert "damaged" in text and "administrator" in text
@@ -458,7 +458,7 @@ def test_sharing_keeps_the_teacher_s_run_and_text_settings_for_the_class(store_u
     teacher.number_input(key="min_df").set_value(2)
     run(teacher)
     steps(teacher, 1)
-    prep_t = teacher.session_state["prep"]
+    prep_t = teacher.session_state["lesson"].prep
     assert prep_t.ds.pipeline.min_df == 2
     # by hand: the words found in at least 2 of the 14 messages
     from collections import Counter
@@ -468,11 +468,11 @@ def test_sharing_keeps_the_teacher_s_run_and_text_settings_for_the_class(store_u
     before = numbers(teacher)
 
     share(teacher)
-    assert teacher.session_state["run"].current.iteration == 1        # not restarted at t = 0
+    assert teacher.session_state["lesson"].run.current.iteration == 1        # not restarted at t = 0
     same_numbers(numbers(teacher), before)
     assert teacher.number_input(key="min_df").value == 2
 
     student = new_app(**dict(teacher.query_params))      # the link names t=1: recomputed to it
     assert student.number_input(key="min_df").value == 2
-    assert student.session_state["prep"].feature_names == prep_t.feature_names
+    assert student.session_state["lesson"].prep.feature_names == prep_t.feature_names
     same_numbers(numbers(student), before)

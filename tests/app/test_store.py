@@ -18,8 +18,8 @@ import textwrap
 import pytest
 
 from conftest import ROOT
-from dashboard import store as S
-from dashboard.store.sqlite import SQLiteStore
+from dashboard.data import store as S
+from dashboard.data.store.sqlite import SQLiteStore
 
 CSV = b"text,label\nwin money now,spam\nlunch at noon,ham\nfree money,\n"
 KB = 1024
@@ -331,13 +331,13 @@ def test_sqlite_is_one_file_in_wal_mode(tmp_path):
 
 def test_unusable_sqlite_path_is_a_message(tmp_path, caplog):
     (tmp_path / "f").write_text("a file, not a directory")
-    with caplog.at_level(logging.ERROR, logger="dashboard.store"):
+    with caplog.at_level(logging.ERROR, logger="dashboard.data.store"):
         with pytest.raises(S.StoreUnavailable, match="cannot be used") as e:
             S.open_store("sqlite:///" + str(tmp_path / "f" / "s.sqlite3"))
     assert str(tmp_path) not in str(e.value) and "/" not in str(e.value)     # no server path for users
     assert "administrator" in str(e.value)
     # the log has the path and the cause, for whoever runs the server
-    logged = [r for r in caplog.records if r.name.startswith("dashboard.store")]
+    logged = [r for r in caplog.records if r.name.startswith("dashboard.data.store")]
     assert logged and str(tmp_path / "f") in logged[-1].getMessage() and logged[-1].exc_info
 
 
@@ -347,7 +347,7 @@ GARBAGE = bytes(range(256)) * 32    # 8 KB that do not start with SQLite's heade
 def test_corrupt_sqlite_file_says_damaged_and_no_retry(tmp_path, caplog):
     path = tmp_path / "s.sqlite3"
     path.write_bytes(GARBAGE)
-    with caplog.at_level(logging.ERROR, logger="dashboard.store"):
+    with caplog.at_level(logging.ERROR, logger="dashboard.data.store"):
         with pytest.raises(S.StoreDamaged) as e:
             S.open_store("sqlite:///" + str(path))
     msg = str(e.value)
@@ -363,18 +363,18 @@ def test_sqlite_file_corrupted_after_opening_says_damaged(tmp_path, caplog):
     for p in tmp_path.iterdir():
         p.unlink()
     path.write_bytes(GARBAGE)
-    with caplog.at_level(logging.ERROR, logger="dashboard.store"):
+    with caplog.at_level(logging.ERROR, logger="dashboard.data.store"):
         with pytest.raises(S.StoreDamaged) as e:
             st.lookup(r.id)
     msg = str(e.value)
     assert "damaged" in msg and "try again" not in msg.lower() and str(tmp_path) not in msg
-    rec = [x for x in caplog.records if x.name == "dashboard.store"]
+    rec = [x for x in caplog.records if x.name == "dashboard.data.store"]
     assert rec and "lookup" in rec[-1].getMessage() and str(path) in rec[-1].getMessage() and rec[-1].exc_info
 
 
 def test_unreachable_postgresql_is_a_message(tmp_path):
     pytest.importorskip("psycopg")
-    from dashboard.store.postgres import PostgresStore
+    from dashboard.data.store.postgres import PostgresStore
     with pytest.raises(S.StoreUnavailable, match="cannot be reached"):
         PostgresStore(f"postgresql://nobody@/x?host={tmp_path}&port=1", timeout=1)
 
@@ -385,11 +385,11 @@ def test_store_unavailable_after_opening_is_a_message(tmp_path, caplog):
     for p in tmp_path.iterdir():
         p.unlink()
     (tmp_path / "s.sqlite3").mkdir()   # the file is replaced by a directory: sqlite cannot open it
-    with caplog.at_level(logging.ERROR, logger="dashboard.store"):
+    with caplog.at_level(logging.ERROR, logger="dashboard.data.store"):
         with pytest.raises(S.StoreUnavailable, match="not available right now") as e:
             st.lookup(r.id)
     assert not isinstance(e.value, S.StoreDamaged) and str(tmp_path) not in str(e.value)
-    rec = [x for x in caplog.records if x.name == "dashboard.store"]
+    rec = [x for x in caplog.records if x.name == "dashboard.data.store"]
     assert rec and "OperationalError" in rec[-1].getMessage() and rec[-1].exc_info   # the details, in the log
 
 
@@ -398,7 +398,7 @@ def test_store_unavailable_after_opening_is_a_message(tmp_path, caplog):
 _WORKER = textwrap.dedent("""
     import json, sys
     sys.path.insert(0, {root!r})
-    from dashboard import store as S
+    from dashboard.data import store as S
     # keep_recent_seconds=0: every share may be evicted, so the two writers evict each other's
     st = S.open_store({url!r}, S.Limits(max_total_bytes=64 * 1024, shares_per_hour=10_000,
                                         store_shares_per_hour=10_000, keep_recent_seconds=0))

@@ -18,7 +18,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from dashboard import store as S
+from dashboard.data import store as S
 
 CSV = b"text,label\nwin money now,spam\nlunch at noon,ham\n"
 BUDGET = 3.5   # s: the 2 s connect timeout plus slack for a busy machine; the old pool waited 10 s
@@ -34,17 +34,17 @@ def _timed(fn):
 
 def test_unresponsive_postgresql_fails_within_the_connect_timeout(caplog):
     pytest.importorskip("psycopg")
-    from dashboard.store.postgres import PostgresStore
+    from dashboard.data.store.postgres import PostgresStore
     with socket.socket() as silent:               # accepts connections (the kernel does) and never answers
         silent.bind(("127.0.0.1", 0))
         silent.listen(16)
         port = silent.getsockname()[1]
-        with caplog.at_level(logging.ERROR, logger="dashboard.store"):
+        with caplog.at_level(logging.ERROR, logger="dashboard.data.store"):
             err, took = _timed(lambda: PostgresStore(f"postgresql://nobody:pw-not-logged@127.0.0.1:{port}/x"))
     assert isinstance(err, S.StoreUnavailable), err
     assert took < BUDGET, f"waited {took:.1f} s for an unresponsive server"
     assert "cannot be reached" in str(err) and "administrator" in str(err)
-    rec = [r for r in caplog.records if r.name.startswith("dashboard.store")]
+    rec = [r for r in caplog.records if r.name.startswith("dashboard.data.store")]
     assert rec and rec[-1].exc_info and "pw-not-logged" not in rec[-1].getMessage()
 
 
@@ -82,13 +82,13 @@ def test_postgresql_down_fails_fast_and_works_again_at_once(own_pg, caplog):
         r = st.put("lesson.csv", CSV, owner="teacher")
         assert st.lookup(r.id).id == r.id and st.read(r.id) == CSV     # pooled connections now idle
         stop()
-        with caplog.at_level(logging.ERROR, logger="dashboard.store"):
+        with caplog.at_level(logging.ERROR, logger="dashboard.data.store"):
             for _ in range(2):                      # every page while it is down, not only the first
                 err, took = _timed(lambda: st.lookup(r.id))
                 assert isinstance(err, S.StoreUnavailable), err
                 assert took < BUDGET, f"a page waited {took:.1f} s for a stopped server"
         assert "not available right now" in str(err) and "Traceback" not in str(err)
-        rec = [x for x in caplog.records if x.name == "dashboard.store"]
+        rec = [x for x in caplog.records if x.name == "dashboard.data.store"]
         assert rec and "lookup" in rec[-1].getMessage() and rec[-1].exc_info
         start()
         got, took = _timed(lambda: st.lookup(r.id))  # the first request after it is back
@@ -121,7 +121,7 @@ def test_class_link_while_postgresql_is_down_then_back(own_pg, monkeypatch):
     from streamlit.testing.v1 import AppTest
 
     from conftest import ROOT, page_text
-    from dashboard import sharing
+    from dashboard.data import sharing
     url, stop, start = own_pg
     made = S.open_store(url)
     r = made.put("lesson.csv", CSV + b"lunch at one,ham\nwin a prize,spam\nfree money now,\n", owner="teacher")

@@ -42,9 +42,9 @@ def notices(at) -> str:
 
 def test_default_page_is_real_sms_text():
     at = new_app()
-    cfg = at.session_state["run_key"]
+    cfg = at.session_state["lesson"].cfg
     assert cfg.dataset == "sms_spam" and cfg.model == "bernoulli" and cfg.hidden_pct == 90
-    prep = at.session_state["prep"]
+    prep = at.session_state["lesson"].prep
     assert prep.X.shape == (5574, 4250)  # words in ≥ 2 messages (the data card)
     # the documents table shows the raw messages of the hidden documents
     table = next(d.value for d in at.dataframe if "text" in d.value.columns)
@@ -67,29 +67,29 @@ def test_char_trigrams_rebuild_the_run_with_a_notice():
     at = new_app()
     at.button(key="step").click().run()
     ok(at)
-    assert at.session_state["run"].iteration == 1
+    assert at.session_state["lesson"].run.iteration == 1
     at.segmented_control(key="tokens").set_value("chars").run()
     ok(at)
     at.slider(key="ngram").set_value((3, 3)).run()
     ok(at)
-    run, prep = at.session_state["run"], at.session_state["prep"]
+    run, prep = at.session_state["lesson"].run, at.session_state["lesson"].prep
     assert run.iteration == 0
     assert "new run" in notices(at) and "n 1 → 3" in notices(at)
     assert all(len(f) == 3 for f in prep.feature_names)
-    assert at.session_state["run_key"].text.tokens == "char"
+    assert at.session_state["lesson"].cfg.text.tokens == "char"
     # counts: the event model follows (presence -> Bernoulli, counts -> multinomial)
     at.radio(key="counts").set_value("counts").run()
     ok(at)
     assert at.radio(key="model").value == "multinomial"
-    assert at.session_state["run_key"].model == "multinomial"
-    assert prep.X.max() == 1 and at.session_state["prep"].X.max() > 1
+    assert at.session_state["lesson"].cfg.model == "multinomial"
+    assert prep.X.max() == 1 and at.session_state["lesson"].prep.X.max() > 1
 
 
 def test_text_settings_from_the_url():
     at = new_app(dataset="udhr_langid", tokens="words", counts="counts", hidden="95")
-    cfg = at.session_state["run_key"]
+    cfg = at.session_state["lesson"].cfg
     assert cfg.text.tokens == "word" and not cfg.text.binary and cfg.model == "multinomial"
-    assert at.session_state["prep"].n_classes == 10
+    assert at.session_state["lesson"].prep.n_classes == 10
 
 
 COMMENTS = (
@@ -108,8 +108,8 @@ def test_multi_column_upload_is_usable_by_picking_columns():
     at.run()
     ok(at)
     assert not at.error, [e.value for e in at.error]
-    ds = at.session_state["prep"].ds
-    assert at.session_state["run_key"].dataset == "upload"
+    ds = at.session_state["lesson"].prep.ds
+    assert at.session_state["lesson"].cfg.dataset == "upload"
     assert ds.inferred["text_column"] == "CONTENT" and ds.inferred["label_column"] == "CLASS"
     assert "Ignored by default" in page_text(at) and "COMMENT_ID" in page_text(at)
     # the teacher overrides the guess: AUTHOR as text too (odd, but it is their call)
@@ -117,13 +117,13 @@ def test_multi_column_upload_is_usable_by_picking_columns():
     ok(at)
     at.button(key="up_apply").click().run()
     ok(at)
-    ds2 = at.session_state["prep"].ds
+    ds2 = at.session_state["lesson"].prep.ds
     assert ds2.inferred["text_columns"] == ["CONTENT", "AUTHOR"]
     assert "person" in ds2.feature_names and ds2.texts[0].endswith("Person 0")
     assert "new run" in notices(at) and "uploaded file" in notices(at)
     at.button(key="step").click().run()
     ok(at)
-    assert at.session_state["run"].iteration == 1
+    assert at.session_state["lesson"].run.iteration == 1
 
 
 def test_upload_label_picked_by_hand_when_the_guess_is_wrong():
@@ -134,13 +134,13 @@ def test_upload_label_picked_by_hand_when_the_guess_is_wrong():
     at.session_state["pending_upload"] = ("odd.csv", ("\n".join(rows) + "\n").encode())
     at.run()
     ok(at)
-    guessed = at.session_state["prep"].ds.inferred["label_column"]
+    guessed = at.session_state["lesson"].prep.ds.inferred["label_column"]
     assert guessed == "lang"  # named like a label: a reasonable but wrong guess here
     at.selectbox(key="up_label").set_value("verdict").run()
     ok(at)
     at.button(key="up_apply").click().run()
     ok(at)
-    ds = at.session_state["prep"].ds
+    ds = at.session_state["lesson"].prep.ds
     assert ds.inferred["label_column"] == "verdict" and ds.class_names == ["ham", "spam"]
 
 
@@ -159,7 +159,7 @@ def test_headerless_two_column_file_loads():
     at.run()
     ok(at)
     assert not at.error, [e.value for e in at.error]
-    ds = at.session_state["prep"].ds
+    ds = at.session_state["lesson"].prep.ds
     assert ds.n_samples == 120 and ds.inferred["header"] is False
     assert ds.texts[0] == rows[0][1] and ds.class_names == ["ham", "spam"]
     assert "no header row" in page_text(at)
@@ -200,19 +200,19 @@ def test_typed_message_on_sms_spam_matches_an_independent_computation():
     ("mismatch", 0.609, 0.518),   # char 1-3 presence, Bernoulli, 90 % hidden: EM makes it worse
 ])
 def test_real_text_lessons_open_with_their_settings_and_numbers(lesson_id, t0, final):
-    from dashboard import lessons
+    from dashboard.lesson import guided as lessons
 
     lesson = lessons.BY_ID[lesson_id]
     at = new_app(**lessons.link_params(lesson))
     assert f"Guided lesson {lesson.title}" in " ".join(m.value for m in at.sidebar.markdown)
-    cfg = at.session_state["run_key"]
+    cfg = at.session_state["lesson"].cfg
     assert cfg.dataset == lesson.params["dataset"] and cfg.model == lesson.params["model"]
     assert cfg.hidden_pct == int(lesson.params["hidden"])
     at.button(key="converge").click().run()
     ok(at)
     acc = at.session_state["acc_cache"]["acc"]
     assert acc[0] == pytest.approx(t0, abs=0.0015) and acc[-1] == pytest.approx(final, abs=0.0015)
-    run = at.session_state["run"]
+    run = at.session_state["lesson"].run
     assert not run.objective_decreases()  # EM's guarantee holds even when accuracy falls
     if lesson_id == "absent":  # the reason, on screen: absent words outweigh present ones
         table = next(d.value for d in at.dataframe if "text" in d.value.columns)

@@ -49,7 +49,7 @@ NOT_URL_NUMBERS = [
 
 @pytest.mark.parametrize("s", NOT_URL_NUMBERS)
 def test_a_slider_refuses_what_is_not_a_plain_number_and_says_what_it_used(s):
-    from dashboard import urlguard as ug
+    from dashboard.ui import urlguard as ug
 
     hidden = ug.Number(0, 100, 90, 1, True)   # the lesson's "Labels hidden"
     d = hidden.decide("hidden", [s])
@@ -59,7 +59,7 @@ def test_a_slider_refuses_what_is_not_a_plain_number_and_says_what_it_used(s):
 
 @pytest.mark.parametrize("s", NOT_URL_NUMBERS)
 def test_the_lambda_grid_refuses_what_is_not_a_plain_number(s):
-    from dashboard import controls, urlguard as ug
+    from dashboard.ui import controls, urlguard as ug
 
     lam = ug.Grid(controls.LAMBDAS, 1.0, controls.fmt_lam)
     d = lam.decide("lam", [s])
@@ -68,7 +68,7 @@ def test_the_lambda_grid_refuses_what_is_not_a_plain_number(s):
 
 
 def test_a_range_refuses_a_part_that_is_not_a_plain_number():
-    from dashboard import urlguard as ug
+    from dashboard.ui import urlguard as ug
 
     r = ug.Range(0, 100, (10, 20), 1, True)
     for bad in (["1_0", "30"], ["5", "1e400"], ["١٠", "20"]):
@@ -82,14 +82,14 @@ def test_a_range_refuses_a_part_that_is_not_a_plain_number():
     (".5e2", 50), ("50.", 50),
 ])
 def test_plain_numbers_are_still_read_as_written(s, want):
-    from dashboard import urlguard as ug
+    from dashboard.ui import urlguard as ug
 
     d = ug.Number(0, 100, 90, 1, True).decide("hidden", [s])
     assert (d.value, d.why) == (want, None), (s, d)
 
 
 def test_tiny_and_subnormal_but_representable_lambdas_are_not_refused():
-    from dashboard import controls, urlguard as ug
+    from dashboard.ui import controls, urlguard as ug
 
     lam = ug.Grid(controls.LAMBDAS, 1.0, controls.fmt_lam)
     # 1e-310 is a (subnormal) float, not 0: it is a number, just not on the slider
@@ -149,7 +149,7 @@ def test_a_link_just_under_the_limits_is_read_without_that_notice():
 # ---- a refused value is echoed as data ----------------------------------------------------------
 
 def test_shown_escapes_autolinks_entities_and_mentions():
-    from dashboard import urlguard as ug
+    from dashboard.ui import urlguard as ug
 
     # CommonMark reads "&amp;" as "&", GFM turns "www.x.org" and "a@b.org" into links; a
     # backslash before ASCII punctuation makes it literal, so each must carry one
@@ -160,7 +160,7 @@ def test_shown_escapes_autolinks_entities_and_mentions():
 
 
 def test_code_keeps_a_value_on_one_line_inside_its_span():
-    from dashboard import urlguard as ug
+    from dashboard.ui import urlguard as ug
 
     out = ug.code("a`b\u2028c\u2029d\x0be")
     assert "`" not in out and not any(ch in out for ch in "\u2028\u2029\x0b\n\r"), repr(out)

@@ -59,7 +59,7 @@ def test_inspector_uses_the_lesson_run_and_flags_impossible_words():
     at.query_params["dataset"] = "synthetic_spam"
     at.run()
     ok(at)
-    lesson_run = at.session_state["run"]
+    lesson_run = at.session_state["lesson"].run
     at.switch_page("views/inspector.py")
     at.query_params["insp_dataset"] = "synthetic_spam"
     ok(at.run())
@@ -127,7 +127,7 @@ def test_restarts_and_open_a_start_in_the_lesson_view():
     ok(at.selectbox(key="rs_pick").set_value(worst).run())
     chosen = at.session_state["rs_result"][1][worst]["run"]
     ok(at.button(key="rs_open").click().run())
-    run = at.session_state["run"]
+    run = at.session_state["lesson"].run
     assert run.iteration == chosen.iteration
     assert run.current.objective == pytest.approx(chosen.current.objective)
     assert metric(at, "Iteration") == str(chosen.iteration)   # the lesson page shows it, no rebuild
@@ -210,7 +210,7 @@ def test_gaussian_corner_biased_vs_unbiased_variance():
 # ---- 10. guided lessons --------------------------------------------------------------------
 
 def test_guided_lessons_links_and_narrative():
-    from dashboard import lessons
+    from dashboard.lesson import guided as lessons
 
     at = open_view("guided")
     links = at.get("page_link")
@@ -231,7 +231,8 @@ def test_guided_lessons_links_and_narrative():
 
 
 def test_lesson_view_shows_the_narrative_of_guided_lessons_1_and_2():
-    from dashboard import lessons, pages
+    from dashboard.lesson import guided as lessons
+    from dashboard import pages
 
     for lesson_id, title in (("supervised", "Guided lesson 1"), ("hide", "Guided lesson 2")):
         lesson = lessons.BY_ID[lesson_id]

@@ -254,7 +254,7 @@ def test_lesson_half_steps_and_every_responsibility_on_the_toy_table():
     r[lab] = np.eye(2)[y[lab]]
     assert at.button(key="m_step").disabled and not at.button(key="e_step").disabled
     ok(at.button(key="e_step").click().run())
-    run = at.session_state["run"]
+    run = at.session_state["lesson"].run
     assert run.pending is not None and run.iteration == 0          # parameters not yet updated
     assert at.button(key="m_step").disabled is False and at.button(key="e_step").disabled
     assert "Between the half-steps at t = 0" in text(at)
@@ -263,7 +263,7 @@ def test_lesson_half_steps_and_every_responsibility_on_the_toy_table():
     np.testing.assert_allclose(table[["r(ham)", "r(spam)"]].to_numpy(), r, atol=1e-12)
     assert list(table["label EM sees"] == "hidden") == list(~lab)
     ok(at.button(key="m_step").click().run())
-    run = at.session_state["run"]
+    run = at.session_state["lesson"].run
     assert run.iteration == 1 and run.pending is None
     np.testing.assert_allclose(run.current.alpha, r.sum(0) / 6, atol=1e-12)                  # eq. 23
     np.testing.assert_allclose(run.current.beta, (1 + X.T @ r) / (2 + r.sum(0)), atol=1e-12)  # eq. 24
@@ -277,10 +277,10 @@ def test_lesson_stop_rule_numbers_are_the_issue_s_0_1358_and_0_2697():
     assert metric(at, "‖Δθ‖², the course session's sum") == "0.2697"
     ok(at.selectbox(key="theta_tol").set_value(1e-3).run())
     ok(at.radio(key="theta_norm").set_value("seed003").run())
-    run = at.session_state["run"]
+    run = at.session_state["lesson"].run
     assert run.settings.theta_tol == 1e-3 and run.settings.theta_norm == "seed003" and run.iteration == 1
     ok(at.button(key="converge").click().run())
-    run = at.session_state["run"]
+    run = at.session_state["lesson"].run
     assert run.stop_reason == "theta" and run.current.delta < 1e-3
     # the rule as the course session writes it, recomputed here: Σ Δα² + Σ_{a ∈ {0,1}} Σ Δθ_a²
     a, b = run.history[-2], run.history[-1]
@@ -337,7 +337,7 @@ def test_inspector_classifies_a_new_play_tennis_day_with_every_theta():
 
 
 def test_guided_lessons_6_to_9_open_the_new_views_with_their_settings():
-    from dashboard import lessons
+    from dashboard.lesson import guided as lessons
 
     for lesson_id, page, n in (("coin", "coin", 6), ("climb", "climb", 7), ("mixture2d", "mixture2d", 8),
                                ("components", "components", 9)):
@@ -375,10 +375,10 @@ def test_lesson_climb_panel_matches_the_next_step():
     ok(at.run())
     before = metric(at, "L(θ_1) = bound after the E-step")
     after = metric(at, "L(θ_2)")
-    run = at.session_state["run"]
+    run = at.session_state["lesson"].run
     assert before == f"{run.current.objective:.4f}"
     ok(at.button(key="step").click().run())
-    run = at.session_state["run"]
+    run = at.session_state["lesson"].run
     assert after == f"{run.current.objective:.4f}"          # the panel predicted the next objective
     assert float(metric(at, "M-step raises the bound by")) >= 0 and float(metric(at, "gap at θ_3 (a KL divergence)")) >= 0
 

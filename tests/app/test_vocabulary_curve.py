@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 import nbcore
 from conftest import ROOT
-from dashboard import event_model_charts as emc
+from dashboard.charts import event_models as event_models_charts
 from nbcore.text import TextPipeline, vectorize
 
 APP = str(ROOT / "dashboard" / "app.py")
@@ -35,9 +35,9 @@ def test_vocabulary_columns_keep_the_most_frequent_words_like_the_text_pipeline(
     full, _, _ = vectorize(texts, TextPipeline(binary=False, min_df=2))
     for v in (100, 1000):
         capped, vec, _ = vectorize(texts, TextPipeline(binary=False, min_df=2), cap=v)
-        cols = emc.vocabulary_columns(full, v)
+        cols = event_models_charts.vocabulary_columns(full, v)
         assert (full[:, cols] != capped).nnz == 0
-    assert len(emc.vocabulary_columns(full, 10**6)) == full.shape[1]
+    assert len(event_models_charts.vocabulary_columns(full, 10**6)) == full.shape[1]
 
 
 def test_curve_matches_sklearn_and_nbcore_and_is_cached():
@@ -84,7 +84,7 @@ def test_curve_matches_sklearn_and_nbcore_and_is_cached():
 
     # shipped data: the result is in the cross-session cache under the page's key, and a new
     # session's press reads it from there (no progress bar)
-    from dashboard import page_kit
+    from dashboard.ui import page_kit
     assert page_kit._store("vocabulary", key) == rows
     again = open_page(voc_hidden="95")
     again.button(key="voc_go").click().run()

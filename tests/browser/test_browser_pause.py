@@ -48,7 +48,7 @@ CASES = [
 
 @pytest.mark.parametrize("speed,per_tick,query", CASES, ids=[c[0] for c in CASES])
 def test_pause_stops_play_on_the_first_click(server, browser, speed, per_tick, query):
-    from dashboard import controls
+    from dashboard.ui import controls
 
     assert controls.SPEEDS[speed][0] == per_tick
     page = browser.new_page(viewport={"width": 1400, "height": 1000})

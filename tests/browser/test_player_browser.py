@@ -14,7 +14,8 @@ import pytest
 import nbcore
 from conftest import ROOT
 from browser_kit import module_fixtures, require_chromium
-from dashboard import charts, derive
+from dashboard.charts import lesson as lesson_charts
+from dashboard.ui import derive
 
 SHOTS = ROOT / "artifacts" / "screenshots"
 LONG = "dataset=synthetic_spam&tol=1e-08&max_iter=40"
@@ -66,7 +67,7 @@ def _open(browser, url):
 def _expected_bars(ds, run, t):
     view = derive.param_view(run.history[t], "bernoulli", ds.feature_names)
     prev = derive.param_view(run.history[t - 1], "bernoulli", ds.feature_names) if t else None
-    spec = charts.beta_bars_figure(view.mat, None if prev is None else prev.mat, view.rows, ds.class_names,
+    spec = lesson_charts.beta_bars_figure(view.mat, None if prev is None else prev.mat, view.rows, ds.class_names,
                                    value_label=view.label, log_scale=view.log_scale, font_size=15)
     bars = [tr for tr in spec["data"] if tr["type"] == "bar"]
     return spec["layout"]["yaxis"]["ticktext"], [b["x"] for b in bars]

@@ -1,0 +1,306 @@
+"""The charts' shared look: the colour-blind-safe palette, plotly's template, the dict-spec
+figure and its layout helpers (titles, legends, ticks). Every chart module builds on these.
+
+Pure builders: arrays in, plotly figure specs out; no st.* calls.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+import numpy as np
+import plotly.graph_objects as go
+
+
+# Okabe & Ito (2008) colour-blind-safe palette, extended with Tol's muted colours for K > 8
+CLASS_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9",
+                "#D55E00", "#F0E442", "#000000", "#882255", "#999933"]
+
+
+WARN = "#D55E00"
+
+
+GREY = "#777777"
+
+
+# plotly's default template, as go.Figure() put it in every figure before (same look in the
+# browser). A constant computed once at import, never mutated.
+TEMPLATE = go.Figure().to_dict()["layout"]["template"]
+
+
+class _Spec(go.Figure):
+    """A go.Figure that hands its prepared dict spec to st.plotly_chart unchanged.
+
+    st.plotly_chart runs ``plotly.tools.return_figure_from_figure_or_data``: a plain dict
+    is re-validated there (``Figure(**spec)``, tens of ms per chart), a go.Figure is
+    only asked for ``to_dict()``. The spec was validated by tests/app/test_charts.py."""
+
+    def __init__(self, spec: dict):  # noqa: PLW0231 (super().__init__ skipped on purpose)
+        # go.Figure.__init__ is skipped on purpose (1-2 ms per chart): Streamlit only checks
+        # isinstance(..., BaseFigure) and calls to_dict(); nothing else of the object is used.
+        object.__setattr__(self, "_nb_spec", spec)
+
+    def to_dict(self) -> dict:
+        return self._nb_spec
+
+    def __repr__(self) -> str:
+        return f"<chart spec: {len(self._nb_spec['data'])} traces>"
+
+
+def figure(spec: dict) -> go.Figure:
+    """What to pass to st.plotly_chart: the spec, without a second validation."""
+    return _Spec(spec)
+
+
+def class_color(k: int) -> str:
+    return CLASS_COLORS[k % len(CLASS_COLORS)]
+
+
+# Width of a chart, in px, on a 1280×720 projector (the narrowest screen the app is laid out for):
+# the page's main column is about 820 px wide (920 px in classroom mode, whose sidebar text is
+# wrapped instead); ``per_row`` charts share it, 16 px apart. The lesson puts three charts in a
+# row (two in classroom mode). Chart text is wrapped, and legend rows counted, for this width.
+MAIN_WIDTH = {False: 820, True: 920}
+
+
+def chart_width(font_size: int, per_row: int = 1, share: float = 1.0) -> int:
+    """Expected px width of one of ``per_row`` charts in a ``share`` of the main column."""
+    return int((MAIN_WIDTH[font_size > 15] * share - 16 * (per_row - 1)) / per_row)
+
+
+def legend_rows(names: Sequence[str], font_size: int, width: int) -> int:
+    """Rows a horizontal legend of ``names`` takes in a chart ``width`` px wide: plotly puts
+    entries (symbol + text) side by side and starts a new row when the next one would pass
+    the plot area's width (the chart less about 60 px of y ticks)."""
+    room = max(120, width - 60)
+    rows, used = (1 if names else 0), 0.0
+    for name in names:
+        w = 45 + 0.55 * font_size * len(str(name))
+        if used and used + w > room:
+            rows, used = rows + 1, 0.0
+        used += w
+    return rows
+
+
+def _legend_names(data: list) -> list[str]:
+    return [t["name"] for t in data if t.get("name") and t.get("showlegend", True) is not False]
+
+
+def figure_spec(data: list, layout: dict, title: str, font_size: int, height: int, legend_rows: int | None = None,
+         width: int | None = None) -> dict:
+    """Title on its own band at the top, the legend in a band of its own under it (never overlapping).
+
+    The legend is placed in container coordinates right under the title band: plotly then
+    reserves its real height (however many rows it wraps to in the browser) above the plot, so a
+    legend never covers the title. ``legend_rows`` (default: counted for a chart ``width`` px
+    wide, a lesson chart's width by default) sizes the band and makes the figure that much taller."""
+    if width is None:
+        width = chart_width(font_size, 2 if font_size > 15 else 3)
+    if legend_rows is None:
+        legend_rows = max(1, legend_rows_of(data, font_size, width))
+    title_band = int((font_size + 4) * 1.6) + 8
+    legend_band = int(font_size * 1.7) * legend_rows + 6
+    total = height + max(0, font_size - 15) * 12 + int(font_size * 1.7) * max(0, legend_rows - 1)
+    layout = dict(layout)
+    layout.update(
+        template=TEMPLATE,
+        title=dict(text=title, font=dict(size=font_size + 4), y=1.0, yref="container", yanchor="top",
+                   pad=dict(t=8)),
+        font=dict(size=font_size),
+        height=total,  # bigger fonts (classroom) and more legend rows get a taller figure
+        margin=dict(l=10, r=10, t=title_band + legend_band, b=10),
+        legend=dict(orientation="h", yref="container", yanchor="top", y=unit(1 - title_band / total),
+                    xanchor="left", x=0.0, font=dict(size=font_size)),
+    )
+    for name in ("xaxis", "yaxis"):  # readable ticks unless a chart chose its own
+        axis = dict(layout.get(name) or {})
+        axis.setdefault("tickfont", {})
+        axis["tickfont"] = {"size": font_size - 1, **axis["tickfont"]}
+        layout[name] = axis
+    return {"data": data, "layout": layout}
+
+
+def legend_rows_of(data: list, font_size: int, width: int) -> int:
+    """legend_rows() of the traces of a dict spec that show in the legend."""
+    return legend_rows(_legend_names(data), font_size, width)
+
+
+def percent_ticks(values: Sequence[float], n_ticks: int = 5) -> dict:
+    """Axis properties for fractions shown as percentages: a 1-2-5 tick step giving about
+    ``n_ticks`` ticks over the data's range, and as many decimals as that step needs, so no two
+    ticks read the same (".0%" over 79.2 %–79.9 % would print 79 % five times)."""
+    v = np.asarray([x for x in values if x is not None], dtype=float)
+    v = v[np.isfinite(v)]
+    span = float(v.max() - v.min()) if v.size else 1.0
+    span = max(span, 0.001)  # one value, or all equal: ticks 0.1 % apart around it
+    raw = span / n_ticks
+    e = np.floor(np.log10(raw))
+    step = min((m * 10 ** e for m in (1, 2, 5, 10) if m * 10 ** e >= raw), default=10 ** (e + 1))
+    decimals = max(0, int(-np.floor(np.log10(step * 100) + 1e-9)))
+    return dict(tickformat=f".{decimals}%", dtick=float(step), tick0=0.0)
+
+
+def int_ticks(T: int) -> dict:
+    """Whole-number iteration ticks (no 0.5): x-axis properties."""
+    return dict(tick0=0, dtick=max(1, int(np.ceil(max(T - 1, 1) / 8))), range=[-0.3, max(T - 1, 1) + 0.3])
+
+
+def vline(x: float, line: dict, xref: str = "x", yref: str = "y domain") -> dict:
+    return dict(type="line", x0=x, x1=x, xref=xref, y0=0, y1=1, yref=yref, line=line)
+
+
+def iteration_marker(t_sel: int | None, xref: str = "x", yref: str = "y domain") -> list:
+    return [] if t_sel is None else [vline(t_sel, dict(color=GREY, dash="dot", width=2), xref, yref)]
+
+
+def floats(a) -> list:
+    """Plain floats for JSON (NaN -> None, which plotly draws as a gap)."""
+    a = np.asarray(a, dtype=float)
+    return [None if not np.isfinite(v) else float(v) for v in a.tolist()] if not np.isfinite(a).all() \
+        else a.tolist()
+
+
+def unit(v: float) -> float:
+    """A subplot domain end: rounding noise (-5e-17) must not leave [0, 1]."""
+    return min(1.0, max(0.0, round(v, 10)))
+
+
+SUP_COLOR = "#D55E00"   # supervised-only NB
+
+
+EM_COLOR = "#0072B2"    # EM
+
+
+A_COLOR = "#0072B2"     # side-by-side run A
+
+
+B_COLOR = "#E69F00"     # side-by-side run B
+
+
+def _chars(width: int, font_px: int) -> int:
+    """Characters that fit on one line ``width`` px wide at ``font_px`` (about half the font size
+    per character: a safe bound for the app's sans-serif font)."""
+    return max(12, int((width - 20) / (0.5 * font_px)))
+
+
+def _wrap(text: str, chars: int | None) -> tuple[str, int]:
+    """(text, lines): text longer than ``chars`` characters broken at spaces onto as few lines of
+    about equal length as fit (None: left on one line)."""
+    if chars is None or len(text) <= chars or "<br>" in text or " " not in text:
+        return text, text.count("<br>") + 1
+    words = text.split(" ")
+
+    def fill(limit: int) -> list[str]:
+        lines, line = [], ""
+        for word in words:
+            if line and len(line) + 1 + len(word) > limit:
+                lines.append(line)
+                line = word
+            else:
+                line = f"{line} {word}" if line else word
+        return lines + [line]
+
+    need = -(-len(text) // chars)
+    lines = fill(-(-len(text) // need) + 2)  # balanced lines, unless that takes one more line than needed
+    if len(lines) > need:
+        lines = fill(chars)
+    return "<br>".join(lines), len(lines)
+
+
+def _figure_legend_rows(fig: go.Figure, font_size: int, width: int | None = None) -> int:
+    """Rows a horizontal legend needs: it wraps when its entries are wider than the chart (``width``
+    px; by default about 430 px with two charts per row in classroom mode, 520 px otherwise)."""
+    shown = [t for t in fig.data if t.name and t.showlegend is not False]
+    if any(getattr(t, "legendgroup", None) for t in shown):
+        return len(shown)  # plotly stacks legend groups one under the other: worst case, a row each
+    if width is None:
+        width = 430 + 60 if font_size > 15 else 520 + 60
+    return legend_rows([t.name for t in shown], font_size, width)
+
+
+def style(fig: go.Figure, title: str, font_size: int, height: int, legend_right: bool = False,
+            width: int | None = None, **kw) -> go.Figure:
+    """Title in a band of its own at the top, the legend in a band under it (never overlapping),
+    or beside the plot (legend_right).
+
+    ``width``: the chart's expected width in px on a 1280×720 screen (chart_width), for
+    wrapping the title and axis titles and counting legend rows. The legend above the plot is
+    placed in container coordinates right under the title band, so plotly reserves its real
+    height above the plot whatever it wraps to. Tick labels drawn above the plot (an x axis with
+    side="top") get a band of their own under the title and legend: plotly's axis automargin
+    only makes sure they fit in the figure, not that they clear the title."""
+    below = legend_right and font_size > 15  # classroom: a legend beside the plot would squeeze it: below it
+    legend_right = legend_right and not below
+    # text wraps for the chart's width; without one, at classroom font sizes (> 15) a chart is
+    # taken to be about 430 px wide (30 characters of title, 34 of axis title) and, at smaller
+    # sizes, full width (nothing wrapped)
+    title, lines = _wrap(title, _chars(width, font_size + 4) if width else (30 if font_size > 15 else None))
+    line = int((font_size + 4) * 1.35)
+    title_band = line * lines + 10
+    # a horizontal legend wraps onto more rows when its entries are wider than the chart (about
+    # 430 px with two charts per row in classroom mode): give it a band that tall
+    rows = 0 if (kw.get("showlegend") is False or legend_right) else _figure_legend_rows(fig, font_size, width)
+    legend_band = int(font_size * 1.5) * rows + 8
+    top_ticks = fig.layout.xaxis.side == "top"
+    tick_band = 0
+    if top_ticks and fig.layout.xaxis.showticklabels is not False:
+        tick_size = fig.layout.xaxis.tickfont.size or font_size
+        tick_band = int(tick_size * 1.6) + 4  # one line of tick labels and the tick length
+    total = height + line * (lines - 1) + int(font_size * 1.5) * max(0, rows - 1) + tick_band
+    fig.update_layout(
+        # plotly anchors a multi-line title's first line at the top: push it down by the extra lines
+        title=dict(text=title, font=dict(size=font_size + 4), y=1.0, yref="container", yanchor="top",
+                   pad=dict(t=8 + line * (lines - 1))),
+        font=dict(size=font_size),
+        height=total,
+        margin=dict(l=10, r=10, t=title_band + legend_band + tick_band, b=10),
+        legend=(dict(orientation="v", yanchor="top", y=1.0, xanchor="left", x=1.01, font=dict(size=font_size))
+                if legend_right else
+                dict(orientation="h", yref="container", yanchor="top", y=unit(1 - title_band / total),
+                     xanchor="right", x=1.0, font=dict(size=font_size))),
+        template="plotly_white",
+        **kw,
+    )
+    for axis in (fig.layout.xaxis, fig.layout.yaxis):
+        text = axis.title.text if axis.title is not None else None
+        if text:
+            axis.title.text = _wrap(text, _chars(width - 40, font_size) if width else
+                                    (34 if font_size > 15 else None))[0]
+    return legend_below(fig) if below else fig
+
+
+def legend_below(fig: go.Figure) -> go.Figure:
+    """Legend under the plot (long titles and long legends do not fit on one line above it), in a
+    band of its own at the bottom of the figure: below the tick labels and the x-axis title,
+    whatever the font size (classroom mode) or the number of legend rows."""
+    fs = int(fig.layout.font.size or 16)
+    xtitle = fig.layout.xaxis.title.text if fig.layout.xaxis.title is not None else None
+    x_lines = 0 if not xtitle else str(xtitle).count("<br>") + 1
+    rows = _figure_legend_rows(fig, fs)
+    band = int(fs * 1.5) * rows + 8
+    bottom = int(fs * 1.6) + int(fs * 1.35) * x_lines + band + 12
+    fig.update_layout(legend=dict(orientation="h", yref="container", yanchor="bottom", y=0.0, xanchor="left", x=0.0))
+    top = int(fig.layout.margin.t or 0) - (int(fs * 1.5) * rows if rows else 0)  # style's legend band: unused
+    fig.update_layout(height=fig.layout.height + band, margin=dict(b=bottom, t=max(top, int(fs * 2))))
+    return fig
+
+
+def pct(v) -> str:
+    return "—" if v is None or not np.isfinite(v) else f"{v:.1%}"
+
+
+MLE_COLOR = "#D55E00"
+
+
+MAP_COLOR = "#0072B2"
+
+
+PRIOR_COLOR = "#999999"
+
+
+BOUND_COLOR = "#009E73"
+
+
+NEXT_COLOR = "#CC79A7"
+
+
+def finite(a) -> list:
+    return [None if v is None or not np.isfinite(v) else float(v) for v in np.asarray(a, dtype=float)]

@@ -1,0 +1,191 @@
+"""Uploads: a CSV a student drops in, parsed for this session only.
+
+The uploader's callback stashes the bytes (``on_upload_change``); the page parses them
+at the top of its next run (``process_pending_upload``), before the sidebar widgets are
+drawn, so a good file can become the selected data set and a bad one changes nothing.
+"""
+from __future__ import annotations
+
+import io
+
+import streamlit as st
+
+import nbcore
+from dashboard.ui import controls, derive, state, text_controls
+from dashboard import limits
+from dashboard.data import upload_columns
+
+
+#: characters of a parser message (which may quote the user's file) shown at most
+MAX_MESSAGE = 300
+
+
+def looks_binary(data: bytes) -> bool:
+    """True for bytes that are not a text file, even when they happen to decode as Latin-1
+    (20 KB of 0xC5 "is" ÅÅÅ…): NUL bytes, many control characters, mostly high bytes in
+    what is not UTF-8, or 4 KB without a line break."""
+    head = data[:65536]
+    if not head:
+        return False
+    if b"\x00" in head:
+        return True
+    try:
+        head.decode("utf-8")
+        utf8 = True
+    except UnicodeDecodeError as e:
+        utf8 = e.start >= len(head) - 3  # only a character cut at the 64 KB boundary
+    n = len(head)
+    control = sum(b < 9 or 13 < b < 32 or b == 127 for b in head) / n
+    high = sum(b >= 128 for b in head) / n
+    no_lines = n > 4096 and b"\n" not in head and b"\r" not in head
+    return control > 0.05 or (not utf8 and high > 0.3) or no_lines
+
+
+def short_message(text: str, limit: int = MAX_MESSAGE) -> str:
+    """A parser message, cut to a short excerpt and escaped (it may quote the file)."""
+    text = " ".join(str(text).split())
+    if len(text) > limit:
+        text = text[:limit - 1] + "…"
+    return derive.md_escape(text, limit + 1)
+
+
+def fitting_model(ds) -> str:
+    """The event model an uploaded data set is read with first: nbcore lists the one that
+    fits its columns first (gaussian for numbers, multinomial for text, …)."""
+    return str(ds.models[0])
+
+
+#: nbcore.read_csv keyword arguments an upload (and so a shared file) may be read with.
+READ_OPTIONS = ("text_column", "label_column", "ngram_range", "analyzer", "binary", "min_df", "max_features",
+                "stop_words", "binarize", "header", "ignore_columns", "lowercase")
+
+
+def read_upload(data: bytes, options: dict | None = None):
+    """Read an uploaded file's bytes into a Dataset, with every check an upload gets.
+
+    The one way a CSV from a user is read: uploads and shared files (re-read from the
+    store) both come here. ``options`` are nbcore.read_csv keyword arguments; unknown
+    ones are refused (ValueError), never passed on. Raises ValueError with a message."""
+    options = dict(options or {})
+    unknown = sorted(set(options) - set(READ_OPTIONS))
+    if unknown:
+        raise ValueError(f"It was stored with reading options this server does not know ({', '.join(unknown)[:80]}).")
+    ds = nbcore.read_csv(io.BytesIO(data), max_bytes=limits.UPLOAD_MAX_BYTES,
+                         cap=limits.VOCABULARY_CAP, **options)
+    X = ds.for_model(ds.models[0])
+    if getattr(X, "shape", (0,))[0] == 0:
+        raise ValueError("The file has no rows.")
+    return ds
+
+
+def handle_upload(name: str, data: bytes, options: dict | None = None) -> tuple[bool, str]:
+    """Parse an uploaded CSV for this session only (never cached across sessions).
+
+    On success the upload becomes the selected data set. On failure nothing the
+    user had is touched: the message is stored for display and the previous
+    data set and run stay. Must be called before the sidebar widgets are drawn."""
+    info = choice = None
+    shown = derive.md_escape(name, 80)  # the file name, literally (never Markdown)
+    if looks_binary(data):
+        msg = (f"Could not use “{shown}”: this is not a text file (it looks like an image, a spreadsheet "
+               "or another binary file). Save it as CSV (in a spreadsheet program: Save as → CSV UTF-8).")
+        state.put(state.UPLOAD_ERROR, msg)
+        return False, msg
+    try:
+        if options is None:  # a fresh upload: guess the columns' roles (shown, and changeable)
+            info, choice = upload_columns.guess(data)
+            options = upload_columns.choice_options(choice)
+        ds = read_upload(data, options)  # per session; never cached across sessions
+        X = ds.for_model(ds.models[0])
+    except ValueError as e:  # nbcore.data.DataError is a ValueError
+        msg = f"Could not use “{shown}”: {short_message(e)}"
+        state.put(state.UPLOAD_ERROR, msg)
+        return False, msg
+    except Exception as e:  # a parser crash must not give a student a traceback either
+        msg = f"Could not read “{shown}” as a CSV file ({type(e).__name__})."
+        state.put(state.UPLOAD_ERROR, msg)
+        return False, msg
+    state.put(state.UPLOAD_DS, ds)
+    state.put(state.UPLOAD_NAME, name)
+    state.put(state.UPLOAD_ERROR, None)
+    state.put(state.UPLOAD_BYTES, bytes(data))          # kept so "Share this data set" can store it
+    state.put(state.UPLOAD_OPTIONS, dict(options or {}))
+    state.put(state.SHARE_ERROR, None)
+    state.put(state.UPLOAD_COLUMNS, None if info is None else {"info": info, "choice": choice, "open": True})
+    state.put(state.UPLOAD_SERIAL, state.get(state.UPLOAD_SERIAL) + 1)
+    state.put(state.UPLOAD_TEXT, None)
+    st.session_state[controls.K_DATASET] = controls.UPLOAD
+    model = fitting_model(ds)
+    st.session_state[controls.K_MODEL] = model  # the model that fits the new data, not the last one used
+    msg = f"Loaded “{shown}”: {X.shape[0]} rows, {X.shape[1]} features."
+    if info is not None:
+        msg += " " + upload_columns.choice_message(info, choice)
+    kind = {"gaussian": "the features are numbers", "multinomial": "a text column: word counts",
+            "categorical": "the features are categories", "bernoulli": "the features are yes/no"}.get(model)
+    msg += f" Event model: **{model}**" + (f" ({kind})" if kind else "") + "."
+    info = getattr(ds, "inferred", None) or {}
+    if info.get("truncated"):
+        msg += (f" The text had {info.get('vocabulary_size_before_cap', '?'):,} different words; only the "
+                f"{info.get('vocabulary_size', X.shape[1]):,} most frequent are kept.")
+    if info.get("ignored_columns"):
+        msg += " Ignored columns: " + ", ".join(derive.md_escape(c, 30) for c in info["ignored_columns"]) + "."
+    return True, msg
+
+
+def max_upload_words() -> int:
+    """The vocabulary cap of an uploaded text."""
+    return limits.VOCABULARY_CAP
+
+
+def on_upload_change() -> None:
+    """file_uploader callback: stash the bytes; they are parsed at the top of the next run."""
+    f = st.session_state.get(controls.K_UPLOADER)
+    if f is not None and state.get(state.UPLOAD_SEEN) != f.file_id:
+        state.put(state.UPLOAD_SEEN, f.file_id)
+        state.put(state.PENDING_UPLOAD, (f.name, f.getvalue()))
+
+
+def process_pending_upload() -> tuple[bool, str] | None:
+    """Parse a file the uploader stashed. Returns (ok, message) if there was one, else None."""
+    pending = state.get(state.PENDING_UPLOAD)
+    if not pending:
+        return None
+    state.put(state.PENDING_UPLOAD, None)
+    name, data = pending
+    with st.spinner(f"Reading {derive.md_escape(name, 80)} …"):
+        return handle_upload(name, data)
+
+
+
+def columns_panel() -> None:
+    """The upload's columns and their roles (main area); applying a new choice rereads the file."""
+    box = state.get(state.UPLOAD_COLUMNS)
+    data = state.get(state.UPLOAD_BYTES)
+    if not box or data is None or st.session_state.get(controls.K_DATASET) != controls.UPLOAD:
+        return
+    name = state.get(state.UPLOAD_NAME) or "your file"
+    with st.expander(f"Columns of “{derive.md_escape(name, 40)}”: {box['choice'].describe()}",
+                     expanded=bool(box.get("open")), icon=":material/table_view:"):
+        read_ds = state.get(state.UPLOAD_DS)  # read with box["choice"]: the panel shows what was read
+        new = upload_columns.column_picker(box["info"], box["choice"], read=getattr(read_ds, "inferred", None))
+        err = box.get("error")
+        if err:
+            st.error(err + " — the data set and run are unchanged.")
+    if new is None:
+        return
+    try:
+        info, choice = upload_columns.guess(data, new)
+        options = upload_columns.choice_options(choice)
+        ds = read_upload(data, options)
+    except ValueError as e:  # nbcore DataError: say why, keep everything
+        state.put(state.UPLOAD_COLUMNS, {**box, "error": f"Could not use these columns: {short_message(e)}",
+                                         "open": True})
+        st.rerun()
+    state.put(state.UPLOAD_DS, ds)
+    state.put(state.UPLOAD_OPTIONS, options)  # a share of this upload is read with the same columns
+    state.put(state.UPLOAD_TEXT, None)
+    state.put(state.UPLOAD_COLUMNS, {"info": info, "choice": choice, "open": True})
+    state.put(state.UPLOAD_SERIAL, state.get(state.UPLOAD_SERIAL) + 1)
+    for k in text_controls.KEYS:  # the new text column starts from the default text settings
+        st.session_state.pop(k, None)
+    st.rerun()

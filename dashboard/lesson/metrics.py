@@ -1,0 +1,97 @@
+"""Numbers shown about a run: accuracy on the hidden labels, the supervised-only baseline,
+and parameters aligned to the true labels when EM had none."""
+from __future__ import annotations
+
+import numpy as np
+
+import nbcore
+from nbcore.em import check_smoothing, one_hot_labels
+from dashboard.lesson import session
+from dashboard.ui import state
+from dashboard.ui.controls import DataConfig
+from dashboard.lesson.prepare import Prepared
+
+
+def score(pred: np.ndarray, prep: Prepared) -> float:
+    """nbcore.hidden_accuracy on the run's hidden rows (NaN when none is scored); without any
+    visible label the clusters carry no names, so they are matched to the labels first."""
+    no_labels = not (prep.y_obs >= 0).any()
+    acc = nbcore.hidden_accuracy(pred, prep.y_eval, prep.y_obs < 0, n_classes=prep.n_classes if no_labels else None)
+    return float("nan") if acc is None else acc
+
+
+def percent(acc) -> str | None:
+    """An accuracy as the page shows it ("97.0%"), None when there is none: the one rounding
+    shared by the metrics row and the browser's player, so the two never read 97.1 % and 97.0 %
+    for the same iteration."""
+    return None if acc is None or not np.isfinite(acc) else f"{acc:.1%}"
+
+
+def delta_text(acc: float, base: float) -> str:
+    """Accuracy minus the supervised-only accuracy, in points; a difference that rounds to
+    zero is "±0.0" (not a red "↓ −0.0" when both read 86.8 %)."""
+    d = (acc - base) * 100
+    if abs(d) < 0.05:
+        return "±0.0 pts vs supervised"
+    return f"{d:+.1f} pts vs supervised"
+
+
+def delta_color(acc: float, base: float) -> str:
+    return "off" if abs((acc - base) * 100) < 0.05 else "normal"
+
+
+def proba_at(run, t: int) -> np.ndarray:
+    """p(y | x_i, θ_t) for every row, (N, K): computed once per (run, t) in the session's memo and
+    shared by the accuracy series and the documents table (which also wants t − 1)."""
+    # θ_t of a run (one RUN_SERIAL) is fixed by t and the λ of each step before it: a λ change after a
+    # rewind, or a copy stepped ahead, gives another θ_t under the same t
+    lams = hash(tuple(s.smoothing for s in run.history[: int(t) + 1]))
+    return state.memo(("proba", int(t), lams), lambda: np.asarray(run.predict_proba(t=t)))
+
+
+def accuracy_series(run, prep: Prepared) -> list[float]:
+    """Accuracy on the hidden labels at every iteration (computed once per snapshot)."""
+    serial = session.lesson().serial
+    cache = state.get(state.ACC_CACHE)
+    if not cache or cache["serial"] != serial:
+        cache = {"serial": serial, "acc": []}
+    acc = cache["acc"]
+    newest = len(run.history) - 2  # the page shows these two next (the documents table: t and t − 1)
+    for t in range(len(acc), len(run.history)):
+        proba = proba_at(run, t) if t >= newest else run.predict_proba(t=t)
+        acc.append(score(np.asarray(proba).argmax(axis=1), prep))
+    state.put(state.ACC_CACHE, cache)
+    return acc
+
+
+def baseline_accuracy(cfg: DataConfig, smoothing: float, prep: Prepared) -> float | None:
+    """Supervised-only Naive Bayes on the visible labels, scored on the hidden ones.
+
+    Kept per λ for the current data settings (at most one per λ of the slider): the lesson also asks
+    for the λ next to the current one, so a λ change can be drawn before the server's rerun. A new λ
+    runs nbcore.supervised_fit's steps with its λ-free part (the labelled rows' statistics and α)
+    kept per data settings: it only re-estimates the parameters (model.params_from) and predicts."""
+    cached = state.get(state.BASELINE)
+    if not cached or cached.get("cfg") != cfg:
+        cached = {"cfg": cfg, "acc": {}, "fit": None}
+        state.put(state.BASELINE, cached)
+    key = float(smoothing)
+    if key in cached["acc"]:
+        return cached["acc"][key]
+    fit = cached.get("fit")
+    acc = None
+    if (prep.y_obs >= 0).any() and prep.score_mask.any():
+        try:
+            if fit is None:
+                model = nbcore.get_model(cfg.model)
+                Xp = model.prepare(prep.X)
+                weights = one_hot_labels(np.asarray(prep.y_obs), prep.n_classes)
+                fit = {"model": model, "alpha": nbcore.class_prior(weights), "stats": model.statistics(Xp, weights)}
+            params = fit["model"].params_from(fit["stats"], check_smoothing(smoothing))
+            proba = nbcore.predict_proba(cfg.model, fit["alpha"], params, prep.X)
+            acc = nbcore.hidden_accuracy(np.asarray(proba).argmax(axis=1), prep.y_eval, prep.y_obs < 0)
+        except ValueError:
+            acc = None
+    cached["acc"][key] = acc
+    cached["fit"] = fit
+    return acc

@@ -1,0 +1,31 @@
+"""What the last control change did (a new run, or the run continued), the model's options note and the λ = 0 warning."""
+from __future__ import annotations
+
+
+import streamlit as st
+
+import nbcore
+from dashboard.lesson.frame import Frame
+from dashboard.lesson.prepare import model_options
+from dashboard.lesson.session import lesson
+from dashboard.ui import state
+
+
+def show(f: Frame) -> None:
+    """What the last control change did (new run / continued), and the λ = 0 warning."""
+    notice = lesson().notice
+    if notice:
+        kind, text = notice
+        if kind == "continued":
+            st.success(text, icon=":material/trending_flat:")
+        else:
+            st.info(text, icon=":material/restart_alt:")
+    options_note = state.memo(("options_note", f.cfg.model),
+                              lambda: nbcore.get_model(f.cfg.model).options_note(model_options(f.cfg, f.prep)))
+    if options_note:
+        st.caption(options_note)
+    if f.smoothing == 0:
+        st.warning("λ = 0 (no smoothing): a document with a word never seen in a class gets probability 0 "
+                   "under that class, and if that happens for every class the engine can only give it a "
+                   "uniform posterior. Watch what happens to the accuracy, then try λ > 0.",
+                   icon=":material/warning:")

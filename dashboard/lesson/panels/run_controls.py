@@ -1,0 +1,22 @@
+"""Step / Play / Reset / Run to convergence and the iteration scrubber."""
+from __future__ import annotations
+
+
+import streamlit as st
+
+from dashboard.lesson import session
+from dashboard.lesson.frame import Frame
+from dashboard.ui import controls
+
+
+def show(f: Frame) -> None:
+    """Step / Play / Reset / Run to convergence, and the iteration scrubber (the player has its own
+    Play and slider)."""
+    controls.run_controls(f.playing, bool(f.run.done), on_step=session.on_step, on_play=session.on_play,
+                          on_reset=session.on_reset, on_converge=session.on_converge, show_play=not f.player)
+    if not f.player:
+        controls.scrubber(len(f.run.history), f.t, on_change=session.on_scrub, playing=f.playing,
+                          serial=f.serial)
+    slot = st.container()  # always there, so the charts after it keep their place (not re-created)
+    if f.view_t is not None and f.view_t < f.latest:
+        slot.caption(f"Showing iteration {f.t} of {f.latest} (drag the slider to the right end to follow the run).")

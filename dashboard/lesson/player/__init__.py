@@ -1,0 +1,445 @@
+"""The lesson's client-side player: charts that follow the iteration slider and Play in the browser.
+
+A Streamlit components-v2 component (``player.js``, ``player.css``) mounted twice
+on the lesson page:
+
+* ``show_series``: Play/Pause, the iteration slider and the time-series charts
+  (α, accuracy, log-likelihood / objective), drawn once per new iteration with an
+  iteration marker the browser moves itself;
+* ``show_params``: the parameter chart (top features, heatmap or images) and the
+  estimate-vs-truth scatter, sent as one compact frame per iteration
+  (``payload.py``) that the browser holds and redraws with ``Plotly.react``.
+
+The server still computes EM. While playing, the browser asks for iterations ahead
+of what it shows (trigger ``need``); when the user stops (Pause, slider released)
+it reports the iteration shown (state ``view``), the maths panel and the metrics
+follow it, and iterations computed ahead but never shown are dropped
+(``EMRun.rewound``: EM is deterministic, so they come back identical).
+
+plotly.js: the player draws with the app's own build (``PLOTLY_BUNDLE``: scatter, bar and
+heatmap only, served gzipped from dashboard/static and unpacked in the browser); when that
+cannot be served or loaded it falls back to Streamlit's own plotly chunk (the file
+``st.plotly_chart`` loads). Either is loaded once per page.
+
+While the browser plays or drags, the player also writes the iteration it draws into the
+metrics row (Iteration, Accuracy (t=…)), with the server's own strings, so the page never
+names two iterations at once.
+
+If the component cannot run (no components v2, plotly.js failed to load, the
+``?player=off`` URL switch, or streamlit.testing's AppTest with no browser),
+``enabled()`` is False and the page draws its server-rendered charts as before.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import secrets
+import time
+from pathlib import Path
+
+import numpy as np
+import streamlit as st
+
+from dashboard.charts import lesson as lesson_charts
+from dashboard.charts import theme
+from dashboard.lesson import specs
+from dashboard.lesson.lesson_run import PlayerState
+from dashboard.lesson.session import lesson
+from dashboard.ui import state
+from dashboard.lesson.player.payload import ChartLog
+
+HERE = Path(__file__).resolve().parent
+JS = (HERE / "player.js").read_text(encoding="utf-8")
+CSS = (HERE / "player.css").read_text(encoding="utf-8")
+
+#: Play speeds (iterations shown per second) for the sidebar's "Play speed" values
+FPS = {"slow": 1, "normal": 5, "fast": 20, "fastest": 40}
+#: server time one "need" request may spend computing iterations ahead (seconds)
+NEED_BUDGET_S = 0.3
+MAIN_KEY, PARAMS_KEY = "nbem_player_main", "nbem_player_params"
+
+
+def _register():
+    try:
+        from streamlit.components import v2
+        return v2.component("nbem_player", css=CSS, js=JS, isolate_styles=False)
+    except Exception:  # components v2 missing (Streamlit < 1.51) or refused: server charts instead
+        return None
+
+
+_COMPONENT = _register()
+
+
+def plotly_chunk() -> str | None:
+    """Path (under Streamlit's static root) of Streamlit's own plotly.js chunk, or None."""
+    import streamlit as _st
+    found = sorted(glob.glob(os.path.join(os.path.dirname(_st.__file__), "static", "static", "js",
+                                          "PlotlyChart.*.js")))
+    return "static/js/" + os.path.basename(found[0]) if found else None
+
+
+#: plotly.js with only the traces the player draws: scatter, bar and heatmap (plotly.js 4.1.1, the
+#: version Python's plotly 7.1 targets; MIT). Built by scripts/build_plotly_bundle.sh as plotly.js's
+#: CUSTOM_BUNDLE.md describes: 1.2 MB where Streamlit's st.plotly_chart chunk is 4.7 MB and npm's
+#: cartesian bundle 1.5 MB, and Chromium evaluates it in about a third of the cartesian bundle's time
+#: (a seventh of the chunk's): that evaluation is on the cold load's path. Shipped gzipped (400 KB,
+#: ``gzip -9 -n``) and served as it is by Streamlit's static file serving (``server.enableStaticServing``
+#: in .streamlit/config.toml, from dashboard/static/): Streamlit does not compress application/gzip, so
+#: the server does not gzip the file for every student, and the browser unpacks it (DecompressionStream)
+#: and runs it as a script.
+PLOTLY_BUNDLE = HERE.parent.parent / "static" / "plotly-nbem.min.js.gz"
+
+
+def plotly_sources() -> dict | None:
+    """What the browser loads plotly.js from: ``bundle`` (the URL of our plotly.js build under the app's
+    static route, or None when it cannot be served) and ``chunk`` (Streamlit's own plotly.js chunk,
+    the fallback: always there with st.plotly_chart). None when there is no chunk either."""
+    chunk = plotly_chunk()
+    if chunk is None:
+        return None
+    from streamlit import config
+    try:
+        serving = bool(config.get_option("server.enableStaticServing"))
+    except Exception:  # pragma: no cover - an option renamed in a future Streamlit
+        serving = False
+    bundle = "app/static/" + PLOTLY_BUNDLE.name if serving and PLOTLY_BUNDLE.is_file() else None
+    return {"bundle": bundle, "chunk": chunk}
+
+
+_PLOTLY = plotly_sources()
+
+
+def _merge(base: dict, over: dict) -> dict:
+    out = dict(base)
+    for k, v in over.items():
+        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def chart_template() -> dict:
+    """The plotly template as st.plotly_chart shows it: Streamlit's frontend merges its theme
+    (streamlit_theme.json: fonts, greys, automargin, left-aligned titles, read from the light
+    theme this app configures) into the figure's template. The player does the same, so its
+    charts look like the server-rendered ones."""
+    import json
+    streamlit_theme = json.loads((HERE / "streamlit_theme.json").read_text(encoding="utf-8"))
+    tpl = dict(theme.TEMPLATE)
+    tpl["layout"] = _merge(tpl.get("layout", {}), streamlit_theme)
+    return tpl
+
+
+TEMPLATE = chart_template()
+
+
+# ---- session state -------------------------------------------------------------------------------------
+
+def _p() -> PlayerState:
+    """The player's bookkeeping, kept on the session's lesson."""
+    p = lesson().player
+    if not p.sid:
+        p.sid = secrets.token_hex(4)
+    return p
+
+
+def enabled() -> bool:
+    """Whether the lesson draws its charts with the player in this session."""
+    if _COMPONENT is None or _PLOTLY is None:
+        return False
+    q = str(st.query_params.get("player", "")).lower()
+    if q in ("off", "0", "false", "no"):
+        return False
+    if _p().failed:
+        return False
+    from streamlit import config  # st.get_option hides "global.*" options
+    if config.get_option("global.appTest") and q not in ("on", "1", "true", "yes"):
+        return False  # no browser under streamlit.testing: the server's charts are what a test can read
+    return True
+
+
+def playing() -> bool:
+    """The browser is playing (the page keeps its reruns light and Step disabled)."""
+    return bool(_p().playing) and enabled()
+
+
+def shown(latest: int) -> int:
+    """The latest iteration the audience has seen: while the browser plays, the run is computed a
+    little ahead of what it shows (the metrics must not run ahead of the charts)."""
+    p = _p()
+    return min(latest, int(latest if p.shown is None else p.shown)) if playing() else latest
+
+
+def follow() -> None:
+    """The server moved the run (Step, Run to convergence, Reset): the player jumps to the latest iteration."""
+    p = _p()
+    p.seq += 1
+    p.playing = False
+    run = lesson().run
+    p.floor = 0 if run is None else len(run.history) - 1
+
+
+def _token() -> str:
+    return f"{_p().sid}-{lesson().serial}"
+
+
+def _int(v, lo: int, hi: int, default: int) -> int:
+    try:
+        return max(lo, min(hi, int(v)))
+    except (TypeError, ValueError):
+        return default
+
+
+def _component_state(key: str) -> dict:
+    v = st.session_state.get(key)
+    try:
+        return dict(v) if v is not None else {}
+    except (TypeError, ValueError):
+        return {}
+
+
+# ---- what the browser reports ------------------------------------------------------------------------
+
+def _rewind(keep: int) -> None:
+    """Drop iterations after `keep` that the player computed ahead but never showed."""
+    lesson().rewind(keep)
+    cache = state.get(state.ACC_CACHE)
+    if cache and cache.get("serial") == lesson().serial:
+        del cache["acc"][keep + 1:]
+    log = _p().log
+    if log is not None:
+        log.truncate(keep + 1)
+
+
+def apply_view(v) -> None:
+    """The browser reports what it shows: {"run", "t", "revealed", "playing"}.
+
+    Stopped (Pause, slider released): the iteration shown becomes the page's (maths panel,
+    metrics, exports follow it), and iterations computed ahead but never shown are dropped."""
+    p = _p()
+    lr = lesson()
+    run = lr.run
+    if not isinstance(v, dict) or v.get("run") != _token() or run is None:
+        return  # a report about a run that is gone
+    latest = len(run.history) - 1
+    t = _int(v.get("t"), 0, latest, latest)
+    revealed = _int(v.get("revealed"), 0, latest, latest)
+    p.playing = bool(v.get("playing"))
+    play_id = _int(v.get("play"), -1, 10 ** 12, -1)
+    if not p.playing:
+        p.stopped = max(p.stopped, play_id)  # needs of this play that arrive late are ignored
+    p.shown = revealed
+    if not p.playing:
+        keep = max(t, revealed, min(p.floor, latest))
+        if keep < latest:
+            _rewind(keep)
+            latest = keep
+        p.floor = latest
+    lr.view_t = t if t < latest else None
+
+
+def apply_need(v) -> None:
+    """The browser, playing, asks for iterations up to v["upto"]: compute them (at most
+    NEED_BUDGET_S of server time per request; it asks again when it runs short)."""
+    p = _p()
+    lr = lesson()
+    run = lr.run
+    if not isinstance(v, dict) or v.get("run") != _token() or run is None:
+        return
+    if _int(v.get("play"), -1, 10 ** 12, -1) <= p.stopped:
+        return  # that play was paused (its Pause may have been handled first)
+    p.playing = True  # a need only comes from a playing browser (its Play report may have been lost)
+    upto = _int(v.get("upto"), 0, len(run.history) + 200, 0)
+    p.shown = _int(v.get("revealed"), 0, len(run.history) - 1, (p.shown or 0))
+    start = time.perf_counter()
+    while not run.done and run.current.iteration < upto and time.perf_counter() - start < NEED_BUDGET_S:
+        lr.step(1)
+        if lr.error:
+            p.playing = False
+            break
+        run = lr.run
+
+
+def _on_view() -> None:
+    apply_view(_component_state(MAIN_KEY).get("view"))
+
+
+def _on_need() -> None:
+    apply_need(_component_state(MAIN_KEY).get("need"))
+
+
+def _on_resync() -> None:
+    _p().sent = None  # the browser lost an update: send everything again
+
+
+def _on_painted() -> None:
+    """The browser drew its charts. Nothing to record: lower_panels_wait() already let every rerun after
+    the first draw the panels below the charts; this trigger's only job is to cause that rerun."""
+
+
+def lower_panels_wait() -> bool:
+    """True on a session's first render with the player: the panels below the charts (documents,
+    maths, stop rules, exports) are left out, so the browser's first second goes to the charts
+    (docs/performance.md, "The lesson player": cold load). The player asks for them (trigger ``painted``) once it has
+    drawn every chart; any other rerun brings them too. Call once per run, before ``show_series``."""
+    p = _p()
+    wait = enabled() and not p.lower
+    p.lower = True  # the next rerun, whatever it is, draws them
+    p.lower_waiting = wait
+    return wait
+
+
+def _on_failed() -> None:
+    msg = _component_state(MAIN_KEY).get("failed") or _component_state(PARAMS_KEY).get("failed")
+    if msg:
+        _p().failed = str(msg)[:200]
+        _p().playing = False
+
+
+# ---- chart specs ---------------------------------------------------------------------------------------
+
+def _strip_template(spec: dict) -> dict:
+    """The plotly template (7 KB) is sent once per payload, not once per chart."""
+    if "template" not in spec["layout"]:
+        return spec
+    layout = dict(spec["layout"])
+    del layout["template"]
+    return {"data": spec["data"], "layout": layout}
+
+
+# ---- mounting -----------------------------------------------------------------------------------------------
+
+def preload() -> None:
+    """Start loading plotly.js in the browser now (call it early in the page, before the run is built):
+    its download and parse overlap with the server's work instead of following it."""
+    if enabled():
+        with st.sidebar:
+            _COMPONENT(key="nbem_player_preload", data={"role": "preload", "plotly": _PLOTLY})
+
+
+def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool, speed: str, view_t,
+                cfg=None, smoothing: float | None = None) -> None:
+    """Play/Pause, the slider and the time-series charts."""
+    p = _p()
+    latest = len(run.history) - 1
+    serial = lesson().serial
+    if not p.playing and p.last_n != (serial, latest):
+        # the server moved the run (Step, E/M half-steps, convergence, a shortcut, a rewind): the
+        # player goes to the iteration the page shows, and those iterations count as seen
+        p.seq += 1
+        p.floor = latest
+    p.last_n = (serial, latest)
+    series, vers = _series(run, prep, acc, base, font_size)
+    nxt = lesson().ahead()
+    from dashboard.lesson import metrics
+    t = latest if view_t is None else min(int(view_t), latest)
+    data = {
+        "role": "main", "sid": p.sid, "run": _token(), "n": latest + 1, "done": bool(run.done),
+        "seq": p.seq, "t": t, "revealed": latest, "fps": FPS.get(speed, FPS["normal"]),
+        "lowerWaiting": bool(p.lower_waiting),
+        # the accuracy of each iteration as text, rounded once on the server (metrics.percent)
+        "acc": [metrics.percent(a) for a in acc[: latest + 1]],
+        "accDelta": _deltas(acc[: latest + 1], base),
+        # each chart's own version: a λ change moves the supervised baseline (the accuracy chart) only,
+        # so α and the likelihood are not redrawn
+        "series": [{"name": n, "ver": vers[n], "spec": s} for n, s in series],
+        "columns": 2 if classroom else len(series), "classroom": bool(classroom),
+        "tpl": TEMPLATE, "plotly": _PLOTLY,
+    }
+    if cfg is not None and smoothing is not None and not p.playing:
+        alt = lambda_alternatives(run, prep, acc, cfg, smoothing, font_size)
+        if alt:
+            from dashboard.ui import controls
+            data["lam"] = {"now": controls.fmt_lam(smoothing), "label": controls.LAM_LABEL, "alt": alt}
+    if nxt is not None:
+        # the next iteration, for the browser to show the moment Step is pressed (the server's rerun
+        # that follows brings the same charts, with the same versions, and redraws nothing)
+        acc_next = list(acc[: latest + 1]) + [metrics.score(metrics.proba_at(nxt, latest + 1).argmax(axis=1), prep)]
+        nspecs, nvers = _series(nxt, prep, acc_next, base, font_size)
+        data["next"] = {"from": latest + 1, "n": latest + 2, "done": bool(nxt.done),
+                        "acc": [metrics.percent(a) for a in acc_next],
+                        "accDelta": _deltas(acc_next, base),
+                        "series": [{"name": n, "ver": nvers[n], "spec": s} for n, s in nspecs]}
+    with where:
+        _COMPONENT(key=MAIN_KEY, data=data, default={"view": None}, on_view_change=_on_view,
+                   on_need_change=_on_need, on_failed_change=_on_failed, on_painted_change=_on_painted)
+
+
+def _deltas(acc, base) -> list:
+    """Each iteration's "+9.3 pts vs supervised" as the metrics row prints it (None without one)."""
+    from dashboard.lesson import metrics
+    return [metrics.delta_text(a, base) if base is not None and np.isfinite(a) else None for a in acc]
+
+
+def _series(run, prep, acc, base, font_size: int):
+    """(specs, versions) of the time-series charts of ``run`` (built once per version, in the memo).
+    Each chart has its own version: a λ change moves the supervised baseline (the accuracy chart)
+    only, so α and the likelihood are not redrawn."""
+    ver = _acc_version(run, acc, base, font_size)
+    built = state.memo(("player_series", ver), lambda: [(n, _strip_template(s)) for n, s in
+                                                        specs.series_specs(run, prep, acc, base, font_size)])
+    lam_key = hash(tuple(s.smoothing for s in run.history))
+    vers = {n: ver if n == "acc" else f"{lesson().serial}:{len(run.history) - 1}:{font_size}:{lam_key}"
+            for n, _ in built}
+    return built, vers
+
+
+def _acc_version(run, acc, base, font_size: int) -> str:
+    lam_key = hash(tuple(s.smoothing for s in run.history))
+    return f"{lesson().serial}:{len(run.history) - 1}:{font_size}:{base}:{lam_key}:{len(acc)}"
+
+
+def lambda_alternatives(run, prep, acc, cfg, smoothing: float, font_size: int) -> dict | None:
+    """The accuracy chart for the λ next to the current one on the slider (one notch either way), keyed by
+    the slider's label: a λ change mid-run continues the run with its history, so the only chart it
+    changes is this one (the supervised baseline). The browser draws it when the slider moves, before the
+    server's rerun, which then brings the same chart (same version) and redraws nothing.
+
+    None at t = 0 (a λ change then rebuilds the run: every chart changes) or with nothing to score."""
+    from dashboard.ui import controls
+    from dashboard.lesson import metrics
+    n_hidden = int(prep.score_mask.sum())
+    if run.iteration == 0 or not n_hidden or smoothing not in controls.LAMBDAS:
+        return None
+    i = controls.LAMBDAS.index(smoothing)
+    out = {}
+    for lam in controls.LAMBDAS[max(0, i - 1): i + 2]:
+        if lam == smoothing:
+            continue
+        b = metrics.baseline_accuracy(cfg, lam, prep)
+        ver = _acc_version(run, acc, b, font_size)
+        spec = state.memo(("player_acc", ver), lambda: _strip_template(
+            lesson_charts.accuracy_figure(acc, b, None, font_size=font_size, n_hidden=n_hidden)))
+        out[controls.fmt_lam(lam)] = {"ver": ver, "spec": spec}
+    return out
+
+
+def show_params(where, *, run, prep, model: str, pick: str, font_size: int, classroom: bool,
+                truth_beta=None) -> None:
+    """The parameter chart (and the truth scatter, when the data set has one) of every iteration."""
+    p = _p()
+    serial = lesson().serial
+    key = (serial, model, pick, font_size, classroom, truth_beta is not None)
+    log = p.log
+    nxt = lesson().ahead()
+    if log is None or log.key != key:
+        builders = {"params": lambda t: _strip_template(specs.param_spec(log.run, prep, model, t, pick, font_size,
+                                                                    classroom))}
+        if truth_beta is not None:
+            builders["truth"] = lambda t: _strip_template(specs.truth_spec(log.run, prep, t, truth_beta, font_size))
+        log = p.log = ChartLog(key, builders)
+    # the frames of the run's iterations and of the one computed ahead (shown when Step is pressed),
+    # built from the run whose history holds them all. A frame's source is its snapshot's α array: a
+    # snapshot whose stored responsibilities were dropped (KEEP_RESP) is a new object, same parameters.
+    log.run = run if nxt is None else nxt
+    kept = log.follow([s.alpha for s in log.run.history])
+    log.run = None  # only the builders above read it, and only inside follow()
+    token = f"{_token()}-{abs(hash(key)) % 10 ** 8}"
+    sent = p.sent if p.sent and p.sent[0] == token else (token, 0, 0, -1)
+    sent = (sent[0], min(sent[1], kept), sent[2], sent[3])  # frames rebuilt (e.g. the one ahead, after a λ change)
+    payload = log.payload(sent[1], sent[2], sent[3])
+    p.sent = (token, len(log.frames), len(log.strings), log.n_templates)
+    charts_ = list(log.builders)
+    data = {"role": "params", "token": token, "n": len(log.frames), **payload,
+            "charts": charts_, "widths": [3, 2] if len(charts_) == 2 else [1], "plotly": _PLOTLY}
+    with where:
+        _COMPONENT(key=PARAMS_KEY, data=data, on_resync_change=_on_resync, on_failed_change=_on_failed)
+

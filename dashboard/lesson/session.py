@@ -1,0 +1,108 @@
+"""The session's lesson: one :class:`~dashboard.lesson.lesson_run.LessonRun` in ``st.session_state``,
+and the widget callbacks that call its methods.
+
+Everything user-specific lives in the session, so one student's run is never visible to another.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard.lesson.lesson_run import LessonRun
+from dashboard.ui import controls, urlguard
+from dashboard.ui.controls import Settings
+
+#: the session-state key of the session's LessonRun
+KEY = "lesson"
+#: URL key holding how far the session's run has been computed, so a reloaded page, a new session
+#: after a server restart, or a student opening the teacher's link comes back at that iteration.
+K_ITERATION = "t"
+
+
+def lesson() -> LessonRun:
+    """The session's lesson (created empty on first use)."""
+    got = st.session_state.get(KEY)
+    if got is None:
+        got = st.session_state[KEY] = LessonRun()
+    return got
+
+
+def sync(settings: Settings) -> None:
+    """Bring the run in line with the controls; a session's first run goes to the URL's ``t=``."""
+    lr = lesson()
+    if lr.sync(settings.data, settings.smoothing, busy=st.spinner):
+        asked = int(urlguard.value_of(K_ITERATION, urlguard.Number(0, 1000, 0, None, True), 0) or 0)
+        lr.restore_to(asked, busy=st.spinner)
+
+
+def remember_iteration() -> None:
+    """Keep ``t=<latest computed iteration>`` in the URL (nothing when it is already there)."""
+    run = lesson().run
+    if run is None:
+        return
+    t = str(run.current.iteration)
+    try:
+        if st.query_params.get(K_ITERATION) != t:
+            if t == "0":
+                st.query_params.pop(K_ITERATION, None)
+            else:
+                st.query_params[K_ITERATION] = t
+    except Exception:  # noqa: BLE001 - the URL is a convenience; never break the page over it
+        pass
+
+
+# ---- widget callbacks (they run before the page reruns) ---------------------------------------------
+
+def on_step() -> None:
+    """Step (→, Page Down, a clicker's "next"). The browser may show its result already."""
+    from dashboard.lesson import player
+    lr = lesson()
+    if lr.run is None or lr.run.done or lr.playing:
+        return
+    lr.step(1)
+    player.follow()
+
+
+def on_play(playing: bool) -> None:
+    """Play (True) or Pause (False). Sets, never toggles: a click delivered twice stays one click."""
+    lr = lesson()
+    if lr.set_playing(playing):
+        lr.app_rerun = True  # the refresh interval changes: needs a whole-page rerun
+
+
+def on_reset() -> None:
+    from dashboard.lesson import player
+    lr = lesson()
+    was_playing = lr.playing
+    lr.reset()
+    player.follow()
+    # a whole-page rerun only when needed: Play stops (the interval changes) or the rebuild failed
+    # (the error is shown above the fragment); otherwise only the fragment reruns
+    if was_playing or lr.error:
+        lr.app_rerun = True
+
+
+def on_converge() -> None:
+    lesson().converge_pending = True
+
+
+def on_scrub(key: str) -> None:
+    lesson().scrub(st.session_state.get(key))
+
+
+def advance(speed: str) -> None:
+    """Move the run on: to convergence if that was asked for (with a progress bar), or one Play
+    tick's worth of steps while the server plays."""
+    from dashboard.lesson import player
+    lr = lesson()
+    if lr.converge_pending:
+        lr.converge_pending = False
+        if not lr.run.done:
+            bar = st.progress(0.0, text="Running EM to convergence …")
+            lr.converge(lambda frac, t: bar.progress(frac, text=f"Running EM … t = {t}"))
+            bar.empty()
+            player.follow()
+    if lr.playing:
+        if lr.run.done:
+            lr.playing = False
+            st.rerun(scope="app")
+        lr.step(controls.SPEEDS.get(speed, controls.SPEEDS["normal"])[0])

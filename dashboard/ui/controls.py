@@ -1,0 +1,322 @@
+"""Widgets. Each *_controls() draws a group of widgets and returns a small
+frozen dataclass of plain values; nothing here touches the EM run.
+
+The widget key is also the URL query-parameter name (bind="query-params"), so
+the whole configuration lives in the URL and a teacher can share one link,
+e.g. ?dataset=digits&hidden=95&lam=0.1&classroom=true
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from dashboard.ui import urlguard
+
+# ---- option lists -----------------------------------------------------------
+LAMBDAS = [0.0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0]
+LAM_LABEL = "Smoothing λ"  # the λ slider's label (the browser player finds the slider by it)
+TOLS = [1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8]
+INITS = ["uniform", "random", "labeled"]
+INIT_LABELS = {
+    "uniform": "uniform (α = 1/K, β = ½)",
+    "random": "random (seeded)",
+    "labeled": "from the labelled documents",
+}
+# Play speed: (EM steps per tick, seconds between ticks of the st.fragment(run_every=...))
+SPEEDS = {"slow": (1, 1.0), "normal": (1, 0.2), "fast": (4, 0.2), "fastest": (8, 0.2)}
+UPLOAD = "upload"  # dataset option meaning "this session's uploaded CSV"
+SHARED = "shared"  # dataset option meaning "the data set shared by a link (data=<id> in the URL)"
+USER_DATA = (UPLOAD, SHARED)  # data sets that are not shipped (no truth panel, no cross-session cache by name)
+
+# ---- defaults of the ready-made lesson ---------------------------------------
+DEFAULTS = dict(
+    dataset="sms_spam",     # real text; synthetic_spam (known truth) is one pick away
+    hidden=90,
+    lam=1.0,
+    init="labeled",
+    seed=0,
+    uw=1.0,
+    max_iter=100,
+    tol=1e-6,
+    classroom=False,
+    speed="normal",
+)
+
+# widget keys = URL parameter names
+K_DATASET, K_MODEL, K_HIDDEN, K_LAM = "dataset", "model", "hidden", "lam"
+K_INIT, K_SEED, K_UW, K_MAXIT, K_TOL = "init", "seed", "uw", "max_iter", "tol"
+K_CLASSROOM, K_UPLOADER, K_SPEED = "classroom", "uploader", "speed"
+K_STEP, K_PLAY, K_RESET, K_CONVERGE, K_SCRUB = "step", "play", "reset", "converge", "scrub"
+K_PAUSE = "pause"
+K_DOC, K_WORD = "doc", "word"
+K_PARAM_VIEW = "param_view"
+
+QP = "query-params"
+
+
+@dataclass(frozen=True)
+class DataConfig:
+    """Everything that, when changed, needs a new run from iteration 0."""
+    dataset: str
+    model: str
+    hidden_pct: int
+    init: str
+    seed: int
+    unlabeled_weight: float
+    max_iter: int
+    tol: float
+    text: object = None    # nbcore.text.TextPipeline for text data sets (the text → features settings)
+    upload_id: int = 0     # bumped when the session's upload (or its column choice) changes
+
+
+@dataclass(frozen=True)
+class Settings:
+    data: DataConfig
+    smoothing: float  # λ; changing it continues the current run (EMRun.with_settings)
+    classroom: bool
+    speed: str = "normal"  # key of SPEEDS
+
+
+@dataclass(frozen=True)
+class RunActions:
+    step: bool
+    play: bool       # Play or Pause pressed
+    reset: bool
+    converge: bool
+
+
+@dataclass(frozen=True)
+class MathsChoice:
+    doc: int
+    word: int
+
+
+def fmt_lam(v: float) -> str:
+    # also the URL value (bound widgets put the formatted option in the URL): keep it short
+    return f"{v:g}"
+
+
+def _fmt_tol(v: float) -> str:
+    return f"{v:.0e}"
+
+
+def classroom_toggle() -> bool:
+    return urlguard.toggle(
+        st.sidebar, "Classroom mode", value=DEFAULTS["classroom"], key=K_CLASSROOM,
+        help="Bigger fonts for a projector; hides the advanced controls.",
+    )
+
+
+def gone_upload(shown_instead: str):
+    """For urlguard: explains a link naming an upload this session does not have
+    (a reload, a new tab or a server restart lose it)."""
+    def explain(raw: str) -> str | None:
+        if raw == UPLOAD or raw.endswith("(your upload)"):
+            name = raw[: -len("(your upload)")].strip() if raw.endswith("(your upload)") else "a file"
+            return (f"this link names an uploaded file (`{urlguard.code(name)}`) that is not in this browser "
+                    f"session: uploads stay only in the tab they were made in and are lost on a reload, in "
+                    f"a new tab or when the server restarts. Upload the file again (sidebar → Use your own "
+                    f"CSV); meanwhile the page shows {shown_instead}")
+        return None
+    return explain
+
+
+def _ensure_valid(key: str, options: list, default) -> None:
+    """If the key holds a value that is no longer an option (e.g. the model after a
+    dataset change), put the default back before the widget is drawn."""
+    if key in st.session_state and st.session_state[key] not in options:
+        st.session_state[key] = default
+
+
+def data_controls(dataset_names: list[str], descriptions: dict[str, str], upload_name: str | None,
+                  models_for, classroom: bool, shared_name: str | None = None) -> Settings:
+    """Sidebar: data set, event model, hidden fraction, λ and (unless classroom mode)
+    the advanced settings. `models_for(name)` returns the valid event models.
+    ``shared_name``: the file name of the data set a data= link opened (option "shared")."""
+    sb = st.sidebar
+    options = list(dataset_names) + ([UPLOAD] if upload_name else []) + ([SHARED] if shared_name else [])
+    _ensure_valid(K_DATASET, options, DEFAULTS["dataset"])
+
+    def _fmt(name: str) -> str:
+        if name == UPLOAD:
+            return f"{upload_name} (your upload)"
+        if name == SHARED:
+            return f"{shared_name} (shared)"
+        return name
+
+    dataset = urlguard.selectbox(
+        sb, "Data set", options, index=options.index(DEFAULTS["dataset"]) if DEFAULTS["dataset"] in options else 0,
+        format_func=_fmt, key=K_DATASET, special=gone_upload(DEFAULTS["dataset"]), what="data set",
+        help="\n\n".join(f"**{n}**: {d}" for n, d in descriptions.items()) or None,
+    )
+    models = list(models_for(dataset)) or ["bernoulli"]
+    if len(models) > 1:
+        _ensure_valid(K_MODEL, models, models[0])
+        model = urlguard.radio(sb, "Event model", models, index=0, key=K_MODEL, horizontal=True, what="event model",
+                               help="How a document's features are modelled given its class.")
+    else:
+        model = models[0]
+        sb.caption(f"Event model: **{model}** (the only one this data allows)")
+        urlguard.not_used(K_MODEL, f"does not apply: {dataset} allows only the {model} model, which is used")
+
+    # steps of 1 %: 97–99 % hidden (≈ 170–55 labelled SMS) is where Bernoulli and multinomial EM part ways
+    hidden = urlguard.slider(sb, "Labels hidden", 0, 100, DEFAULTS["hidden"], step=1, format="%d%%",
+                             key=K_HIDDEN,
+                             help="Share of the labelled documents whose label EM does not see. "
+                                  "Accuracy is measured on exactly these documents. Steps of 1 %: "
+                                  "click the slider, then ← / → for one step (or set `hidden=98` in the URL).")
+    lam = urlguard.select_slider(sb, LAM_LABEL, LAMBDAS, value=DEFAULTS["lam"], format_func=fmt_lam, key=K_LAM,
+                                 help="Pseudo-counts in eq. 24 (0 = no smoothing). Changing λ mid-run continues "
+                                      "from the current parameters; every other setting starts a new run.")
+
+    speed = urlguard.select_slider(sb, "Play speed", list(SPEEDS), value=DEFAULTS["speed"], key=K_SPEED,
+                                   help="Iterations shown per second while playing: slow 1 (to talk over), "
+                                        "normal 5, fast 20, fastest 40.")
+
+    if classroom:
+        # advanced widgets are not drawn: use their remembered values, or the (checked) URL values
+        init = urlguard.value_of(K_INIT, urlguard.Choice(INITS, DEFAULTS["init"], what="initialisation"),
+                                 DEFAULTS["init"])
+        seed = urlguard.value_of(K_SEED, urlguard.Number(0, 9999, DEFAULTS["seed"], None, True), DEFAULTS["seed"])
+        uw = urlguard.value_of(K_UW, urlguard.Number(0.0, 1.0, DEFAULTS["uw"], 0.05), DEFAULTS["uw"])
+        max_iter = urlguard.value_of(K_MAXIT, urlguard.Number(1, 1000, DEFAULTS["max_iter"], None, True),
+                                     DEFAULTS["max_iter"])
+        tol = urlguard.value_of(K_TOL, urlguard.Grid(TOLS, DEFAULTS["tol"], _fmt_tol), DEFAULTS["tol"])
+    else:
+        with sb.expander("Advanced", expanded=False):
+            init = urlguard.selectbox(st, "Initialisation", INITS, index=INITS.index(DEFAULTS["init"]),
+                                      key=K_INIT, persist_state="session", what="initialisation",
+                                      help="; ".join(f"**{k}**: {v}" for k, v in INIT_LABELS.items()))
+            seed = urlguard.number_input(st, "Seed", 0, 9999, DEFAULTS["seed"], step=1, key=K_SEED,
+                                         persist_state="session",
+                                         help="Which labels are hidden, and the random initialisation.")
+            uw = urlguard.slider(st, "Unlabelled weight", 0.0, 1.0, DEFAULTS["uw"], step=0.05, key=K_UW,
+                                 persist_state="session",
+                                 help="How much an unlabelled document counts in the M-step (1 = as much as a "
+                                      "labelled one).")
+            max_iter = urlguard.number_input(st, "Max iterations", 1, 1000, DEFAULTS["max_iter"], step=10,
+                                             key=K_MAXIT, persist_state="session")
+            tol = urlguard.select_slider(st, "Convergence tolerance", TOLS, value=DEFAULTS["tol"],
+                                         format_func=_fmt_tol, key=K_TOL, persist_state="session")
+    data = DataConfig(str(dataset), str(model), int(hidden), str(init), int(seed), float(uw),
+                      int(max_iter), float(tol))
+    return Settings(data=data, smoothing=float(lam), classroom=classroom, speed=str(speed))
+
+
+def upload_control(on_change, max_words: int | None = None) -> None:
+    """CSV uploader; the callback receives the file (parsed later, per session)."""
+    cap = f"{max_words:,}" if max_words else None
+    with st.sidebar.expander("Use your own CSV", expanded=False):
+        st.file_uploader(
+            "CSV with a `text` column and a `label` column (empty label = unlabelled), "
+            "or feature columns plus `label`",
+            type=["csv"], key=K_UPLOADER, on_change=on_change,
+            help=(f"Text is turned into word features; only the {cap} most frequent words are kept."
+                  if cap else None),
+        )
+        if cap:
+            st.caption(f"Text columns: at most {cap} different words are kept (the most frequent). "
+                       "Your file stays in your session only.")
+
+
+# Streamlit merges the clicks of one button that reach the server while the app is still busy
+# with an earlier click into a single rerun (ScriptRequests coalesces trigger values): three quick
+# Step clicks gave two iterations, 20 clicks at 3/s gave 11. So while the app runs, Step takes
+# no clicks and looks it (greyed, busy cursor): every click it takes is one iteration, and a
+# click it refuses is visibly refused, never silently merged. The browser marks the app's state
+# on its root element (data-test-script-state).
+STEP_BUSY_CSS = """<style>
+:is([data-test-script-state="running"], [data-test-script-state="rerunRequested"]) .st-key-step { cursor: progress; }
+:is([data-test-script-state="running"], [data-test-script-state="rerunRequested"]) .st-key-step button {
+  pointer-events: none; opacity: 0.55; }
+</style>"""
+
+
+def run_controls(playing: bool, done: bool, on_step=None, on_play=None, on_reset=None,
+                 on_converge=None, show_play: bool = True) -> RunActions:
+    """Step / Play-Pause / Reset / Run to convergence, in one row (callbacks run before the rerun).
+    show_play=False leaves Play out (the browser player has its own)."""
+    st.html(STEP_BUSY_CSS)  # style only: goes to the page's event container, takes no room
+    if show_play:
+        c1, c2, c3, c4 = st.columns(4)
+    else:
+        c1, c3, c4 = st.columns(3)
+        c2 = None
+    step = c1.button("Step", icon=":material/skip_next:", key=K_STEP, disabled=done or playing, width="stretch", on_click=on_step,
+                     shortcut="Right",
+                     help="One E-step (eq. 21-22) followed by one M-step (eq. 23-24).")
+    # Play and Pause are two buttons (two keys) whose callbacks SET the state (on_play(True) /
+    # on_play(False)) rather than toggle it: Streamlit may deliver one click's trigger twice
+    # when it lands during a Play tick (the callback ran in the fragment rerun, then again in
+    # the full rerun it asked for), and a toggle undid the click: Pause was ignored.
+    if c2 is None:  # the browser player has its own Play / Pause
+        play = False
+    elif playing:
+        play = c2.button("Pause", key=K_PAUSE, icon=":material/pause:", type="primary", width="stretch",
+                         on_click=on_play, args=(False,), shortcut="P", help="Stop the animation at the current iteration.")
+    else:
+        play = c2.button("Play", key=K_PLAY, icon=":material/play_arrow:", disabled=done, type="primary",
+                         width="stretch", on_click=on_play, args=(True,), shortcut="P",
+                         help="Animate: a few EM iterations per second; stops by itself when done.")
+    converge = c3.button("Run to convergence", icon=":material/fast_forward:", key=K_CONVERGE, disabled=done or playing, width="stretch",
+                         on_click=on_converge)
+    reset = c4.button("Reset", icon=":material/replay:", key=K_RESET, width="stretch", on_click=on_reset,
+                      shortcut="Home",
+                      help="Start again from iteration 0 with the same settings.")
+    return RunActions(step=step, play=play, reset=reset, converge=converge)
+
+
+def scrubber(n_snapshots: int, value: int, on_change=None, playing: bool = False, serial: int = 0) -> int:
+    """Slider over iterations 0..n-1; returns the chosen iteration.
+
+    The widget key includes the number of snapshots (and the run's serial), so each new
+    iteration gets a fresh slider: a stale value the browser still holds for an older
+    range can never come back as a spurious change. on_change receives the key."""
+    if playing:
+        st.slider("Show iteration", 0, max(1, n_snapshots - 1), n_snapshots - 1, key=K_SCRUB + "_playing",
+                  disabled=True, help="Pause to look at an earlier iteration.")
+        return n_snapshots - 1
+    if n_snapshots <= 1:
+        st.slider("Show iteration", 0, 1, 0, key=K_SCRUB + "_idle", disabled=True,
+                  help="Take a step first; then drag to look at any earlier iteration.")
+        return 0
+    key = f"{K_SCRUB}_{serial}_{n_snapshots}"
+    return st.slider("Show iteration", 0, n_snapshots - 1, max(0, min(int(value), n_snapshots - 1)), key=key,
+                     on_change=on_change, args=(key,) if on_change else None,
+                     help="Drag back to see any earlier iteration; all charts follow.")
+
+
+def maths_controls(n_docs: int, word_labels: list[str], default_word: int, default_doc: int,
+                   word_choices=None, word_help: str | None = None) -> MathsChoice:
+    """Which document (E-step) and which feature (β update) the maths panel fills in.
+    The values persist while the panel is hidden (e.g. during Play).
+
+    ``word_choices(doc)``: the feature rows the picker offers for that document (None = every row);
+    the feature picked before is always kept among them."""
+    c1, c2 = st.columns(2)
+    for key, n, default in ((K_DOC, n_docs, default_doc), (K_WORD, len(word_labels or []), default_word)):
+        if key in st.session_state:
+            v = st.session_state[key]
+            try:
+                ok = 0 <= int(v) < n
+            except (TypeError, ValueError):  # e.g. a formatted label echoed back by a browser
+                ok = False
+            if not ok:  # from another (larger) data set: put this data set's default in its place
+                st.session_state[key] = int(default) if 0 <= int(default) < max(n, 1) else 0
+    doc = c1.number_input("Document i", 0, max(n_docs - 1, 0), value=int(default_doc), step=1, key=K_DOC,
+                          persist_state="session")
+    if not word_labels:
+        return MathsChoice(doc=int(doc), word=0)
+    if word_choices is None:
+        options = list(range(len(word_labels)))
+    else:
+        options = list(word_choices(int(doc)))
+        picked = st.session_state.get(K_WORD)
+        if picked is not None and int(picked) not in options:  # a feature picked before stays pickable
+            options.insert(0, int(picked))
+        if int(default_word) not in options:
+            options.insert(0, int(default_word))
+    word = c2.selectbox("Feature j", options, index=options.index(int(default_word)),
+                        format_func=lambda j: word_labels[j], key=K_WORD, persist_state="session", help=word_help)
+    return MathsChoice(doc=int(doc), word=int(word))

@@ -1,0 +1,94 @@
+"""Posterior inspector for categorical data (PlayTennis, seeds 002/003): classify a new day,
+every θ number of the product shown. Called with one line from views/inspector.py."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from dashboard.charts import inspector as inspector_charts
+from dashboard.ui import derive
+
+#: Mitchell's new day (Machine Learning, 1997, §6.9.1): Sunny, Cool, High, Strong → No
+CLASSIC_DAY = {"Outlook": "Sunny", "Temperature": "Cool", "Humidity": "High", "Wind": "Strong"}
+
+
+def _fraction(num: float, den: float) -> str:
+    """'3/5' when the counts are whole numbers (λ whole, labelled counts), else ''."""
+    if abs(num - round(num)) < 1e-9 and abs(den - round(den)) < 1e-9 and den > 0:
+        return f"{int(round(num))}/{int(round(den))}"
+    return ""
+
+
+def new_day(ds, X, y_known, alpha, params, class_names, smoothing: float | None, font_size: int, counted: bool) -> None:
+    """Pick a value per feature; p(class | day) with the α and θ terms of the product, as numbers and fractions.
+
+    ``counted``: the parameters are supervised counts with smoothing ``smoothing`` (so each θ is shown as a
+    fraction (λ + count) / (λ D_j + N_k)); otherwise they come from an EM run (no fractions).
+    """
+    feats = [str(f) for f in ds.feature_names]
+    cats = [[str(c) for c in cs] for cs in ds.categories]
+    names = [str(c) for c in class_names]
+    K = len(names)
+    md_names = [derive.md_escape(n, 40) for n in names]  # in labels and captions, shown literally
+    st.subheader("A new day")
+    cols = st.columns(len(feats))
+    x = []
+    for j, (f, col) in enumerate(zip(feats, cols)):
+        default = CLASSIC_DAY.get(f, cats[j][0])
+        # the label is Markdown (escaped); the options are plain text (shown as they are)
+        v = col.selectbox(derive.md_escape(f, 40), cats[j], index=cats[j].index(default) if default in cats[j] else 0,
+                          key=f"insp_cat_{j}")
+        x.append(cats[j].index(v))
+    theta = params["theta"]
+    alpha = np.asarray(alpha, dtype=float)
+    terms = np.array([[float(theta[j][x[j], k]) for k in range(K)] for j in range(len(feats))])  # (V, K)
+    with np.errstate(divide="ignore"):
+        log_joint = np.log(alpha) + np.log(terms).sum(axis=0)
+    joint = np.exp(log_joint)
+    total = joint.sum()
+    post = joint / total if total > 0 else np.full(K, np.nan)
+
+    st.subheader("Which class? p(y | day)")
+    mcols = st.columns(K)
+    for k in range(K):
+        mcols[k].metric(f"p({md_names[k]} | day)", "—" if not np.isfinite(post[k]) else f"{post[k]:.4f}")
+    if total == 0:
+        st.warning("Every class gives this day probability 0 (λ = 0 and a value never seen with any class): "
+                   "raise λ.")
+
+    # the product, term by term (counts as fractions when they are counts)
+    y = np.asarray(y_known)
+    n_k = np.array([np.sum(y == k) for k in range(K)], dtype=float)
+    rows = [{"term": "α = p(class)", **{f"{names[k]}": alpha[k] for k in range(K)},
+             **({f"{names[k]} (count)": _fraction(n_k[k], n_k.sum()) for k in range(K)} if counted else {})}]
+    codes = np.asarray(X)
+    for j, f in enumerate(feats):
+        row = {"term": f"θ({f} = {cats[j][x[j]]} | class)", **{names[k]: terms[j, k] for k in range(K)}}
+        if counted:
+            for k in range(K):
+                c = float(np.sum((codes[:, j] == x[j]) & (y == k)))
+                row[f"{names[k]} (count)"] = _fraction(smoothing + c, smoothing * len(cats[j]) + n_k[k])
+        rows.append(row)
+    rows.append({"term": "product α · Π θ", **{names[k]: joint[k] for k in range(K)}})
+    rows.append({"term": "p(class | day) = product / sum", **{names[k]: post[k] for k in range(K)}})
+    df = pd.DataFrame(rows)
+    count_cols = [c for c in df.columns if c.endswith("(count)")]
+    df[count_cols] = df[count_cols].fillna("")
+    left, right = st.columns([3, 2])
+    left.dataframe(df, hide_index=True, width="stretch",
+                   column_config={n: st.column_config.NumberColumn(format="%.4f") for n in names})
+    right.plotly_chart(inspector_charts.posterior_figure(post, names, font_size, title="p(y | day)"),
+                       key="insp_cat_post", config={"displayModeBar": False})
+    parts = []
+    for k in range(K):
+        fac = " \\cdot ".join([f"{alpha[k]:.3f}"] + [f"{terms[j, k]:.3f}" for j in range(len(feats))])
+        name = derive.latex_text(names[k])  # \text{…}, LaTeX's special characters escaped
+        parts.append(f"p({name})\\prod_j \\theta_j[x_j, {name}] &= {fac} = {joint[k]:.4f}")
+    st.latex(r"\begin{aligned}" + r"\\".join(parts) + r"\end{aligned}")
+    if counted:
+        st.caption(f"θ_j[d, k] = (λ + count of value d in class k) / (λ·D_j + N_k) with λ = {smoothing:g} (eq. 14 for "
+                   "categorical features; D_j = number of values of feature j). α is the share of days in each "
+                   "class. The probabilities are normalised only at the end (eq. 8).")
+    if not counted:
+        st.caption("α and θ from the lesson view's EM run: soft counts, so no fractions.")

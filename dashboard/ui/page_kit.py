@@ -1,0 +1,215 @@
+"""The shared furniture of every page: header (classroom mode, lesson narrative, title),
+data-set / event-model / λ pickers, data preparation that stops the page with a message
+instead of a traceback, and ``cached()`` — st.cache_data keyed by plain parameters, with a
+progress bar that is only drawn when the work is really done (a rerun caused by changing
+a control stops it at the next update).
+
+Nothing user-specific is kept at module level.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import streamlit as st
+
+from dashboard.ui import controls, state, urlguard
+from dashboard.data import datasets, sharing
+from dashboard.lesson import guided as lessons, prepare as lesson_prepare
+from dashboard import pages
+
+QP = controls.QP
+
+# classroom-mode CSS, used by the lesson page (views/lesson.py) and every depth view
+CLASSROOM_CSS = """<style>
+html, body, [data-testid="stAppViewContainer"] { font-size: 22px; }
+[data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li,
+[data-testid="stCaptionContainer"], label, button p { font-size: 1.25rem !important; }
+[data-testid="stMetricLabel"] p { font-size: clamp(0.9rem, 11cqi, 1.3rem) !important; }
+h1 { font-size: 3rem !important; } h2, h3 { font-size: 2.1rem !important; }
+.katex { font-size: 1.45em !important; }
+/* a displayed formula a little smaller than inline maths, and one wider than the page breaks
+   after a relation or operator (KaTeX's break points, as in inline maths) instead of being cut */
+.katex-display > .katex { font-size: 1.15em !important; white-space: normal !important; padding-right: 0.5em; }
+.katex-display > .katex > .katex-html { white-space: normal !important; }
+.katex-display { overflow-x: auto; overflow-y: hidden; }
+/* Streamlit's page paddings are in rem, which the larger base font inflates (110 px each side
+   at 1280 px): give the width back to the content. */
+[data-testid="stMainBlockContainer"] { padding: 3.5rem 1.2rem 4rem 1.2rem !important; max-width: none !important; }
+/* Nothing a class must read is cut off with an ellipsis: page names, button
+   labels, metric labels and deltas wrap onto a second line instead. */
+.stMarkdownEllipsis, .stMarkdownEllipsis p, [data-testid="stSidebarNavLink"] span,
+[data-testid="stMetricLabel"] div, [data-testid="stMetricDelta"] div {
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important; }
+[data-testid="stPageLink"] *, [data-testid="stSidebarNavLink"] * {
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important; }
+[data-testid="stSidebarNavLink"], [data-testid="stPageLink-NavLink"] { height: auto !important; min-height: 2rem; }
+[data-testid="stSidebarNavLink"] p { font-size: 1rem !important; line-height: 1.25 !important; }
+[data-testid="stPageLink"] p { line-height: 1.3 !important; }
+button div, button span { overflow: visible !important; }
+/* Metric values shrink with their column (container query units) down to 1.2rem, and break
+   only at spaces ("0.500 / 0.500"), never inside a number. */
+[data-testid="stMetric"] { container-type: inline-size; }
+[data-testid="stMetricValue"], [data-testid="stMetricValue"] *,
+[data-testid="stMetricValue"] [data-testid="stMarkdownContainer"] p {
+  font-size: clamp(1.2rem, 19cqi, 3rem) !important; line-height: 1.15; overflow-wrap: normal !important; }
+</style>"""
+
+
+def page_setup(page: pages.Page | str, subtitle: str | None = None) -> int:
+    """Session state, classroom toggle (shared with the lesson page), narrative, title.
+
+    ``page`` is the page's registry entry (its icon and title make the heading) or a heading.
+    Returns the chart font size."""
+    title = page.heading if isinstance(page, pages.Page) else page
+    state.init()
+    sharing.apply_url()  # data=<id>: load the shared data set before any data-set picker is drawn
+    urlguard.begin(title)
+    classroom = controls.classroom_toggle()
+    if classroom:
+        st.markdown(CLASSROOM_CSS, unsafe_allow_html=True)
+    lessons.narrative_panel()
+    st.title(title)
+    urlguard.show()
+    if subtitle and not classroom:
+        st.caption(subtitle)
+    sharing.delete_panel()
+    sharing.show_message()
+    return 22 if classroom else 15
+
+
+def dataset_options(models: tuple[str, ...] = ("bernoulli", "multinomial")) -> list[str]:
+    """Shipped data sets (and this session's upload) usable with any of ``models``."""
+    names, _ = datasets.dataset_names()
+    out = [n for n in names if set(datasets.models_for(n)) & set(models)]
+    if state.get(state.UPLOAD_NAME) and set(datasets.models_for(controls.UPLOAD)) & set(models):
+        out.append(controls.UPLOAD)
+    if state.get(state.SHARED_NAME) and set(datasets.models_for(controls.SHARED)) & set(models):
+        out.append(controls.SHARED)
+    return out
+
+
+def text_dataset_options() -> list[str]:
+    """Shipped text corpora, and this session's upload or shared set when it is text."""
+    from nbcore.data import DEFAULT_PIPELINES  # the shipped sets built from raw text
+    names, _ = datasets.dataset_names()
+    out = [n for n in names if n in DEFAULT_PIPELINES]
+    for name, key in ((controls.UPLOAD, state.UPLOAD_DS), (controls.SHARED, state.SHARED_DS)):
+        if getattr(state.get(key), "is_text", False):
+            out.append(name)
+    return out
+
+
+def text_counts_dataset(name: str):
+    """A text data set with its words counted (its own text settings, counts instead of presence):
+    the multinomial's input, whose presence is the Bernoulli's. Stops the page with the reason
+    when it cannot be had."""
+    try:
+        ds = datasets.get_dataset(name)
+        if not getattr(ds, "is_text", False):
+            raise ValueError(f"{name} is not a text data set.")
+        if ds.pipeline.binary:
+            ds = datasets.get_dataset(name, ds.pipeline.replace(binary=False))
+        return ds
+    except ValueError as e:  # nbcore.DataError is a ValueError
+        st.error(str(e))
+        st.stop()
+
+
+def dataset_picker(key: str, default: str, models=("bernoulli", "multinomial"), container=None,
+                   label: str = "Data set", help: str | None = None, options: list[str] | None = None) -> str:
+    """The page's data set (bound to the URL under ``key``): the sets ``models`` can read, or
+    ``options`` when given; a class link's shared set first."""
+    box = container or st.sidebar
+    options = dataset_options(models) if options is None else list(options)
+    if controls.SHARED in options:
+        default = controls.SHARED  # a class link's data set is what every view shows first
+    if default not in options:
+        default = options[0]
+    if key in st.session_state and st.session_state[key] not in options:
+        st.session_state[key] = default
+    names = {controls.UPLOAD: f"{state.get(state.UPLOAD_NAME)} (your upload)",
+             controls.SHARED: f"{state.get(state.SHARED_NAME)} (shared)"}
+    return urlguard.selectbox(box, label, options, index=options.index(default), key=key, help=help,
+                              format_func=lambda n: names.get(n, n),
+                              special=controls.gone_upload(default), what="data set")
+
+
+def model_picker(key: str, dataset: str, allowed=("bernoulli", "multinomial"), container=None) -> str:
+    box = container or st.sidebar
+    models = [m for m in datasets.models_for(dataset) if m in allowed] or list(allowed[:1])
+    if len(models) == 1:
+        box.caption(f"Event model: **{models[0]}**")
+        urlguard.not_used(key, f"does not apply: {dataset} allows only the {models[0]} model here, which is used")
+        return models[0]
+    if key in st.session_state and st.session_state[key] not in models:
+        st.session_state[key] = models[0]
+    return urlguard.radio(box, "Event model", models, index=0, key=key, horizontal=True, what="event model")
+
+
+def lam_picker(key: str, default: float = 1.0, container=None, label: str = "Smoothing λ") -> float:
+    box = container or st.sidebar
+    return float(urlguard.select_slider(box, label, controls.LAMBDAS, value=default, format_func=controls.fmt_lam,
+                                        key=key))
+
+
+def prepare(dataset: str, model: str, hidden_pct: int, seed: int):
+    """dashboard.lesson.prepare.prepare for the given data settings (the other DataConfig fields are unused there).
+
+    Data the model cannot use is shown as a message and the page stops (never a traceback).
+    """
+    cfg = controls.DataConfig(dataset=dataset, model=model, hidden_pct=int(hidden_pct), init="labeled", seed=int(seed),
+                              unlabeled_weight=1.0, max_iter=100, tol=1e-6)
+    try:
+        return lesson_prepare.prepare(cfg)
+    except ValueError as e:
+        st.error(str(e))
+        st.stop()
+
+
+def dataset_for_model(dataset: str, model: str):
+    """(Dataset, X prepared for `model`), or a message and a stopped page if they don't fit."""
+    try:
+        ds = datasets.get_dataset(dataset)
+        return ds, ds.for_model(model)
+    except ValueError as e:
+        st.error(str(e))
+        st.stop()
+
+
+# ---- cached computations with a progress bar -----------------------------------------------
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _store(kind: str, key: tuple, _value=None):
+    """A cache slot: raises KeyError when empty (exceptions are not cached), so a miss
+    can be computed *outside* st.cache_data, with a live progress bar, and then stored."""
+    if _value is None:
+        raise KeyError(kind)
+    return _value
+
+
+def cached(kind: str, key: tuple, compute: Callable, text: str, shareable: bool = True):
+    """compute(callback) with a progress bar, cached across sessions by (kind, key).
+
+    ``key`` must be plain values only. ``shareable=False`` (an uploaded file) skips the
+    shared cache. A rerun (a control changed) stops the script inside the callback, so a
+    half-done computation is never stored."""
+    if shareable:
+        try:
+            return _store(kind, key)
+        except KeyError:
+            pass
+    bar = st.progress(0.0, text=text)
+
+    def callback(done, total):
+        bar.progress(min(1.0, done / max(1, total)), text=f"{text} {done}/{total}")
+
+    value = compute(callback)
+    bar.empty()
+    if shareable:
+        _store(kind, key, _value=value)
+    return value
+
+
+def is_shared(dataset: str) -> bool:
+    """Shipped data may go into the cross-session cache; a session's upload may not."""
+    return dataset not in controls.USER_DATA  # "shared" names a different file in each session
