@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dashboard.lesson.prepare import Prepared
-from dashboard.ui.controls import DataConfig
+from dashboard.lesson.config import DataConfig
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from typing import Callable, ContextManager
 from dashboard import limits
 from dashboard.lesson import prepare as prep_mod
 from dashboard.lesson.prepare import Prepared
-from dashboard.ui.controls import DataConfig
+from dashboard.lesson.config import DataConfig
 
 Busy = Callable[[str], ContextManager]  # "working on it" indicator: st.spinner on a page, nothing offline
 

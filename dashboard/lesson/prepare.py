@@ -12,8 +12,7 @@ import numpy as np
 
 import nbcore
 from dashboard import limits
-from dashboard.data import datasets
-from dashboard.ui.controls import DataConfig
+from dashboard.lesson.config import DataConfig
 
 
 @dataclass(frozen=True)
@@ -35,6 +34,8 @@ class Prepared:
 
 
 def prepare(cfg: DataConfig) -> Prepared:
+    from dashboard.data import datasets  # Streamlit's cache: imported only where a page prepares data
+
     ds = datasets.get_dataset(cfg.dataset, cfg.text)
     if cfg.model not in ds.models:
         raise ValueError(f"The {cfg.dataset} data can't be used with the {cfg.model} model "

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from dashboard.ui import urlguard
+from dashboard.lesson.config import DataConfig
 
 # ---- option lists -----------------------------------------------------------
 LAMBDAS = [0.0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0]
@@ -53,21 +54,6 @@ K_DOC, K_WORD = "doc", "word"
 K_PARAM_VIEW = "param_view"
 
 QP = "query-params"
-
-
-@dataclass(frozen=True)
-class DataConfig:
-    """Everything that, when changed, needs a new run from iteration 0."""
-    dataset: str
-    model: str
-    hidden_pct: int
-    init: str
-    seed: int
-    unlabeled_weight: float
-    max_iter: int
-    tol: float
-    text: object = None    # nbcore.text.TextPipeline for text data sets (the text → features settings)
-    upload_id: int = 0     # bumped when the session's upload (or its column choice) changes
 
 
 @dataclass(frozen=True)

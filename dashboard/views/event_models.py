@@ -16,7 +16,7 @@ from dashboard.charts import event_models as event_models_charts
 from dashboard.charts import theme
 from dashboard import pages
 from dashboard.ui import controls, derive, page_kit, state
-from dashboard.lesson import metrics
+from dashboard.lesson import numbers
 from dashboard.lesson.lesson_run import status_line
 from dashboard.ui import urlguard
 
@@ -144,9 +144,9 @@ for m, col in zip(MODELS, cols):
         a_now, b = acc[m][-1], base[m]
         has_delta = bool(np.isfinite(a_now) and np.isfinite(b))
         m2.metric("Accuracy (hidden)", theme.pct(a_now),
-                  delta=metrics.delta_text(a_now, b) if has_delta else None,
-                  delta_color=metrics.delta_color(a_now, b) if has_delta else "normal",
-                  delta_arrow="off" if has_delta and metrics.delta_color(a_now, b) == "off" else "auto")
+                  delta=numbers.delta_text(a_now, b) if has_delta else None,
+                  delta_color=numbers.delta_color(a_now, b) if has_delta else "normal",
+                  delta_arrow="off" if has_delta and numbers.delta_color(a_now, b) == "off" else "auto")
         m3.metric("Supervised only", theme.pct(b),
                   help="Naive Bayes with the same event model, trained on the visible labels alone.")
         kind, text = status_line(run)

@@ -11,7 +11,7 @@ from dashboard.charts import side_by_side as side_by_side_charts
 from dashboard.charts import theme
 from dashboard import pages
 from dashboard.ui import controls, page_kit, urlguard
-from dashboard.lesson import metrics
+from dashboard.lesson import numbers
 from dashboard.lesson.lesson_run import status_line
 
 FS = page_kit.page_setup(pages.SIDE_BY_SIDE,
@@ -85,7 +85,7 @@ b4.button("Reset", icon=":material/replay:", key="sbs_reset", on_click=_reset, w
 
 
 def score(run, t: int) -> float:
-    return metrics.score(np.asarray(run.predict_proba(t=t)).argmax(axis=1), prep)
+    return numbers.score(np.asarray(run.predict_proba(t=t)).argmax(axis=1), prep)
 
 
 acc = st.session_state["sbs_acc"]

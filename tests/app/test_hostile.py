@@ -4,7 +4,6 @@ Each test was written before the fix and failed on the code of the time.
 """
 from __future__ import annotations
 
-import math
 import re
 
 import numpy as np
@@ -639,12 +638,12 @@ def test_lesson_caption_names_the_start_actually_used():
 
 
 def test_no_red_minus_zero_delta_when_accuracies_are_equal():
-    from dashboard.lesson import metrics
-    assert metrics.delta_text(0.868, 0.868) == "±0.0 pts vs supervised"
-    assert metrics.delta_text(0.8684, 0.8680).startswith("±0.0")
-    assert metrics.delta_text(0.90, 0.868).startswith("+3.2")
-    assert metrics.delta_text(0.80, 0.868).startswith("-6.8")   # ASCII minus: Streamlit's down arrow
-    assert metrics.delta_color(0.868, 0.868) == "off"
+    from dashboard.lesson import numbers
+    assert numbers.delta_text(0.868, 0.868) == "±0.0 pts vs supervised"
+    assert numbers.delta_text(0.8684, 0.8680).startswith("±0.0")
+    assert numbers.delta_text(0.90, 0.868).startswith("+3.2")
+    assert numbers.delta_text(0.80, 0.868).startswith("-6.8")   # ASCII minus: Streamlit's down arrow
+    assert numbers.delta_color(0.868, 0.868) == "off"
 
 
 def test_data_settings_changed_notice_goes_away_after_a_step():

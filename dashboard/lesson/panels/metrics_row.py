@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from dashboard.lesson import metrics, player
+from dashboard.lesson import numbers
+from dashboard.lesson import player
 from dashboard.lesson.frame import Frame
 from dashboard.lesson.prepare import effective_init
 from dashboard.lesson.session import lesson
@@ -29,10 +30,10 @@ def show(f: Frame) -> None:
     a_now = f.acc[t_acc] if t_acc < len(f.acc) else float("nan")
     base = f.base
     has_delta = base is not None and np.isfinite(a_now)
-    m2.metric(f"Accuracy (t={t_acc})", metrics.percent(a_now) or "—",
-              delta=metrics.delta_text(a_now, base) if has_delta else None,
-              delta_color=metrics.delta_color(a_now, base) if has_delta else "normal",
-              delta_arrow="off" if has_delta and metrics.delta_color(a_now, base) == "off" else "auto")
+    m2.metric(f"Accuracy (t={t_acc})", numbers.percent(a_now) or "—",
+              delta=numbers.delta_text(a_now, base) if has_delta else None,
+              delta_color=numbers.delta_color(a_now, base) if has_delta else "normal",
+              delta_arrow="off" if has_delta and numbers.delta_color(a_now, base) == "off" else "auto")
     m3.metric("Supervised only", "—" if base is None else f"{base:.1%}",
               help="Naive Bayes trained on the visible labels alone, scored on the same hidden documents.")
     cfg = f.cfg

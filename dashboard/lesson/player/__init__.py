@@ -42,6 +42,7 @@ import streamlit as st
 
 from dashboard.charts import lesson as lesson_charts
 from dashboard.charts import theme
+from dashboard.lesson import numbers
 from dashboard.lesson import specs
 from dashboard.lesson.lesson_run import PlayerState
 from dashboard.lesson.session import lesson
@@ -335,8 +336,8 @@ def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool,
         "role": "main", "sid": p.sid, "run": _token(), "n": latest + 1, "done": bool(run.done),
         "seq": p.seq, "t": t, "revealed": latest, "fps": FPS.get(speed, FPS["normal"]),
         "lowerWaiting": bool(p.lower_waiting),
-        # the accuracy of each iteration as text, rounded once on the server (metrics.percent)
-        "acc": [metrics.percent(a) for a in acc[: latest + 1]],
+        # the accuracy of each iteration as text, rounded once on the server (numbers.percent)
+        "acc": [numbers.percent(a) for a in acc[: latest + 1]],
         "accDelta": _deltas(acc[: latest + 1], base),
         # each chart's own version: a λ change moves the supervised baseline (the accuracy chart) only,
         # so α and the likelihood are not redrawn
@@ -352,10 +353,10 @@ def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool,
     if nxt is not None:
         # the next iteration, for the browser to show the moment Step is pressed (the server's rerun
         # that follows brings the same charts, with the same versions, and redraws nothing)
-        acc_next = list(acc[: latest + 1]) + [metrics.score(metrics.proba_at(nxt, latest + 1).argmax(axis=1), prep)]
+        acc_next = list(acc[: latest + 1]) + [numbers.score(metrics.proba_at(nxt, latest + 1).argmax(axis=1), prep)]
         nspecs, nvers = _series(nxt, prep, acc_next, base, font_size)
         data["next"] = {"from": latest + 1, "n": latest + 2, "done": bool(nxt.done),
-                        "acc": [metrics.percent(a) for a in acc_next],
+                        "acc": [numbers.percent(a) for a in acc_next],
                         "accDelta": _deltas(acc_next, base),
                         "series": [{"name": n, "ver": nvers[n], "spec": s} for n, s in nspecs]}
     with where:
@@ -365,8 +366,7 @@ def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool,
 
 def _deltas(acc, base) -> list:
     """Each iteration's "+9.3 pts vs supervised" as the metrics row prints it (None without one)."""
-    from dashboard.lesson import metrics
-    return [metrics.delta_text(a, base) if base is not None and np.isfinite(a) else None for a in acc]
+    return [numbers.delta_text(a, base) if base is not None and np.isfinite(a) else None for a in acc]
 
 
 def _series(run, prep, acc, base, font_size: int):
