@@ -201,7 +201,7 @@ def _logsumexp(data):
 
 
 class PyNB:
-    """Seed 004's dict-based Naive Bayes (Bernoulli as in the seed; multinomial
+    """The notebook's dict-based Naive Bayes (Bernoulli as in the notebook; multinomial
     filled in the same style: a loop over labels and every vocabulary token)."""
 
     def __init__(self, labels, tokens, kind):

@@ -4,7 +4,7 @@
 ``st.switch_page``, the guided lessons) and every page header uses the same entries.
 
 How to add a page: write ``dashboard/views/<name>.py`` (start it with
-``FS = page_kit.page_setup(pages.<NAME>, "one-line subtitle")``), add one ``Page`` below
+``PAGE = page_kit.page_setup(pages.<NAME>, "one-line subtitle")``, which returns the page context: ``PAGE.classroom``, ``PAGE.fs``), add one ``Page`` below
 and append it to :data:`PAGES`. Links to it use ``pages.<NAME>.path``.
 """
 from __future__ import annotations

@@ -247,7 +247,7 @@ def warn_impossible(n_rows: int, first: int) -> None:
 #: the initialisations an EM run accepts
 INITS = ("uniform", "random", "labeled")
 #: how ‖θ_t − θ_{t−1}‖² is counted (see :func:`nbcore.equations.squared_change`)
-THETA_NORMS = ("parameters", "seed003")
+THETA_NORMS = ("parameters", "both_values")
 
 
 def check_run_settings(settings) -> tuple:

@@ -92,9 +92,9 @@ class EM:
         Store ``resp`` (N, K) on the latest ``keep_resp`` snapshots only (older
         ones get ``resp=None``; :meth:`EMRun.responsibilities` recomputes them
         exactly). None keeps every one: N·K·8 bytes per iteration.
-    theta_norm : {"parameters", "seed003"}
+    theta_norm : {"parameters", "both_values"}
         How ``Snapshot.delta`` = ‖θ_t − θ_{t−1}‖² (and so ``theta_tol``) counts:
-        see :func:`squared_change`. "seed003" sums both values of each binary
+        see :func:`squared_change`. "both_values" sums both values of each binary
         feature, as the course session step 4 writes it.
     components_per_class : int
         m ≥ 1 latent mixture components per class (Nigam et al. 2000 §5). With

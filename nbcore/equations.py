@@ -211,7 +211,7 @@ def squared_change(model, alpha, params, prev_alpha, prev_params, norm: str = "p
     ``norm="parameters"``: Σ_k (Δα_k)² plus Σ (Δp)² over the model's parameter arrays
     (for Bernoulli each word counts once, through β = p(x_j = 1 | k)).
 
-    ``norm="seed003"``: the notes' definition Σ_b (Δθ_b)² + Σ_{k,i,a} (Δθ_{k,i,a})², summed
+    ``norm="both_values"``: the notes' definition Σ_b (Δθ_b)² + Σ_{k,i,a} (Δθ_{k,i,a})², summed
     over *every value* a of each feature. For a binary feature θ_{k,i,1} = β and
     θ_{k,i,0} = 1 − β change by the same amount, so the β part counts twice. Categorical
     tables and multinomial/Gaussian parameters already list every value: unchanged.
@@ -219,7 +219,7 @@ def squared_change(model, alpha, params, prev_alpha, prev_params, norm: str = "p
     if norm not in THETA_NORMS:
         raise ValueError(f"theta_norm must be one of {', '.join(THETA_NORMS)}; got {norm!r}.")
     d_alpha = float(np.sum((np.asarray(alpha) - np.asarray(prev_alpha)) ** 2))
-    if norm == "seed003":
+    if norm == "both_values":
         d_params = model.squared_distance_all_values(params, prev_params)
     else:
         d_params = model.squared_distance(params, prev_params)

@@ -405,8 +405,9 @@ class EMRun:
     def objective_decreases(self, rtol: float = 1e-10) -> list[int]:
         """Iterations t at which the objective fell below that of t − 1 at the same λ.
 
-        EM guarantees this list is empty (for the discrete models); the dashboard
-        flags any entry (with :func:`decreases`, on the history it draws).
+        EM guarantees this list is empty (for the discrete models). The lesson view makes the
+        same check on the history it draws (``dashboard.charts.lesson.decreases`` calls
+        :func:`decreases` with the charts' tolerance) and flags any entry.
         """
         return decreases([s.objective for s in self.history], [s.smoothing for s in self.history], rtol)
 

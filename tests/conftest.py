@@ -168,7 +168,7 @@ _restore_main_module = _main_module_fixture()
 
 def _pg_url_fixture():
     """Session fixture ``pg_url``: a throwaway real PostgreSQL server (tests/pg_cluster.py),
-    started once per test session for the store tests (test_store.py, test_sharing.py)."""
+    started once per test session for the store tests (test_share_store.py, test_sharing.py)."""
     import pytest
 
     @pytest.fixture(scope="session")

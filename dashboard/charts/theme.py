@@ -31,7 +31,7 @@ class _Spec(go.Figure):
 
     st.plotly_chart runs ``plotly.tools.return_figure_from_figure_or_data``: a plain dict
     is re-validated there (``Figure(**spec)``, tens of ms per chart), a go.Figure is
-    only asked for ``to_dict()``. The spec was validated by tests/app/test_charts.py."""
+    only asked for ``to_dict()``. The spec was validated by tests/app/test_chart_specs.py."""
 
     def __init__(self, spec: dict):  # noqa: PLW0231 (super().__init__ skipped on purpose)
         # go.Figure.__init__ is skipped on purpose (1-2 ms per chart): Streamlit only checks

@@ -20,6 +20,11 @@ from dashboard.data import upload_columns
 MAX_MESSAGE = 300
 
 
+#: what one feature is, by the event model's ``input_kind``, as the upload message says it
+FEATURE_KINDS = {"continuous": "the features are numbers", "counts": "the features are counts (a text column: word counts)",
+                 "categories": "the features are categories", "binary": "the features are yes/no"}
+
+
 def looks_binary(data: bytes) -> bool:
     """True for bytes that are not a text file, even when they happen to decode as Latin-1
     (20 KB of 0xC5 "is" ÅÅÅ…): NUL bytes, many control characters, mostly high bytes in
@@ -120,8 +125,7 @@ def handle_upload(name: str, data: bytes, options: dict | None = None) -> tuple[
     msg = f"Loaded “{shown}”: {X.shape[0]} rows, {X.shape[1]} features."
     if info is not None:
         msg += " " + upload_columns.choice_message(info, choice)
-    kind = {"gaussian": "the features are numbers", "multinomial": "a text column: word counts",
-            "categorical": "the features are categories", "bernoulli": "the features are yes/no"}.get(model)
+    kind = FEATURE_KINDS.get(nbcore.get_model(model).input_kind)  # what the model reads, from the registry
     msg += f" Event model: **{model}**" + (f" ({kind})" if kind else "") + "."
     info = getattr(ds, "inferred", None) or {}
     if info.get("truncated"):

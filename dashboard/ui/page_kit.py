@@ -8,6 +8,8 @@ Nothing user-specific is kept at module level.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from typing import Callable
 
 import streamlit as st
@@ -55,26 +57,53 @@ button div, button span { overflow: visible !important; }
 </style>"""
 
 
-def page_setup(page: pages.Page | str, subtitle: str | None = None) -> int:
-    """Session state, classroom toggle (shared with the lesson page), narrative, title.
+#: chart font size by classroom mode (the projector needs larger text)
+CHART_FONT = {False: 15, True: 22}
 
-    ``page`` is the page's registry entry (its icon and title make the heading) or a heading.
-    Returns the chart font size."""
-    title = page.heading if isinstance(page, pages.Page) else page
+
+@dataclass(frozen=True)
+class PageContext:
+    """What every page knows once it has started: whether classroom mode is on, and so the
+    chart font size."""
+    classroom: bool
+
+    @property
+    def fs(self) -> int:
+        return CHART_FONT[self.classroom]
+
+
+def page_start(name: str) -> PageContext:
+    """The start every page shares: session state, a shared data set named in the URL, the URL
+    guard, the classroom toggle (shared by all pages) and its CSS."""
     state.init()
     sharing.apply_url()  # data=<id>: load the shared data set before any data-set picker is drawn
-    urlguard.begin(title)
+    urlguard.begin(name)
     classroom = controls.classroom_toggle()
     if classroom:
         st.markdown(CLASSROOM_CSS, unsafe_allow_html=True)
-    lessons.narrative_panel()
+    return PageContext(classroom)
+
+
+def page_header(title: str, subtitle: str | None, page: PageContext) -> None:
+    """The title, what the URL guard refused, the subtitle (not in classroom mode) and what
+    happened to a shared data set's link."""
     st.title(title)
     urlguard.show()
-    if subtitle and not classroom:
+    if subtitle and not page.classroom:
         st.caption(subtitle)
     sharing.delete_panel()
     sharing.show_message()
-    return 22 if classroom else 15
+
+
+def page_setup(page: pages.Page | str, subtitle: str | None = None) -> PageContext:
+    """A teaching page's start: :func:`page_start`, the guided lesson's narrative, :func:`page_header`.
+
+    ``page`` is the page's registry entry (its icon and title make the heading) or a heading."""
+    title = page.heading if isinstance(page, pages.Page) else page
+    ctx = page_start(title)
+    lessons.narrative_panel()
+    page_header(title, subtitle, ctx)
+    return ctx
 
 
 def dataset_options(models: tuple[str, ...] = ("bernoulli", "multinomial")) -> list[str]:

@@ -13,9 +13,10 @@ from dashboard.charts import event_models as event_models_charts
 from dashboard import pages
 from dashboard.ui import page_kit, urlguard
 
-FS = page_kit.page_setup(pages.BUDGET,
+PAGE = page_kit.page_setup(pages.BUDGET,
                          "How many labels do you need? Supervised NB on the labelled documents alone vs EM that "
                          "also reads the unlabelled rest (Nigam et al. 2000).")
+FS = PAGE.fs  # chart font size (larger in classroom mode)
 
 sb = st.sidebar
 dataset = page_kit.dataset_picker("lb_dataset", "synthetic_spam", models=("bernoulli", "multinomial"))

@@ -15,9 +15,10 @@ from dashboard.charts import climb as climb_charts
 from dashboard import pages
 from nbcore import bound
 
-FS = page_kit.page_setup(pages.CLIMB,
+PAGE = page_kit.page_setup(pages.CLIMB,
                         "For any guess q of the hidden labels, Jensen's inequality gives a lower bound on the "
                         "likelihood. The E-step makes it touch; the M-step climbs it. So EM can never go down.")
+FS = PAGE.fs  # chart font size (larger in classroom mode)
 MODELS = ("bernoulli", "multinomial", "categorical")
 sb = st.sidebar
 dataset = page_kit.dataset_picker("cl_dataset", "toy_spam", models=MODELS)
@@ -63,7 +64,7 @@ def _reset():
 
 
 t, e_done = int(st.session_state["cl_t"]), bool(st.session_state["cl_e"])
-CLASSROOM = FS > 15  # page_setup returns the larger chart font in classroom mode
+CLASSROOM = PAGE.classroom
 b = st.columns(5) if CLASSROOM else st.columns([1, 1, 1, 1, 1, 3])
 b[0].button("E-step", key="cl_btn_e", on_click=_e, disabled=e_done, icon=":material/visibility:",
             help="q = p(y | x, θ_t): the bound now touches the objective at θ_t.")

@@ -13,9 +13,10 @@ from dashboard import pages
 from dashboard.ui import page_kit, urlguard
 from nbcore import coin
 
-FS = page_kit.page_setup(pages.COIN,
-                        "Seed 002: estimate p(heads) by maximum likelihood or with a prior — and see that the lab's "
+PAGE = page_kit.page_setup(pages.COIN,
+                        "The lecture: estimate p(heads) by maximum likelihood or with a prior — and see that the lab's "
                         "smoothing λ is exactly such a prior.")
+FS = PAGE.fs  # chart font size (larger in classroom mode)
 
 sb = st.sidebar
 sb.subheader("The flips")
@@ -30,7 +31,7 @@ if source == "random":
 else:
     truth = None
     typed = urlguard.text_input(sb, "Flips (H / T)", "HHTH", key="coin_flips",
-                          help="Seed 002's example: α_H heads and α_T tails. Spaces are ignored.")
+                          help="The lecture's example: α_H heads and α_T tails. Spaces are ignored.")
     try:
         flips = coin.parse_flips(typed)
     except ValueError as e:

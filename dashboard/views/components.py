@@ -14,9 +14,10 @@ from dashboard.charts import components as components_charts
 from dashboard import pages
 from nbcore.experiments import compare_components
 
-FS = page_kit.page_setup(pages.COMPONENTS,
+PAGE = page_kit.page_setup(pages.COMPONENTS,
                         "One Naive Bayes component per class says every “7” comes from one picture of a 7. Give each "
                         "class m components (Nigam et al. 2000, §5) and let EM find the styles.")
+FS = PAGE.fs  # chart font size (larger in classroom mode)
 sb = st.sidebar
 dataset = page_kit.dataset_picker("cp_dataset", "digits", models=("bernoulli",))
 hidden = urlguard.select_slider(sb, "Labels hidden (%)", [50, 80, 90, 95, 98], value=95, key="cp_hidden")

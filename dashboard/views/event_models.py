@@ -20,9 +20,10 @@ from dashboard.lesson import numbers
 from dashboard.lesson.lesson_run import status_line
 from dashboard.ui import urlguard
 
-FS = page_kit.page_setup(pages.EVENT_MODELS,
+PAGE = page_kit.page_setup(pages.EVENT_MODELS,
                          "Same words, same hidden labels, same start: Bernoulli EM (presence and absence of every "
                          "word) next to multinomial EM (word counts).")
+FS = PAGE.fs  # chart font size (larger in classroom mode)
 MODELS = event_models_charts.MODELS
 VOCAB_SIZES = [100, 300, 1_000, 3_000, 10_000, 20_000]
 ALL = "all"
@@ -139,7 +140,7 @@ for m, col in zip(MODELS, cols):
     run = runs[m]
     with col:
         st.markdown(f"### {event_models_charts.MODEL_TITLES[m].capitalize()} EM")
-        m1, m2, m3 = st.columns([1, 2, 2] if FS > 15 else 3)
+        m1, m2, m3 = st.columns([1, 2, 2] if PAGE.classroom else 3)
         m1.metric("Iteration", run.iteration)
         a_now, b = acc[m][-1], base[m]
         has_delta = bool(np.isfinite(a_now) and np.isfinite(b))
@@ -161,7 +162,7 @@ else:
 
 # ---- the words each model puts first -------------------------------------------------------
 st.markdown("#### The words that set each class apart, now")
-n_top = 8 if FS > 15 else 10
+n_top = 8 if PAGE.classroom else 10
 word_cols = st.columns(2) if FS <= 15 else (st.container(), st.container())
 for m, col in zip(MODELS, word_cols):
     beta = np.asarray(runs[m].current.params["beta"], dtype=float)

@@ -13,9 +13,10 @@ from dashboard import pages
 from dashboard.ui import derive, page_kit, urlguard
 from nbcore.models.gaussian import gaussian_moments
 
-FS = page_kit.page_setup(pages.GAUSSIAN,
+PAGE = page_kit.page_setup(pages.GAUSSIAN,
                          "Continuous features: each class gets a normal curve per feature, with a mean and a "
                          "variance estimated from its documents (the lecture).")
+FS = PAGE.fs  # chart font size (larger in classroom mode)
 
 sb = st.sidebar
 source = urlguard.radio(sb, "Data", ["typed", "random"], key="gs_source",

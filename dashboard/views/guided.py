@@ -7,9 +7,10 @@ from dashboard.lesson import guided as lessons
 from dashboard.ui import page_kit
 from dashboard import pages
 
-FS = page_kit.page_setup(pages.GUIDED,
+PAGE = page_kit.page_setup(pages.GUIDED,
                          f"{len(lessons.LESSONS)} ready-made scenarios. Each link opens a view with its settings already in the "
                          "URL (so you can bookmark or share it) and the lesson's narrative beside the controls.")
+FS = PAGE.fs  # chart font size (larger in classroom mode)
 
 for lesson in lessons.LESSONS:
     with st.container(border=True):

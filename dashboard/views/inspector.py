@@ -15,8 +15,9 @@ from dashboard import pages
 from dashboard.lesson import session
 from dashboard.ui import derive, inspector_categorical, page_kit, urlguard
 
-FS = page_kit.page_setup(pages.INSPECTOR,
+PAGE = page_kit.page_setup(pages.INSPECTOR,
                          "Type or pick a message: which class does Naive Bayes choose, and which words decided it?")
+FS = PAGE.fs  # chart font size (larger in classroom mode)
 
 # ---- controls -----------------------------------------------------------------------------
 sb = st.sidebar

@@ -14,7 +14,7 @@ from dashboard.lesson import guided, metrics, player, session
 from dashboard.lesson.frame import Frame
 from dashboard.lesson.panels import (class_emptied, climb, documents, exports, half_steps, history, maths,
                                      metrics_row, notices, parameters, responsibilities, run_controls, stop_rules)
-from dashboard.ui import controls, page_kit, state, text_controls, urlguard
+from dashboard.ui import controls, page_kit, state, text_controls
 from dashboard.ui.controls import Settings
 
 
@@ -39,12 +39,9 @@ def sidebar(classroom: bool) -> tuple[Settings, tuple[bool, str] | None]:
     return settings, upload_result
 
 
-def header(classroom: bool, upload_result: tuple[bool, str] | None) -> None:
+def header(page: page_kit.PageContext, upload_result: tuple[bool, str] | None) -> None:
     """Title and the messages of a failed upload or run build; stops the page if there is no run."""
-    st.title("Watch EM learn" if classroom else "Naive Bayes + EM: watch EM learn")
-    urlguard.show()
-    sharing.delete_panel()
-    sharing.show_message()
+    page_kit.page_header("Watch EM learn" if page.classroom else "Naive Bayes + EM: watch EM learn", None, page)
     if upload_result and not upload_result[0]:  # in the main area once, right after the upload
         st.error(upload_result[1] + " — the previous data set and run are unchanged.")
     lr = session.lesson()
@@ -105,20 +102,16 @@ def live(speed: str, classroom: bool) -> None:
 
 
 def main() -> None:
-    state.init()
     # plotly.js starts loading now, first thing in the sidebar: the browser fetches and evaluates it
     # while it is still waiting for the rest of the page (cold load ~0.2 s sooner than from the
     # sidebar's end: docs/performance.md, "The lesson player")
     player.preload()
-    sharing.apply_url()  # data=<id>: load the shared data set before the data-set picker is drawn
-    urlguard.begin("lesson")
-    classroom = controls.classroom_toggle()
-    if classroom:
-        st.markdown(page_kit.CLASSROOM_CSS, unsafe_allow_html=True)
+    page = page_kit.page_start("lesson")  # also loads a shared data set named in the URL, before the picker
+    classroom = page.classroom
     settings, upload_result = sidebar(classroom)
     stop_rules.sidebar(classroom)  # the course session's ‖Δθ‖² < ε
     session.sync(settings)
-    header(classroom, upload_result)
+    header(page, upload_result)
     interval = controls.SPEEDS.get(settings.speed, controls.SPEEDS["normal"])[1] if session.lesson().playing else None
     st.fragment(live, run_every=interval)(settings.speed, classroom)
 

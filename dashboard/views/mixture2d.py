@@ -14,9 +14,10 @@ from dashboard import pages
 from nbcore import mixture2d
 
 NAMES = ["A", "B"]
-FS = page_kit.page_setup(pages.MIXTURE2D,
+PAGE = page_kit.page_setup(pages.MIXTURE2D,
                         "Two continuous features: Gaussian Naive Bayes is a mixture of axis-aligned Gaussians. "
                         "Every point is coloured by its responsibilities; the ellipses are each class's 1σ and 2σ.")
+FS = PAGE.fs  # chart font size (larger in classroom mode)
 
 sb = st.sidebar
 preset = urlguard.selectbox(sb, "Preset", list(mixture2d.PRESETS), key="mx_preset")
@@ -85,7 +86,7 @@ def _reset():
 
 
 t, e_done = int(st.session_state["mx_t"]), bool(st.session_state["mx_e"])
-CLASSROOM = FS > 15  # page_setup returns the larger chart font in classroom mode
+CLASSROOM = PAGE.classroom
 b = st.columns(5) if CLASSROOM else st.columns([1, 1, 1, 1, 1, 3])
 b[0].button("E-step", key="mx_btn_e", on_click=_e, disabled=e_done, icon=":material/visibility:",
             help="Compute every point's responsibilities under the current ellipses (colours change, ellipses don't).")

@@ -12,8 +12,9 @@ from dashboard.charts import theme
 from dashboard import pages
 from dashboard.lesson import session
 
-FS = page_kit.page_setup(pages.RESTARTS,
+PAGE = page_kit.page_setup(pages.RESTARTS,
                          "EM climbs the hill it starts on. Start it from many random points and compare where it ends.")
+FS = PAGE.fs  # chart font size (larger in classroom mode)
 
 sb = st.sidebar
 dataset = page_kit.dataset_picker("rs_dataset", "synthetic_spam", models=("bernoulli", "multinomial"))

@@ -11,9 +11,10 @@ from dashboard.charts import sampling as sampling_charts
 from dashboard import pages
 from dashboard.ui import derive, page_kit, urlguard
 
-FS = page_kit.page_setup(pages.SAMPLING,
+PAGE = page_kit.page_setup(pages.SAMPLING,
                          "Naive Bayes models p(x, y), so it can *write* documents: pick a class, then draw every "
                          "word independently with probability β (eq. 3).")
+FS = PAGE.fs  # chart font size (larger in classroom mode)
 
 sb = st.sidebar
 dataset = page_kit.dataset_picker("smp_dataset", "synthetic_spam", models=("bernoulli", "multinomial", "categorical"))

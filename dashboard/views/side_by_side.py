@@ -14,8 +14,9 @@ from dashboard.ui import controls, page_kit, urlguard
 from dashboard.lesson import numbers
 from dashboard.lesson.lesson_run import status_line
 
-FS = page_kit.page_setup(pages.SIDE_BY_SIDE,
+PAGE = page_kit.page_setup(pages.SIDE_BY_SIDE,
                          "Same data, same hidden labels, two settings: step both runs together and compare.")
+FS = PAGE.fs  # chart font size (larger in classroom mode)
 
 sb = st.sidebar
 dataset = page_kit.dataset_picker("sbs_dataset", "synthetic_spam", models=("bernoulli", "multinomial"))
@@ -32,7 +33,7 @@ for side, col, lam_default, init_default in (("a", cols[0], 0.01, "labeled"), ("
     with col:
         st.markdown(f"### Run {side.upper()}")
         # three narrow columns per run would break "Initialisation" mid-word at a projector's font size
-        c1, c2, c3 = (st.container(), st.container(), st.container()) if FS > 15 else st.columns(3)
+        c1, c2, c3 = (st.container(), st.container(), st.container()) if PAGE.classroom else st.columns(3)
         smoothing = float(urlguard.select_slider(c1, "λ", controls.LAMBDAS, value=lam_default, format_func=controls.fmt_lam,
                                      key=f"sbs_lam_{side}"))
         inits = list(controls.INITS) if has_labels else ["uniform", "random"]
@@ -102,7 +103,7 @@ def label(side: str) -> str:
 for side, col in zip("ab", cols):
     run = runs[side]
     with col:
-        m1, m2, m3 = st.columns([1, 2, 2] if FS > 15 else 3)  # classroom: room for the long numbers
+        m1, m2, m3 = st.columns([1, 2, 2] if PAGE.classroom else 3)  # classroom: room for the long numbers
         m1.metric("Iteration", run.iteration)
         m2.metric("Accuracy (hidden)", theme.pct(acc[side][-1]))
         m3.metric("Objective", f"{run.current.objective:.1f}")

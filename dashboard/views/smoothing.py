@@ -12,8 +12,9 @@ from dashboard.charts import smoothing as smoothing_charts
 from dashboard import pages
 from dashboard.ui import derive, page_kit, urlguard
 
-FS = page_kit.page_setup(pages.SMOOTHING,
+PAGE = page_kit.page_setup(pages.SMOOTHING,
                          "λ pseudo-documents per class (eq. 14): what λ = 0 and λ → ∞ do to β and to accuracy.")
+FS = PAGE.fs  # chart font size (larger in classroom mode)
 
 sb = st.sidebar
 dataset = page_kit.dataset_picker("sm_dataset", "synthetic_spam", models=("bernoulli", "multinomial"))

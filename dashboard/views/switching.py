@@ -13,8 +13,9 @@ from dashboard.charts import theme
 from dashboard import pages
 from dashboard.ui import page_kit, urlguard
 
-FS = page_kit.page_setup(pages.SWITCHING,
+PAGE = page_kit.page_setup(pages.SWITCHING,
                          "Without labels EM finds groups, but it cannot know which group is called “spam”.")
+FS = PAGE.fs  # chart font size (larger in classroom mode)
 
 sb = st.sidebar
 dataset = page_kit.dataset_picker("ls_dataset", "synthetic_spam", models=("bernoulli", "multinomial"))

@@ -12,9 +12,10 @@ from dashboard.charts import trap as trap_charts
 from dashboard import pages
 from dashboard.ui import page_kit, urlguard
 
-FS = page_kit.page_setup(pages.TRAP,
+PAGE = page_kit.page_setup(pages.TRAP,
                          "Start every class at the same place with no labels, and EM has no reason to ever "
                          "tell them apart (the note on the uniform start).")
+FS = PAGE.fs  # chart font size (larger in classroom mode)
 
 sb = st.sidebar
 dataset = page_kit.dataset_picker("trap_dataset", "abcd", models=("bernoulli", "multinomial"))
@@ -106,7 +107,7 @@ st.markdown(
     "Anything that makes the classes differ — a random start, or a handful of labelled documents whose "
     "one-hot responsibilities (eq. 22) pull the classes apart — lets EM climb away.")
 
-if FS > 15:  # classroom: two charts per row, or their titles run off the charts
+if PAGE.classroom:  # classroom: two charts per row, or their titles run off the charts
     (c1, c2), (c3, _) = st.columns(2), st.columns(2)
     width = theme.chart_width(FS, 2)
 else:

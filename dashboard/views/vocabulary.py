@@ -15,9 +15,10 @@ from dashboard.charts import theme
 from dashboard import pages
 from dashboard.ui import controls, derive, page_kit, state, urlguard
 
-FS = page_kit.page_setup(pages.VOCABULARY,
+PAGE = page_kit.page_setup(pages.VOCABULARY,
                          "Keep the V most frequent words, for V from 100 to the whole vocabulary: which event "
                          "model gains from more words, and does EM still help?")
+FS = PAGE.fs  # chart font size (larger in classroom mode)
 SIZES = (100, 300, 1_000, 3_000, 10_000, 20_000)
 MAX_ITER = 100
 

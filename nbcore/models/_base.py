@@ -458,17 +458,6 @@ class EventModel(ABC):
                     total += float(d.sum())
         return total
 
-    def flatten(self, params) -> np.ndarray:
-        """All parameters as one vector (for ‖θ_t − θ_{t−1}‖²)."""
-        parts = []
-        for key in self.param_names:
-            value = params[key]
-            if isinstance(value, tuple):
-                parts.extend(np.ravel(v) for v in value)
-            else:
-                parts.append(np.ravel(value))
-        return np.concatenate(parts)
-
     def __repr__(self):
         return f"{type(self).__name__}()"
 

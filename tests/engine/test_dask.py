@@ -548,7 +548,7 @@ def test_import_nbcore_does_not_import_dask():
 
 def test_half_steps_and_theta_norm_like_in_memory():
     X, y = _data("bernoulli"), _labels()
-    settings = _settings("bernoulli", init="labeled", theta_norm="seed003")
+    settings = _settings("bernoulli", init="labeled", theta_norm="both_values")
     memory, run = settings.start(X, y), settings.start(_chunked(X), y)
     for _ in range(3):
         e_memory, e_chunked = memory.e_step(), run.e_step()

@@ -247,7 +247,7 @@ def test_vocabulary_cap_is_reported():
 
 def test_the_library_reads_a_file_of_any_size_and_keeps_every_term(tmp_path):
     """No dashboard limit inside the engine: an 11 MB corpus with 30,000 distinct words reads
-    whole from Python (the dashboard passes its own caps, tests/app/test_limits.py)."""
+    whole from Python (the dashboard passes its own caps, tests/app/test_server_limits.py)."""
     words = [f"w{i}" for i in range(30_000)]
     rows = [" ".join(words[i:i + 30]) + ",a" if i % 2 else " ".join(words[i:i + 30]) + ",b"
             for i in range(0, 30_000, 3)]

@@ -10,12 +10,12 @@ from scipy.special import logsumexp
 import nbcore
 from nbcore.em import EM, class_prior, normalize_log, observed_log_likelihood
 
-# Seed 003's toy spam table: Cruise, Lottery, Win | spam
+# The course session's toy spam table: Cruise, Lottery, Win | spam
 TOY_X = np.array([[1, 1, 1], [1, 0, 1], [0, 1, 0], [0, 0, 1], [1, 0, 0], [0, 1, 0]], float)
 TOY_Y = np.array([1, 1, 1, 0, 0, 0])  # 1 = spam, 0 = ham
 
 
-def test_seed003_toy_spam_posteriors_lambda0():
+def test_course_session_toy_spam_posteriors_lambda0():
     """P(spam | Cruise, Lottery) ∝ 2/27 vs P(ham | ...) ∝ 1/27; none: 1/54 vs 4/27; Win: 1/27 vs 2/27."""
     alpha, params = nbcore.supervised_fit("bernoulli", TOY_X, TOY_Y, n_classes=2, smoothing=0.0)
     np.testing.assert_allclose(alpha, [0.5, 0.5])
@@ -29,7 +29,7 @@ def test_seed003_toy_spam_posteriors_lambda0():
     np.testing.assert_allclose(post[:, 1], [2 / 3, (1 / 54) / (1 / 54 + 4 / 27), 1 / 3])
 
 
-def test_seed003_posteriors_with_shipped_table():
+def test_course_session_posteriors_with_shipped_table():
     ds = nbcore.load_dataset("toy_spam")
     spam = ds.class_names.index("spam")
     alpha, params = nbcore.supervised_fit("bernoulli", ds.X, ds.y, n_classes=2, smoothing=0.0)
@@ -38,7 +38,7 @@ def test_seed003_posteriors_with_shipped_table():
     assert p[spam] == pytest.approx((2 / 27) / (2 / 27 + 1 / 27))
 
 
-def test_seed001_uniform_start_without_labels_is_a_fixed_point():
+def test_uniform_start_note_without_labels_is_a_fixed_point():
     rng = np.random.default_rng(1)
     X = (rng.random((40, 12)) < 0.3).astype(float)
     run = EM(model="bernoulli", n_classes=3, smoothing=1.0, init="uniform").start(X)
@@ -59,7 +59,7 @@ def test_seed001_uniform_start_without_labels_is_a_fixed_point():
     assert np.ptp(r.current.resp, axis=1).max() > 0.1
 
 
-def test_seed004_abcd_separates_the_two_groups():
+def test_notebook_abcd_separates_the_two_groups():
     X = np.array([[1, 1, 0, 0], [0, 0, 1, 1], [0, 0, 1, 1], [1, 1, 0, 0], [1, 1, 0, 0]], float)
     groups = np.array([0, 1, 1, 0, 0])
     for seed in range(5):

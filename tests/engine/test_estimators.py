@@ -82,7 +82,7 @@ def test_gaussian_biased_vs_unbiased_variance_by_hand():
     np.testing.assert_allclose(floored.var_[:, 0], [14 / 3, 3.0])
 
 
-def test_play_tennis_seed002_tables():
+def test_play_tennis_lecture_tables():
     """α = (5/14, 9/14) and the conditional tables counted by hand from the lecture's 14 days."""
     ds = nbcore.load_dataset("play_tennis")
     clf = nbcore.CategoricalNB(smoothing=0.0).fit(ds.X, ds.y)

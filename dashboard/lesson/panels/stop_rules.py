@@ -27,10 +27,10 @@ def sidebar(classroom: bool) -> tuple[float | None, str]:
                    "tolerance under *Advanced*), or the course session's ‖θ_t − θ_t−1‖² < ε.")
         tol = urlguard.selectbox(st, "‖Δθ‖² < ε", THETA_TOLS, index=0, key=K_THETA_TOL,
                            format_func=lambda v: "off" if v is None else f"{v:.0e}")
-        norm = urlguard.radio(st, "Count ‖Δθ‖² as", ["parameters", "seed003"], key=K_THETA_NORM,
+        norm = urlguard.radio(st, "Count ‖Δθ‖² as", ["parameters", "both_values"], key=K_THETA_NORM,
                         format_func=lambda v: {"parameters": "each parameter once (α, β)",
-                                               "seed003": "the course session: both values of each binary feature"}[v],
-                        help="Seed 003 sums (Δθ_{k,i,a})² over a = 0 and a = 1. For a binary word "
+                                               "both_values": "the course session: both values of each binary feature"}[v],
+                        help="The course session sums (Δθ_{k,i,a})² over a = 0 and a = 1. For a binary word "
                              "θ_{k,i,1} = β and θ_{k,i,0} = 1 − β change by the same amount, so the β part "
                              "counts twice. Categorical and multinomial parameters already list every value.")
     return tol, norm
@@ -53,7 +53,7 @@ def stop_rule_numbers(f) -> dict:
     model = f.run.model
     return {"rel": rel,
             "parameters": squared_change(model, b.alpha, b.params, a.alpha, a.params, "parameters"),
-            "seed003": squared_change(model, b.alpha, b.params, a.alpha, a.params, "seed003")}
+            "both_values": squared_change(model, b.alpha, b.params, a.alpha, a.params, "both_values")}
 
 
 def show(f: Frame) -> None:
@@ -66,8 +66,8 @@ def show(f: Frame) -> None:
     c1.metric(f"|ΔL| / |L| at t={f.t}", f"{num['rel']:.2e}", help=f"Stops when ≤ {s.tol:.0e} (the tolerance).")
     c2.metric("‖Δθ‖², each parameter once", f"{num['parameters']:.4g}",
               help="Σ(Δα)² + Σ(Δβ)²: what nbcore reports as snapshot.delta by default.")
-    c3.metric("‖Δθ‖², the course session's sum", f"{num['seed003']:.4g}",
+    c3.metric("‖Δθ‖², the course session's sum", f"{num['both_values']:.4g}",
               help="Σ_b (Δθ_b)² + Σ_{k,i,a} (Δθ_{k,i,a})² over both values a of each binary feature.")
     rule = ("off" if s.theta_tol is None else f"< {s.theta_tol:.0e}, counted "
-            + ("as the course session writes it" if s.theta_norm == "seed003" else "once per parameter"))
+            + ("as the course session writes it" if s.theta_norm == "both_values" else "once per parameter"))
     st.caption(f"Stop rules in force: relative objective change ≤ {s.tol:.0e}; ‖Δθ‖² {rule} (sidebar → Stop rules).")

@@ -778,4 +778,4 @@ export default function (component) {
   };
 }
 
-export { decode };   // tests/app/test_player.py runs it under node against payload.py's encoder
+export { decode };   // tests/app/test_player_protocol.py runs it under node against payload.py's encoder

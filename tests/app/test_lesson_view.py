@@ -47,7 +47,7 @@ def click(at: AppTest, key: str) -> AppTest:
 @pytest.fixture
 def at() -> AppTest:
     # the synthetic set (600 × 30, known truth): what these tests were written against;
-    # the default page (real SMS text) is tested in tests/app/test_text_ui.py
+    # the default page (real SMS text) is tested in tests/app/test_text_settings.py
     return new_app(dataset="synthetic_spam")
 
 

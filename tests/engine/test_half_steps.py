@@ -70,14 +70,14 @@ def test_pending_e_step_survives_a_lambda_change():
     assert snap.smoothing == 0.5
 
 
-def test_seed003_norm_counts_both_values_of_a_binary_feature():
+def test_both_values_norm_counts_both_values_of_a_binary_feature():
     # the lesson's default: synthetic_spam, 90 % hidden, λ = 1, from the labelled rows, seed 0;
     # the same step: the engine reports 0.1358, the course session's formula 0.2697
     ds = nbcore.load_dataset("synthetic_spam")
     y, _ = nbcore.hide_labels(ds.y, fraction=0.9, random_state=0)
     X = ds.for_model("bernoulli")
     eng = EM(n_classes=2, smoothing=1.0, init="labeled", random_state=0).start(X, y)
-    s3 = EM(n_classes=2, smoothing=1.0, init="labeled", random_state=0, theta_norm="seed003").start(X, y)
+    s3 = EM(n_classes=2, smoothing=1.0, init="labeled", random_state=0, theta_norm="both_values").start(X, y)
     d_eng, d_s3 = eng.step().delta, s3.step().delta
     assert round(d_eng, 4) == 0.1358 and round(d_s3, 4) == 0.2697
     # the written-out the course session sum: Σ_b Δθ_b² + Σ_{k,i,a∈{0,1}} Δθ_{k,i,a}²
@@ -87,25 +87,25 @@ def test_seed003_norm_counts_both_values_of_a_binary_feature():
     assert abs(d_s3 - by_hand) < 1e-12
 
 
-def test_seed003_norm_changes_the_stop_and_not_other_models():
+def test_both_values_norm_changes_the_stop_and_not_other_models():
     ds = nbcore.load_dataset("synthetic_spam")
     y, _ = nbcore.hide_labels(ds.y, fraction=0.9, random_state=0)
     X = ds.for_model("bernoulli")
     runs = {n: EM(n_classes=2, init="labeled", tol=None, theta_tol=1e-6, theta_norm=n, max_iter=500).start(X, y)
-            for n in ("parameters", "seed003")}
+            for n in ("parameters", "both_values")}
     for r in runs.values():
         r.run_to_convergence()
         assert r.stop_reason == "theta"
-    assert runs["seed003"].iteration >= runs["parameters"].iteration
+    assert runs["both_values"].iteration >= runs["parameters"].iteration
     # categorical tables already list every value: the two definitions agree
     model = nbcore.get_model("multinomial")
     a = {"beta": np.array([[0.2, 0.5], [0.8, 0.5]])}
     b = {"beta": np.array([[0.3, 0.4], [0.7, 0.6]])}
-    assert squared_change(model, [0.5, 0.5], a, [0.4, 0.6], b, "seed003") == pytest.approx(0.02 + 0.04)
+    assert squared_change(model, [0.5, 0.5], a, [0.4, 0.6], b, "both_values") == pytest.approx(0.02 + 0.04)
 
 
 def test_bad_theta_norm_and_components_messages():
-    with pytest.raises(ValueError, match="theta_norm must be one of parameters, seed003"):
+    with pytest.raises(ValueError, match="theta_norm must be one of parameters, both_values"):
         EM(theta_norm="l2").start(TOY, TOY_Y)
     with pytest.raises(ValueError, match="components_per_class must be a whole number ≥ 1"):
         EM(components_per_class=0).start(TOY, TOY_Y)

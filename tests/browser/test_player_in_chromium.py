@@ -3,7 +3,7 @@
 The charts' numbers are compared with the same run computed here with nbcore (EM is
 deterministic), not with anything the player or the server reports. Screenshots go to
 artifacts/screenshots/ (player_start, player_mid_scrub, player_converged).
-Skipped without /usr/bin/chromium unless CI is set (as tests/browser/test_browser.py).
+Skipped without /usr/bin/chromium unless CI is set (as tests/browser/test_lesson_in_chromium.py).
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 7.3 / 7.4 — hostile inputs through the upload path, extreme settings, limits.
+"""Hostile inputs through the upload path, extreme settings, limits.
 
 * `dashboard.data.uploads.handle_upload(name, data)` fed generated files (hypothesis,
   bounded): random bytes, huge fields, thousands of columns, binary, mixed

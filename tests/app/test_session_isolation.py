@@ -1,4 +1,4 @@
-"""Issue 7.2 — session isolation.
+"""Session isolation: one student's upload, run or notice never reaches another session.
 
 Two students on one server: one uploads a CSV and runs EM, the other must see
 neither the file nor the run. Checked three ways:

@@ -1,4 +1,4 @@
-"""Issue 12: what hostile testing found, one test per defect (AppTest, no browser).
+"""What hostile use of the app found, one test per defect (AppTest, no browser).
 
 Each test was written before the fix and failed on the code of the time.
 """

@@ -1,4 +1,4 @@
-"""Issue 17's views under streamlit.testing: every number checked against a reference written here
+"""The teaching pages and lesson panels under streamlit.testing: every number checked against a reference written here
 (hand calculation, loops over documents, scipy / scikit-learn as oracles, or a published example)."""
 from __future__ import annotations
 
@@ -276,9 +276,9 @@ def test_lesson_stop_rule_numbers_are_the_issue_s_0_1358_and_0_2697():
     assert metric(at, "‖Δθ‖², each parameter once") == "0.1358"
     assert metric(at, "‖Δθ‖², the course session's sum") == "0.2697"
     ok(at.selectbox(key="theta_tol").set_value(1e-3).run())
-    ok(at.radio(key="theta_norm").set_value("seed003").run())
+    ok(at.radio(key="theta_norm").set_value("both_values").run())
     run = at.session_state["lesson"].run
-    assert run.settings.theta_tol == 1e-3 and run.settings.theta_norm == "seed003" and run.iteration == 1
+    assert run.settings.theta_tol == 1e-3 and run.settings.theta_norm == "both_values" and run.iteration == 1
     ok(at.button(key="converge").click().run())
     run = at.session_state["lesson"].run
     assert run.stop_reason == "theta" and run.current.delta < 1e-3

@@ -35,7 +35,7 @@ def _n(page) -> int:
 
 
 # The server-driven Play (player=off: the fallback when the browser player cannot run; the
-# player's own Pause is tested in tests/browser/test_player_browser.py).
+# player's own Pause is tested in tests/browser/test_player_in_chromium.py).
 # (speed, EM steps per tick) as in dashboard/controls.SPEEDS; long runs so Play is still going
 # when Pause is pressed: synthetic_spam at tol 1e-8 takes 31 iterations, play_tennis with every
 # label hidden 63 (16 ticks at "fast"; a light data set, so a loaded test machine still clicks in time).
