@@ -63,14 +63,12 @@ _NOT_LINKABLE = ("upload", "shared")
 
 def _payload_module():
     """``dashboard.lesson.player.payload`` (ChartLog), without importing Streamlit: the player package's
-    ``__init__`` mounts the Streamlit component, so the pure module is loaded from its file when
-    Streamlit is absent (a notebook or an installed wheel without the dashboard extra)."""
+    ``__init__`` mounts the Streamlit component, so unless the app has imported it already, the pure
+    module is loaded from its file (a notebook, or an installed wheel without the dashboard extra, never
+    pays for importing Streamlit). The app's later import finds it under its own name."""
     name = "dashboard.lesson.player.payload"
     if name in sys.modules:
         return sys.modules[name]
-    if importlib.util.find_spec("streamlit") is not None:
-        from dashboard.lesson.player import payload
-        return payload
     spec = importlib.util.spec_from_file_location(name, PLAYER_DIR / "payload.py")
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod
@@ -124,6 +122,22 @@ def prepared_from_run(run, *, y_true=None, class_names=None, feature_names=None,
                     list(feature_names) if feature_names is not None else [f"x{j}" for j in range(V)])
 
 
+def prepared_from_dataset(run, ds) -> Prepared:
+    """A :class:`Prepared` for a plain run on an ``nbcore`` data set: its names, texts, data card and true
+    labels (``y_true`` when the set has one, else ``y``) score the rows the run did not see."""
+    y_true = getattr(ds, "y_true", None)
+    y_eval = np.asarray(y_true if y_true is not None else ds.y)
+    y_obs = np.asarray(run.y)
+    try:
+        X = ds.for_model(run.settings.model)
+    except Exception:  # the data set cannot give this model's matrix: the run's own
+        X = run.Xp
+    K = int(run.n_classes)
+    names = list(getattr(ds, "class_names", None) or [str(k) for k in range(K)])
+    feats = list(getattr(ds, "feature_names", None) or [f"x{j}" for j in range(X.shape[1])])
+    return Prepared(ds, X, y_obs, (y_obs < 0) & (y_eval >= 0), y_eval, K, names, feats)
+
+
 def _unpack(run, prep):
     """(EMRun, Prepared, DataConfig or None, λ or None, iteration shown or None) from a LessonRun, an
     (EMRun, Prepared) pair, or a plain EMRun."""
@@ -132,6 +146,8 @@ def _unpack(run, prep):
         return lr.run, prep or lr.prep, lr.cfg, lr.smoothing, lr.t
     if prep is None:
         prep = prepared_from_run(run)
+    elif not isinstance(prep, Prepared):   # an nbcore data set
+        prep = prepared_from_dataset(run, prep)
     return run, prep, None, None, None
 
 
@@ -364,7 +380,7 @@ def status_text(run) -> str:
 def lesson_data(run, prep=None, *, cfg=None, smoothing=None, acc=None, base=None, t: int | None = None,
                 classroom: bool = False, pick: str | None = None, doc: int | None = None, speed: str = "normal",
                 app_url: str | None = None, converge: bool = False, max_docs: int = MAX_DOCS,
-                truth: bool = True, title: str | None = None) -> dict:
+                truth: bool = True, title: str | None = None, final: bool = True, token: str | None = None) -> dict:
     """Everything the offline page shows, as a JSON-able dict (see the module's docstring).
 
     ``run``: a ``LessonRun``, or an ``nbcore`` run with its ``prep`` (a plain run without one gets a
@@ -373,7 +389,9 @@ def lesson_data(run, prep=None, *, cfg=None, smoothing=None, acc=None, base=None
     (default: the one on screen, else the latest). ``converge``: step the run until EM stops first (a
     LessonRun's own run is stepped through :meth:`LessonRun.converge`, so the app's run moves with it).
     ``pick``: the parameter view (default: the data set's first). ``doc``: the maths panel's document
-    (default: the hidden one EM is least sure about under θ⁽⁰⁾, as in the app)."""
+    (default: the hidden one EM is least sure about under θ⁽⁰⁾, as in the app). ``final``: the file holds
+    the whole run (Play stops at its end); False for a view that asks for more (the notebook widget).
+    ``token``: the player's run id (a widget keeps one across updates, so Play goes on)."""
     lesson_run = run if hasattr(run, "converge") and hasattr(run, "cfg") else None
     if converge:
         if lesson_run is not None:
@@ -401,12 +419,15 @@ def lesson_data(run, prep=None, *, cfg=None, smoothing=None, acc=None, base=None
     if base is None:
         base = baseline_accuracy(run, prep, smoothing)
 
-    # the time-series charts: specs.series_specs, without the iteration marker (the player draws it)
-    series = [{"name": n, "ver": f"offline:{n}", "spec": _strip_template(s)}
+    # the time-series charts: specs.series_specs, without the iteration marker (the player draws it);
+    # a version per chart that changes when the chart does (the player redraws only those)
+    token = token or f"offline-{abs(hash((id(run), latest))) % 10 ** 8}"
+    lam_key = abs(hash(tuple(float(s.smoothing) for s in run.history))) % 10 ** 8
+    series = [{"name": n, "ver": f"{token}:{n}:{latest}:{lam_key}:{base}", "spec": _strip_template(s)}
               for n, s in specs.series_specs(run, prep, acc, base, fs)]
-    token = f"offline-{abs(hash((id(run), latest))) % 10 ** 8}"
     main = {
-        "role": "main", "sid": "offline", "run": token, "n": latest + 1, "done": True, "seq": 0, "t": t,
+        "role": "main", "sid": "offline", "run": token, "n": latest + 1,
+        "done": True if final else bool(run.done), "seq": 0, "t": t,
         "revealed": latest, "fps": FPS.get(speed, FPS["normal"]), "lowerWaiting": False,
         "acc": [numbers.percent(a) for a in acc],
         "accDelta": [numbers.delta_text(a, base) if base is not None and np.isfinite(a) else None for a in acc],
@@ -528,9 +549,12 @@ def export_html(data: dict) -> str:
 def export_lesson(run, prep=None, path=None, **options) -> Path:
     """Write the lesson run as one self-contained HTML file (works from file:// with the network off).
 
-    ``run``: a ``LessonRun``, or an ``nbcore`` run (with the lesson's ``prep`` when there is one);
+    ``run``: a ``LessonRun``, or an ``nbcore`` run with the lesson's ``prep`` or the ``nbcore`` data set it
+    ran on (its names, texts, data card and true labels), or alone;
     ``options``: see :func:`lesson_data` (``converge``, ``t``, ``classroom``, ``app_url``, ``pick``,
     ``doc``, ``max_docs``…). Returns the path written."""
+    if path is None and isinstance(prep, (str, Path)):   # export_lesson(run, "lesson.html")
+        prep, path = None, prep
     if path is None:
         raise TypeError("export_lesson needs a path to write the .html file to")
     path = Path(path)

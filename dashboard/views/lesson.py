@@ -12,7 +12,7 @@ import streamlit as st
 from dashboard.data import datasets, sharing, uploads
 from dashboard.lesson import guided, metrics, player, session
 from dashboard.lesson.frame import Frame
-from dashboard.lesson.panels import (class_emptied, climb, documents, exports, half_steps, history, maths,
+from dashboard.lesson.panels import (class_emptied, climb, documents, download, exports, half_steps, history, maths,
                                      metrics_row, notices, parameters, responsibilities, run_controls, stop_rules)
 from dashboard.ui import controls, page_kit, state, text_controls
 from dashboard.ui.controls import Settings
@@ -99,6 +99,7 @@ def live(speed: str, classroom: bool) -> None:
     documents.show(f)  # raw text, responsibilities, flips
     maths.show(f)
     exports.show(f, view)
+    download.show(f)  # the lesson as one offline HTML file
 
 
 def main() -> None:
