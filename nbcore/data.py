@@ -43,7 +43,7 @@ from .text import TextPipeline, vectorize
 __all__ = [
     "DataError", "Dataset", "MODELS_FOR_KIND",
     "TextPipeline", "datasets_dir", "guess_columns", "hide_labels", "inspect_csv",
-    "list_datasets", "load_dataset", "read_csv", "sample",
+    "list_datasets", "load_dataset", "read_csv", "read_shipped_csv", "sample",
 ]
 
 
@@ -262,6 +262,19 @@ def _load_spam_assassin(pipeline: TextPipeline | None = None) -> Dataset:
             texts.append(parts[3])
     return _text_dataset("spam_assassin", texts, labels, ["ham", "spam"],
                          pipeline or DEFAULT_PIPELINES["spam_assassin"])
+
+
+def read_shipped_csv(name: str, **read_options) -> Dataset:
+    """A shipped data set that is one plain CSV, ``datasets/<name>.csv``, read by
+    :func:`nbcore.read_csv` (``read_options``: ``label_column``, ``text_column``, ...), with
+    its one-line description from the registry and its data card ``datasets/<name>.md``.
+
+    This is the whole loader of a new tabular or text data set: one registry entry
+    ``"<name>": ("description", lambda: read_shipped_csv("<name>", label_column="label"))``."""
+    from dataclasses import replace
+
+    ds = read_csv(_shipped_file(f"{name}.csv"), **read_options)
+    return replace(ds, name=name, description=_REGISTRY[name][0], card=_card(name))
 
 
 _REGISTRY = {

@@ -1,0 +1,212 @@
+"""docs/extending.md's "how to add" recipes, each followed to the letter.
+
+A new event model is registered from the test (the recipe says "from your own code"). The page,
+the lesson panel and the data set are added to a copy of the repository, touching only the
+files the recipe names, and the copy's app runs in a fresh Python process under AppTest, so
+nothing of the real checkout is imported by mistake (the script asserts where its modules
+came from).
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from conftest import ROOT
+
+APP = str(ROOT / "dashboard" / "app.py")
+IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc")
+
+
+# ---- an event model -------------------------------------------------------------------------------
+
+def test_a_registered_event_model_is_offered_and_run_by_the_lesson_view():
+    import nbcore
+    from nbcore.models import register_model, unregister_model
+    from nbcore.models.multinomial import MultinomialModel
+
+    class CountsTwin(MultinomialModel):
+        """A new model in one class: the multinomial's maths under another name."""
+        name = "counts_twin"
+        title = "counts twin"
+        data_kinds = ("counts", "binary")
+
+    register_model(CountsTwin)
+    st.cache_data.clear()  # the shipped sets' model lists are cached per process
+    try:
+        at = AppTest.from_file(APP, default_timeout=180)
+        at.query_params["dataset"] = "sms_spam"
+        at.query_params["player"] = "off"
+        at.run()
+        assert not at.exception
+        radio = at.radio(key="model")
+        assert "counts_twin" in radio.options, radio.options
+        radio.set_value("counts_twin").run()
+        at.button(key="step").click().run()
+        assert not at.exception, [e.value for e in at.exception]
+        run = at.session_state["lesson"].run
+        assert run.model.name == "counts_twin" and run.iteration == 1
+        # the same numbers as the model it copies: the app adds nothing of its own
+        ds = nbcore.load_dataset("sms_spam")
+        twin = np.asarray(run.history[1].params["beta"])
+        prep = at.session_state["lesson"].prep
+        ref = nbcore.EM(model="multinomial", n_classes=2, smoothing=1.0, init="labeled", random_state=0,
+                        keep_resp=2).start(prep.X, prep.y_obs)
+        ref.step()
+        np.testing.assert_allclose(twin, np.asarray(ref.history[1].params["beta"]), rtol=1e-12)
+        assert ds.X.shape[0] == prep.X.shape[0]
+    finally:
+        unregister_model("counts_twin")
+        st.cache_data.clear()
+
+
+# ---- a page, a lesson panel, a data set: in a copy of the repository --------------------------------
+
+def _copy(tmp_path: Path, *parts: str) -> Path:
+    root = tmp_path / "repo"
+    for part in parts:
+        src = ROOT / part
+        if src.is_dir():
+            shutil.copytree(src, root / part, ignore=IGNORE)
+        else:
+            (root / part).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, root / part)
+    shutil.copytree(ROOT / ".streamlit", root / ".streamlit")
+    return root
+
+
+def _run_copy(root: Path, body: str, env: dict | None = None) -> dict:
+    """Run ``body`` (a script using ``at``, an AppTest of the copy's app) in a fresh process
+    whose imports resolve to the copy; returns what the script prints as JSON."""
+    script = textwrap.dedent(f"""
+        import json, sys
+        sys.path.insert(0, {str(root)!r})
+        from streamlit.testing.v1 import AppTest
+        at = AppTest.from_file({str(root / "dashboard" / "app.py")!r}, default_timeout=240)
+        import dashboard
+        assert dashboard.__file__.startswith({str(root)!r}), dashboard.__file__
+    """) + textwrap.dedent(body)
+    p = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True, timeout=600,
+                       env={**os.environ, **(env or {})})
+    assert p.returncode == 0, p.stderr[-3000:]
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def test_a_new_page_is_one_file_in_views_and_one_entry_in_pages(tmp_path):
+    root = _copy(tmp_path, "dashboard")
+    (root / "dashboard" / "views" / "hello.py").write_text(textwrap.dedent('''
+        """A page made by following docs/extending.md."""
+        import streamlit as st
+
+        from dashboard import pages
+        from dashboard.ui import page_kit
+
+        PAGE = page_kit.page_setup(pages.HELLO, "Made by following the recipe.")
+        dataset = page_kit.dataset_picker("hello_dataset", "toy_spam")
+        st.write(f"Hello from a new page, on {dataset}, chart font {PAGE.fs}.")
+    '''))
+    reg = root / "dashboard" / "pages.py"
+    src = reg.read_text()
+    src = src.replace("#: Navigation order.", 'HELLO = Page("views/hello.py", "Hello", ":material/waving_hand:")\n\n'
+                                              "#: Navigation order.")
+    src = src.replace("VOCABULARY)", "VOCABULARY, HELLO)")
+    reg.write_text(src)
+    got = _run_copy(root, """
+        at.switch_page("views/hello.py")
+        at.run()
+        print(json.dumps({"exc": [e.value for e in at.exception], "md": [m.value for m in at.markdown],
+                          "title": [t.value for t in at.title]}))
+    """)
+    assert not got["exc"], got["exc"]
+    assert any("Hello from a new page, on toy_spam, chart font 15." in m for m in got["md"]), got["md"]
+    assert any("Hello" in t for t in got["title"]), got["title"]
+
+
+def test_a_new_lesson_panel_is_one_module_and_one_call(tmp_path):
+    root = _copy(tmp_path, "dashboard")
+    (root / "dashboard" / "lesson" / "panels" / "hello.py").write_text(textwrap.dedent('''
+        """A lesson panel made by following docs/extending.md: α of the iteration on screen."""
+        import streamlit as st
+
+        from dashboard.lesson.frame import Frame
+
+
+        def show(f: Frame) -> None:
+            st.markdown(f"Hello panel: t = {f.t}, α = {f.snap.alpha[0]:.6f}")
+    '''))
+    view = root / "dashboard" / "views" / "lesson.py"
+    src = view.read_text()
+    assert "    metrics_row.show(f)\n" in src
+    src = src.replace("    metrics_row.show(f)\n", "    metrics_row.show(f)\n    hello.show(f)\n")
+    src = src.replace("from dashboard.lesson.frame import Frame\n",
+                      "from dashboard.lesson.frame import Frame\nfrom dashboard.lesson.panels import hello\n")
+    view.write_text(src)
+    got = _run_copy(root, """
+        at.query_params["dataset"] = "synthetic_spam"
+        at.query_params["player"] = "off"
+        at.run()
+        at.button(key="step").click().run()
+        run = at.session_state["lesson"].run
+        print(json.dumps({"exc": [e.value for e in at.exception], "md": [m.value for m in at.markdown],
+                          "alpha": float(run.history[1].alpha[0]), "t": run.iteration}))
+    """)
+    assert not got["exc"], got["exc"]
+    assert got["t"] == 1
+    assert f"Hello panel: t = 1, α = {got['alpha']:.6f}" in got["md"], [m for m in got["md"] if "Hello" in m]
+
+
+def test_a_new_data_set_is_a_file_a_card_and_one_registry_entry(tmp_path):
+    root = _copy(tmp_path, "dashboard", "nbcore", "datasets/toy_spam.csv", "datasets/toy_spam_queries.csv",
+                 "datasets/toy_spam.md")
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 80)
+    X = (rng.random((80, 5)) < np.where(y[:, None] == 1, 0.8, 0.2)).astype(int)
+    lines = ["sunny,windy,humid,cold,cloudy,label"] + [",".join(map(str, r)) + f",{'go' if c else 'stay'}"
+                                                        for r, c in zip(X.tolist(), y.tolist())]
+    (root / "datasets" / "outing.csv").write_text("\n".join(lines) + "\n")
+    (root / "datasets" / "outing.md").write_text("# outing\n\nEighty made-up days: go out or stay in.\n")
+    data = root / "nbcore" / "data.py"
+    src = data.read_text()
+    anchor = "_REGISTRY = {\n"
+    assert anchor in src
+    src = src.replace(anchor, anchor + '    "outing": ("Eighty made-up days: go out or stay in", '
+                                       'lambda: read_shipped_csv("outing", label_column="label")),\n')
+    data.write_text(src)
+    got = _run_copy(root, """
+        import nbcore
+        assert nbcore.__file__.startswith(sys.path[0]), nbcore.__file__
+        ds = nbcore.load_dataset("outing")
+        at.query_params["dataset"] = "outing"
+        at.query_params["player"] = "off"
+        at.run()
+        at.button(key="step").click().run()
+        lesson = at.session_state["lesson"]
+        print(json.dumps({"exc": [e.value for e in at.exception], "listed": list(nbcore.list_datasets()),
+                          "shape": list(ds.X.shape), "classes": list(ds.class_names), "models": list(ds.models),
+                          "lesson": [lesson.cfg.dataset, lesson.run.iteration, list(lesson.prep.X.shape)]}))
+    """, env={"NBCORE_DATASETS": str(root / "datasets")})
+    assert not got["exc"], got["exc"]
+    assert "outing" in got["listed"] and got["shape"] == [80, 5]
+    assert sorted(got["classes"]) == ["go", "stay"] and "bernoulli" in got["models"]
+    assert got["lesson"] == ["outing", 1, [80, 5]]
+
+
+@pytest.mark.parametrize("recipe", ["event model", "page", "lesson panel", "data set"])
+def test_the_docs_name_the_files_these_tests_touch(recipe):
+    doc = (ROOT / "docs" / "extending.md").read_text(encoding="utf-8")
+    files = {"event model": ["register_model"], "page": ["dashboard/views/", "dashboard/pages.py"],
+             "lesson panel": ["dashboard/lesson/panels/", "dashboard/views/lesson.py"],
+             "data set": ["datasets/", "nbcore/data.py", "_REGISTRY", "read_shipped_csv"]}[recipe]
+    article = "an" if recipe[0] in "aeiou" else "a"
+    section = doc.split(f"## How to add {article} {recipe}")[1].split("\n## ")[0]
+    for name in files:
+        assert name in section, (recipe, name)
