@@ -276,7 +276,8 @@ class Student:
             return await self.drag_player()
         if action in ("step", "converge", "reset", "play") and not self._usable(action):
             action = "reset" if self._usable("reset") else "hidden"
-        if action == "scrub" and not self._usable("scrub"):
+        scrub = self._scrub_key()
+        if action == "scrub" and scrub is None:
             action = "step" if self._usable("step") else "lam"
         if action == "hidden" and self._usable("hidden"):
             v = rng.randrange(10, 100, 5)
@@ -287,8 +288,8 @@ class Student:
             self.detail = f"lam={v}"
             return self._check(action, await s.set_value("lam", v))
         if action == "scrub":
-            w = s.widget("scrub")
-            return self._check(action, await s.set_value("scrub", rng.randint(int(w.proto.min), int(w.proto.max))))
+            w = s.widget(scrub)
+            return self._check(action, await s.set_value(scrub, rng.randint(int(w.proto.min), int(w.proto.max))))
         if action == "dataset" and self._usable("dataset"):
             opts = [o for o in s.widget("dataset").proto.options if o != "upload"]
             v = rng.choice(opts)
@@ -300,6 +301,12 @@ class Student:
             self.detail = action
             return self._check(action, await s.click(action))
         return True
+
+    def _scrub_key(self) -> str | None:
+        """The server's iteration scrubber (without the player): its key is scrub_<run serial>_<snapshots>,
+        the newest enabled one is on the page."""
+        keys = [k for k, w in self.s.widgets.items() if k.startswith("scrub_") and k[6:7].isdigit() and not w.disabled]
+        return keys[-1] if keys else None
 
     def _view(self, t: int, revealed: int, playing: bool) -> dict:
         h = self.s.component(PLAYER).head
@@ -343,6 +350,15 @@ class Student:
         why = "click"
         while True:
             now = time.perf_counter()
+            # the playhead moves at fps over the iterations the browser held until now (n from before
+            # the last need's answer): steps past the last one are time the playhead stood waiting
+            steps = int((now - advanced_at) * fps)
+            if steps:
+                advanced_at += steps / fps
+                if not done and t + steps > n - 1:
+                    self.stats.stall_s += (t + steps - (n - 1)) / fps
+                t = min(n - 1, t + steps)
+                revealed = max(revealed, t)
             h = s.component(PLAYER).head
             if h.get("run") != run:     # a new run (another student action cannot happen here; a rebuild)
                 why = "new run"
@@ -350,13 +366,6 @@ class Student:
             if int(h.get("n") or 1) != n or bool(h.get("done")) != done:
                 pending = 0.0           # the frames asked for have come
             n, done = int(h.get("n") or 1), bool(h.get("done"))
-            steps = int((now - advanced_at) * fps)
-            if steps:
-                advanced_at += steps / fps
-                if t >= n - 1 and not done:
-                    self.stats.stall_s += steps / fps     # the playhead waits for iterations
-                t = min(n - 1, t + steps)
-                revealed = max(revealed, t)
             if t >= n - 1 and done:
                 why = "end"
                 break
