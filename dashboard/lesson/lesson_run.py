@@ -251,6 +251,13 @@ class LessonRun:
         self.run = self.run.rewound(keep)
         self._ahead = None
 
+    def follow_latest(self) -> None:
+        """The server moved the run (Step, Run to convergence, Reset): the browser player jumps to
+        the latest iteration, and every iteration up to it counts as seen."""
+        self.player.seq += 1
+        self.player.playing = False
+        self.player.floor = 0 if self.run is None else len(self.run.history) - 1
+
     def set_stop_rule(self, theta_tol: float | None, theta_norm: str) -> None:
         """Continue the run with the course session's ‖Δθ‖² stop rule (history kept) if it changed."""
         run = self.run

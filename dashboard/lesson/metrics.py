@@ -6,7 +6,6 @@ import numpy as np
 
 import nbcore
 from nbcore.em import check_smoothing, one_hot_labels
-from dashboard.lesson import session
 from dashboard.lesson.numbers import score
 from dashboard.ui import state
 from dashboard.ui.controls import DataConfig
@@ -22,9 +21,9 @@ def proba_at(run, t: int) -> np.ndarray:
     return state.memo(("proba", int(t), lams), lambda: np.asarray(run.predict_proba(t=t)))
 
 
-def accuracy_series(run, prep: Prepared) -> list[float]:
-    """Accuracy on the hidden labels at every iteration (computed once per snapshot)."""
-    serial = session.lesson().serial
+def accuracy_series(run, prep: Prepared, serial: int) -> list[float]:
+    """Accuracy on the hidden labels at every iteration of the run built as ``serial`` (computed once
+    per snapshot, kept in the session)."""
     cache = state.get(state.ACC_CACHE)
     if not cache or cache["serial"] != serial:
         cache = {"serial": serial, "acc": []}

@@ -54,12 +54,11 @@ def remember_iteration() -> None:
 
 def on_step() -> None:
     """Step (→, Page Down, a clicker's "next"). The browser may show its result already."""
-    from dashboard.lesson import player
     lr = lesson()
     if lr.run is None or lr.run.done or lr.playing:
         return
     lr.step(1)
-    player.follow()
+    lr.follow_latest()
 
 
 def on_play(playing: bool) -> None:
@@ -70,11 +69,10 @@ def on_play(playing: bool) -> None:
 
 
 def on_reset() -> None:
-    from dashboard.lesson import player
     lr = lesson()
     was_playing = lr.playing
     lr.reset()
-    player.follow()
+    lr.follow_latest()
     # a whole-page rerun only when needed: Play stops (the interval changes) or the rebuild failed
     # (the error is shown above the fragment); otherwise only the fragment reruns
     if was_playing or lr.error:
@@ -92,7 +90,6 @@ def on_scrub(key: str) -> None:
 def advance(speed: str) -> None:
     """Move the run on: to convergence if that was asked for (with a progress bar), or one Play
     tick's worth of steps while the server plays."""
-    from dashboard.lesson import player
     lr = lesson()
     if lr.converge_pending:
         lr.converge_pending = False
@@ -100,7 +97,7 @@ def advance(speed: str) -> None:
             bar = st.progress(0.0, text="Running EM to convergence …")
             lr.converge(lambda frac, t: bar.progress(frac, text=f"Running EM … t = {t}"))
             bar.empty()
-            player.follow()
+            lr.follow_latest()
     if lr.playing:
         if lr.run.done:
             lr.playing = False

@@ -59,7 +59,7 @@ def current_frame(classroom: bool) -> Frame:
     lr = session.lesson()
     use_player = player.enabled()
     return Frame(run=lr.run, prep=lr.prep, cfg=lr.cfg, smoothing=lr.smoothing, t=lr.t, latest=lr.latest,
-                 view_t=lr.view_t, acc=metrics.accuracy_series(lr.run, lr.prep),
+                 view_t=lr.view_t, acc=metrics.accuracy_series(lr.run, lr.prep, lr.serial),
                  base=metrics.baseline_accuracy(lr.cfg, lr.smoothing, lr.prep), classroom=classroom,
                  fs=22 if classroom else 15, player=use_player,
                  playing=lr.playing or (use_player and player.playing()), serial=lr.serial)

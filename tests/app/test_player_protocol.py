@@ -174,7 +174,7 @@ def session(monkeypatch):
     """A plain dict as st.session_state, with a run of the default lesson at iteration 3."""
     import streamlit as st
 
-    from dashboard.lesson import player
+    from dashboard.lesson.session import lesson
     from dashboard.ui import state
     ss: dict = {}
     monkeypatch.setattr(st, "session_state", ss, raising=False)
@@ -183,12 +183,11 @@ def session(monkeypatch):
     run = nbcore.EM(n_classes=2, init="labeled", tol=None, max_iter=40, keep_resp=2,
                     random_state=0).start(ds.X, y_obs)
     state.init()
-    from dashboard.lesson.session import lesson
     lesson().run = run
     lesson().serial = 1
     for _ in range(3):
         run.step()
-    player.follow()
+    lesson().follow_latest()
     return ss
 
 

@@ -169,15 +169,6 @@ def shown(latest: int) -> int:
     return min(latest, int(latest if p.shown is None else p.shown)) if playing() else latest
 
 
-def follow() -> None:
-    """The server moved the run (Step, Run to convergence, Reset): the player jumps to the latest iteration."""
-    p = _p()
-    p.seq += 1
-    p.playing = False
-    run = lesson().run
-    p.floor = 0 if run is None else len(run.history) - 1
-
-
 def _token() -> str:
     return f"{_p().sid}-{lesson().serial}"
 
@@ -431,7 +422,7 @@ def show_params(where, *, run, prep, model: str, pick: str, font_size: int, clas
     # snapshot whose stored responsibilities were dropped (KEEP_RESP) is a new object, same parameters.
     log.run = run if nxt is None else nxt
     kept = log.follow([s.alpha for s in log.run.history])
-    log.run = None  # only the builders above read it, and only inside follow()
+    log.run = None  # only the builders above read it, and only inside log.follow()
     token = f"{_token()}-{abs(hash(key)) % 10 ** 8}"
     sent = p.sent if p.sent and p.sent[0] == token else (token, 0, 0, -1)
     sent = (sent[0], min(sent[1], kept), sent[2], sent[3])  # frames rebuilt (e.g. the one ahead, after a λ change)
