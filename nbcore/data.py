@@ -33,7 +33,7 @@ import numpy as np
 # the data set type, a teacher's CSV and label hiding live in their own modules; they are
 # re-exported here, where a user of ``nbcore.data`` has always found them
 from ._csv import DataError
-from ._columns import guess_columns, inspect_csv
+from ._columns import NOT_USED, guess_columns, inspect_csv
 from ._sampling import sample
 from .csv_reader import read_csv
 from .dataset import MODELS_FOR_KIND, Dataset
@@ -41,7 +41,7 @@ from .labels import hide_labels
 from .text import TextPipeline, vectorize
 
 __all__ = [
-    "DataError", "Dataset", "MODELS_FOR_KIND",
+    "DataError", "Dataset", "MODELS_FOR_KIND", "NOT_USED",
     "TextPipeline", "datasets_dir", "guess_columns", "hide_labels", "inspect_csv",
     "list_datasets", "load_dataset", "read_csv", "read_shipped_csv", "sample",
 ]

@@ -15,10 +15,9 @@ import pandas as pd
 import streamlit as st
 
 import nbcore
-from dashboard.ui import derive
 from dashboard import limits
-from nbcore._columns import NOT_USED
-from nbcore.data import inspect_csv
+from dashboard.ui import derive
+from nbcore.data import NOT_USED, inspect_csv
 
 K_LABEL, K_TEXT, K_IGNORE, K_HEADER = "up_label", "up_text", "up_ignore", "up_header"
 K_APPLY = "up_apply"
