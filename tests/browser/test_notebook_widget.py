@@ -1,0 +1,168 @@
+"""The lesson widget (dashboard/lesson/widget.py, nbcore.show) in a real JupyterLab, driven from Python.
+
+Starts a JupyterLab server on a free port (its settings and workspaces in a temporary folder), opens a
+notebook in Chromium and runs its cells one by one: the first shows the widget for an sms_spam run at
+t = 2, the next ones set ``w.t``, call ``w.step()`` (past the run's end: the run is stepped in the kernel)
+and ``w.play()``. After each, the chart drawn in the browser is checked against the same run computed
+here with nbcore. Screenshot: artifacts/screenshots/notebook_widget.png.
+Skipped, with the reason, without JupyterLab, anywidget, ipykernel or Chromium.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+
+import numpy as np
+import pytest
+
+import nbcore
+from conftest import ROOT, free_port
+from browser_kit import ARGS, CHROMIUM, require_chromium
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+for _mod, _why in (("jupyterlab", "JupyterLab"), ("anywidget", "anywidget"), ("ipykernel", "ipykernel")):
+    pytest.importorskip(_mod, reason=f"{_why} is not installed (pip install -e '.[test,widget]')")
+sync_api = require_chromium()
+
+SHOTS = ROOT / "artifacts" / "screenshots"
+TOKEN = "nbem-test"
+
+CELLS = [
+    f"import sys; sys.path.insert(0, {str(ROOT)!r})\n"
+    "import numpy as np, nbcore\n"
+    "ds = nbcore.load_dataset('sms_spam')\n"
+    "y_obs, _ = nbcore.hide_labels(np.asarray(ds.y), fraction=0.9, random_state=0)\n"
+    "run = nbcore.EM(model='bernoulli', n_classes=2, smoothing=1.0, init='labeled', random_state=0,\n"
+    "                tol=1e-6).start(ds.for_model('bernoulli'), y_obs)\n"
+    "run.step(); run.step()\n"
+    "w = nbcore.show(run, ds)\n"
+    "w",
+    "w.t = 1",
+    "w.step(3)",
+    "w.play()",
+    "print('kernel', w.t, w.latest, run.done)",
+]
+
+WIDGET = "() => { const el = document.querySelector('.nbo-widget'); return el && el.__nbemOffline ? el.__nbemOffline.P : null; }"
+STATE = f"() => {{ const P = ({WIDGET})(); return P && {{ t: P.t, n: P.n, playing: P.playing }}; }}"
+
+
+def expected_run(steps: int | None = None):
+    ds = nbcore.load_dataset("sms_spam")
+    y_obs, _ = nbcore.hide_labels(np.asarray(ds.y), fraction=0.9, random_state=0)
+    run = nbcore.EM(model="bernoulli", n_classes=2, smoothing=1.0, init="labeled", random_state=0,
+                    tol=1e-6).start(ds.for_model("bernoulli"), y_obs)
+    run.run_to_convergence()
+    return ds, np.asarray(y_obs), run
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("jupyter")
+    nb = {"cells": [{"cell_type": "code", "metadata": {}, "source": c, "outputs": [], "execution_count": None}
+                    for c in CELLS],
+          "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+          "nbformat": 4, "nbformat_minor": 5}
+    (tmp / "lesson.ipynb").write_text(json.dumps(nb), encoding="utf-8")
+    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(tmp / "cfg"), JUPYTERLAB_SETTINGS_DIR=str(tmp / "settings"),
+               JUPYTERLAB_WORKSPACES_DIR=str(tmp / "ws"), JUPYTER_RUNTIME_DIR=str(tmp / "rt"))
+    # no "news" or update notices over the notebook
+    (tmp / "settings" / "@jupyterlab" / "apputils-extension").mkdir(parents=True)
+    (tmp / "settings" / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    port = free_port()
+    log = open(tmp / "lab.log", "w")
+    proc = subprocess.Popen([sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
+                             "--ip=127.0.0.1", f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={tmp}", "--allow-root",
+                             "--LabApp.news_url=", "--ServerApp.open_browser=False"],
+                            stdout=log, stderr=subprocess.STDOUT, env=env, cwd=tmp)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 120
+        while True:
+            try:
+                urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=2)
+                break
+            except OSError:
+                if proc.poll() is not None or time.time() > deadline:
+                    pytest.fail("JupyterLab did not start:\n" + (tmp / "lab.log").read_text()[-3000:])
+                time.sleep(0.5)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+def run_cell(page, index: int):
+    """Run the notebook's cell ``index`` (Shift+Enter in its editor) and wait until the kernel is idle."""
+    cell = page.locator(".jp-Notebook .jp-Cell").nth(index)
+    cell.locator(".cm-content").click()
+    page.keyboard.press("Shift+Enter")
+    page.wait_for_function(
+        f"() => {{ const c = document.querySelectorAll('.jp-Notebook .jp-Cell')[{index}];"
+        " const p = c && c.querySelector('.jp-InputPrompt'); return p && /\\[\\d+\\]/.test(p.textContent); }",
+        timeout=120_000)
+
+
+def label(page) -> str:
+    return page.locator(".nbo-widget .nbp-label").inner_text()
+
+
+def acc_text(run, ds, y_obs, t) -> str:
+    return f"{nbcore.hidden_accuracy(run.predict(t=t), np.asarray(ds.y), y_obs < 0):.1%}"
+
+
+def test_widget_follows_python(lab):
+    ds, y_obs, run = expected_run()
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1100})
+        page.goto(f"{lab}/lab/tree/lesson.ipynb?token={TOKEN}", wait_until="domcontentloaded")
+        page.wait_for_selector(".jp-Notebook .jp-Cell .cm-content", timeout=120_000)
+        page.wait_for_function("() => { const s = document.querySelector('.jp-Notebook-ExecutionIndicator');"
+                               " return !s || s.getAttribute('data-status') === 'idle'; }", timeout=120_000)
+
+        run_cell(page, 0)                                                   # the widget, at t = 2
+        page.wait_for_function(f"() => {{ const P = ({WIDGET})(); return P && P.n === 3; }}", timeout=120_000)
+        page.wait_for_function("() => { const gd = document.querySelector('.nbo-widget .nbp-params .js-plotly-plot');"
+                               " return !!(gd && gd._fullLayout); }", timeout=60_000)
+        assert page.evaluate(STATE)["t"] == 2
+        assert label(page) == f"Iteration 2 of 2 · accuracy {acc_text(run, ds, y_obs, 2)}"
+
+        run_cell(page, 1)                                                   # w.t = 1
+        page.wait_for_function(f"() => ({WIDGET})().t === 1", timeout=30_000)
+        page.wait_for_timeout(300)
+        assert label(page) == f"Iteration 1 of 2 · accuracy {acc_text(run, ds, y_obs, 1)}"
+        drawn = page.evaluate("() => document.querySelector('.nbo-widget .nbo-metric[data-metric=\"Iteration\"]"
+                              " .nbo-metric-value').textContent")
+        assert drawn == "1"
+
+        run_cell(page, 2)                                                   # w.step(3): t 2, then two new steps
+        page.wait_for_function(f"() => {{ const P = ({WIDGET})(); return P.n === 5 && P.t === 4; }}", timeout=60_000)
+        page.wait_for_timeout(300)
+        assert label(page) == f"Iteration 4 of 4 · accuracy {acc_text(run, ds, y_obs, 4)}"
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.locator(".nbo-widget").screenshot(path=str(SHOTS / "notebook_widget.png"))
+
+        run_cell(page, 3)                                                   # w.play(): the run grows to convergence
+        latest = len(run.history) - 1
+        page.wait_for_function(f"() => {{ const P = ({WIDGET})(); return P.n === {latest + 1} && P.t === {latest}"
+                               " && !P.playing; }", timeout=120_000)
+        page.wait_for_timeout(600)
+        assert label(page) == f"Iteration {latest} of {latest} · accuracy {acc_text(run, ds, y_obs, latest)}"
+
+        run_cell(page, 4)                                                   # the kernel saw where the view stopped
+        page.wait_for_function("() => [...document.querySelectorAll('.jp-OutputArea-output')]"
+                               ".some(e => e.textContent.includes('kernel '))", timeout=30_000)
+        out = page.locator(".jp-OutputArea-output", has_text="kernel ").inner_text().split()
+        assert out[1:] == [str(latest), str(latest), "True"]
+        browser.close()
