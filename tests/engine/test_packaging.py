@@ -72,6 +72,7 @@ def venv_python(tmp_path_factory):
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     shutil.copytree(ROOT / "nbcore", src / "nbcore", ignore=ignore)
     shutil.copytree(ROOT / "datasets", src / "datasets", ignore=ignore)
+    shutil.copytree(ROOT / "dashboard", src / "dashboard", ignore=ignore)
     dist = tmp / "dist"
     cmd = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(src)]
     if _can_build_without_isolation():
@@ -142,3 +143,31 @@ def test_the_wheel_carries_the_licence_and_the_third_party_notice(venv_python):
         assert shipped in text, shipped
     assert not [n for n in names if n.endswith("py.typed")]          # no typing promise made
     assert "nbcore/_datasets/sms_spam.tsv" in names
+
+
+EXPORT = textwrap.dedent("""
+    import json, sys, numpy as np, nbcore
+    ds = nbcore.load_dataset("toy_spam")
+    y_obs, _ = nbcore.hide_labels(np.asarray(ds.y), fraction=0.5, random_state=0)
+    run = nbcore.EM(model=ds.models[0], n_classes=ds.n_classes, random_state=0).start(ds.for_model(ds.models[0]), y_obs)
+    run.run_to_convergence()
+    path = nbcore.export_lesson(run, ds, sys.argv[1])
+    import dashboard, dashboard.lesson.widget
+    page = path.read_text(encoding="utf-8")
+    print(json.dumps({"dashboard": dashboard.__file__, "size": len(page), "streamlit": "streamlit" in sys.modules,
+                      "player": "export default function" in page, "offline": "NBEMOffline" in page}))
+""")
+
+
+def test_installed_wheel_exports_an_offline_lesson(venv_python, tmp_path):
+    """nbcore.export_lesson from the installed wheel: the player's JS/CSS, the plotly.js build and the chart
+    theme are package data (the file inlines them all), and Streamlit is not needed."""
+    py, tmp = venv_python
+    env = {k: v for k, v in os.environ.items() if k not in ("NBCORE_DATASETS", "PYTHONPATH")}
+    res = subprocess.run([str(py), "-c", EXPORT, str(tmp_path / "lesson.html")], cwd=tmp, env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    assert out["dashboard"].startswith(str((tmp / "venv").resolve())), out["dashboard"]
+    assert out["player"] and out["offline"] and not out["streamlit"]
+    assert out["size"] > 500_000  # plotly.js (gzip + base64) is inside
