@@ -54,6 +54,37 @@ button div, button span { overflow: visible !important; }
 [data-testid="stMetricValue"], [data-testid="stMetricValue"] *,
 [data-testid="stMetricValue"] [data-testid="stMarkdownContainer"] p {
   font-size: clamp(1.2rem, 19cqi, 3rem) !important; line-height: 1.15; overflow-wrap: normal !important; }
+/* A short screen (a 1280x720 projector): the title, the numbers and the spacing give room, so that on
+   the lesson page the Step / Play controls and the first row of charts are on screen together. */
+@media (max-height: 820px) {
+  [data-testid="stMainBlockContainer"] { padding-top: 2.6rem !important; }
+  h1 { font-size: 1.9rem !important; padding: 0.1rem 0 0.2rem 0 !important; }
+  [data-testid="stMetricValue"], [data-testid="stMetricValue"] *,
+  [data-testid="stMetricValue"] [data-testid="stMarkdownContainer"] p { font-size: clamp(1.2rem, 19cqi, 2.1rem) !important; }
+  [data-testid="stMetricLabel"] p { font-size: clamp(0.9rem, 11cqi, 1.1rem) !important; }
+  [data-testid="stMainBlockContainer"] [data-testid="stVerticalBlock"] { gap: 0.55rem; }
+  [data-testid="stMainBlockContainer"] [data-testid="stCaptionContainer"] { font-size: 1rem !important; }
+  [data-testid="stMainBlockContainer"] button { min-height: 2.1rem; padding-top: 0.15rem; padding-bottom: 0.15rem; }
+}
+</style>"""
+
+# CSS every page gets (normal and classroom mode)
+BASE_CSS = """<style>
+/* A displayed formula wider than its column breaks after a relation or operator (KaTeX's break
+   points) instead of scrolling sideways: a region that scrolls must also take keyboard focus,
+   which a formula cannot. */
+.katex-display { overflow: visible !important; }
+.katex-display > .katex { white-space: normal !important; max-width: 100%; }
+.katex-display > .katex > .katex-html { white-space: normal !important; }
+/* Keyboard focus is always visible, in the text colour (3:1 against every background here). */
+button:focus-visible, a:focus-visible, summary:focus-visible, input:focus-visible,
+[role="tab"]:focus-visible, [tabindex]:focus-visible {
+  outline: 3px solid #111111 !important; outline-offset: 2px !important; }
+/* Motion only when the reader has not asked for less. */
+@media (prefers-reduced-motion: reduce) {
+  *, *::before, *::after { animation-duration: 0.001ms !important; animation-iteration-count: 1 !important;
+    transition-duration: 0.001ms !important; scroll-behavior: auto !important; }
+}
 </style>"""
 
 
@@ -78,6 +109,7 @@ def page_start(name: str) -> PageContext:
     state.init()
     sharing.apply_url()  # data=<id>: load the shared data set before any data-set picker is drawn
     urlguard.begin(name)
+    st.html(BASE_CSS)  # style only: goes to the page's event container, takes no room
     classroom = controls.classroom_toggle()
     if classroom:
         st.markdown(CLASSROOM_CSS, unsafe_allow_html=True)

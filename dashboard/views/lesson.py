@@ -81,10 +81,13 @@ def live(speed: str, classroom: bool) -> None:
     with top:
         notices.show(f)
         class_emptied.show(f)
-    metrics_row.show(f)
+    if not classroom:
+        metrics_row.show(f)
     run_controls.show(f)
     half_steps.show(f)  # E-step / M-step buttons, shortcuts
     truth_slot = history.show(f)
+    if classroom:  # a projector shows the controls and the charts on one screen first, the big numbers next
+        metrics_row.show(f)
     view, prev_view = parameters.views(f)
     parameters.show(f, view, prev_view, truth_slot)
     responsibilities.show(f)  # every document's responsibility

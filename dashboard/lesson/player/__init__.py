@@ -330,6 +330,9 @@ def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool,
         # the accuracy of each iteration as text, rounded once on the server (numbers.percent)
         "acc": [numbers.percent(a) for a in acc[: latest + 1]],
         "accDelta": _deltas(acc[: latest + 1], base),
+        # each iteration in words (the player's text summary, read by screen readers)
+        "words": state.memo(("player_words", _acc_version(run, acc[: latest + 1], base, 0)),
+                            lambda: _words(run, prep, acc[: latest + 1], base)),
         # each chart's own version: a λ change moves the supervised baseline (the accuracy chart) only,
         # so α and the likelihood are not redrawn
         "series": [{"name": n, "ver": vers[n], "spec": s} for n, s in series],
@@ -349,6 +352,7 @@ def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool,
         data["next"] = {"from": latest + 1, "n": latest + 2, "done": bool(nxt.done),
                         "acc": [numbers.percent(a) for a in acc_next],
                         "accDelta": _deltas(acc_next, base),
+                        "words": _words(nxt, prep, acc_next, base),
                         "series": [{"name": n, "ver": nvers[n], "spec": s} for n, s in nspecs]}
     with where:
         _COMPONENT(key=MAIN_KEY, data=data, default={"view": None}, on_view_change=_on_view,
@@ -358,6 +362,25 @@ def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool,
 def _deltas(acc, base) -> list:
     """Each iteration's "+9.3 pts vs supervised" as the metrics row prints it (None without one)."""
     return [numbers.delta_text(a, base) if base is not None and np.isfinite(a) else None for a in acc]
+
+
+def _words(run, prep, acc, base) -> list[str]:
+    """Each iteration's state in words, after "Iteration t of n: ": the class priors and the accuracy
+    against supervised-only ("α ham 0.87, spam 0.13; accuracy 97.0%, 9.3 points above supervised")."""
+    names = [str(c) for c in prep.class_names]
+    out = []
+    for i, snap in enumerate(run.history):
+        text = "α " + ", ".join(f"{n} {a:.2f}" for n, a in zip(names, np.asarray(snap.alpha, dtype=float)))
+        a = acc[i] if i < len(acc) else None
+        shown = numbers.percent(a)
+        if shown is not None:
+            text += f"; accuracy {shown}"
+            if base is not None:
+                d = (a - base) * 100
+                text += (", the same as supervised" if abs(d) < 0.05
+                         else f", {abs(d):.1f} points {'above' if d > 0 else 'below'} supervised")
+        out.append(text)
+    return out
 
 
 def _series(run, prep, acc, base, font_size: int):

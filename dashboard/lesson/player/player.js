@@ -18,13 +18,19 @@ const Q_MAX = 65534, Q_MISSING = 65535;
 const P = {
   sid: null, run: null,            // session id, run token (a new run resets the player)
   n: 0, done: false, t: 0, revealed: 0, playing: false, fps: 5,
-  acc: [], accDelta: [], seq: -1, pendingNeed: 0, lastAdvance: 0,
+  acc: [], accDelta: [], words: [], seq: -1, pendingNeed: 0, lastAdvance: 0,
   playId: Math.floor(Math.random() * 1e6),  // one per Play press: a late "need" of a paused play is ignored
   main: null, params: null,        // the two mounts' views
   stats: { draws: 0, distinct: 0, lastDrawn: -1, reacts: 0, backDraws: 0, swaps: 0, steps: 0, lams: 0, fast: 0, log: [] },
   plotlySource: null,              // where plotly.js came from: "bundle", "chunk" or "page" (read by tests)
 };
 if (typeof window !== "undefined") window.__nbemPlayer = P;   // read by the benchmark and the browser tests
+
+// The reader asked for less motion (prefers-reduced-motion): plotly draws every change at once (no
+// transition), and Play steps from one iteration to the next with nothing in between.
+const REDUCED = typeof window !== "undefined" && window.matchMedia ? window.matchMedia("(prefers-reduced-motion: reduce)") : null;
+P.reducedMotion = !!(REDUCED && REDUCED.matches);
+if (REDUCED && REDUCED.addEventListener) REDUCED.addEventListener("change", () => { P.reducedMotion = REDUCED.matches; });
 
 let plotlyPromise = null;
 let PL = null;   // the plotly.js this player draws with (kept: a later st.plotly_chart replaces window.Plotly)
@@ -141,9 +147,80 @@ function react(div, spec) {
     const ax = layout[k];
     if (/^[xy]axis\d*$/.test(k) && ax && typeof ax === "object" && ax.ticklabeloverflow === undefined) ax.ticklabeloverflow = "allow";
   }
+  if (P.reducedMotion) layout.transition = { duration: 0 };
+  // classroom mode on a short screen (a 1280x720 projector): a time-series chart is at most 45 % of the
+  // window high, so that the Step / Play controls above them and the first row of charts share one screen
+  const owner = div.__nbpBox;
+  if (P.classroom && owner && !owner.params && layout.height) layout.height = Math.min(layout.height, Math.max(280, Math.round(window.innerHeight * 0.45)));
   const title = layout.title;                                 // bold titles, as st.plotly_chart draws them
   if (title && typeof title.text === "string" && !title.text.startsWith("<b>")) title.text = `<b>${title.text}</b>`;
-  return PL.react(div, spec.data.map((t) => Object.assign({}, t)), layout, CONFIG);
+  const box = div.__nbpBox;
+  if (box) box.title = plainText(title && typeof title === "object" ? title.text : title);
+  return PL.react(div, spec.data.map((t) => Object.assign({}, t)), layout, CONFIG).then((gd) => { if (box) describe(box); return gd; });
+}
+
+// ---- words for screen readers: each chart's name, the iteration in a sentence, the data as a table ----
+function plainText(html) {
+  return String(html || "").replace(/<br\s*\/?>/gi, " ").replace(/<[^>]*>/g, "").replace(/\s+/g, " ").trim();
+}
+function summaryText() {
+  const w = P.words[P.t];
+  return `Iteration ${P.t} of ${Math.max(0, P.n - 1)}` + (w ? `: ${w}` : "");
+}
+function describe(box) {   // the chart's accessible name, and its table when the reader has opened it
+  const name = (box.title || box.name) + (box.params ? ` at iteration ${P.t}` : "");
+  if (box.wrap.getAttribute("aria-label") !== name) box.wrap.setAttribute("aria-label", name);
+  if (box.details && box.details.open) fillTable(box);
+}
+function cell(v) {
+  if (v === null || v === undefined) return "";
+  if (typeof v === "number") return Number.isInteger(v) ? String(v) : (Math.abs(v) >= 1000 ? v.toFixed(0) : v.toPrecision(4));
+  return plainText(v);
+}
+function tableOf(caption, head, rows) {
+  const t = document.createElement("table");
+  const c = document.createElement("caption"); c.textContent = caption; t.appendChild(c);
+  const hr = document.createElement("tr");
+  for (const h of head) { const th = document.createElement("th"); th.scope = "col"; th.textContent = h; hr.appendChild(th); }
+  const thead = document.createElement("thead"); thead.appendChild(hr); t.appendChild(thead);
+  const tb = document.createElement("tbody");
+  for (const r of rows) {
+    const tr = document.createElement("tr");
+    r.forEach((v, i) => { const e = document.createElement(i ? "td" : "th"); if (!i) e.scope = "row"; e.textContent = cell(v); tr.appendChild(e); });
+    tb.appendChild(tr);
+  }
+  t.appendChild(tb);
+  return t;
+}
+const TABLE_ROWS = 300;
+function fillTable(box) {   // what the chart draws, as tables: one per group of traces on the same x
+  const gd = box.gd, data = gd && gd.data, fl = gd && gd._fullLayout;
+  if (!data || !box.tables) return;
+  const out = [];
+  const last = box.params ? Infinity : P.revealed;   // the time series: iterations shown so far
+  const line = data.filter((tr) => tr.type !== "heatmap" && Array.isArray(tr.x) && Array.isArray(tr.y));
+  if (line.length) {
+    const horiz = line.every((tr) => tr.orientation === "h");
+    const keyOf = (tr) => (horiz ? tr.y : tr.x), valOf = (tr) => (horiz ? tr.x : tr.y);
+    const ax = fl && (horiz ? fl.yaxis : fl.xaxis);
+    const label = (k) => {
+      if (ax && Array.isArray(ax.tickvals) && Array.isArray(ax.ticktext)) { const i = ax.tickvals.indexOf(k); if (i >= 0) return ax.ticktext[i]; }
+      return k;
+    };
+    const keys = [];
+    for (const tr of line) for (const k of keyOf(tr)) if (!keys.includes(k) && keys.length < TABLE_ROWS) keys.push(k);
+    const rows = keys.filter((k) => typeof k !== "number" || k <= last + 0.5).map((k) => [label(k)].concat(line.map((tr) => {
+      const i = keyOf(tr).indexOf(k); return i >= 0 ? valOf(tr)[i] : null;
+    })));
+    const axTitle = ax && ax.title && ax.title.text ? plainText(ax.title.text) : (horiz ? "" : "iteration");
+    out.push(tableOf(box.title || box.name, [axTitle || ""].concat(line.map((tr, i) => plainText(tr.name) || `series ${i + 1}`)), rows));
+  }
+  for (const tr of data.filter((d) => d.type === "heatmap" && Array.isArray(d.z) && Array.isArray(d.z[0]))) {
+    const z = tr.z, cols = (tr.x || z[0].map((_, j) => j)).slice(0, 40);
+    const rows = z.slice(0, 60).map((r, i) => [tr.y ? tr.y[i] : i].concat(r.slice(0, 40)));
+    out.push(tableOf(plainText(tr.name) || box.title || box.name, [""].concat(cols.map(cell)), rows));
+  }
+  box.tables.replaceChildren(...out);
 }
 
 function placeMarkers(box) {
@@ -193,7 +270,7 @@ function stepNow(why) {
 function showNext(nx) {
   const m = P.main;
   if (!m || P.run !== nx.run || P.n !== nx.from) return;
-  P.n = nx.n; P.done = nx.done; P.acc = nx.acc; P.accDelta = nx.accDelta || [];
+  P.n = nx.n; P.done = nx.done; P.acc = nx.acc; P.accDelta = nx.accDelta || []; P.words = nx.words || P.words;
   P.t = P.n - 1; P.revealed = P.t;
   nx.series.forEach((s, i) => {
     const box = m.boxes[i];
@@ -211,6 +288,8 @@ function backDraw(box, spec, tag) {
   if (!box.back) {
     box.back = document.createElement("div");
     box.back.className = "nbp-back";
+    box.back.setAttribute("aria-hidden", "true");
+    box.back.__nbpBox = box;
     box.wrap.insertBefore(box.back, box.overlay);
   }
   box.backTag = tag;
@@ -463,6 +542,12 @@ function updateBar() {
   // fixed width (CSS): a label that grew would shrink the slider under a dragging mouse
   label.textContent = `Iteration ${P.t} of ${P.n - 1}` +
     (a === null || a === undefined ? "" : ` · accuracy ${a}`);
+  slider.setAttribute("aria-valuetext", `Iteration ${P.t} of ${Math.max(0, P.n - 1)}`);
+  // the state in a sentence: announced when it settles (not five times a second while playing)
+  const live = playing ? "off" : "polite";
+  if (m.summary.getAttribute("aria-live") !== live) m.summary.setAttribute("aria-live", live);
+  setText(m.summary, summaryText());
+  for (const box of m.boxes.concat(P.params ? P.params.boxes : [])) describe(box);
   syncMetrics();
 }
 
@@ -564,12 +649,26 @@ function chartBox(parent, name) {
   const wrap = document.createElement("div");
   wrap.className = "nbp-chart";
   wrap.dataset.chart = name;
+  wrap.setAttribute("role", "figure");
+  wrap.setAttribute("aria-label", name);
   const gd = document.createElement("div");
+  gd.setAttribute("aria-hidden", "true");   // plotly's SVG: its words are in the name, the summary and the table
   const overlay = document.createElement("div");
   overlay.className = "nbp-overlay";
-  wrap.append(gd, overlay);
+  const details = document.createElement("details");
+  details.className = "nbp-data";
+  details.innerHTML = "<summary>Data as a table</summary>";
+  const tables = document.createElement("div");
+  tables.className = "nbp-tables";
+  tables.tabIndex = 0;   // it scrolls: the keyboard must reach it too
+  tables.setAttribute("role", "region");
+  tables.setAttribute("aria-label", "Data of the chart");
+  details.appendChild(tables);
+  wrap.append(gd, overlay, details);
   parent.appendChild(wrap);
-  const box = { name, wrap, gd, overlay, marks: [], shown: null, ver: null };
+  const box = { name, wrap, gd, overlay, marks: [], shown: null, ver: null, details, tables, title: null };
+  gd.__nbpBox = box;
+  details.addEventListener("toggle", () => { if (details.open) fillTable(box); });
   return box;
 }
 
@@ -656,10 +755,12 @@ function mountMain(api, d) {
     el.className = "nbp-root" + (d.classroom ? " nbp-classroom" : "");
     el.innerHTML = '<div class="nbp-bar"><button type="button" class="nbp-play" data-testid="nbpPlay"></button>' +
       '<input type="range" class="nbp-slider" min="0" max="1" step="1" value="0" aria-label="Show iteration">' +
-      '<span class="nbp-label" aria-live="off"></span></div><div class="nbp-grid"></div>';
+      '<span class="nbp-label" aria-hidden="true"></span></div>' +
+      '<p class="nbp-summary" role="status" aria-live="polite" data-testid="nbpSummary"></p><div class="nbp-grid"></div>';
     root.appendChild(el);
     m = root.__nbp = { el, play: el.querySelector(".nbp-play"), slider: el.querySelector(".nbp-slider"),
-      label: el.querySelector(".nbp-label"), grid: el.querySelector(".nbp-grid"), boxes: [], shownPlaying: null };
+      label: el.querySelector(".nbp-label"), summary: el.querySelector(".nbp-summary"),
+      grid: el.querySelector(".nbp-grid"), boxes: [], shownPlaying: null };
     m.play.addEventListener("click", () => (P.playing ? pause("click") : play()));
     m.slider.addEventListener("input", () => {
       if (P.playing) { note("drag stops play"); P.playing = false; P.revealed = Math.max(P.revealed, P.t); }
@@ -679,6 +780,7 @@ function mountMain(api, d) {
   P.main = m;
   watchPaint(d);
   m.el.classList.toggle("nbp-classroom", !!d.classroom);
+  P.classroom = !!d.classroom;
 
   // run / frames bookkeeping
   const newRun = P.run !== d.run;
@@ -692,7 +794,7 @@ function mountMain(api, d) {
   P.sid = d.sid;
   if (d.tpl) P.tpl = d.tpl;
   if (d.n !== P.n || d.done !== P.done) P.pendingNeed = 0;   // the frames asked for have come
-  P.n = d.n; P.done = d.done; P.fps = d.fps; P.acc = d.acc || []; P.accDelta = d.accDelta || [];
+  P.n = d.n; P.done = d.done; P.fps = d.fps; P.acc = d.acc || []; P.accDelta = d.accDelta || []; P.words = d.words || [];
   P.next = d.next ? Object.assign({ run: d.run }, d.next) : null;
   P.lam = d.lam || null;
   note(`data n=${d.n} seq=${d.seq}/${P.seq} t=${d.t}`);
@@ -744,6 +846,7 @@ function mountParams(api, d) {
     v.el.innerHTML = "";
     v.el.style.gridTemplateColumns = d.widths.map((w) => `minmax(0, ${w}fr)`).join(" ");
     v.boxes = d.charts.map((n) => chartBox(v.el, n));
+    for (const b of v.boxes) b.params = true;
   }
   const log = mergeLog(d);
   if (!log) {                          // frames missing (a lost update): ask for all of them again
