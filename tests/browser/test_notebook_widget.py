@@ -105,8 +105,17 @@ def lab(tmp_path_factory):
 def run_cell(page, index: int):
     """Run the notebook's cell ``index`` (Shift+Enter in its editor) and wait until the kernel is idle."""
     cell = page.locator(".jp-Notebook .jp-Cell").nth(index)
-    cell.locator(".cm-content").click()
-    page.keyboard.press("Shift+Enter")
+    prompt = (f"() => {{ const c = document.querySelectorAll('.jp-Notebook .jp-Cell')[{index}];"
+              " const p = c && c.querySelector('.jp-InputPrompt'); return p && /\\[(\\d+|\\*)\\]/.test(p.textContent); }")
+    for attempt in range(3):  # a key press while the page is still settling can be lost: press again
+        cell.locator(".cm-content").click()
+        page.keyboard.press("Shift+Enter")
+        try:
+            page.wait_for_function(prompt, timeout=15_000)
+            break
+        except sync_api.TimeoutError:
+            if attempt == 2:
+                raise
     page.wait_for_function(
         f"() => {{ const c = document.querySelectorAll('.jp-Notebook .jp-Cell')[{index}];"
         " const p = c && c.querySelector('.jp-InputPrompt'); return p && /\\[\\d+\\]/.test(p.textContent); }",
@@ -151,7 +160,9 @@ def test_widget_follows_python(lab):
         page.wait_for_timeout(300)
         assert label(page) == f"Iteration 4 of 4 · accuracy {acc_text(run, ds, y_obs, 4)}"
         SHOTS.mkdir(parents=True, exist_ok=True)
-        page.locator(".nbo-widget").screenshot(path=str(SHOTS / "notebook_widget.png"))
+        page.evaluate("() => document.querySelector('.nbo-widget').scrollIntoView()")
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(SHOTS / "notebook_widget.png"))
 
         run_cell(page, 3)                                                   # w.play(): the run grows to convergence
         latest = len(run.history) - 1
