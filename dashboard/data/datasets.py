@@ -1,6 +1,7 @@
 """Data sets the dashboard offers: the shipped ones (cached across sessions) and the session's upload."""
 from __future__ import annotations
 
+import numpy as np
 import streamlit as st
 
 import nbcore
@@ -14,14 +15,35 @@ def dataset_names() -> tuple[list[str], dict[str, str]]:
     return list(listed), dict(listed)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@st.cache_resource(show_spinner=False, max_entries=16)
 def load_shipped(name: str, text=None):
-    """Shipped data sets are the same for everybody: cached across sessions.
+    """Shipped data sets are the same for everybody: one object per process, shared by every session
+    (``st.cache_data`` would unpickle a copy on every call: ~2 ms of each λ change and new session on
+    sms_spam). Its arrays are made read-only, so no session can change what another one reads.
 
     ``text``: a nbcore.text.TextPipeline for the text corpora (None = the set's own settings)."""
-    if text is None:
-        return nbcore.load_dataset(name)
-    return nbcore.load_dataset(name).with_pipeline(text, cap=limits.VOCABULARY_CAP)
+    ds = nbcore.load_dataset(name) if text is None else \
+        nbcore.load_dataset(name).with_pipeline(text, cap=limits.VOCABULARY_CAP)
+    return read_only(ds)
+
+
+def read_only(ds):
+    """``ds`` with every array it holds (X, labels, truth, queries) set read-only, in place."""
+    def freeze(a):
+        if isinstance(a, np.ndarray):
+            a.setflags(write=False)
+        elif hasattr(a, "data") and hasattr(a, "indices"):  # scipy.sparse compressed matrix
+            # canonical first (sorted indices, no duplicates): scipy sorts a matrix in place the first
+            # time a method needs it (X.max(), ...), which a read-only matrix would refuse
+            a.sum_duplicates()
+            for part in (a.data, a.indices, a.indptr):
+                part.setflags(write=False)
+        elif isinstance(a, dict):
+            for v in a.values():
+                freeze(v)
+    for name in ("X", "y", "y_true", "queries", "truth"):
+        freeze(getattr(ds, name, None))
+    return ds
 
 
 def default_pipeline(name: str):
@@ -61,18 +83,11 @@ def get_dataset(name: str, text=None):
     return load_shipped(name, text)
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def _shipped_models(name: str) -> tuple[str, ...]:
-    """A shipped set's models. Its own cache: load_shipped (st.cache_data) unpickles the whole data
-    set on every call, ~4 ms of every rerun for udhr_langid, for a few names."""
-    return tuple(load_shipped(name).models)
-
-
 def models_for(name: str) -> list[str]:
     try:
         if name in (controls.UPLOAD, controls.SHARED):
             return list(get_dataset(name).models)
-        return list(_shipped_models(name))
+        return list(load_shipped(name).models)
     except Exception:
         return ["bernoulli"]
 

@@ -16,6 +16,8 @@ the one-file HTML inline instead (:class:`InlineLesson`).
 """
 from __future__ import annotations
 
+import functools
+
 import html
 import sys
 import time
@@ -106,6 +108,7 @@ class InlineLesson:
         return Path(path)
 
 
+@functools.lru_cache(maxsize=1)  # the class only: no user data
 def _widget_class():
     import anywidget
     import traitlets
@@ -213,15 +216,9 @@ def _widget_class():
     return LessonWidget
 
 
-_CLASS = None
-
-
 def LessonWidget(run, prep=None, **options):
-    """The anywidget widget (anywidget imported on first use)."""
-    global _CLASS
-    if _CLASS is None:
-        _CLASS = _widget_class()
-    return _CLASS(run, prep, **options)
+    """The anywidget widget (anywidget imported on first use; the class is made once per process)."""
+    return _widget_class()(run, prep, **options)
 
 
 def show(run, prep=None, *, inline: bool | None = None, **options):

@@ -120,7 +120,8 @@ class BernoulliModel(EventModel):
         if params is not None:
             self.check_n_features(X, params["beta"].shape[0])
         check_binary(X)
-        if sp.issparse(X):
+        if sp.issparse(X) and X.nnz and not X.data.all():
+            X = X.copy()  # stored zeros are dropped from a copy: the caller's matrix is never changed
             X.eliminate_zeros()
         return X
 

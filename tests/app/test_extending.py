@@ -41,7 +41,8 @@ def test_a_registered_event_model_is_offered_and_run_by_the_lesson_view():
         data_kinds = ("counts", "binary")
 
     register_model(CountsTwin)
-    st.cache_data.clear()  # the shipped sets' model lists are cached per process
+    st.cache_data.clear()  # the shipped sets (and their model lists) are cached per process
+    st.cache_resource.clear()
     try:
         at = AppTest.from_file(APP, default_timeout=180)
         at.query_params["dataset"] = "sms_spam"
@@ -67,6 +68,7 @@ def test_a_registered_event_model_is_offered_and_run_by_the_lesson_view():
     finally:
         unregister_model("counts_twin")
         st.cache_data.clear()
+        st.cache_resource.clear()
 
 
 # ---- a page, a lesson panel, a data set: in a copy of the repository --------------------------------

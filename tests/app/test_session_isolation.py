@@ -138,8 +138,10 @@ def _decorator_names(fn) -> list[str]:
 # holds a data set a teacher *published* by link: the same bytes for everyone who has the
 # link, so one parse per process is the point; the store connection is per
 # process and configuration; _PARSES is a parse counter
-# (no user content). Anything else must stay per session.
-SHARED_ON_PURPOSE = {"dashboard/data/sharing.py"}
+# (no user content). dashboard/data/datasets.py keeps the *shipped* data sets, the same for
+# everyone, one object per process with read-only arrays (load_shipped; uploads never go there).
+# Anything else must stay per session.
+SHARED_ON_PURPOSE = {"dashboard/data/sharing.py", "dashboard/data/datasets.py"}
 
 
 def test_no_cache_resource_in_dashboard():
@@ -278,3 +280,20 @@ def test_two_websocket_sessions_on_one_server(server):
 
     a_status = asyncio.run(asyncio.wait_for(scenario(), timeout=120))
     assert a_status and "t = 3" in a_status[-1], a_status
+
+
+def test_shipped_data_sets_shared_by_every_session_are_read_only():
+    """load_shipped hands every session the same object: no session can write into it."""
+    import numpy as np
+    import pytest
+
+    from dashboard.data import datasets
+
+    for name in ("sms_spam", "synthetic_spam", "digits"):
+        ds = datasets.load_shipped(name)
+        assert datasets.load_shipped(name) is ds
+        X = ds.X
+        with pytest.raises(ValueError, match="read-only"):
+            (X.data if hasattr(X, "data") and not isinstance(X, np.ndarray) else X)[0] = 7
+        with pytest.raises(ValueError, match="read-only"):
+            ds.y[0] = 7

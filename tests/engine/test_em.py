@@ -330,3 +330,23 @@ def test_decreases_flags_falls_beyond_rounding_at_the_same_lambda_only():
     v = [-10.0, -9.0, -9.5, -9.5 - 1e-13, -8.0, -9.0]
     assert decreases(v) == [2, 5]                                    # 1e-13 is rounding
     assert decreases(v, smoothings=[1, 1, 1, 1, 0.5, 1]) == [2]      # λ changed before t = 5
+
+
+@pytest.mark.parametrize("model", ["bernoulli", "multinomial"])
+def test_em_never_changes_the_callers_matrix_and_reads_read_only_input(model):
+    """A data set shared by many sessions is read-only; a stored zero must not be dropped from it."""
+    import scipy.sparse as sp
+
+    X = sp.csr_matrix(np.array([[1., 0, 1], [0, 1, 1], [1, 1, 0], [0, 0, 1], [1, 0, 0]]))
+    X.data[0] = 0.0                       # an explicit (stored) zero
+    for part in (X.data, X.indices, X.indptr):
+        part.setflags(write=False)
+    before = (X.data.copy(), X.indices.copy(), X.indptr.copy())
+    y = np.array([0, 1, -1, -1, -1])
+    run = EM(model=model, n_classes=2, init="labeled", random_state=0).start(X, y)
+    run.step()
+    dense = EM(model=model, n_classes=2, init="labeled", random_state=0).start(X.toarray(), y)
+    dense.step()
+    for got, was in zip((X.data, X.indices, X.indptr), before):
+        np.testing.assert_array_equal(got, was)
+    np.testing.assert_allclose(run.current.params["beta"], dense.current.params["beta"], rtol=1e-12)

@@ -56,8 +56,10 @@ def documents_frame(proba: np.ndarray, proba_prev: np.ndarray | None, y_true: np
     proba: (N, K) p(y | x_i) under θ_t; proba_prev: the same under θ_{t−1} (None at t = 0).
     Columns: doc (row number), text, true, EM says, responsibility of the true class,
     confidence (largest responsibility), flipped (prediction changed since t − 1), correct;
-    with ``split`` = (present, absent) from the model's ``log_likelihood_by_presence`` and two classes, also the
-    log-odds class 1 : class 0 that the words present and the words absent contribute.
+    with ``split`` and two classes, also the log-odds class 1 : class 0 that the words present and the
+    words absent contribute: ``split`` is (present, absent) from the model's ``log_likelihood_by_presence``
+    for every row, or a function of the rows drawn returning them for those rows only (what the page
+    does: the table draws ``limit`` rows, and the split of every document costs two sparse products).
     """
     rows = np.asarray(rows, dtype=np.int64)
     P = np.asarray(proba, dtype=float)[rows]
@@ -99,7 +101,8 @@ def documents_frame(proba: np.ndarray, proba_prev: np.ndarray | None, y_true: np
         "correct": correct,
     })
     if split is not None and len(names) == 2:
-        present, absent = (np.asarray(a, dtype=float)[rows] for a in split)
+        present, absent = (np.asarray(a, dtype=float) for a in split(rows)) if callable(split) else \
+            (np.asarray(a, dtype=float)[rows] for a in split)
         with np.errstate(invalid="ignore"):
             df[f"words present {names[1]}:{names[0]}"] = present[:, 1] - present[:, 0]
             df[f"words absent {names[1]}:{names[0]}"] = absent[:, 1] - absent[:, 0]
@@ -163,8 +166,8 @@ def documents_panel(run, prep, t: int, model: str, classroom: bool = False) -> N
             st.dataframe(confusion, width="stretch")
         split = None
         if len(names) == 2 and nbcore.get_model(model).scores_absent_features:
-            split = state.memo(("docs_split", t), lambda: nbcore.get_model(model).log_likelihood_by_presence(
-                prep.X, run.history[t].params))
+            def split(shown_rows):  # the rows drawn only
+                return nbcore.get_model(model).log_likelihood_by_presence(prep.X[shown_rows], run.history[t].params)
         shown = state.memo(("docs_frame", t, sort),  # only the rows drawn are built
                            lambda: documents_frame(proba, prev, prep.y_eval, rows, texts, names, sort, split,
                                                    limit=_SHOW))
