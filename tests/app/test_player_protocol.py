@@ -107,7 +107,7 @@ def test_every_frame_rebuilds_the_servers_chart(name, builder):
     log.extend(len(run.history))
     assert len(log.frames) == len(run.history) == 13
     for t in range(len(run.history)):
-        got = pl.apply_patch(log.templates["c"], log.frames[t]["c"], log.strings.items)
+        got = apply_patch(log.templates["c"], log.frames[t]["c"], log.strings.items)
         _assert_same_chart(got, builder(ds, run, model, t))
 
 
@@ -376,3 +376,16 @@ def test_server_config_serves_the_bundle_and_watches_no_files():
     assert server["fileWatcherType"] == "none"
     from dashboard.lesson import player
     assert player.PLOTLY_BUNDLE.parent == ROOT / "dashboard" / "static"  # Streamlit serves <main script dir>/static
+
+
+def apply_patch(templates: list[dict], patch: dict, strings: list[str]) -> dict:
+    """What the player (player.js) does with a frame: the template's traces with the patched arrays."""
+    from dashboard.lesson.player import payload as pl
+
+    template = templates[patch["tpl"]]
+    data = [dict(t) for t in template["data"]]
+    for i, k, v in patch.get("d", []):
+        data[i][k] = pl.decode_array(v, strings)
+    layout = dict(template["layout"])
+    layout.update(patch.get("l", {}))
+    return {"data": data, "layout": layout}

@@ -153,17 +153,6 @@ def make_patch(spec: dict, templates: list[dict], strings: StringTable) -> dict:
     return out
 
 
-def apply_patch(templates: list[dict], patch: dict, strings: list[str]) -> dict:
-    """Reference implementation of what the player does with a frame (for tests)."""
-    template = templates[patch["tpl"]]
-    data = [dict(t) for t in template["data"]]
-    for i, k, v in patch.get("d", []):
-        data[i][k] = decode_array(v, strings)
-    layout = dict(template["layout"])
-    layout.update(patch.get("l", {}))
-    return {"data": data, "layout": layout}
-
-
 class ChartLog:
     """Frames of one or more charts of one run, built once per iteration and kept per session.
 
