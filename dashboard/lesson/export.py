@@ -84,8 +84,9 @@ def _merge(base: dict, over: dict) -> dict:
 
 
 def chart_template() -> dict:
-    """The plotly template the app's player draws with: the app's theme with Streamlit's light theme
-    merged in (``player.chart_template``, computed the same way here without Streamlit)."""
+    """The plotly template the player draws with, in the app, the offline file and the notebook: the
+    app's theme with Streamlit's light theme (``player/streamlit_theme.json``: fonts, greys, automargin,
+    left-aligned titles) merged in, as Streamlit's frontend does for st.plotly_chart."""
     streamlit_theme = json.loads((PLAYER_DIR / "streamlit_theme.json").read_text(encoding="utf-8"))
     tpl = dict(theme.TEMPLATE)
     tpl["layout"] = _merge(tpl.get("layout", {}), streamlit_theme)

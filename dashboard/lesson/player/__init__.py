@@ -41,9 +41,9 @@ import numpy as np
 import streamlit as st
 
 from dashboard.charts import lesson as lesson_charts
-from dashboard.charts import theme
 from dashboard.lesson import numbers
 from dashboard.lesson import specs
+from dashboard.lesson.export import chart_template
 from dashboard.lesson.lesson_run import PlayerState
 from dashboard.lesson.session import lesson
 from dashboard.ui import state
@@ -110,25 +110,7 @@ def plotly_sources() -> dict | None:
 _PLOTLY = plotly_sources()
 
 
-def _merge(base: dict, over: dict) -> dict:
-    out = dict(base)
-    for k, v in over.items():
-        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
-    return out
-
-
-def chart_template() -> dict:
-    """The plotly template as st.plotly_chart shows it: Streamlit's frontend merges its theme
-    (streamlit_theme.json: fonts, greys, automargin, left-aligned titles, read from the light
-    theme this app configures) into the figure's template. The player does the same, so its
-    charts look like the server-rendered ones."""
-    import json
-    streamlit_theme = json.loads((HERE / "streamlit_theme.json").read_text(encoding="utf-8"))
-    tpl = dict(theme.TEMPLATE)
-    tpl["layout"] = _merge(tpl.get("layout", {}), streamlit_theme)
-    return tpl
-
-
+#: the template the player draws with (the same one the offline file carries)
 TEMPLATE = chart_template()
 
 
