@@ -29,6 +29,67 @@ GREY = "#777777"
 TEMPLATE = go.Figure().to_dict()["layout"]["template"]
 
 
+# The charts' text colours. Streamlit's frontend draws tick labels, axis titles and colour-bar text in
+# #808495, 3.7:1 on the white chart background: under the 4.5:1 WCAG 2.1 AA asks of normal text.
+# AXIS_TEXT is 7.0:1 on white (the grey of the offline page's captions), LEGEND_TEXT and TITLE_TEXT
+# are Streamlit's own darker greys (14.8:1, 13.7:1). One source for the app's charts (readable(), every
+# chart goes through it in dashboard/ui/figures.py) and the player's template (export.chart_template).
+AXIS_TEXT = "#555867"
+LEGEND_TEXT = "#262730"
+TITLE_TEXT = "#2F2D2B"
+CHART_BACKGROUND = "#FFFFFF"
+
+#: the text colours as a plotly layout (template) fragment
+TEXT_LAYOUT = {
+    "font": {"color": AXIS_TEXT},
+    "title": {"font": {"color": TITLE_TEXT}},
+    "legend": {"font": {"color": LEGEND_TEXT}, "title": {"font": {"color": AXIS_TEXT}}},
+    "xaxis": {"tickfont": {"color": AXIS_TEXT}, "title": {"font": {"color": AXIS_TEXT}}},
+    "yaxis": {"tickfont": {"color": AXIS_TEXT}, "title": {"font": {"color": AXIS_TEXT}}},
+    "coloraxis": {"colorbar": {"tickfont": {"color": AXIS_TEXT}, "title": {"font": {"color": AXIS_TEXT}}}},
+    "hoverlabel": {"font": {"color": LEGEND_TEXT}},
+}
+_COLORBAR_TEXT = TEXT_LAYOUT["coloraxis"]["colorbar"]
+
+
+def _under(base: dict, over) -> dict:
+    """``over`` merged onto ``base`` (nested dicts; ``over``'s values win). A string title becomes
+    {"text": ...}."""
+    if isinstance(over, str):
+        over = {"text": over}
+    if not isinstance(over, dict):
+        return over if over is not None else base
+    out = dict(base)
+    for k, v in over.items():
+        out[k] = _under(out[k], v) if isinstance(out.get(k), dict) and (isinstance(v, dict) or k == "title") else v
+    return out
+
+
+def readable(spec: dict) -> dict:
+    """A copy of a chart spec whose text colours are TEXT_LAYOUT's wherever the chart did not choose
+    its own: in the figure's layout (every x and y axis, the legend, the colour bars), because
+    Streamlit's frontend writes its own greys into every chart's template, and a figure's layout wins
+    over its template. The spec itself is not changed (specs are cached and shared)."""
+    layout = dict(spec.get("layout") or {})
+    data = list(spec.get("data") or [])
+    axes = {"xaxis", "yaxis"} | {k for k in layout if k[:5] in ("xaxis", "yaxis") and k[5:].isdigit()}
+    for tr in data:
+        for letter in ("x", "y"):
+            ref = tr.get(letter + "axis")
+            if isinstance(ref, str) and ref[1:].isdigit():
+                axes.add(letter + "axis" + ref[1:])
+    for key in ("font", "title", "legend", "hoverlabel"):
+        layout[key] = _under(TEXT_LAYOUT[key], layout.get(key))
+    for key in axes:
+        layout[key] = _under(TEXT_LAYOUT[key[0] + "axis"], layout.get(key))
+    for key in [k for k in layout if k.startswith("coloraxis")]:
+        layout[key] = _under(TEXT_LAYOUT["coloraxis"], layout[key])
+    data = [dict(tr, colorbar=_under(_COLORBAR_TEXT, tr.get("colorbar")))
+            if tr.get("type") in ("heatmap", "contour", "histogram2d") and tr.get("showscale", True) is not False
+            else tr for tr in data]
+    return {**spec, "data": data, "layout": layout}
+
+
 class _Spec(go.Figure):
     """A go.Figure that hands its prepared dict spec to st.plotly_chart unchanged.
 

@@ -86,10 +86,12 @@ def _merge(base: dict, over: dict) -> dict:
 def chart_template() -> dict:
     """The plotly template the player draws with, in the app, the offline file and the notebook: the
     app's theme with Streamlit's light theme (``player/streamlit_theme.json``: fonts, greys, automargin,
-    left-aligned titles) merged in, as Streamlit's frontend does for st.plotly_chart."""
+    left-aligned titles) merged in, as Streamlit's frontend does for st.plotly_chart, and then the
+    app's readable text colours (``theme.TEXT_LAYOUT``, as the server's charts get them)."""
     streamlit_theme = json.loads((PLAYER_DIR / "streamlit_theme.json").read_text(encoding="utf-8"))
     tpl = dict(theme.TEMPLATE)
-    tpl["layout"] = _merge(tpl.get("layout", {}), streamlit_theme)
+    # the app's text colours last: Streamlit's grey (#808495) is 3.7:1 on white, theme.TEXT_LAYOUT's ≥ 4.5:1
+    tpl["layout"] = _merge(_merge(tpl.get("layout", {}), streamlit_theme), theme.TEXT_LAYOUT)
     return tpl
 
 

@@ -9,8 +9,9 @@ import streamlit as st
 
 import nbcore
 from dashboard.charts import smoothing as smoothing_charts
+from dashboard.charts import theme
 from dashboard import pages
-from dashboard.ui import derive, page_kit, urlguard
+from dashboard.ui import derive, figures, page_kit, urlguard
 
 PAGE = page_kit.page_setup(pages.SMOOTHING,
                          "λ pseudo-documents per class (eq. 14): what λ = 0 and λ → ∞ do to β and to accuracy.")
@@ -74,16 +75,28 @@ words = st.multiselect("Words to follow", feats, default=default_words, key="sm_
 c1, c2 = st.columns(2)
 betas = {w: B[:, feats.index(w), :] for w in words[:6]}
 if betas:
-    c1.plotly_chart(smoothing_charts.beta_vs_lambda_figure(lams, betas, names, FS, target=TARGET), key="sm_beta",
-                    config={"displayModeBar": False})
+    first = next(iter(betas))
+    b_first = betas[first]
+    figures.show_chart(
+        c1, smoothing_charts.beta_vs_lambda_figure(lams, betas, names, FS, target=TARGET), key="sm_beta",
+        name=f"Line chart: β of {len(betas)} word(s) against the smoothing λ, one line per class",
+        summary=(f"β of “{first}” goes from " + ", ".join(f"{n} {b_first[0, k]:.3f}" for k, n in enumerate(names))
+                 + f" at λ = 0 to " + ", ".join(f"{n} {b_first[-1, k]:.3f}" for k, n in enumerate(names))
+                 + f" at λ = {lams[-1]:.4g}: a large λ pulls every β towards {TARGET:g}."),
+        config={"displayModeBar": False})
 else:
     c1.info("Pick a word to follow.")
 if score.any():
-    c2.plotly_chart(smoothing_charts.accuracy_vs_lambda_figure(lams, [r["acc_supervised"] for r in res],
-                                                           [r["acc_em"] for r in res], FS,
-                                                           n_hidden=int(score.sum())),
-                    key="sm_acc", config={"displayModeBar": False})
     best = int(np.nanargmax([np.nan if r["acc_em"] is None else r["acc_em"] for r in res]))
+    figures.show_chart(
+        c2, smoothing_charts.accuracy_vs_lambda_figure(lams, [r["acc_supervised"] for r in res],
+                                                      [r["acc_em"] for r in res], FS, n_hidden=int(score.sum())),
+        key="sm_acc", name="Line chart: accuracy on the hidden labels against the smoothing λ, EM and supervised NB",
+        summary=(f"EM's accuracy goes from {theme.pct(res[0]['acc_em'])} at λ = 0 to a peak of "
+                 f"{res[best]['acc_em']:.1%} at λ = {lams[best]:.4g} and {theme.pct(res[-1]['acc_em'])} at "
+                 f"λ = {lams[-1]:.4g}; supervised NB goes from {theme.pct(res[0]['acc_supervised'])} to "
+                 f"{theme.pct(res[-1]['acc_supervised'])}."),
+        config={"displayModeBar": False})
     c2.caption(f"Best EM accuracy {res[best]['acc_em']:.1%} at λ = {lams[best]:.4g}; supervised NB at λ = 0: "
                f"{res[0]['acc_supervised']:.1%}, at λ = {lams[-1]:.4g}: {res[-1]['acc_supervised']:.1%}.")
 else:

@@ -1,0 +1,267 @@
+"""Every chart of the app outside the lesson's browser player goes through :func:`show_chart`.
+
+A chart is drawn inside a container of its own (``st.container(key=...)``: a div with the class
+``st-key-<key>_fig``) that holds
+
+* the plotly chart itself (``st.plotly_chart``, with the page's key, config and selection events);
+* a short text summary under it: a sentence with the chart's key numbers, written by the page;
+* an expander "Data as a table" with what the chart draws (:func:`figure_table`).
+
+A tiny components-v2 script (``figures.js``) then gives the container ``role="figure"``, the
+chart's name as ``aria-label`` and the summary as ``aria-describedby``, and hides plotly's SVG from
+screen readers (its words are in the name, the summary and the table). It re-applies all of this
+whenever Streamlit or plotly redraws inside the container.
+
+The text colours of every chart are made readable here too (:func:`dashboard.charts.theme.readable`):
+Streamlit's frontend writes its own grey (3.8:1 on white) into each chart's template, so the
+colours go into the figure's own layout, which wins over any template.
+
+Anything that comes from the data (data-set, class, column names) stays text: the summary is
+``st.text``, the tables ``st.dataframe`` (plain cells), the name is set with ``setAttribute``.
+
+:func:`figure_table` is pure (no Streamlit): the tests build figures by hand and read it.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+HERE = Path(__file__).resolve().parent
+#: at most this many rows per table (a histogram's raw values, a long sweep): the rest is said
+TABLE_ROWS = 300
+
+
+# ---- the chart's data as tables (no Streamlit) -------------------------------------------------------
+
+def plain(text) -> str:
+    """Chart text (plotly's HTML subset, escaped names) as plain text: tags dropped, entities read."""
+    s = re.sub(r"<br\s*/?>", " ", str(text or ""), flags=re.I)
+    s = re.sub(r"<[^>]*>", "", s)
+    return re.sub(r"\s+", " ", html.unescape(s)).strip()
+
+
+def _spec_of(fig) -> dict:
+    if isinstance(fig, dict):
+        return fig
+    return fig.to_dict()
+
+
+def _array(v) -> list | None:
+    """A trace's data array as a plain list (plotly's typed arrays decoded); None when absent."""
+    if v is None:
+        return None
+    if isinstance(v, dict) and "bdata" in v:
+        a = np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
+        if v.get("shape"):
+            a = a.reshape([int(n) for n in str(v["shape"]).split(",")])
+        return a.tolist()
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    if isinstance(v, (list, tuple)):
+        return [x.tolist() if isinstance(x, np.ndarray) else x for x in v]
+    return None
+
+
+def _value(v):
+    if v is None:
+        return np.nan
+    if isinstance(v, str):
+        return plain(v)
+    if isinstance(v, (float, np.floating)) and not np.isfinite(v):
+        return np.nan
+    return v
+
+
+def _axis_title(layout: dict, ref: str | None, letter: str) -> str:
+    """The title of axis ``ref`` ("x", "x2", "y3"; default the first) from the layout."""
+    ref = ref or letter
+    key = letter + "axis" + ref[1:]
+    title = (layout.get(key) or {}).get("title")
+    if isinstance(title, dict):
+        title = title.get("text")
+    return plain(title) if title else ""
+
+
+def _axis_ticks(layout: dict, ref: str | None, letter: str) -> dict:
+    """{tick value: tick text} of an axis whose ticks are named (a heatmap's class and word names)."""
+    ax = layout.get(letter + "axis" + (ref or letter)[1:]) or {}
+    vals, text = _array(ax.get("tickvals")), _array(ax.get("ticktext"))
+    if vals is None or text is None:
+        return {}
+    return {v: plain(t) for v, t in zip(vals, text)}
+
+
+def _unique(names: list[str]) -> list[str]:
+    seen: dict[str, int] = {}
+    out = []
+    for n in names:
+        n = n or "value"
+        if n in seen:
+            seen[n] += 1
+            n = f"{n} ({seen[n]})"
+        else:
+            seen[n] = 1
+        out.append(n)
+    return out
+
+
+def _cap(df: pd.DataFrame, title: str) -> tuple[str, pd.DataFrame]:
+    if len(df) > TABLE_ROWS:
+        return f"{title} (the first {TABLE_ROWS} of {len(df):,} rows)", df.iloc[:TABLE_ROWS]
+    return title, df
+
+
+def _heatmap(tr: dict, layout: dict, title: str) -> tuple[str, pd.DataFrame] | None:
+    z = _array(tr.get("z"))
+    if not z:
+        return None
+    z = [list(r) if isinstance(r, (list, tuple)) else [r] for r in z]
+    rows, cols = len(z), max(len(r) for r in z)
+    xs, ys = _array(tr.get("x")), _array(tr.get("y"))
+    xt, yt = _axis_ticks(layout, tr.get("xaxis"), "x"), _axis_ticks(layout, tr.get("yaxis"), "y")
+    xs = [xt.get(v, v) for v in (xs if xs is not None and len(xs) == cols else range(cols))]
+    ys = [yt.get(v, v) for v in (ys if ys is not None and len(ys) == rows else range(rows))]
+    df = pd.DataFrame([[_value(v) for v in r] + [np.nan] * (cols - len(r)) for r in z],
+                      index=pd.Index([str(_value(v)) for v in ys], name=_axis_title(layout, tr.get("yaxis"), "y") or "row"),
+                      columns=_unique([str(_value(v)) for v in xs]))
+    name = plain(tr.get("name")) or "values"
+    if df.index.name in df.columns:
+        df.index.name = df.index.name + " "
+    return _cap(df.reset_index(), f"{title}: {name} (rows: {df.index.name}; columns: "
+                                  f"{_axis_title(layout, tr.get('xaxis'), 'x') or 'column'})")
+
+
+def _histogram(tr: dict, layout: dict, title: str) -> tuple[str, pd.DataFrame] | None:
+    """A histogram's bin counts (the bins the trace asks for, else numpy's)."""
+    horizontal = tr.get("orientation") == "h"
+    vals = _array(tr.get("y" if horizontal else "x"))
+    if not vals:
+        return None
+    v = np.asarray([x for x in vals if x is not None], dtype=float)
+    v = v[np.isfinite(v)]
+    bins = tr.get("ybins" if horizontal else "xbins") or {}
+    if {"start", "end", "size"} <= set(bins):
+        edges = np.arange(float(bins["start"]), float(bins["end"]) + float(bins["size"]) / 2, float(bins["size"]))
+    else:
+        edges = np.histogram_bin_edges(v, bins=int(tr.get("nbinsx") or 0) or "auto")
+    counts, edges = np.histogram(v, bins=edges)
+    axis = _axis_title(layout, tr.get("yaxis" if horizontal else "xaxis"), "y" if horizontal else "x") or "value"
+    name = plain(tr.get("name")) or "count"
+    df = pd.DataFrame({f"{axis} from": edges[:-1], "to": edges[1:], name: counts})
+    return _cap(df, f"{title}: {name}, counts per bin")
+
+
+def figure_table(fig) -> list[tuple[str, pd.DataFrame]]:
+    """What a chart draws, as tables: ``[(title, DataFrame), ...]``.
+
+    Line, marker and bar traces that share their category or x values are one table (a column per
+    trace, named by the trace's name); other such traces a table each, with the axis titles as column
+    names. A heatmap is its z matrix with its row and column labels (tick texts where the axis names
+    its ticks). A histogram is its counts per bin. Text is plain (no HTML, entities read)."""
+    spec = _spec_of(fig)
+    layout = spec.get("layout") or {}
+    t = layout.get("title")
+    title = plain(t.get("text") if isinstance(t, dict) else t) or "Chart"
+    out: list[tuple[str, pd.DataFrame]] = []
+    groups: list[dict] = []   # traces on the same keys: {"key": [...], "axis": str, "cols": {name: values}, ...}
+    for tr in spec.get("data") or []:
+        kind = tr.get("type") or "scatter"
+        if kind in ("heatmap", "image"):
+            got = _heatmap(tr, layout, title)
+            if got:
+                out.append(got)
+            continue
+        if kind == "histogram":
+            got = _histogram(tr, layout, title)
+            if got:
+                out.append(got)
+            continue
+        horizontal = tr.get("orientation") == "h"
+        keys, vals = _array(tr.get("y" if horizontal else "x")), _array(tr.get("x" if horizontal else "y"))
+        if vals is None:
+            continue
+        if keys is None:
+            keys = list(range(len(vals)))
+        kx, vx = ("y", "x") if horizontal else ("x", "y")
+        key_axis = _axis_title(layout, tr.get(kx + "axis"), kx) or kx
+        val_axis = _axis_title(layout, tr.get(vx + "axis"), vx) or vx
+        ticks = _axis_ticks(layout, tr.get(kx + "axis"), kx)
+        keys = [ticks.get(k, k) if not isinstance(k, list) else str(k) for k in keys]
+        if len({type(k) for k in keys if k is not None}) > 1:   # some ticks named, others numbers: all text
+            keys = [None if k is None else str(k) for k in keys]
+        n = min(len(keys), len(vals))
+        keys, vals = [_value(k) for k in keys[:n]], [_value(v) for v in vals[:n]]
+        name = plain(tr.get("name")) or val_axis
+        mode = str(tr.get("mode") or "")
+        points = kind == "scatter" and "lines" not in mode and "markers" in mode and len(set(map(str, keys))) < n
+        for g in groups:   # same keys (and same key axis): one more column of that table
+            if not points and not g["points"] and g["axis"] == key_axis and g["key"] == keys:
+                g["cols"].append((name, vals))
+                break
+        else:
+            groups.append({"key": keys, "axis": key_axis, "val_axis": val_axis, "cols": [(name, vals)],
+                           "points": points})
+    for g in groups:
+        if g["points"]:   # a cloud of points: x and y per point, one table per trace
+            name, vals = g["cols"][0]
+            df = pd.DataFrame({g["axis"]: g["key"], g["val_axis"]: vals})
+            out.append(_cap(df, f"{title}: {name}"))
+            continue
+        names = _unique([n for n, _ in g["cols"]])
+        key_name = g["axis"] if g["axis"] not in names else g["axis"] + " "
+        df = pd.DataFrame({key_name: g["key"], **{n: v for n, (_, v) in zip(names, g["cols"])}})
+        label = title if len(groups) == 1 else f"{title}: " + ", ".join(names)
+        out.append(_cap(df, label))
+    return out
+
+
+# ---- drawing (Streamlit) --------------------------------------------------------------------------------
+
+def _register():
+    try:
+        from streamlit.components import v2
+        return v2.component("nbem_figure", js=(HERE / "figures.js").read_text(encoding="utf-8"),
+                            isolate_styles=False)
+    except Exception:  # components v2 missing or refused: the name is left out, the rest is drawn
+        return None
+
+
+_COMPONENT = _register()
+
+
+def _browser() -> bool:
+    """A browser will run the component's script (not streamlit.testing's AppTest)."""
+    from streamlit import config  # st.get_option hides "global.*" options
+    try:
+        return _COMPONENT is not None and not config.get_option("global.appTest")
+    except Exception:  # pragma: no cover - an option renamed in a future Streamlit
+        return _COMPONENT is not None
+
+
+def show_chart(where, fig, *, key: str, name: str, summary: str, **plotly_kwargs):
+    """Draw ``fig`` in ``where`` (st, a column, a container) with an accessible name (``name``), a
+    visible one- or two-sentence ``summary`` with the chart's key numbers, and its data as tables.
+    ``plotly_kwargs`` go to ``st.plotly_chart`` unchanged (``config``, ``on_select``,
+    ``selection_mode``, ``width``...); returns what it returns (the selection event, if any)."""
+    import streamlit as st
+    from dashboard.charts import theme
+
+    spec = theme.readable(_spec_of(fig))
+    box = where.container(key=f"{key}_fig")
+    with box:
+        event = st.plotly_chart(theme.figure(spec), key=key, **plotly_kwargs)
+        st.text(summary, width="stretch")
+        tables = figure_table(spec)
+        if tables:
+            with st.expander("Data as a table"):
+                for title, df in tables:
+                    st.text(title)
+                    st.dataframe(df, hide_index=True, width="stretch")
+        if _browser():
+            _COMPONENT(key=f"{key}_a11y", data={"box": f"{key}_fig", "name": str(name)})
+    return event
