@@ -5,7 +5,8 @@ A chart is drawn inside a container of its own (``st.container(key=...)``: a div
 
 * the plotly chart itself (``st.plotly_chart``, with the page's key, config and selection events);
 * a short text summary under it: a sentence with the chart's key numbers, written by the page;
-* an expander "Data as a table" with what the chart draws (:func:`figure_table`).
+* an expander "Data as a table" with what the chart draws (:func:`figure_table`), built when the
+  reader opens it (its ``on_change="rerun"``): a page that nobody asks for the tables of sends none.
 
 A tiny components-v2 script (``figures.js``) then gives the container ``role="figure"``, the
 chart's name as ``aria-label`` and the summary as ``aria-describedby``, and hides plotly's SVG from
@@ -256,12 +257,90 @@ def show_chart(where, fig, *, key: str, name: str, summary: str, **plotly_kwargs
     with box:
         event = st.plotly_chart(theme.figure(spec), key=key, **plotly_kwargs)
         st.text(summary, width="stretch")
-        tables = figure_table(spec)
-        if tables:
-            with st.expander("Data as a table"):
+        # the tables are built and sent only once the reader opens the expander (a rerun): most never do
+        table = st.expander("Data as a table", key=f"{key}_table", on_change="rerun")
+        with table:
+            if table.open:
+                tables = figure_table(spec)
                 for title, df in tables:
                     st.text(title)
                     st.dataframe(df, hide_index=True, width="stretch")
+                if not tables:
+                    st.text("Nothing is drawn in this chart yet.")
         if _browser():
             _COMPONENT(key=f"{key}_a11y", data={"box": f"{key}_fig", "name": str(name)})
     return event
+
+
+# ---- a name and a sentence from the figure itself (charts whose caller gives none) ----------------------
+
+def _kind(spec: dict) -> str:
+    kinds = {(tr.get("type") or "scatter") for tr in spec.get("data") or []}
+    if kinds <= {"bar"}:
+        return "Bar chart"
+    if kinds & {"heatmap", "image"}:
+        return "Heatmap"
+    if kinds <= {"histogram"}:
+        return "Histogram"
+    if kinds <= {"scatter"}:
+        modes = {str(tr.get("mode") or "lines") for tr in spec["data"]}
+        return "Line chart" if any("lines" in m for m in modes) else "Scatter plot"
+    return "Chart"
+
+
+def figure_name(fig) -> str:
+    """"Line chart: <the chart's title>" (the kind of chart from its traces, the title as plain text)."""
+    spec = _spec_of(fig)
+    t = (spec.get("layout") or {}).get("title")
+    title = plain(t.get("text") if isinstance(t, dict) else t)
+    return f"{_kind(spec)}: {title}" if title else _kind(spec)
+
+
+def _num(v, percent: bool) -> str:
+    if isinstance(v, str):
+        return v
+    if v is None or not np.isfinite(v):
+        return "—"
+    return f"{v:.1%}" if percent else f"{v:.3g}"
+
+
+def figure_summary(fig, limit: int = 4) -> str:
+    """A sentence with a chart's key numbers, read from its traces: each line's first and last value
+    (and its highest), each bar series' highest bar, a heatmap's range. For charts whose caller has no
+    sentence of its own (a page writes its own where it can say more)."""
+    spec = _spec_of(fig)
+    layout = spec.get("layout") or {}
+    bar = _kind(spec) == "Bar chart"
+    percent = any("%" in str((v or {}).get("tickformat", "")) for k, v in layout.items()
+                  if k[:5] in ("xaxis", "yaxis") and isinstance(v, dict))
+    parts = []
+    for title, df in figure_table(spec):
+        if df.empty:
+            continue
+        heat = "(rows:" in title
+        nums = df.select_dtypes("number")
+        if heat:
+            v = nums.to_numpy(dtype=float)
+            if np.isfinite(v).any():
+                parts.append(f"{v.shape[0]} rows × {v.shape[1]} columns of values from {np.nanmin(v):.3g} to "
+                             f"{np.nanmax(v):.3g}")
+            continue
+        key = df.columns[0]
+        for col in list(df.columns[1:])[:limit]:
+            s = pd.to_numeric(df[col], errors="coerce")
+            ok = s.notna().to_numpy()
+            if not ok.any():
+                continue
+            first, last = int(np.flatnonzero(ok)[0]), int(np.flatnonzero(ok)[-1])
+            top = int(s.idxmax())
+            keys = df[key]
+            if first == last:
+                parts.append(f"{col} {_num(s.iloc[first], percent)} at {key} {keys.iloc[first]}")
+            elif bar or df.shape[0] > 12:
+                parts.append(f"{col} highest at {key} {keys.iloc[top]} ({_num(s.iloc[top], percent)})")
+            else:
+                parts.append(f"{col} from {_num(s.iloc[first], percent)} at {key} {keys.iloc[first]} to "
+                             f"{_num(s.iloc[last], percent)} at {keys.iloc[last]}"
+                             + (f", highest {_num(s.iloc[top], percent)} at {keys.iloc[top]}"
+                                if top not in (first, last) else ""))
+    return ("; ".join(parts[: 2 * limit]) + ".") if parts else "No data drawn yet."

@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.charts import inspector as inspector_charts
-from dashboard.ui import derive
+from dashboard.ui import derive, figures
 
 #: Mitchell's new day (Machine Learning, 1997, §6.9.1): Sunny, Cool, High, Strong → No
 CLASSIC_DAY = {"Outlook": "Sunny", "Temperature": "Cool", "Humidity": "High", "Wind": "Strong"}
@@ -78,8 +78,12 @@ def new_day(ds, X, y_known, alpha, params, class_names, smoothing: float | None,
     left, right = st.columns([3, 2])
     left.dataframe(df, hide_index=True, width="stretch",
                    column_config={n: st.column_config.NumberColumn(format="%.4f") for n in names})
-    right.plotly_chart(inspector_charts.posterior_figure(post, names, font_size, title="p(y | day)"),
-                       key="insp_cat_post", config={"displayModeBar": False})
+    top = int(np.argmax(post))
+    figures.show_chart(right, inspector_charts.posterior_figure(post, names, font_size, title="p(y | day)"),
+                       key="insp_cat_post", name="Bar chart: the posterior p(class | day) of each class",
+                       summary=f"The posterior puts {names[top]} first at {post[top]:.1%}: "
+                               + ", ".join(f"{names[k]} {post[k]:.1%}" for k in range(K)) + ".",
+                       config={"displayModeBar": False})
     parts = []
     for k in range(K):
         fac = " \\cdot ".join([f"{alpha[k]:.3f}"] + [f"{terms[j, k]:.3f}" for j in range(len(feats))])

@@ -11,7 +11,7 @@ from dashboard.data import datasets
 from dashboard.charts import budget as budget_charts
 from dashboard.charts import event_models as event_models_charts
 from dashboard import pages
-from dashboard.ui import page_kit, urlguard
+from dashboard.ui import figures, page_kit, urlguard
 
 PAGE = page_kit.page_setup(pages.BUDGET,
                          "How many labels do you need? Supervised NB on the labelled documents alone vs EM that "
@@ -102,8 +102,14 @@ if len(models) > 1:
         g = df[df.model == m].groupby("n_labelled")
         curves[m] = {what: {"mean": g[col].mean().tolist(), "lo": g[col].min().tolist(), "hi": g[col].max().tolist()}
                      for what, col in (("supervised", "acc_supervised"), ("em", "acc_em"))}
-    st.plotly_chart(budget_charts.budget_models_figure(ns, curves, FS, n_seeds=int(n_seeds), uw=uw), key="lb_fig",
-                    config={"displayModeBar": False})
+    figures.show_chart(
+        st, budget_charts.budget_models_figure(ns, curves, FS, n_seeds=int(n_seeds), uw=uw), key="lb_fig",
+        name="Line chart: accuracy on the hidden labels against the number of labelled documents, per event model",
+        summary=" ".join(f"{event_models_charts.MODEL_TITLES[m].capitalize()}: EM {curves[m]['em']['mean'][0]:.1%} and "
+                         f"supervised {curves[m]['supervised']['mean'][0]:.1%} with {ns[0]} labels; "
+                         f"{curves[m]['em']['mean'][-1]:.1%} and {curves[m]['supervised']['mean'][-1]:.1%} with "
+                         f"{ns[-1]}." for m in models) + f" Means over {int(n_seeds)} seeds.",
+        config={"displayModeBar": False})
     cols = st.columns(len(models))
     for m, col in zip(models, cols):
         c = curves[m]
@@ -123,10 +129,17 @@ fig = budget_charts.budget_figure(
     agg["n_labelled"].tolist(),
     {"mean": agg["sup_mean"], "lo": agg["sup_lo"], "hi": agg["sup_hi"]},
     {"mean": agg["em_mean"], "lo": agg["em_lo"], "hi": agg["em_hi"]}, FS, n_seeds=int(n_seeds), uw=uw)
-st.plotly_chart(fig, key="lb_fig", config={"displayModeBar": False})
-
 gain = agg["em_mean"] - agg["sup_mean"]
 i_best = int(np.argmax(gain.to_numpy()))
+figures.show_chart(
+    st, fig, key="lb_fig",
+    name="Line chart: accuracy on the hidden labels against the number of labelled documents, EM and supervised NB",
+    summary=(f"With {int(agg['n_labelled'][0])} labels EM reaches {agg['em_mean'][0]:.1%} against "
+             f"{agg['sup_mean'][0]:.1%} for supervised NB; with {int(agg['n_labelled'].iloc[-1])}, "
+             f"{agg['em_mean'].iloc[-1]:.1%} against {agg['sup_mean'].iloc[-1]:.1%}. The biggest gain, "
+             f"{gain[i_best] * 100:+.1f} points, is at {int(agg['n_labelled'][i_best])} labels "
+             f"(means over {int(n_seeds)} seeds)."),
+    config={"displayModeBar": False})
 m1, m2, m3 = st.columns(3)
 m1.metric(f"EM with {int(agg['n_labelled'][0])} labels", f"{agg['em_mean'][0]:.1%}",
           delta=f"{gain[0] * 100:+.1f} pts vs supervised")

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 import nbcore
-from dashboard.ui import controls, page_kit, urlguard
+from dashboard.ui import controls, figures, page_kit, urlguard
 from dashboard.charts import climb as climb_charts
 from dashboard import pages
 from nbcore import bound
@@ -148,13 +148,33 @@ no_bound_yet = t == 0 and not e_done
 left, right = st.columns([3, 2])
 slice_fig = (_start_figure(sl["s"], sl["objective"], FS) if no_bound_yet else
              climb_charts.bound_slice_figure(sl["s"], sl["objective"], sl["bound"], sl["next_bound"], t, FS))
-left.plotly_chart(slice_fig, key="cl_slice", config={"displayModeBar": False})
+s_axis, obj_s = np.asarray(sl["s"], dtype=float), np.asarray(sl["objective"], dtype=float)
+top = int(np.nanargmax(obj_s))
+figures.show_chart(
+    left, slice_fig, key="cl_slice",
+    name=(f"Line chart: the objective along the straight line from θ_{t}" if no_bound_yet else
+          f"Line chart: the objective and the E-step's lower bound along the line from θ_{t} to θ_{t + 1}"),
+    summary=(f"Along the slice (s = {s_axis[0]:g} to {s_axis[-1]:g}) the objective goes from {obj_s[0]:.2f} "
+             f"to {obj_s[-1]:.2f} and is highest, {obj_s[top]:.2f}, at s = {s_axis[top]:.2f}"
+             + ("." if no_bound_yet else f"; the bound touches it at s = 0 ({c.objective_before:.2f}) and is highest "
+                                         f"at s = 1 ({c.bound_after:.2f}).")),
+    config={"displayModeBar": False})
 if e_done:
-    right.plotly_chart(climb_charts.climb_bars_figure(c.objective_before, c.bound_after, c.objective_after, FS),
-                       key="cl_bars", config={"displayModeBar": False})
+    figures.show_chart(
+        right, climb_charts.climb_bars_figure(c.objective_before, c.bound_after, c.objective_after, FS), key="cl_bars",
+        name=f"Bar chart: the objective at θ_{t}, the bound after the M-step and the objective at θ_{t + 1}",
+        summary=(f"L(θ_{t}) = {c.objective_before:.3f} ≤ bound at θ_{t + 1} = {c.bound_after:.3f} ≤ "
+                 f"L(θ_{t + 1}) = {c.objective_after:.3f}: the objective rose by "
+                 f"{c.objective_after - c.objective_before:.3f}."),
+        config={"displayModeBar": False})
 else:
-    right.plotly_chart(climb_charts.climb_history_figure(objs, [x.bound_after for x in climbs[:t]], t, FS),
-                       key="cl_hist", config={"displayModeBar": False})
+    figures.show_chart(
+        right, climb_charts.climb_history_figure(objs, [x.bound_after for x in climbs[:t]], t, FS), key="cl_hist",
+        name=f"Line chart: the objective L(θ) at iterations 0 to {t}",
+        summary=(f"The objective goes from {objs[0]:.3f} at t = 0 to {objs[-1]:.3f} at t = {len(objs) - 1}"
+                 + (", never falling." if all(b >= a - 1e-9 for a, b in zip(objs, objs[1:])) else
+                    ", falling at least once.")),
+        config={"displayModeBar": False})
 st.caption("Press **E-step**: the bound it builds touches the objective at θ_0, and the chart shows it and "
            "where the M-step will take θ." if no_bound_yet else
            "The slice: every parameter moves together along the straight line from θ_t (s = 0) to θ_{t+1} "

@@ -10,7 +10,7 @@ import nbcore
 from dashboard.charts import coin as coin_charts
 from dashboard.charts import theme
 from dashboard import pages
-from dashboard.ui import page_kit, urlguard
+from dashboard.ui import figures, page_kit, urlguard
 from nbcore import coin
 
 PAGE = page_kit.page_setup(pages.COIN,
@@ -76,16 +76,27 @@ m4.metric("θ_MAP", "—" if not np.isfinite(map_) else f"{map_:.4f}",
 
 c1, c2 = st.columns(2)
 half = theme.chart_width(FS, 2)  # chart text is wrapped for the width the chart gets
-c1.plotly_chart(coin_charts.coin_posterior_figure(grid, coin.posterior_curve(0, 0, a, b, grid),
-                                                   coin.posterior_curve(h, t_, a, b, grid), mle, map_, truth, FS,
-                                                   title=f"Prior Beta({a:g}, {b:g}) → posterior Beta({h + a:g}, {t_ + b:g})",
-                                                   width=half),
-                key="coin_post", config={"displayModeBar": False})
+figures.show_chart(
+    c1, coin_charts.coin_posterior_figure(grid, coin.posterior_curve(0, 0, a, b, grid),
+                                          coin.posterior_curve(h, t_, a, b, grid), mle, map_, truth, FS,
+                                          title=f"Prior Beta({a:g}, {b:g}) → posterior Beta({h + a:g}, {t_ + b:g})",
+                                          width=half),
+    key="coin_post", name=f"Line chart: the prior Beta({a:g}, {b:g}) and the posterior Beta({h + a:g}, {t_ + b:g}) of θ",
+    summary=(f"After {h} heads and {t_} tails the posterior of θ peaks at θ_MAP = "
+             + ("—" if not np.isfinite(map_) else f"{map_:.3f}") + "; θ_MLE = "
+             + ("— (no flips yet)" if not np.isfinite(mle) else f"{mle:.3f}")
+             + ("" if truth is None else f"; the true θ is {truth:g}") + "."),
+    config={"displayModeBar": False})
 ns = list(range(1, n_total + 1))
-c2.plotly_chart(coin_charts.coin_estimates_figure(
-    ns, [coin.coin_mle(flips[:n].count("H"), flips[:n].count("T")) for n in ns],
-    [coin.coin_map(flips[:n].count("H"), flips[:n].count("T"), a, b) for n in ns], truth, n_seen, FS, width=half),
-    key="coin_path", config={"displayModeBar": False})
+mles = [coin.coin_mle(flips[:n].count("H"), flips[:n].count("T")) for n in ns]
+maps = [coin.coin_map(flips[:n].count("H"), flips[:n].count("T"), a, b) for n in ns]
+figures.show_chart(
+    c2, coin_charts.coin_estimates_figure(ns, mles, maps, truth, n_seen, FS, width=half),
+    key="coin_path", name="Line chart: θ_MLE and θ_MAP after each flip",
+    summary=(f"After the first flip θ_MLE = {mles[0]:.3f} and θ_MAP = {maps[0]:.3f}; after all {len(ns)} flips "
+             f"θ_MLE = {mles[-1]:.3f} and θ_MAP = {maps[-1]:.3f}" + ("" if truth is None else f" (true θ {truth:g})")
+             + "." if ns else "No flips."),
+    config={"displayModeBar": False})
 
 st.latex(r"\theta_{MLE}=\frac{\alpha_H}{\alpha_H+\alpha_T},\qquad p(\theta\mid D)\propto "
          r"\theta^{\alpha_H+a-1}(1-\theta)^{\alpha_T+b-1}=\mathrm{Beta}(\alpha_H+a,\ \alpha_T+b),\qquad "
@@ -167,9 +178,13 @@ with e1:
                 f"{tot['B: ≈ tails']:.2f}) = **{step.theta[1]:.4f}**"
                 + (f"; π_A = mean r(A) = **{step.pi[0]:.4f}**" if est_pi else " (π fixed at ½)"))
 with e2:
-    st.plotly_chart(coin_charts.two_coin_figure(np.array([s.theta for s in path]),
-                                                 [s.log_likelihood for s in path], t, FS,
-                                                 width=theme.chart_width(FS, 1, 2 / 5) - 8),  # the [3, 2] row's right
-                    key="coin_two", config={"displayModeBar": False})
+    figures.show_chart(
+        st, coin_charts.two_coin_figure(np.array([s.theta for s in path]), [s.log_likelihood for s in path], t, FS,
+                                        width=theme.chart_width(FS, 1, 2 / 5) - 8),  # the [3, 2] row's right
+        key="coin_two", name="Line chart: θ_A, θ_B and the log-likelihood over the EM iterations of the two-coin problem",
+        summary=(f"θ_A goes from {path[0].theta[0]:.3f} to {path[-1].theta[0]:.3f} and θ_B from {path[0].theta[1]:.3f} "
+                 f"to {path[-1].theta[1]:.3f} in {len(path) - 1} iterations; the log-likelihood rises from "
+                 f"{path[0].log_likelihood:.2f} to {path[-1].log_likelihood:.2f}."),
+        config={"displayModeBar": False})
 st.caption(f"After {len(path) - 1} iterations: θ_A = {path[-1].theta[0]:.4f}, θ_B = {path[-1].theta[1]:.4f}. "
            "The log-likelihood never goes down (see **Why EM climbs**).")

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 import nbcore
-from dashboard.ui import page_kit, urlguard
+from dashboard.ui import figures, page_kit, urlguard
 from dashboard.charts import components as components_charts
 from dashboard import pages
 from nbcore.experiments import compare_components
@@ -63,8 +63,14 @@ except ValueError as e:
 
 sup, em = res["supervised"], res["em"]
 c1, c2 = st.columns([3, 2])
-c1.plotly_chart(components_charts.components_accuracy_figure(ms, em, sup, FS), key="cp_fig",
-                config={"displayModeBar": False})
+em_mean = [float(np.nanmean(np.asarray(e, dtype=float))) for e in em]
+best_m = int(np.nanargmax(em_mean))
+figures.show_chart(
+    c1, components_charts.components_accuracy_figure(ms, em, sup, FS), key="cp_fig",
+    name="Chart: accuracy on the hidden labels against the number of components per class m",
+    summary=(f"Mean over {len(sup)} seeds: supervised NB {float(np.nanmean(np.asarray(sup, dtype=float))):.1%}; EM "
+             + ", ".join(f"m = {m} {v:.1%}" for m, v in zip(ms, em_mean)) + f" (best: m = {ms[best_m]})."),
+    config={"displayModeBar": False})
 table = pd.DataFrame({"seed": res["seeds"], "supervised NB": sup,
                       **{f"EM, m = {m}": em[i] for i, m in enumerate(ms)}})
 with c2:
@@ -123,9 +129,13 @@ def component_pictures(dataset: str, hidden: int, smoothing: float, m: int, seed
 shape = getattr(ds, "image_shape", None)
 if shape and page_kit.is_shared(dataset):
     beta, alpha = component_pictures(dataset, int(hidden), float(smoothing), int(m_show), int(seed_show))
-    st.plotly_chart(components_charts.component_images_figure(beta, tuple(shape), K, int(m_show), names, alpha, FS,
-                                                         title=f"β of every component (m = {m_show}, seed {seed_show})"),
-                    key="cp_images", config={"displayModeBar": False})
+    figures.show_chart(
+        st, components_charts.component_images_figure(beta, tuple(shape), K, int(m_show), names, alpha, FS,
+                                                      title=f"β of every component (m = {m_show}, seed {seed_show})"),
+        key="cp_images", name=f"Images: β of each of the {K * int(m_show)} components, {shape[0]}×{shape[1]} pixels each",
+        summary=(f"{K} classes × {int(m_show)} components; the components' weights α range from "
+                 f"{float(np.min(alpha)):.3f} to {float(np.max(alpha)):.3f}."),
+        config={"displayModeBar": False})
     st.dataframe(pd.DataFrame(alpha.reshape(K, int(m_show)), index=names,
                               columns=[f"α, component {j + 1}" for j in range(int(m_show))]).T,
                  width="stretch", column_config={n: st.column_config.NumberColumn(format="%.3f") for n in names})

@@ -15,7 +15,7 @@ from nbcore.models.bernoulli import binarize
 from dashboard.charts import event_models as event_models_charts
 from dashboard.charts import theme
 from dashboard import pages
-from dashboard.ui import controls, derive, page_kit, state
+from dashboard.ui import controls, derive, figures, page_kit, state
 from dashboard.lesson import numbers
 from dashboard.lesson.lesson_run import status_line
 from dashboard.ui import urlguard
@@ -154,9 +154,14 @@ for m, col in zip(MODELS, cols):
         st.caption(text.replace("Press Step or Play.", "Press Step (or 10 steps)."))
 
 if score_mask.any():
-    st.plotly_chart(event_models_charts.accuracy_runs_figure(acc, base, FS, width=theme.chart_width(FS),
-                                             n_hidden=int(score_mask.sum())),
-                    key="evm_acc_fig", config={"displayModeBar": False})
+    figures.show_chart(
+        st, event_models_charts.accuracy_runs_figure(acc, base, FS, width=theme.chart_width(FS),
+                                                     n_hidden=int(score_mask.sum())),
+        key="evm_acc_fig", name="Line chart: accuracy on the hidden labels over the iterations, Bernoulli and multinomial EM",
+        summary="; ".join(f"{event_models_charts.MODEL_TITLES[m]} EM: {theme.pct(acc[m][0])} at t = 0, "
+                          f"{theme.pct(acc[m][-1])} at t = {len(acc[m]) - 1} (supervised only {theme.pct(base[m])})"
+                          for m in MODELS if m in acc) + ".",
+        config={"displayModeBar": False})
 else:
     st.info("No hidden labels: raise “Labels hidden” to compare accuracy.")
 
@@ -225,9 +230,13 @@ st.caption(f"{n_present:,} of the V = {V:,} words occur in it, so Bernoulli adds
            "terms log(1 − β) per class; the multinomial adds a term x_j log β only for the words that occur. "
            + " · ".join(f"{event_models_charts.MODEL_TITLES[m]} says **{md_names[int(post[m].argmax())]}** "
                         f"({post[m].max():.1%})" for m in MODELS))
-st.plotly_chart(event_models_charts.parts_figure(parts, class_names, FS, width=theme.chart_width(FS)), key="evm_parts_fig",
-                config={"displayModeBar": False})
 table = event_models_charts.parts_table(parts, class_names)
+figures.show_chart(
+    st, event_models_charts.parts_figure(parts, class_names, FS, width=theme.chart_width(FS)), key="evm_parts_fig",
+    name=f"Bar chart: the parts of log p(x | class) of document {doc} under each event model",
+    summary=" ".join(f"{row['class']}: Bernoulli {row['Bernoulli: total']:.1f} ({row['absent share']:.0%} from the "
+                     f"words absent), multinomial {row['multinomial: total']:.1f}." for _, row in table.iterrows()),
+    config={"displayModeBar": False})
 st.dataframe(table, hide_index=True, width="stretch",
              column_config={c: (st.column_config.ProgressColumn(c, min_value=0.0, max_value=1.0, format="percent")
                                 if c.endswith("share") else st.column_config.NumberColumn(c, format="%.1f"))

@@ -10,7 +10,7 @@ import streamlit as st
 
 from dashboard.charts import gaussian as gaussian_charts
 from dashboard import pages
-from dashboard.ui import derive, page_kit, urlguard
+from dashboard.ui import derive, figures, page_kit, urlguard
 from nbcore.models.gaussian import gaussian_moments
 
 PAGE = page_kit.page_setup(pages.GAUSSIAN,
@@ -123,10 +123,14 @@ for k, f in enumerate(fitted):
 
 good = [k for k, f in enumerate(fitted) if f.ok]
 if good:
-    st.plotly_chart(gaussian_charts.gaussian_fit_figure(
-        [fitted[k].values for k in good], [NAMES[k] for k in good], [fitted[k].mean for k in good],
-        [fitted[k].var_mle for k in good], [fitted[k].var_unb for k in good], FS, class_index=good),
-        key="gs_fit", config={"displayModeBar": False})
+    figures.show_chart(
+        st, gaussian_charts.gaussian_fit_figure(
+            [fitted[k].values for k in good], [NAMES[k] for k in good], [fitted[k].mean for k in good],
+            [fitted[k].var_mle for k in good], [fitted[k].var_unb for k in good], FS, class_index=good),
+        key="gs_fit", name="Chart: each class's values and the fitted normal curves, MLE and unbiased variance",
+        summary=" ".join(f"{NAMES[k]}: {len(fitted[k].values)} values, mean {fitted[k].mean:.4g}, "
+                         f"σ² {fitted[k].var_mle:.4g} (MLE) or {fitted[k].var_unb:.4g} (unbiased)." for k in good),
+        config={"displayModeBar": False})
 
 
 def _g(v, fmt="{:.6g}") -> str:
@@ -178,5 +182,9 @@ def bias_table(reps: int, true_var: float, seed: int = 0):
 
 
 ns, mle, unb = bias_table(int(reps), float(true_var))
-b2.plotly_chart(gaussian_charts.bias_figure(ns, mle, unb, float(true_var), FS, n_reps=int(reps)), key="gs_bias",
-                config={"displayModeBar": False})
+figures.show_chart(
+    b2, gaussian_charts.bias_figure(ns, mle, unb, float(true_var), FS, n_reps=int(reps)), key="gs_bias",
+    name="Line chart: the average MLE and unbiased variance estimates against the sample size n",
+    summary=(f"True σ² = {float(true_var):g}. At n = {ns[0]} the MLE averages {mle[0]:.3g} and the unbiased "
+             f"estimate {unb[0]:.3g}; at n = {ns[-1]}, {mle[-1]:.3g} and {unb[-1]:.3g}."),
+    config={"displayModeBar": False})

@@ -13,7 +13,7 @@ from dashboard.charts import inspector as inspector_charts
 from dashboard.charts import theme
 from dashboard import pages
 from dashboard.lesson import session
-from dashboard.ui import derive, inspector_categorical, page_kit, urlguard
+from dashboard.ui import derive, figures, inspector_categorical, page_kit, urlguard
 
 PAGE = page_kit.page_setup(pages.INSPECTOR,
                          "Type or pick a message: which class does Naive Bayes choose, and which words decided it?")
@@ -155,8 +155,12 @@ mcols = st.columns(min(K, 5))
 for k in range(K):
     mcols[k % len(mcols)].metric(f"p({md_names[k]} | x)", f"{post[k]:.4f}")
 if K > 5:
-    st.plotly_chart(inspector_charts.posterior_figure(post, names, FS), key="insp_post",
-                    config={"displayModeBar": False})
+    top = int(np.argmax(post))
+    figures.show_chart(st, inspector_charts.posterior_figure(post, names, FS), key="insp_post",
+                       name="Bar chart: the posterior p(class | x) of each class",
+                       summary=f"The posterior puts {names[top]} first at {post[top]:.1%}; the {K - 1} other "
+                               f"classes share {1 - post[top]:.1%}.",
+                       config={"displayModeBar": False})
 
 order = np.argsort(-post, kind="stable")
 a_default, b_default = int(order[0]), int(order[1])
@@ -193,9 +197,17 @@ present_sum = float(np.sum(np.where(present, lo, 0.0)))
 
 left, right = st.columns([3, 2])
 with left:
-    st.plotly_chart(inspector_charts.log_odds_figure(shown_feats, lo, present, prior_term, names[a], names[b],
-                                                 theme.class_color(a), theme.class_color(b), FS, top_n=20),
-                    key="insp_logodds", config={"displayModeBar": False})
+    with np.errstate(invalid="ignore"):
+        strongest = int(np.nanargmax(np.where(np.isnan(lo), -np.inf, np.abs(lo)))) if len(lo) else None
+    figures.show_chart(
+        st, inspector_charts.log_odds_figure(shown_feats, lo, present, prior_term, names[a], names[b],
+                                             theme.class_color(a), theme.class_color(b), FS, top_n=20),
+        key="insp_logodds", name=f"Bar chart: each feature's log-odds for {names[a]} against {names[b]}",
+        summary=(f"The log-odds {names[a]} : {names[b]} add up to {total:+.3f} (prior {prior_term:+.3f}, "
+                 f"features present {present_sum:+.3f}, absent {absent_sum:+.3f})"
+                 + ("" if strongest is None else
+                    f"; the strongest feature is “{shown_feats[strongest]}” ({lo[strongest]:+.3f})") + "."),
+        config={"displayModeBar": False})
 with right:
     def _f(v):
         return "+∞" if v == np.inf else "−∞" if v == -np.inf else f"{v:+.3f}"

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard.ui import page_kit, urlguard
+from dashboard.ui import figures, page_kit, urlguard
 from dashboard.charts import mixture2d as mixture2d_charts
 from dashboard import pages
 from nbcore import mixture2d
@@ -117,11 +117,17 @@ lo, hi = X.min(axis=0), X.max(axis=0)
 pad = 0.15 * np.maximum(hi - lo, 1.0)
 axis_range = ((lo[0] - pad[0], hi[0] + pad[0]), (lo[1] - pad[1], hi[1] + pad[1]))
 cols = st.columns(2) if show_km else [st.container()]
-cols[0].plotly_chart(mixture2d_charts.mixture2d_figure(X, resp, labelled, state.mean, state.var, NAMES, FS,
-                                                   prev_mean=state.prev_mean if not e_done else None,
-                                                   axis_range=axis_range,
-                                                   title=f"EM: soft responsibilities (t = {t})"),
-                     key="mx_fig", config={"displayModeBar": False})
+mean = np.asarray(state.mean, dtype=float)   # (2 features, 2 classes)
+figures.show_chart(
+    cols[0], mixture2d_charts.mixture2d_figure(X, resp, labelled, state.mean, state.var, NAMES, FS,
+                                               prev_mean=state.prev_mean if not e_done else None,
+                                               axis_range=axis_range,
+                                               title=f"EM: soft responsibilities (t = {t})"),
+    key="mx_fig", name=f"Scatter plot: {len(X)} points coloured by EM's responsibility, with each class's Gaussian at t = {t}",
+    summary=(f"{len(X)} points ({int(labelled.sum())} labelled); {int(np.sum(np.asarray(resp)[:, 0] >= 0.5))} lean to "
+             f"class A. Class means: " + "; ".join(f"{n} at ({mean[0, k]:.2f}, {mean[1, k]:.2f})"
+                                                    for k, n in enumerate(NAMES)) + "."),
+    config={"displayModeBar": False})
 
 scored = y_true >= 0
 hidden_scored = scored & ~labelled
@@ -131,9 +137,16 @@ if show_km:
         warnings.simplefilter("ignore")
         start = mixture2d.half_step_state(X, y_obs, 2, 0, False, init=init, seed=seed)
         assign, centres = mixture2d.kmeans_state(X, start.mean.T, t)
-    cols[1].plotly_chart(mixture2d_charts.kmeans2d_figure(X, assign, centres, NAMES, FS, axis_range=axis_range,
-                                                      title=f"k-means, same start: hard (t = {t})"),
-                         key="mx_km", config={"displayModeBar": False})
+    cen = np.asarray(centres, dtype=float)
+    cen = cen if cen.shape[0] == len(NAMES) else cen.T   # one row per cluster
+    figures.show_chart(
+        cols[1], mixture2d_charts.kmeans2d_figure(X, assign, centres, NAMES, FS, axis_range=axis_range,
+                                                  title=f"k-means, same start: hard (t = {t})"),
+        key="mx_km", name=f"Scatter plot: the same points assigned by k-means at t = {t}",
+        summary=(f"k-means puts {int(np.sum(np.asarray(assign) == 0))} points in A and "
+                 f"{int(np.sum(np.asarray(assign) == 1))} in B; centres: "
+                 + "; ".join(f"{n} at ({cen[k, 0]:.2f}, {cen[k, 1]:.2f})" for k, n in enumerate(NAMES)) + "."),
+        config={"displayModeBar": False})
 
 m = [*st.columns(3), *st.columns(3)] if CLASSROOM else st.columns(5)
 m[0].metric("log-likelihood of θ_t", f"{state.log_likelihood:.3f}")

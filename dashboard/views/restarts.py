@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 import nbcore
-from dashboard.ui import controls, page_kit, urlguard
+from dashboard.ui import controls, figures, page_kit, urlguard
 from dashboard.charts import restarts as restarts_charts
 from dashboard.charts import theme
 from dashboard import pages
@@ -126,10 +126,15 @@ selected = st.selectbox("Look at start", range(len(res)), index=sel_default, key
                         format_func=lambda i: f"#{seeds[i]}: objective {obj[i]:.2f}, accuracy "
                                               f"{theme.pct(acc_arr[i])}, {res[i]['n_iter']} iterations"
                                               + (" (highest objective)" if i == best else ""))
-st.plotly_chart(restarts_charts.restarts_figure(obj, acc, seeds, best, selected, FS, levels=level,
-                                             acc_label="accuracy on the hidden labels"
-                                                       + (" (after matching)" if unsup else "")),
-                key="rs_fig", config={"displayModeBar": False})
+figures.show_chart(
+    st, restarts_charts.restarts_figure(obj, acc, seeds, best, selected, FS, levels=level,
+                                        acc_label="accuracy on the hidden labels" + (" (after matching)" if unsup else "")),
+    key="rs_fig", name=f"Scatter plot: the final objective and accuracy of each of the {len(res)} starts",
+    summary=(f"{len(res)} starts end with objectives from {np.nanmin(obj):.2f} to {np.nanmax(obj):.2f} and accuracy "
+             f"from {theme.pct(np.nanmin(acc_arr)) if np.isfinite(acc_arr).any() else '—'} to "
+             f"{theme.pct(np.nanmax(acc_arr)) if np.isfinite(acc_arr).any() else '—'}; the highest objective "
+             f"(start #{seeds[best]}) has accuracy {theme.pct(acc_arr[best])}."),
+    config={"displayModeBar": False})
 
 
 def _open(i: int) -> None:

@@ -9,7 +9,7 @@ import streamlit as st
 import nbcore
 from dashboard.charts import sampling as sampling_charts
 from dashboard import pages
-from dashboard.ui import derive, page_kit, urlguard
+from dashboard.ui import derive, figures, page_kit, urlguard
 
 PAGE = page_kit.page_setup(pages.SAMPLING,
                          "Naive Bayes models p(x, y), so it can *write* documents: pick a class, then draw every "
@@ -87,9 +87,15 @@ def show_class(k: int, heading: str) -> None:
     left, right = st.columns(2)
     if shape:
         for col, rows, what, tag in ((left, Xs, "Drawn from the model", "sample"), (right, real, "Real documents", "real")):
-            col.plotly_chart(sampling_charts.image_grid_figure(list(rows), [f"{tag} {i + 1}" for i in range(len(rows))],
-                                                            tuple(shape), font_size=FS, title=what, cols=6, cell=110),
-                             key=f"smp_img_{tag}{k}", config={"displayModeBar": False})
+            ink = [float(np.mean(np.asarray(r, dtype=float))) for r in rows]
+            figures.show_chart(
+                col, sampling_charts.image_grid_figure(list(rows), [f"{tag} {i + 1}" for i in range(len(rows))],
+                                                       tuple(shape), font_size=FS, title=what, cols=6, cell=110),
+                key=f"smp_img_{tag}{k}",
+                name=f"Images: {what.lower()} of class {names[k]}, {len(rows)} images of {shape[0]}×{shape[1]} pixels",
+                summary=(f"{len(rows)} images of {shape[0]}×{shape[1]} pixels; mean pixel value per image from "
+                         f"{min(ink):.2f} to {max(ink):.2f}." if ink else "No images."),
+                config={"displayModeBar": False})
     else:
         left.markdown("**Drawn from the model**\n\n" + "\n".join(f"{i + 1}. {describe(r)}" for i, r in enumerate(Xs)))
         right.markdown("**Real documents of this class**\n\n"

@@ -10,7 +10,7 @@ import nbcore
 from dashboard.charts import side_by_side as side_by_side_charts
 from dashboard.charts import theme
 from dashboard import pages
-from dashboard.ui import controls, page_kit, urlguard
+from dashboard.ui import controls, figures, page_kit, urlguard
 from dashboard.lesson import numbers
 from dashboard.lesson.lesson_run import status_line
 
@@ -113,18 +113,24 @@ for side, col in zip("ab", cols):
 name_a, name_b = label("a"), label("b")
 c1, c2 = st.columns(2)
 if prep.score_mask.any():
-    c1.plotly_chart(side_by_side_charts.two_runs_figure(acc["a"], acc["b"], name_a, name_b, "accuracy",
-                                                 f"Accuracy on the {int(prep.score_mask.sum())} hidden labels",
-                                                 FS, percent=True, width=theme.chart_width(FS, 2)),
-                    key="sbs_acc_fig",
-                    config={"displayModeBar": False})
+    figures.show_chart(
+        c1, side_by_side_charts.two_runs_figure(acc["a"], acc["b"], name_a, name_b, "accuracy",
+                                                f"Accuracy on the {int(prep.score_mask.sum())} hidden labels",
+                                                FS, percent=True, width=theme.chart_width(FS, 2)),
+        key="sbs_acc_fig", name="Line chart: accuracy on the hidden labels over the iterations, run A against run B",
+        summary=" ".join(f"{nm}: {theme.pct(acc[side][0])} at t = 0, {theme.pct(acc[side][-1])} at "
+                         f"t = {len(acc[side]) - 1}." for side, nm in (("a", name_a), ("b", name_b))),
+        config={"displayModeBar": False})
 else:
     c1.info("No hidden labels: raise “Labels hidden” to compare accuracy.")
-c2.plotly_chart(side_by_side_charts.two_runs_figure([s.log_likelihood for s in runs["a"].history],
-                                             [s.log_likelihood for s in runs["b"].history], name_a, name_b,
-                                             "log-likelihood", "Log-likelihood of the data", FS,
-                                             width=theme.chart_width(FS, 2)),
-                key="sbs_ll_fig", config={"displayModeBar": False})
+lls = {side: [s.log_likelihood for s in runs[side].history] for side in ("a", "b")}
+figures.show_chart(
+    c2, side_by_side_charts.two_runs_figure(lls["a"], lls["b"], name_a, name_b, "log-likelihood",
+                                            "Log-likelihood of the data", FS, width=theme.chart_width(FS, 2)),
+    key="sbs_ll_fig", name="Line chart: the log-likelihood over the iterations, run A against run B",
+    summary=" ".join(f"{nm}: {lls[side][0]:.1f} at t = 0, {lls[side][-1]:.1f} at t = {len(lls[side]) - 1}."
+                     for side, nm in (("a", name_a), ("b", name_b))),
+    config={"displayModeBar": False})
 same_start = settings["a"][1] == settings["b"][1]
 uw_a, uw_b = settings["a"][2], settings["b"][2]
 if uw_a != uw_b:

@@ -10,7 +10,7 @@ import nbcore
 from dashboard.charts import theme
 from dashboard.charts import trap as trap_charts
 from dashboard import pages
-from dashboard.ui import page_kit, urlguard
+from dashboard.ui import figures, page_kit, urlguard
 
 PAGE = page_kit.page_setup(pages.TRAP,
                          "Start every class at the same place with no labels, and EM has no reason to ever "
@@ -114,12 +114,28 @@ else:
     c1, c2, c3 = st.columns(3)
     width = theme.chart_width(FS, 3)  # titles and axis titles are wrapped for this width
 if hidden.any():
-    c1.plotly_chart(trap_charts.resp_histogram_figure(proba[hidden], prep.class_names, FS, width=width),
-                    key="trap_resp", config={"displayModeBar": False})
-c2.plotly_chart(trap_charts.beta_profiles_figure(np.asarray(snap.beta), prep.feature_names, prep.class_names,
-                                                  FS, width=width), key="trap_beta", config={"displayModeBar": False})
-c3.plotly_chart(trap_charts.spread_figure(spreads, FS, width=width), key="trap_spread",
-                config={"displayModeBar": False})
+    ph = np.asarray(proba[hidden], dtype=float)
+    figures.show_chart(
+        c1, trap_charts.resp_histogram_figure(proba[hidden], prep.class_names, FS, width=width), key="trap_resp",
+        name="Histogram: p(class | document) over the hidden documents, one colour per class",
+        summary=f"Over the {len(ph):,} hidden documents, p(class | document) ranges from {ph.min():.3f} to "
+                f"{ph.max():.3f}; " + ("every one is ½: no document leans to either class."
+                                       if np.ptp(ph) < 1e-9 else
+                                       f"{int(np.sum(ph.max(axis=1) > 0.8)):,} have a class above 0.8."),
+        config={"displayModeBar": False})
+beta_now = np.asarray(snap.beta, dtype=float)
+figures.show_chart(
+    c2, trap_charts.beta_profiles_figure(beta_now, prep.feature_names, prep.class_names, FS, width=width),
+    key="trap_beta", name="Line chart: β of each feature, one line per class",
+    summary=f"β per feature at t = {t}: the classes' lines differ by at most {spreads[-1]:.3g}"
+            + (" (identical lines: the symmetric point)." if spreads[-1] < 1e-12 else "."),
+    config={"displayModeBar": False})
+figures.show_chart(
+    c3, trap_charts.spread_figure(spreads, FS, width=width), key="trap_spread",
+    name="Line chart: the largest β difference between classes over the iterations",
+    summary=f"The largest β difference between two classes goes from {spreads[0]:.3g} at t = 0 to "
+            f"{spreads[-1]:.3g} at t = {len(spreads) - 1}.",
+    config={"displayModeBar": False})
 
 if start == "uniform" and n_labels == 0:
     st.info("**Break it:** choose the *random* initialisation in the sidebar, or reveal 1–2 labels, "

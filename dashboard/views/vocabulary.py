@@ -13,7 +13,7 @@ from nbcore.models.bernoulli import binarize
 from dashboard.charts import event_models as event_models_charts
 from dashboard.charts import theme
 from dashboard import pages
-from dashboard.ui import controls, derive, page_kit, state, urlguard
+from dashboard.ui import controls, derive, figures, page_kit, state, urlguard
 
 PAGE = page_kit.page_setup(pages.VOCABULARY,
                          "Keep the V most frequent words, for V from 100 to the whole vocabulary: which event "
@@ -106,8 +106,20 @@ if not stored or stored[0] != key:
 df = pd.DataFrame(stored[1])
 acc = {m: {"supervised": df[df.model == m]["acc_supervised"].tolist(), "em": df[df.model == m]["acc_em"].tolist()}
        for m in event_models_charts.MODELS}
-st.plotly_chart(event_models_charts.vocabulary_figure(sizes, acc, FS, width=theme.chart_width(FS)), key="voc_fig",
-                config={"displayModeBar": False})
+def _best(values) -> str:
+    v = np.asarray(values, dtype=float)
+    if not np.isfinite(v).any():
+        return "—"
+    i = int(np.nanargmax(v))
+    return f"{v[i]:.1%} at V = {sizes[i]:,}"
+
+
+figures.show_chart(
+    st, event_models_charts.vocabulary_figure(sizes, acc, FS, width=theme.chart_width(FS)), key="voc_fig",
+    name="Line chart: accuracy on the hidden labels against the vocabulary size V, per event model, supervised and EM",
+    summary=" ".join(f"{event_models_charts.MODEL_TITLES[m]}: EM best {_best(acc[m]['em'])}, supervised best "
+                     f"{_best(acc[m]['supervised'])}." for m in event_models_charts.MODELS),
+    config={"displayModeBar": False})
 
 cols = st.columns(2) if FS <= 15 else (st.container(), st.container())
 for m, col in zip(event_models_charts.MODELS, cols):

@@ -8,11 +8,19 @@ one call there (docs/extending.md).
 from __future__ import annotations
 
 
-def memo_chart(where, key: str, memo_key: tuple, build) -> None:
+def memo_chart(where, key: str, memo_key: tuple, build, *, name: str | None = None,
+               summary: str | None = None) -> None:
     """A chart whose spec is built once per (run, memo_key): moving an unrelated widget
-    (another parameters view, the maths pickers, an expander) reuses it."""
+    (another parameters view, the maths pickers, an expander) reuses it. Drawn by
+    ``figures.show_chart`` (accessible name, text summary, data as a table); without a ``name`` or
+    ``summary`` of the caller's, both are read from the spec (its title and its numbers)."""
     from dashboard.charts import theme
-    from dashboard.ui import state
+    from dashboard.ui import figures, state
 
-    fig = state.memo((key,) + memo_key, lambda: theme.figure(build()))
-    where.plotly_chart(fig, key=key, config={"displayModeBar": False})
+    def made():
+        spec = build()
+        return theme.figure(spec), figures.figure_name(spec), figures.figure_summary(spec)
+
+    fig, auto_name, auto_summary = state.memo((key,) + memo_key, made)
+    figures.show_chart(where, fig, key=key, name=name or auto_name, summary=summary or auto_summary,
+                       config={"displayModeBar": False})

@@ -8,7 +8,7 @@ import streamlit as st
 
 from dashboard.charts import lesson as lesson_charts, theme
 from dashboard.lesson.frame import Frame
-from dashboard.ui import state
+from dashboard.ui import figures, state
 
 
 K_RESP_OPEN = "resp_panel_open"  # the "Every document's responsibility" expander's state
@@ -71,7 +71,11 @@ def show(f: Frame) -> None:
             st.dataframe(got["table"], hide_index=True, width="stretch", column_config=_resp_columns(names))
             return
         c1, c2 = st.columns([2, 3])
-        c1.plotly_chart(got["fig"], key="resp_hist", config={"displayModeBar": False})
+        figures.show_chart(c1, got["fig"], key="resp_hist",
+                           name="Histogram: the responsibilities p(class | document) of the hidden documents",
+                           summary=f"{got['unsure']:,} of the {got['n_hidden']:,} hidden documents have no class "
+                                   "above 0.8; the others lean clearly to one class.",
+                           config={"displayModeBar": False})
         with c2:
             st.markdown(f"**The {got['n_rows']} most uncertain of {got['n_hidden']:,} hidden documents** "
                         f"({got['unsure']:,} have no class above 0.8)")
