@@ -20,18 +20,28 @@ function apply(box, name, sumId) {
 export default function (component) {
   const { data, parentElement } = component;
   if (!data || !data.box) return;
-  const cls = "st-key-" + data.box;
-  const box = parentElement.closest("." + CSS.escape(cls)) || document.querySelector("." + CSS.escape(cls));
-  if (!box) return;
+  const sel = "." + CSS.escape("st-key-" + data.box);
   const name = String(data.name || "");
   const sumId = "nbfig-summary-" + data.box;
-  apply(box, name, sumId);
-  let queued = false;
-  const observer = new MutationObserver(() => {
-    if (queued) return;
-    queued = true;
-    requestAnimationFrame(() => { queued = false; apply(box, name, sumId); });
-  });
-  observer.observe(box, { childList: true, subtree: true });
-  return () => observer.disconnect();
+  let observer = null, frame = 0, gone = false;
+  const t0 = performance.now();
+  // the script may run before its element is in the page: look for the container until it is (10 s at most)
+  const attach = () => {
+    if (gone) return;
+    const box = parentElement.closest(sel) || document.querySelector(sel);
+    if (!box) {
+      if (performance.now() - t0 < 10000) frame = requestAnimationFrame(attach);
+      return;
+    }
+    apply(box, name, sumId);
+    let queued = false;
+    observer = new MutationObserver(() => {
+      if (queued) return;
+      queued = true;
+      requestAnimationFrame(() => { queued = false; apply(box, name, sumId); });
+    });
+    observer.observe(box, { childList: true, subtree: true });
+  };
+  attach();
+  return () => { gone = true; cancelAnimationFrame(frame); if (observer) observer.disconnect(); };
 }
