@@ -215,3 +215,35 @@ def test_hostile_names_are_text(browser, tmp_path):
     assert page.evaluate("() => document.querySelectorAll('img, svg[onload], a[href^=javascript]').length") == 0
     assert "EM: </script><script>alert(1)</script>" in body and "true <img src=x onerror=alert(2)>" in body
     page.close()
+
+
+def test_the_status_sentence_is_shown_and_announced(browser, lesson):
+    """The player's sentence above the charts ("Iteration 5 of 15: α ham 0.87, spam 0.13; accuracy 97.0 %,
+    9.3 points above supervised") is in the offline file too, in a polite live region, and follows the
+    iteration: α and the accuracy from the run computed here, supervised-only being EM's start from the
+    labelled documents (t = 0)."""
+    path, run, prep, y_obs = lesson
+    page, blocked, errors = open_offline(browser, path)
+    try:
+        box = page.locator('[data-testid="nbpSummary"]')
+        assert box.get_attribute("role") == "status" and box.get_attribute("aria-live") == "polite"
+        assert box.is_visible()
+        n = len(run.history) - 1
+        names = [str(c) for c in prep.class_names]
+        base = nbcore.hidden_accuracy(run.predict(t=0), prep.y_eval, y_obs < 0)
+        for t in (n, 2, 0):
+            page.evaluate(f"() => window.__nbemOffline.go({t})")
+            page.wait_for_function(f"() => document.querySelector('[data-testid=\"nbpSummary\"]').textContent"
+                                   f".startsWith('Iteration {t} of {n}:')", timeout=10_000)
+            text = box.inner_text()
+            alpha = np.asarray(run.history[t].alpha, dtype=float)
+            acc = nbcore.hidden_accuracy(run.predict(t=t), prep.y_eval, y_obs < 0)
+            want = (f"Iteration {t} of {n}: α " + ", ".join(f"{c} {a:.2f}" for c, a in zip(names, alpha))
+                    + f"; accuracy {acc:.1%}")
+            assert text.startswith(want), (text, want)
+            d = (acc - base) * 100
+            assert text.endswith("the same as supervised" if abs(d) < 0.05 else
+                                 f"{abs(d):.1f} points {'above' if d > 0 else 'below'} supervised"), text
+        assert not blocked and not errors
+    finally:
+        page.close()
