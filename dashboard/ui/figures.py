@@ -112,8 +112,13 @@ def _unique(names: list[str]) -> list[str]:
 
 
 def _cap(df: pd.DataFrame, title: str) -> tuple[str, pd.DataFrame]:
-    if len(df) > TABLE_ROWS:
-        return f"{title} (the first {TABLE_ROWS} of {len(df):,} rows)", df.iloc[:TABLE_ROWS]
+    """At most TABLE_ROWS rows: a longer table (a curve of 401 points) keeps every k-th row and the last,
+    so that the whole range stays in it, and its title says so."""
+    n = len(df)
+    if n > TABLE_ROWS:
+        step = -(-n // (TABLE_ROWS - 1))
+        rows = sorted(set(range(0, n, step)) | {n - 1})
+        return f"{title} (one row in {step} of the {n:,}, and the last)", df.iloc[rows].reset_index(drop=True)
     return title, df
 
 
@@ -133,8 +138,9 @@ def _heatmap(tr: dict, layout: dict, title: str) -> tuple[str, pd.DataFrame] | N
     name = plain(tr.get("name")) or "values"
     if df.index.name in df.columns:
         df.index.name = df.index.name + " "
-    return _cap(df.reset_index(), f"{title}: {name} (rows: {df.index.name}; columns: "
-                                  f"{_axis_title(layout, tr.get('xaxis'), 'x') or 'column'})")
+    xtitle = _axis_title(layout, tr.get("xaxis"), "x")
+    return _cap(df.reset_index(), f"{title}: {name} (rows: {df.index.name.strip()}"
+                                  + (f"; columns: {xtitle})" if xtitle else ")"))
 
 
 def _histogram(tr: dict, layout: dict, title: str) -> tuple[str, pd.DataFrame] | None:
