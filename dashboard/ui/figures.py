@@ -97,6 +97,18 @@ def _axis_ticks(layout: dict, ref: str | None, letter: str) -> dict:
     return {v: plain(t) for v, t in zip(vals, text)}
 
 
+def _tick_name(ticks: dict, k):
+    """The name of the tick at ``k``, or of the nearest tick within half a step (grouped bars sit a little
+    off their category's tick); ``k`` itself when no tick is named there."""
+    if k in ticks or not ticks or isinstance(k, str) or k is None:
+        return ticks.get(k, k)
+    nums = [v for v in ticks if isinstance(v, (int, float))]
+    if not nums:
+        return k
+    near = min(nums, key=lambda v: abs(v - k))
+    return ticks[near] if abs(near - k) < 0.5 else k
+
+
 def _unique(names: list[str]) -> list[str]:
     seen: dict[str, int] = {}
     out = []
@@ -188,7 +200,9 @@ def figure_table(fig) -> list[tuple[str, pd.DataFrame]]:
             if got:
                 out.append(got)
             continue
-        horizontal = tr.get("orientation") == "h"
+        horizontal = tr.get("orientation") == "h" or (   # markers on a chart whose y axis names its ticks
+            kind == "scatter" and bool(_axis_ticks(layout, tr.get("yaxis"), "y"))
+            and not _axis_ticks(layout, tr.get("xaxis"), "x"))
         keys, vals = _array(tr.get("y" if horizontal else "x")), _array(tr.get("x" if horizontal else "y"))
         if vals is None:
             continue
@@ -198,7 +212,7 @@ def figure_table(fig) -> list[tuple[str, pd.DataFrame]]:
         key_axis = _axis_title(layout, tr.get(kx + "axis"), kx) or kx
         val_axis = _axis_title(layout, tr.get(vx + "axis"), vx) or vx
         ticks = _axis_ticks(layout, tr.get(kx + "axis"), kx)
-        keys = [ticks.get(k, k) if not isinstance(k, list) else str(k) for k in keys]
+        keys = [_tick_name(ticks, k) if not isinstance(k, list) else str(k) for k in keys]
         if len({type(k) for k in keys if k is not None}) > 1:   # some ticks named, others numbers: all text
             keys = [None if k is None else str(k) for k in keys]
         n = min(len(keys), len(vals))
@@ -332,6 +346,7 @@ def figure_summary(fig, limit: int = 4) -> str:
                              f"{np.nanmax(v):.3g}")
             continue
         key = df.columns[0]
+        categories = not pd.api.types.is_numeric_dtype(df[key])
         for col in list(df.columns[1:])[:limit]:
             s = pd.to_numeric(df[col], errors="coerce")
             ok = s.notna().to_numpy()
@@ -342,7 +357,7 @@ def figure_summary(fig, limit: int = 4) -> str:
             keys = df[key]
             if first == last:
                 parts.append(f"{col} {_num(s.iloc[first], percent)} at {key} {keys.iloc[first]}")
-            elif bar or df.shape[0] > 12:
+            elif bar or categories or df.shape[0] > 12:
                 parts.append(f"{col} highest at {key} {keys.iloc[top]} ({_num(s.iloc[top], percent)})")
             else:
                 parts.append(f"{col} from {_num(s.iloc[first], percent)} at {key} {keys.iloc[first]} to "
