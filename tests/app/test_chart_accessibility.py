@@ -293,3 +293,17 @@ def test_offline_file_has_the_status_sentence_of_every_iteration():
                 for t in range(len(run.history))]
     base = export.baseline_accuracy(run, prep, 1.0)
     assert export.iteration_words(run, prep, acc_list, base) == player._words(run, prep, acc_list, base)
+
+
+def test_grouped_bars_off_their_tick_take_its_name():
+    fig = go.Figure([go.Bar(x=[0.1, 0.3], y=[0.8, 1.8], orientation="h", name="ham"),
+                     go.Bar(x=[0.5, 0.7], y=[1.2, 2.2], orientation="h", name="spam"),
+                     go.Scatter(x=[0.12, 0.28], y=[0.8, 1.8], mode="markers", name="before")])
+    fig.update_layout(yaxis=dict(tickvals=[1, 2], ticktext=["free", "txt"]), xaxis_title="β")
+    tables = figures.figure_table(fig)
+    assert len(tables) == 1
+    df = tables[0][1]
+    assert df.iloc[:, 0].tolist() == ["free", "txt"]
+    assert df["ham"].tolist() == [0.1, 0.3] and df["spam"].tolist() == [0.5, 0.7]
+    assert df["before"].tolist() == [0.12, 0.28]
+    assert "spam highest at y txt (0.7)" in figures.figure_summary(fig)
