@@ -163,7 +163,7 @@ def likelihood_figure(loglik: Sequence[float], objective: Sequence[float], lams:
         data.append(dict(type="scatter", x=bad, y=theme.floats(ob[bad]), mode="markers", name="objective decreased!",
                          marker=dict(symbol="x", size=16, color=theme.WARN, line=dict(width=2)), xaxis="x", yaxis="y"))
         annotations.append(dict(x=bad[0], y=float(ob[bad[0]]), xref="x", yref="y", text="⚠ objective went DOWN",
-                                showarrow=True, arrowcolor=theme.WARN, font=dict(color=theme.WARN, size=font_size)))
+                                showarrow=True, arrowcolor=theme.WARN, font=dict(color=theme.WARN_TEXT, size=font_size)))
     dips = decreases(ll, lams)
     if dips:
         data.append(dict(type="scatter", x=dips, y=theme.floats(ll[dips]), mode="markers", name="log-lik dipped",

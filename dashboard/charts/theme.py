@@ -19,6 +19,8 @@ CLASS_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9",
 
 
 WARN = "#D55E00"
+#: WARN as text on the white chart: the vermilion itself is 3.9:1, this darker one 5.5:1
+WARN_TEXT = "#B34700"
 
 
 GREY = "#777777"

@@ -104,6 +104,15 @@ def _hand_made_specs():
     yield {"data": [{"type": "scatter", "x": [0, 1], "y": [1, 2], "xaxis": "x3", "yaxis": "y3"}], "layout": {}}
 
 
+def test_warning_text_in_charts_is_readable():
+    assert contrast(theme.WARN, theme.CHART_BACKGROUND) < 4.5          # the marker colour alone is not
+    assert contrast(theme.WARN_TEXT, theme.CHART_BACKGROUND) >= 4.5
+    from dashboard.charts import lesson as lesson_charts
+    spec = lesson_charts.likelihood_figure([1, 2, 1.5], [1, 2, 1.5], [1.0, 1.0, 1.0], 2)
+    notes = [a for a in spec["layout"].get("annotations", []) if "DOWN" in str(a.get("text"))]
+    assert notes and all(contrast(a["font"]["color"], theme.CHART_BACKGROUND) >= 4.5 for a in notes)
+
+
 def test_every_axis_of_a_server_chart_is_readable():
     for spec in _hand_made_specs():
         before = json.dumps(spec, sort_keys=True, default=str)
