@@ -10,7 +10,10 @@ one client (the load test's protocol, loadtest/stclient.py), with py-spy samplin
 
   step     press Step (Reset when the run has converged; those runs are left out of the CPU figure)
   lam      move "Smoothing λ" to the next value (the run continues with its history)
-  session  a new browser tab: connect, first page, the player's "painted" trigger, close
+  session  a new browser tab: connect, first page, what the browser sends after it, close
+
+With --lower-in-view the client has the panels below the charts in view: after each interaction it sends
+their "refresh" when they show another state than the charts (loadtest/cpu_per_interaction.py).
 
 Prints, per phase, the server's whole-process CPU per interaction (utime+stime from /proc around
 each one) and the functions with the most samples (inclusive, as a share of the phase's working
@@ -35,11 +38,12 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from loadtest.run_load import PLAYER, cpu_seconds, free_port, start_server, stop_server, wait_health  # noqa: E402
+from loadtest.run_load import cpu_seconds, free_port, start_server, stop_server, wait_health  # noqa: E402
 from loadtest.stclient import Session  # noqa: E402
+from loadtest.cpu_per_interaction import after_page, follow_lower  # noqa: E402
 
 
-async def phase(name: str, port: int, pid: int, repeat: int) -> list[float]:
+async def phase(name: str, port: int, pid: int, repeat: int, in_view: bool = False) -> list[float]:
     """CPU seconds of the server per interaction, `repeat` times."""
     url = f"ws://127.0.0.1:{port}/_stcore/stream"
     out: list[float] = []
@@ -60,8 +64,7 @@ async def phase(name: str, port: int, pid: int, repeat: int) -> list[float]:
             c0 = cpu_seconds(pid)
             await s.connect()
             r = await s.load()
-            if s.component(PLAYER) is not None and s.component(PLAYER).head.get("lowerWaiting"):
-                r = await s.component_trigger(PLAYER, "painted", True)
+            r = await after_page(s, in_view) or r
             await s.close()
             await asyncio.sleep(0.1)
             if not r.ok:
@@ -72,8 +75,7 @@ async def phase(name: str, port: int, pid: int, repeat: int) -> list[float]:
     await s.connect()
     try:
         r = await s.load()
-        if s.component(PLAYER) is not None:
-            await s.component_trigger(PLAYER, "painted", True)
+        await after_page(s, in_view)
         lams = list(s.widget("lam").proto.options)
         i = 0
         while len(out) < repeat:
@@ -82,13 +84,21 @@ async def phase(name: str, port: int, pid: int, repeat: int) -> list[float]:
                 if w is None or w.disabled:
                     await s.click("reset")
                     continue
-                await measured(s.click("step"))
+                await measured(_then_lower(s.click("step"), s, in_view))
             else:
                 i += 1
-                await measured(s.set_value("lam", lams[i % len(lams)]))
+                await measured(_then_lower(s.set_value("lam", lams[i % len(lams)]), s, in_view))
     finally:
         await s.close()
     return out
+
+
+async def _then_lower(action, s: Session, in_view: bool):
+    """The interaction, then what the browser sends for it when the panels below the charts are in view."""
+    r = await action
+    if r is not None and r.ok:
+        r = await follow_lower(s, in_view) or r
+    return r
 
 
 #: a sample whose innermost frame is one of these is a thread waiting, not working
@@ -130,6 +140,8 @@ def main(argv=None) -> int:
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--rate", type=int, default=250, help="py-spy samples per second")
     ap.add_argument("--out", default="/tmp/nblab_profile")
+    ap.add_argument("--lower-in-view", action="store_true",
+                    help="the client has the panels below the charts in view (sends their refresh)")
     args = ap.parse_args(argv)
     phases = [p.strip() for p in args.phases.split(",") if p.strip()]
     bad = [p for p in phases if p not in ("step", "lam", "session")]
@@ -152,7 +164,7 @@ def main(argv=None) -> int:
                                     "--output", str(raw), "--nonblocking"],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             time.sleep(1.0)
-            cpu = asyncio.run(phase(name, port, proc.pid, args.repeat))
+            cpu = asyncio.run(phase(name, port, proc.pid, args.repeat, args.lower_in_view))
             rec.send_signal(signal.SIGINT)
             try:
                 rec.wait(30)

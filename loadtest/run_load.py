@@ -21,8 +21,10 @@ now and then another data set.
 
 Play and the iteration slider belong to the lesson's browser player (the
 components-v2 element `nbem_player_main`); the students send its traffic as
-dashboard/player/player.js does: after the page is drawn the `painted`
-trigger; Play = state `view` {run, t, revealed, playing: true, play}, then
+dashboard/lesson/player/player.js does: a student with the panels below the charts
+in view (--lower-in-view, the share of students) sends the `refresh` trigger of
+their marker (`nbem_player_lower`) whenever they show another state than the
+charts (after the first page, after every action); Play = state `view` {run, t, revealed, playing: true, play}, then
 while the playhead advances at the page's fps, a `need` trigger {run, upto,
 t, revealed, play} whenever fewer than max(3, fps) iterations are left ahead
 (at most one outstanding per 3 s, as the JS), Pause (or the run's end) = state
@@ -80,7 +82,8 @@ from loadtest.stclient import Session  # noqa: E402
 
 MAX_ACTIONS_PER_SESSION = 2000   # hard bound on top of the time bound
 MAX_TICKS_PER_PLAY = 40          # a Play lasts at most this many auto-reruns
-PLAYER = "nbem_player_main"      # the lesson player's component key (dashboard/player)
+PLAYER = "nbem_player_main"      # the lesson player's component key (dashboard/lesson/player)
+LOWER = "nbem_player_lower"       # the marker of the panels below the charts (drawn when in view)
 #: think time between a student's actions, seconds (--profile)
 PROFILES = {"busy": (0.5, 2.0), "calm": (3.0, 8.0)}
 
@@ -155,7 +158,7 @@ def rss_mb(pid: int) -> float | None:
 @dataclass
 class Stats:
     latencies: dict = field(default_factory=lambda: {"interaction": [], "load": [], "tick": [], "need": [],
-                                                     "painted": []})
+                                                     "lower": []})
     by_action: dict = field(default_factory=dict)
     errors: list = field(default_factory=list)        # (session, action, what)
     error_alerts: list = field(default_factory=list)  # st.error texts shown (not counted as errors)
@@ -194,8 +197,9 @@ class Student:
     def __init__(self, idx: int, url: str, stats: Stats, deadline: float, rng: random.Random,
                  think: tuple[float, float], run_timeout: float, report_initial_values: bool = True,
                  query_string: str = "", expect_text: str | None = None, via_proxy: bool = False,
-                 cookie_name: str = "NBLAB"):
+                 cookie_name: str = "NBLAB", reads_lower: bool = False):
         self.name = f"s{idx:02d}"
+        self.reads_lower = reads_lower  # the panels below the charts are in this student's view
         self.s = Session(url, name=self.name, query_string=query_string, run_timeout=run_timeout,
                          report_initial_values=report_initial_values)
         self.via_proxy = via_proxy     # GET the page first (the proxy's stickiness cookie)
@@ -241,11 +245,10 @@ class Student:
             res = await self.s.load()
             if not self._check("load", res, "load"):
                 return
-            c = self.s.component(PLAYER)
-            if c is not None and c.head.get("lowerWaiting"):
-                # the browser draws the charts (about a second), then asks for the lower panels
+            if self.reads_lower and self.s.component(LOWER) is not None:
+                # the browser draws the charts (about a second), then asks for the panels below them
                 await self._sleep(self.rng.uniform(0.5, 1.5))
-                if not self._check("painted", await self.s.component_trigger(PLAYER, "painted", True), "painted"):
+                if not await self.follow_lower():
                     return
             if self.expect_text is not None:
                 if any(self.expect_text in t for t in self.s.texts):
@@ -255,13 +258,27 @@ class Student:
             n = 0
             while time.perf_counter() < self.deadline and n < MAX_ACTIONS_PER_SESSION:
                 n += 1
-                if not await self.act():
+                if not await self.act() or not await self.follow_lower():
                     return
                 await self._sleep(self.rng.uniform(*self.think))
             if self.s.reader_error is None:
                 self.stats.sessions_completed += 1
         finally:
             await self.s.close()
+
+    async def follow_lower(self) -> bool:
+        """What the player does for a student who has the panels below the charts in view: when they show
+        another state than the charts (their marker's ``drawn`` against the main mount's ``lower``), it
+        asks for them (trigger ``refresh``: one rerun of their fragment)."""
+        if not self.reads_lower:
+            return True
+        main, low = self.s.component(PLAYER), self.s.component(LOWER)
+        if main is None or low is None:
+            return True
+        want = main.head.get("lower")
+        if not want or want == low.head.get("drawn"):
+            return True
+        return self._check("lower", await self.s.component_trigger(LOWER, "refresh", want), "lower")
 
     async def act(self) -> bool:
         rng, s = self.rng, self.s
@@ -533,7 +550,8 @@ async def run_students(ports: list[int], args, stats: Stats, pids: list[int]) ->
         students = [Student(wave * 1000 + i, urls[i % len(urls)], stats, deadline, random.Random(master.random()),
                             (args.think_min, args.think_max), args.run_timeout, not args.no_initial_values,
                             query_string=args.query_string, expect_text=args.expect_text,
-                            via_proxy=bool(args.proxy), cookie_name=args.cookie_name)
+                            via_proxy=bool(args.proxy), cookie_name=args.cookie_name,
+                            reads_lower=int((i + 1) * args.lower_in_view) > int(i * args.lower_in_view))
                     for i in range(args.sessions)]
 
         async def start(st: Student, delay: float):
@@ -615,7 +633,7 @@ def summarise(args, stats: Stats, run: dict, log_text: str, startup_s: float) ->
         "cold_first_load_s": None if run["cold_load_s"] is None else round(run["cold_load_s"], 2),
         "sessions_started": stats.sessions_started, "sessions_completed": stats.sessions_completed,
         "interactions": len(inter), "play_ticks": len(lat["tick"]),
-        "player": {"plays": stats.plays, "need_triggers": len(lat["need"]), "painted_triggers": len(lat["painted"]),
+        "player": {"plays": stats.plays, "need_triggers": len(lat["need"]), "lower_refreshes": len(lat["lower"]),
                    "play_s": _r(stats.play_s, 1), "stalled_s": _r(stats.stall_s, 1),
                    "stalled_fraction": _r(stats.stall_s / stats.play_s, 3) if stats.play_s else None},
         "errors": len(stats.errors) + tracebacks, "server_log_tracebacks": tracebacks,
@@ -715,8 +733,8 @@ def print_table(s: dict) -> None:
         ("interaction -> script_finished p50 / p95 / max",
          f"{L['interaction']['p50']} / {L['interaction']['p95']} / {L['interaction']['max']} s"),
         ("Play tick p50 / p95 (server Play, ?player=off)", f"{L['tick']['p50']} / {L['tick']['p95']} s"),
-        ("player: plays / need triggers / painted", f"{s['player']['plays']} / {s['player']['need_triggers']} / "
-                                                    f"{s['player']['painted_triggers']}"),
+        ("player: plays / need triggers / lower refreshes", f"{s['player']['plays']} / {s['player']['need_triggers']} / "
+                                                            f"{s['player']['lower_refreshes']}"),
         ("player: need -> frames p50 / p95 / max", f"{L['need']['p50']} / {L['need']['p95']} / {L['need']['max']} s"),
         ("player: time playing / playhead waiting for frames",
          f"{s['player']['play_s']} s / {s['player']['stalled_s']} s ({s['player']['stalled_fraction']})"),
@@ -783,6 +801,9 @@ def main(argv=None) -> int:
                     help="do not echo the values of widgets the student never touched (the browser does); "
                          "a workaround for measuring around a bug that this echo triggers")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--lower-in-view", type=float, default=0.5, metavar="FRACTION",
+                    help="share of students with the panels below the charts in view: the browser asks for them "
+                         "after every action (default 0.5; 0 = nobody scrolls down, 1 = everybody reads them)")
     ap.add_argument("--app", default="dashboard/app.py")
     ap.add_argument("--port", type=int, default=0, help="default: a free port")
     ap.add_argument("--replicas", type=int, default=1,

@@ -74,7 +74,7 @@ class Widget:
 INTERNAL_KEY_PREFIX = "$$STREAMLIT_INTERNAL_KEY"
 #: scalar fields read from a component's JSON data without parsing all of it (the player's data
 #: carries whole chart specs: parsing them for every rerun of 300 students would load the generator)
-_HEAD_FIELDS = re.compile(r'"(role|sid|run|n|done|seq|t|revealed|fps|lowerWaiting)": ("[^"]*"|-?\d+|true|false|null)')
+_HEAD_FIELDS = re.compile(r'"(role|sid|run|n|done|seq|t|revealed|fps|lower|drawn|lowerWaiting)": ("[^"]*"|-?\d+|true|false|null)')
 
 
 @dataclass

@@ -36,8 +36,7 @@ class PlayerState:
     log: object = None            # ChartLog: the parameter charts' frames, built once per iteration
     sent: tuple | None = None     # (token, frames, strings, templates) the browser holds
     last_n: tuple | None = None   # (serial, latest) at the last draw of the time series
-    lower: bool = False           # the panels below the charts have been drawn once
-    lower_waiting: bool = False   # this render leaves them out (first paint goes to the charts)
+    lower_seen: bool = False      # the browser has shown the panels below the charts (they are in view)
 
 
 @dataclass

@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.data import datasets, sharing, uploads
-from dashboard.lesson import guided, metrics, player, session
+from dashboard.lesson import guided, metrics, player, session, specs
 from dashboard.lesson.frame import Frame
 from dashboard.lesson.panels import (class_emptied, climb, documents, download, exports, half_steps, history, maths,
                                      metrics_row, notices, parameters, responsibilities, run_controls, stop_rules)
@@ -72,7 +72,6 @@ def live(speed: str, classroom: bool) -> None:
         lr.app_rerun = False
         st.rerun(scope="app")
     stop_rules.apply()  # the course session's ‖Δθ‖² rule
-    wait_lower = player.lower_panels_wait()  # a session's first render: the charts first
     top = st.container()  # messages come and go inside it; the panels after it keep their place
     with top:
         session.advance(speed)
@@ -91,11 +90,15 @@ def live(speed: str, classroom: bool) -> None:
     view, prev_view = parameters.views(f)
     parameters.show(f, view, prev_view, truth_slot)
     responsibilities.show(f)  # every document's responsibility
+    if not f.player:  # the server draws everything: the panels below follow in the same run
+        lower_panels(f, view)
+
+
+def lower_panels(f: Frame, view) -> None:
+    """The panels below the charts: the stop rules' numbers, the lower bound, the documents, the maths,
+    the exports and the offline file."""
     if f.playing:  # keep Play ticks light; the numbers come back on Pause
         st.caption("The maths panel and the exports are back when you press Pause.")
-        return
-    if wait_lower:  # the player asks for them once its charts are drawn (about a second later)
-        st.caption("The documents and the maths of this iteration appear below once the charts are drawn.")
         return
     stop_rules.show(f)  # both stop rules' numbers
     climb.show(f)  # the lower bound at this iteration
@@ -103,6 +106,27 @@ def live(speed: str, classroom: bool) -> None:
     maths.show(f)
     exports.show(f, view)
     download.show(f)  # the lesson as one offline HTML file
+
+
+def lower(classroom: bool) -> None:
+    """With the browser player, the panels below the charts are a fragment of their own, drawn when they
+    are in view: the browser asks for them (dashboard/lesson/player, trigger ``refresh``) when it scrolls
+    to them or when they show another iteration than the charts. A Step, a drag or Play with the panels
+    out of view reruns the charts' fragment only."""
+    lr = session.lesson()
+    if lr.run is None:
+        return
+    f = current_frame(classroom)
+    with st.container(key="nbem_lower"):
+        drawn = player.lower_key(f) if player.lower_wanted() and not f.playing else None
+        player.show_lower(st.container(), drawn)
+        if f.playing:
+            st.caption("The maths panel and the exports are back when you press Pause.")
+        elif drawn is None:
+            st.caption("The documents, the maths and the exports of this iteration appear here when you "
+                       "scroll to them.")
+        else:
+            lower_panels(f, specs.param_view(f.run, f.cfg.model, f.prep, f.t))
 
 
 def main() -> None:
@@ -118,6 +142,8 @@ def main() -> None:
     header(page, upload_result)
     interval = controls.SPEEDS.get(settings.speed, controls.SPEEDS["normal"])[1] if session.lesson().playing else None
     st.fragment(live, run_every=interval)(settings.speed, classroom)
+    if player.enabled():
+        st.fragment(lower)(classroom)
 
 
 main()

@@ -230,6 +230,10 @@ def test_maths_panel_equation_number_fits_its_column():
             wait_idle(page)
             visible_21 = ("() => [...document.querySelectorAll('.katex-display')]"
                           ".some(e => e.offsetParent && e.innerText.includes('(21)'))")
+            lower = page.locator(".st-key-nbem_lower")  # the panels below the charts come when in view
+            if lower.count():
+                lower.scroll_into_view_if_needed()
+            page.get_by_text("The maths of this iteration").first.wait_for(timeout=120_000)
             if not page.evaluate(visible_21):  # the panel's expander is closed: open it
                 page.get_by_text("The maths of this iteration").first.click()
             page.wait_for_function(visible_21, timeout=120_000)

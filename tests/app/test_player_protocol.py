@@ -253,7 +253,7 @@ def test_lesson_page_with_the_player_sends_each_iteration_once():
     at.run()
     assert not at.exception
     d = _player_data(at)
-    assert set(d) == {"main", "params", "preload"}
+    assert set(d) == {"main", "params", "preload", "lower"}
     assert len(at.get("plotly_chart")) == 0  # the browser draws every lesson chart
     assert not [s for s in at.slider if s.label == "Show iteration"]  # the player has the slider (and Play)
     assert not [b for b in at.button if b.label in ("Play", "Pause")]
@@ -294,10 +294,11 @@ def _labels(at) -> list[str]:
     return [e.label for e in at.expander]
 
 
-def test_first_render_leaves_the_panels_below_the_charts_for_the_next_rerun():
-    """Cold load: a session's first render with the player has no documents / maths / stop-rule panels
-    (the browser spends its first second on the charts), says so, and asks the browser to report its
-    charts drawn; the next rerun (the player's "painted", or anything else) brings them all."""
+def test_the_panels_below_the_charts_are_drawn_when_the_browser_has_them_in_view():
+    """With the player, the documents / maths / stop-rule panels are a fragment of their own: a placeholder
+    until the browser reports them in view (trigger "refresh"); then drawn on every rerun, with a marker
+    that names the state they show, which is the state the charts' mount asks for. A Step reruns the
+    charts' fragment only: the marker still names the earlier state, and the browser asks again."""
     from streamlit.testing.v1 import AppTest
     at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
     at.query_params["player"] = "on"
@@ -305,18 +306,26 @@ def test_first_render_leaves_the_panels_below_the_charts_for_the_next_rerun():
     assert not at.exception
     maths = "The maths of this iteration"
     assert not any(label.startswith(maths) for label in _labels(at))
-    assert any("appear below once the charts are drawn" in c.value for c in at.caption)
+    assert any("appear here when you scroll to them" in c.value for c in at.caption)
     d = _player_data(at)
-    assert d["main"]["lowerWaiting"] is True
+    assert d["lower"]["drawn"] is None and d["main"]["lower"]
     # plotly.js: Streamlit's own chunk is always named, as the fallback of the cartesian bundle
     assert d["main"]["plotly"]["chunk"].startswith("static/js/PlotlyChart.")
     assert d["preload"]["plotly"] == d["main"]["plotly"]
-    at.run()  # the player's trigger "painted" is a plain rerun of the page
+    at.run()  # a whole-page rerun with the panels never in view: still the placeholder
+    assert not any(label.startswith(maths) for label in _labels(at))
+    at.session_state["lesson"].player.lower_seen = True  # what the "refresh" trigger's callback records
+    at.run()
     assert not at.exception
     assert any(label.startswith(maths) for label in _labels(at))
-    assert not any("appear below once the charts are drawn" in c.value for c in at.caption)
-    assert _player_data(at)["main"]["lowerWaiting"] is False
-    at.button(key="step").click().run()  # and they stay
+    assert not any("appear here when you scroll to them" in c.value for c in at.caption)
+    d = _player_data(at)
+    assert d["lower"]["drawn"] == d["main"]["lower"]
+    token, t, latest, lam = d["main"]["lower"].rsplit(":", 3)
+    assert (t, latest, float(lam)) == ("0", "0", 1.0)
+    at.button(key="step").click().run()
+    d = _player_data(at)
+    assert d["main"]["lower"].rsplit(":", 3)[1:3] == ["1", "1"]
     assert any(label.startswith(maths) for label in _labels(at))
     # without the player (URL switch) nothing waits: the server's charts and the panels in one render
     off = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)

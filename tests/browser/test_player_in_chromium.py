@@ -296,7 +296,7 @@ FIRST_RENDER_JS = """(() => {
   const R = window.__firstRender;
   new MutationObserver(() => {
     const t = performance.now();
-    if (R.caption === null && document.body && document.body.innerText.includes('appear below once the charts are drawn'))
+    if (R.caption === null && document.body && document.body.innerText.includes('appear here when you scroll to them'))
       R.caption = t;
     if (R.maths === null && [...document.querySelectorAll('[data-testid="stExpander"] summary')]
         .some((s) => s.innerText.includes('The maths of this iteration'))) {
@@ -310,8 +310,9 @@ FIRST_RENDER_JS = """(() => {
 
 def test_first_render_draws_the_charts_then_brings_the_panels_below_them(server, browser):
     """Cold load: the app's plotly.js build is served (gzipped, as it is) by the app's static route and is
-    what the player draws with; the panels below the charts come after every chart is drawn, by
-    themselves (the player's "painted" report), and show the run's iteration 0."""
+    what the player draws with; the panels below the charts (in view on this tall page) come after every
+    chart is drawn, by themselves (the player asks for them once its charts are drawn), and show the run's
+    iteration 0."""
     # served as it is on disk (gzipped; Streamlit does not compress it again): the browser unpacks it
     resp = browser.new_context().request.get(f"{server}/app/static/plotly-nbem.min.js.gz")
     assert resp.status == 200 and resp.headers["content-type"] == "application/gzip", resp.headers

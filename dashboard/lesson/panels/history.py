@@ -23,7 +23,7 @@ def show(f: Frame):
     if f.player:
         player.show_series(st.container(), run=run, prep=f.prep, acc=f.acc, base=f.base, font_size=fs,
                            classroom=f.classroom, speed=state.get(controls.K_SPEED) or "normal", view_t=f.view_t,
-                           cfg=f.cfg, smoothing=f.smoothing)
+                           cfg=f.cfg, smoothing=f.smoothing, lower=player.lower_key(f))
         with st.container():  # always one element: the parameter charts after it keep their place
             below_supervised_note(f)
         return None

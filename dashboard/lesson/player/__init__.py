@@ -57,7 +57,7 @@ CSS = (HERE / "player.css").read_text(encoding="utf-8")
 FPS = {"slow": 1, "normal": 5, "fast": 20, "fastest": 40}
 #: server time one "need" request may spend computing iterations ahead (seconds)
 NEED_BUDGET_S = 0.3
-MAIN_KEY, PARAMS_KEY = "nbem_player_main", "nbem_player_params"
+MAIN_KEY, PARAMS_KEY, LOWER_KEY = "nbem_player_main", "nbem_player_params", "nbem_player_lower"
 
 
 def _register():
@@ -244,21 +244,42 @@ def _on_resync() -> None:
     _p().sent = None  # the browser lost an update: send everything again
 
 
-def _on_painted() -> None:
-    """The browser drew its charts. Nothing to record: lower_panels_wait() already let every rerun after
-    the first draw the panels below the charts; this trigger's only job is to cause that rerun."""
+def lower_key(f) -> str:
+    """What the panels below the charts show, as one string: the run, the iteration on screen, how far the
+    run goes and the λ of the next step. The browser compares it with the panels' own (``show_lower``)."""
+    return f"{_token()}:{f.t}:{f.latest}:{f.smoothing}"
 
 
-def lower_panels_wait() -> bool:
-    """True on a session's first render with the player: the panels below the charts (documents,
-    maths, stop rules, exports) are left out, so the browser's first second goes to the charts
-    (docs/performance.md, "The lesson player": cold load). The player asks for them (trigger ``painted``) once it has
-    drawn every chart; any other rerun brings them too. Call once per run, before ``show_series``."""
+def _on_refresh() -> None:
+    """The browser has the panels below the charts in view and they show another state than the charts:
+    this trigger reruns their fragment, which draws them (and keeps drawing them on whole-page reruns)."""
+    _p().lower_seen = True
+
+
+def lower_wanted() -> bool:
+    """Whether this run of the lower panels' fragment draws them: the browser asked (they are in view),
+    or a widget inside them was used (a fragment-only run of their own), or they have been in view before
+    and this is a whole-page rerun. Otherwise a one-line placeholder; the browser asks when it scrolls to it."""
     p = _p()
-    wait = enabled() and not p.lower
-    p.lower = True  # the next rerun, whatever it is, draws them
-    p.lower_waiting = wait
-    return wait
+    if p.lower_seen:
+        return True
+    try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+        ctx = get_script_run_ctx()
+        own_run = bool(ctx is not None and getattr(ctx, "fragment_ids_this_run", None))
+    except Exception:  # pragma: no cover - a Streamlit without fragment ids: draw them
+        own_run = True
+    if own_run:
+        p.lower_seen = True
+    return own_run
+
+
+def show_lower(where, drawn: str | None) -> None:
+    """The lower panels' marker: tells the browser which state they show (``drawn``, a :func:`lower_key`,
+    or None for the placeholder). The browser asks for them (trigger ``refresh``) when they are in view and
+    ``drawn`` differs from the charts' state (``lower`` in the main mount's data)."""
+    with where:
+        _COMPONENT(key=LOWER_KEY, data={"role": "lower", "drawn": drawn}, on_refresh_change=_on_refresh)
 
 
 def _on_failed() -> None:
@@ -266,6 +287,7 @@ def _on_failed() -> None:
     if msg:
         _p().failed = str(msg)[:200]
         _p().playing = False
+        lesson().app_rerun = True  # the server draws the charts now, and the panels below them in the same run
 
 
 # ---- chart specs ---------------------------------------------------------------------------------------
@@ -290,8 +312,9 @@ def preload() -> None:
 
 
 def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool, speed: str, view_t,
-                cfg=None, smoothing: float | None = None) -> None:
-    """Play/Pause, the slider and the time-series charts."""
+                cfg=None, smoothing: float | None = None, lower: str | None = None) -> None:
+    """Play/Pause, the slider and the time-series charts. ``lower``: the state the panels below the charts
+    should show (:func:`lower_key`); the browser asks for them when they are in view and show another."""
     p = _p()
     latest = len(run.history) - 1
     serial = lesson().serial
@@ -307,8 +330,7 @@ def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool,
     t = latest if view_t is None else min(int(view_t), latest)
     data = {
         "role": "main", "sid": p.sid, "run": _token(), "n": latest + 1, "done": bool(run.done),
-        "seq": p.seq, "t": t, "revealed": latest, "fps": FPS.get(speed, FPS["normal"]),
-        "lowerWaiting": bool(p.lower_waiting),
+        "seq": p.seq, "t": t, "revealed": latest, "fps": FPS.get(speed, FPS["normal"]), "lower": lower,
         # the accuracy of each iteration as text, rounded once on the server (numbers.percent)
         "acc": [numbers.percent(a) for a in acc[: latest + 1]],
         "accDelta": _deltas(acc[: latest + 1], base),
@@ -338,7 +360,7 @@ def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool,
                         "series": [{"name": n, "ver": nvers[n], "spec": s} for n, s in nspecs]}
     with where:
         _COMPONENT(key=MAIN_KEY, data=data, default={"view": None}, on_view_change=_on_view,
-                   on_need_change=_on_need, on_failed_change=_on_failed, on_painted_change=_on_painted)
+                   on_need_change=_on_need, on_failed_change=_on_failed)
 
 
 def _deltas(acc, base) -> list:

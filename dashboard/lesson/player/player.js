@@ -1,8 +1,9 @@
 // The lesson's client-side player (a Streamlit components-v2 module; dashboard/player/__init__.py mounts it).
 //
-// Two mounts share this module (Streamlit caches a component's module by its text):
+// Three mounts share this module (Streamlit caches a component's module by its text):
 //   role "main":   Play/Pause, the iteration slider, and the time-series charts (α, accuracy, likelihood);
-//   role "params": the parameter chart (top features / heatmap / images) and the truth scatter.
+//   role "params": the parameter chart (top features / heatmap / images) and the truth scatter;
+//   role "lower":  a marker at the top of the panels below the charts (drawn when they are in view).
 // The server sends each iteration's frame once (payload.py: a template spec per chart + compact patches);
 // dragging the slider or playing redraws here, with no server round trip per frame:
 //   - the parameter charts: Plotly.react with the frame's arrays (only the charts that change);
@@ -21,6 +22,7 @@ const P = {
   acc: [], accDelta: [], words: [], seq: -1, pendingNeed: 0, lastAdvance: 0,
   playId: Math.floor(Math.random() * 1e6),  // one per Play press: a late "need" of a paused play is ignored
   main: null, params: null,        // the two mounts' views
+  lower: null, firstPaint: false,  // the marker of the panels below the charts; the charts drawn once
   stats: { draws: 0, distinct: 0, lastDrawn: -1, reacts: 0, backDraws: 0, swaps: 0, steps: 0, lams: 0, fast: 0, log: [] },
   plotlySource: null,              // where plotly.js came from: "bundle", "chunk" or "page" (read by tests)
 };
@@ -672,15 +674,64 @@ function chartBox(parent, name) {
   return box;
 }
 
-// ---- first paint: the page's lower panels wait for it ---------------------------------------------------
-// On a session's first render the server leaves the panels below the charts (documents, maths, stop
-// rules, exports) out, so the browser spends its first second on the charts (data.lowerWaiting). Once
-// every chart of both mounts is drawn, the player asks for them (trigger "painted": one fragment rerun).
-// Sent once per session; after 6 s it is sent anyway (plotly.js slow or failed: the page must not stay
-// without its panels).
+// ---- the panels below the charts: drawn when they are in view ------------------------------------------
+// The documents, the maths, the stop rules' numbers and the exports are a fragment of their own on the
+// server (role "lower": a marker mounted at their top says which state they show, data.drawn). They are
+// built only when the reader can see them: when they are in view (or within 200 px of it) and show another
+// state than the charts (the main mount's data.lower), the player asks for them (trigger "refresh": one
+// rerun of their fragment). A Step, a drag or Play with them out of view costs the server nothing there.
+// On a session's first render they wait until every chart is drawn (or 6 s), so the first second goes to
+// the charts. The request waits until the app is idle (Streamlit's script state on the app's root, the
+// attribute the Step button's busy style reads too): sent during a run, it would cut that run short.
 const PAINT_WAIT_MS = 6000;
+let idleWatch = null;
+function appIdle() {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const state = app && app.getAttribute("data-test-script-state");
+  if (app && !idleWatch && typeof MutationObserver !== "undefined") {
+    idleWatch = new MutationObserver(() => lowerCheck());
+    idleWatch.observe(app, { attributes: true, attributeFilter: ["data-test-script-state"] });
+  }
+  return !state || state === "notRunning";
+}
+function lowerCheck() {
+  const v = P.lower, m = P.main;
+  if (!v || !m || !m.lowerKey) return;
+  const stale = v.drawn !== m.lowerKey;
+  if (v.box) {
+    v.box.classList.toggle("nbp-stale", stale && v.drawn !== null);
+    if (stale) v.box.setAttribute("aria-busy", "true"); else v.box.removeAttribute("aria-busy");
+  }
+  if (!stale || !v.visible || !P.firstPaint || P.playing || P.dragging || v.asked === m.lowerKey) return;
+  if (!appIdle()) return;             // asked again when the run ends (idleWatch)
+  v.asked = m.lowerKey;
+  note("lower: refresh " + m.lowerKey);
+  v.api.setTriggerValue("refresh", m.lowerKey);
+}
+
+function mountLower(api, d) {
+  const root = api.parentElement;
+  let v = root.__nbp;
+  if (!v) v = root.__nbp = { visible: typeof IntersectionObserver === "undefined", asked: null, box: null, obs: null };
+  v.api = api;
+  v.drawn = d.drawn === undefined ? null : d.drawn;
+  P.lower = v;
+  // the whole fragment (its container has the class st-key-nbem_lower) is what must be in view
+  const box = (root.closest && root.closest('[class*="st-key-nbem_lower"]')) || root;
+  if (typeof IntersectionObserver !== "undefined" && v.box !== box) {
+    if (!v.obs) v.obs = new IntersectionObserver((entries) => {
+      v.visible = entries.some((e) => e.isIntersecting);
+      lowerCheck();
+    }, { rootMargin: "200px 0px 200px 0px" });
+    if (v.box) v.obs.unobserve(v.box);
+    v.obs.observe(box);
+  }
+  v.box = box;
+  lowerCheck();
+}
+
 function watchPaint(d) {
-  if (!d.lowerWaiting || P.paintedFor === d.sid) return;
+  if (P.paintedFor === d.sid) return;
   P.paintedFor = d.sid;
   const t0 = performance.now();
   const drawn = (v) => v && v.boxes.length > 0 && v.boxes.every((b) => b.gd._fullLayout);
@@ -689,11 +740,8 @@ function watchPaint(d) {
     if (!done && performance.now() - t0 < PAINT_WAIT_MS) { requestAnimationFrame(check); return; }
     note(done ? "painted" : "painted: timeout");
     P.stats.painted = performance.now();
-    // one more frame: what was just drawn reaches the screen before the rerun's panels are rendered
-    requestAnimationFrame(() => setTimeout(() => {
-      const api = P.main && P.main.api;
-      if (api) api.setTriggerValue("painted", true);
-    }, 0));
+    // one more frame: what was just drawn reaches the screen before the panels below are asked for
+    requestAnimationFrame(() => setTimeout(() => { P.firstPaint = true; lowerCheck(); }, 0));
   };
   requestAnimationFrame(check);
 }
@@ -797,6 +845,7 @@ function mountMain(api, d) {
   P.n = d.n; P.done = d.done; P.fps = d.fps; P.acc = d.acc || []; P.accDelta = d.accDelta || []; P.words = d.words || [];
   P.next = d.next ? Object.assign({ run: d.run }, d.next) : null;
   P.lam = d.lam || null;
+  m.lowerKey = d.lower || null;
   note(`data n=${d.n} seq=${d.seq}/${P.seq} t=${d.t}`);
   if (d.seq !== P.seq) {              // the server moved the run (Step, Reset, convergence, a new run)
     P.seq = d.seq;
@@ -827,6 +876,7 @@ function mountMain(api, d) {
     if (P.playing) requestAnimationFrame(tick);
   }).catch((e) => failed(root, api, e));
   requestDraw();
+  lowerCheck();
 }
 
 function mountParams(api, d) {
@@ -870,6 +920,7 @@ export default function (component) {
   try {
     if (data.role === "preload") { note("preload"); loadPlotly(data.plotly).catch(() => {}); return; }
     if (data.role === "main") mountMain(api, data);
+    else if (data.role === "lower") mountLower(api, data);
     else mountParams(api, data);
   } catch (e) {
     failed(parentElement, api, e);
@@ -878,6 +929,7 @@ export default function (component) {
     const v = parentElement.__nbp;
     if (P.main === v) { note("unmount"); P.main = null; }
     if (P.params === v) P.params = null;
+    if (P.lower === v) { if (v.obs) v.obs.disconnect(); v.obs = null; v.box = null; P.lower = null; }
   };
 }
 
