@@ -347,6 +347,14 @@ def figure_summary(fig, limit: int = 4) -> str:
             continue
         key = df.columns[0]
         categories = not pd.api.types.is_numeric_dtype(df[key])
+        # the key's name without its parenthesis ("iteration t (540 hidden documents)"); none for a bare "x"
+        label = re.sub(r"\s*\([^)]*\)", "", str(key)).strip()
+        label = "" if label in ("x", "y", "x ", "y ") else label
+        keys = df[key]
+
+        def at(i: int) -> str:
+            return f"{label} = {keys.iloc[i]}" if label else str(keys.iloc[i])
+
         for col in list(df.columns[1:])[:limit]:
             s = pd.to_numeric(df[col], errors="coerce")
             ok = s.notna().to_numpy()
@@ -354,14 +362,14 @@ def figure_summary(fig, limit: int = 4) -> str:
                 continue
             first, last = int(np.flatnonzero(ok)[0]), int(np.flatnonzero(ok)[-1])
             top = int(s.idxmax())
-            keys = df[key]
             if first == last:
-                parts.append(f"{col} {_num(s.iloc[first], percent)} at {key} {keys.iloc[first]}")
+                parts.append(f"{col} {_num(s.iloc[first], percent)} at {at(first)}")
             elif bar or categories or df.shape[0] > 12:
-                parts.append(f"{col} highest at {key} {keys.iloc[top]} ({_num(s.iloc[top], percent)})")
+                parts.append(f"{col} highest for {keys.iloc[top]} ({_num(s.iloc[top], percent)})"
+                             if categories else f"{col} highest at {at(top)} ({_num(s.iloc[top], percent)})")
             else:
-                parts.append(f"{col} from {_num(s.iloc[first], percent)} at {key} {keys.iloc[first]} to "
-                             f"{_num(s.iloc[last], percent)} at {keys.iloc[last]}"
-                             + (f", highest {_num(s.iloc[top], percent)} at {keys.iloc[top]}"
+                parts.append(f"{col} {_num(s.iloc[first], percent)} at {at(first)}, "
+                             f"{_num(s.iloc[last], percent)} at {at(last)}"
+                             + (f" (highest {_num(s.iloc[top], percent)} at {at(top)})"
                                 if top not in (first, last) else ""))
     return ("; ".join(parts[: 2 * limit]) + ".") if parts else "No data drawn yet."

@@ -222,7 +222,10 @@ def test_summary_and_name_read_from_the_figure():
     s = figures.figure_summary(fig)
     assert "87.7%" in s and "95.0%" in s and "95.1%" in s   # first, last, highest (between them)
     bars = go.Figure(go.Bar(x=["a", "b", "c"], y=[3, 9, 1], name="count"))
-    assert "b (9)" in figures.figure_summary(bars) and figures.figure_name(bars) == "Bar chart"
+    assert figures.figure_summary(bars) == "count highest for b (9)." and figures.figure_name(bars) == "Bar chart"
+    fig.update_layout(xaxis_title="iteration t (540 hidden documents)")
+    assert figures.figure_summary(fig) == ("EM 87.7% at iteration t = 0, 95.0% at iteration t = 3 "
+                                           "(highest 95.1% at iteration t = 2).")
 
 
 # ---- show_chart in a page (AppTest) ------------------------------------------------------------------------
@@ -315,4 +318,4 @@ def test_grouped_bars_off_their_tick_take_its_name():
     assert df.iloc[:, 0].tolist() == ["free", "txt"]
     assert df["ham"].tolist() == [0.1, 0.3] and df["spam"].tolist() == [0.5, 0.7]
     assert df["before"].tolist() == [0.12, 0.28]
-    assert "spam highest at y txt (0.7)" in figures.figure_summary(fig)
+    assert "spam highest for txt (0.7)" in figures.figure_summary(fig)
