@@ -102,6 +102,13 @@ def component_head(raw: str) -> dict:
     """The scalar fields of a component's JSON data; the whole JSON is parsed only when the
     fast read finds none of them."""
     head = {}
+    if raw.startswith('"'):  # the data was sent as one JSON text (the lesson player does): unwrap it
+        try:
+            raw = json.loads(raw)
+        except ValueError:
+            return {}
+        if not isinstance(raw, str):
+            return {}
     for k, v in _HEAD_FIELDS.findall(raw[:2000]):
         if k not in head:
             head[k] = json.loads(v)

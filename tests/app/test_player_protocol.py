@@ -20,6 +20,12 @@ from dashboard.ui import derive
 from dashboard.lesson.player import payload as pl
 
 
+def _json_data(raw: str):
+    """A component's data: the lesson player sends it as one JSON text (a JSON string holding JSON)."""
+    d = json.loads(raw)
+    return json.loads(d) if isinstance(d, str) else d
+
+
 def test_quantize_round_trip_within_the_stated_error():
     rng = np.random.default_rng(0)
     x = rng.random(500) * 3 - 1
@@ -241,7 +247,7 @@ def _player_data(at) -> dict:
     out = {}
     for e in at.get("bidi_component"):
         if e.proto.component_name == "nbem_player":
-            d = json.loads(e.proto.json)
+            d = _json_data(e.proto.json)
             out[d["role"]] = d
     return out
 

@@ -32,6 +32,7 @@ If the component cannot run (no components v2, plotly.js failed to load, the
 from __future__ import annotations
 
 import glob
+import json
 import os
 import secrets
 import time
@@ -279,7 +280,7 @@ def show_lower(where, drawn: str | None) -> None:
     or None for the placeholder). The browser asks for them (trigger ``refresh``) when they are in view and
     ``drawn`` differs from the charts' state (``lower`` in the main mount's data)."""
     with where:
-        _COMPONENT(key=LOWER_KEY, data={"role": "lower", "drawn": drawn}, on_refresh_change=_on_refresh)
+        _mount(LOWER_KEY, {"role": "lower", "drawn": drawn}, on_refresh_change=_on_refresh)
 
 
 def _on_failed() -> None:
@@ -303,12 +304,19 @@ def _strip_template(spec: dict) -> dict:
 
 # ---- mounting -----------------------------------------------------------------------------------------------
 
+def _mount(key: str, data: dict, **kwargs):
+    """Mount the player with ``data`` sent as one JSON text (player.js parses it). Given a dict, Streamlit
+    looks for data frames under each of its keys (a nested dict of strings is tried as a table: ~1.8 ms for
+    the preload's two URLs) and serialises it twice; a string is sent as it is."""
+    return _COMPONENT(key=key, data=json.dumps(data), **kwargs)
+
+
 def preload() -> None:
     """Start loading plotly.js in the browser now (call it early in the page, before the run is built):
     its download and parse overlap with the server's work instead of following it."""
     if enabled():
         with st.sidebar:
-            _COMPONENT(key="nbem_player_preload", data={"role": "preload", "plotly": _PLOTLY})
+            _mount("nbem_player_preload", {"role": "preload", "plotly": _PLOTLY})
 
 
 def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool, speed: str, view_t,
@@ -359,7 +367,7 @@ def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool,
                         "words": _words(nxt, prep, acc_next, base),
                         "series": [{"name": n, "ver": nvers[n], "spec": s} for n, s in nspecs]}
     with where:
-        _COMPONENT(key=MAIN_KEY, data=data, default={"view": None}, on_view_change=_on_view,
+        _mount(MAIN_KEY, data, default={"view": None}, on_view_change=_on_view,
                    on_need_change=_on_need, on_failed_change=_on_failed)
 
 
@@ -459,5 +467,5 @@ def show_params(where, *, run, prep, model: str, pick: str, font_size: int, clas
     data = {"role": "params", "token": token, "n": len(log.frames), **payload,
             "charts": charts_, "widths": [3, 2] if len(charts_) == 2 else [1], "plotly": _PLOTLY}
     with where:
-        _COMPONENT(key=PARAMS_KEY, data=data, on_resync_change=_on_resync, on_failed_change=_on_failed)
+        _mount(PARAMS_KEY, data, on_resync_change=_on_resync, on_failed_change=_on_failed)
 

@@ -914,7 +914,10 @@ function mountParams(api, d) {
 }
 
 export default function (component) {
-  const { data, parentElement, setStateValue, setTriggerValue } = component;
+  const { parentElement, setStateValue, setTriggerValue } = component;
+  // the app sends its data as one JSON text (dashboard/lesson/player/__init__.py: _mount); the offline
+  // file and the notebook widget pass the object itself
+  const data = typeof component.data === "string" ? JSON.parse(component.data) : component.data;
   if (!data) return;
   const api = { parentElement, setStateValue, setTriggerValue };
   try {
