@@ -23,7 +23,7 @@ WARN = "#D55E00"
 WARN_TEXT = "#B34700"
 
 
-GREY = "#777777"
+GREY = "#767676"  # 4.5:1 on white: also the colour of the annotations drawn beside its lines
 
 
 # plotly's default template, as go.Figure() put it in every figure before (same look in the

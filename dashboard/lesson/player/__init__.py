@@ -44,7 +44,7 @@ import streamlit as st
 from dashboard.charts import lesson as lesson_charts
 from dashboard.lesson import numbers
 from dashboard.lesson import specs
-from dashboard.lesson.export import chart_template
+from dashboard.lesson.export import chart_template, iteration_words
 from dashboard.lesson.lesson_run import PlayerState
 from dashboard.lesson.session import lesson
 from dashboard.ui import state
@@ -377,22 +377,8 @@ def _deltas(acc, base) -> list:
 
 
 def _words(run, prep, acc, base) -> list[str]:
-    """Each iteration's state in words, after "Iteration t of n: ": the class priors and the accuracy
-    against supervised-only ("α ham 0.87, spam 0.13; accuracy 97.0%, 9.3 points above supervised")."""
-    names = [str(c) for c in prep.class_names]
-    out = []
-    for i, snap in enumerate(run.history):
-        text = "α " + ", ".join(f"{n} {a:.2f}" for n, a in zip(names, np.asarray(snap.alpha, dtype=float)))
-        a = acc[i] if i < len(acc) else None
-        shown = numbers.percent(a)
-        if shown is not None:
-            text += f"; accuracy {shown}"
-            if base is not None:
-                d = (a - base) * 100
-                text += (", the same as supervised" if abs(d) < 0.05
-                         else f", {abs(d):.1f} points {'above' if d > 0 else 'below'} supervised")
-        out.append(text)
-    return out
+    """Each iteration's state in words (the player's status sentence): the offline file's wording."""
+    return iteration_words(run, prep, acc, base)
 
 
 def _series(run, prep, acc, base, font_size: int):
