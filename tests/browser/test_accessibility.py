@@ -74,6 +74,12 @@ def run_lesson(page, steps: int = 3) -> None:
         page.get_by_text(f"Paused at t = {i}").first.wait_for(timeout=120_000)
     settle(page)
     page.locator('[data-testid="stExpander"]').first.wait_for(timeout=120_000)
+    lower = page.locator(".st-key-nbem_lower")  # with the player, the panels below the charts come in view
+    if lower.count():
+        lower.scroll_into_view_if_needed()
+        page.locator('[data-testid="stExpander"] summary:has-text("The maths of this iteration")').first.wait_for(
+            timeout=120_000)
+        settle(page)
 
 
 def _report(results: dict[str, list[dict]]) -> str:
