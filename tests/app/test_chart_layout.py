@@ -233,10 +233,13 @@ def test_maths_panel_equation_number_fits_its_column():
             lower = page.locator(".st-key-nbem_lower")  # the panels below the charts come when in view
             if lower.count():
                 lower.scroll_into_view_if_needed()
-            page.get_by_text("The maths of this iteration").first.wait_for(timeout=120_000)
-            if not page.evaluate(visible_21):  # the panel's expander is closed: open it
-                page.get_by_text("The maths of this iteration").first.click()
+            maths = page.locator('[data-testid="stExpander"] details:has(summary:has-text("The maths of this iteration"))')
+            maths.first.wait_for(timeout=120_000)
+            wait_idle(page)
+            if not maths.first.evaluate("(d) => d.open"):  # the panel's expander is closed: open it
+                maths.first.locator("summary").click()
             page.wait_for_function(visible_21, timeout=120_000)
+            wait_idle(page)
             page.wait_for_timeout(1000)
             box = page.evaluate("""() => {
               const d = [...document.querySelectorAll('.katex-display')].find(e => e.innerText.includes('(21)'));
