@@ -116,13 +116,19 @@ def test_the_lesson_works_from_the_keyboard(server, browser):
                                timeout=30_000)
 
         focus_start(page)                               # the documents table: focus enters, arrows move in it
+        page.locator(".st-key-nbem_lower").scroll_into_view_if_needed()   # drawn when in view
+        page.locator('[data-testid="stExpander"] [data-testid="stDataFrame"]').first.wait_for(timeout=120_000)
+        settled(page)
         tab_to(page, '[data-testid="stExpander"]:has([data-testid="stDataFrame"]) [data-testid="stDataFrame"]', 300)
         page.keyboard.press("ArrowDown")
         page.keyboard.press("ArrowRight")
         assert page.evaluate("() => !!document.activeElement.closest('[data-testid=\"stDataFrame\"]')")
 
         focus_start(page)                               # the maths panel: Enter closes and opens it
+        page.locator(".st-key-nbem_lower").scroll_into_view_if_needed()   # drawn when in view
         maths = page.locator('[data-testid="stExpander"] details:has(summary:has-text("The maths of this iteration"))')
+        maths.first.wait_for(timeout=120_000)
+        settled(page)
         maths.locator("summary").first.evaluate("(e) => e.setAttribute('data-test-maths', '')")
         tab_to(page, "[data-test-maths]", 400)
         was = maths.evaluate("(d) => d.open")

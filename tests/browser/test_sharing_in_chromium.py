@@ -87,9 +87,21 @@ def _idle(page, timeout=180_000):
     page.wait_for_timeout(500)
 
 
-def _metrics(page) -> dict[str, str]:
+LOWER_DRAWN_JS = ("() => { const b = document.querySelector('.st-key-nbem_lower');"
+                  " return !b || (!b.getAttribute('aria-busy') && !!b.querySelector('[data-testid=\"stMetric\"]')); }")
+
+
+def _metrics(page, with_lower: bool = False) -> dict[str, str]:
+    """The page's metrics. With ``with_lower``, the panels below the charts (the stop rules' numbers) are
+    scrolled into view first and read once drawn at the charts' state; without, only the metrics above."""
+    if with_lower and page.locator(".st-key-nbem_lower").count():
+        page.locator(".st-key-nbem_lower").scroll_into_view_if_needed()
+        page.wait_for_function(LOWER_DRAWN_JS, timeout=120_000)
+        _idle(page)
     out = {}
-    for m in page.locator('[data-testid="stMetric"]').all():
+    selector = '[data-testid="stMetric"]' if with_lower else \
+        '[data-testid="stMetric"]:not(.st-key-nbem_lower [data-testid="stMetric"])'
+    for m in page.locator(selector).all():
         label = m.locator('[data-testid="stMetricLabel"]').inner_text().strip()
         out[label] = m.locator('[data-testid="stMetricValue"]').inner_text().strip()
     return out
@@ -144,12 +156,12 @@ def _flow(servers, browser, pages):
     teacher.get_by_text("Loaded").first.wait_for(timeout=120_000)
     _idle(teacher)
     _step(teacher, 3)
-    before_share = _metrics(teacher)
+    before_share = _metrics(teacher, with_lower=True)
 
     teacher.get_by_role("button", name="Share this data set").click()
     teacher.get_by_text("Link for the class").first.wait_for(timeout=120_000)
     _idle(teacher)
-    assert _metrics(teacher) == before_share           # sharing kept the teacher's run
+    assert _metrics(teacher, with_lower=True) == before_share           # sharing kept the teacher's run
     codes = [c.inner_text().strip() for c in teacher.locator('[data-testid="stCode"]').all()]
     link = next(c for c in codes if "data=" in c and "delete=" not in c)
     delete = next(c for c in codes if "delete=" in c)
@@ -165,7 +177,7 @@ def _flow(servers, browser, pages):
     student.get_by_text(f"Shared data set: {NAME}").first.wait_for(timeout=120_000)
     # the link names the teacher's iteration (t=3): the student's run is recomputed to it
     assert "t=3" in link and _iteration(student) == 3
-    assert _metrics(student) == before_share           # same data, same steps, same numbers
+    assert _metrics(student, with_lower=True) == before_share           # same data, same steps, same numbers
     _shot(student, "02_student_other_server")
 
     # reload: a new session from the URL the page shows now
