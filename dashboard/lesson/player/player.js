@@ -684,15 +684,28 @@ function chartBox(parent, name) {
 // the charts. The request waits until the app is idle (Streamlit's script state on the app's root, the
 // attribute the Step button's busy style reads too): sent during a run, it would cut that run short.
 const PAINT_WAIT_MS = 6000;
-let idleWatch = null;
+// Quiet time after the last run before the panels are asked for: a clicker's next key press (Step, E, M)
+// comes within it and goes first, instead of meeting the panels' own rerun.
+const LOWER_QUIET_MS = 900;
+let idleWatch = null, idleSince = 0, quietTimer = null;
 function appIdle() {
   const app = document.querySelector('[data-testid="stApp"]');
   const state = app && app.getAttribute("data-test-script-state");
   if (app && !idleWatch && typeof MutationObserver !== "undefined") {
-    idleWatch = new MutationObserver(() => lowerCheck());
+    idleWatch = new MutationObserver(() => {
+      const now = app.getAttribute("data-test-script-state");
+      if (!now || now === "notRunning") idleSince = performance.now();
+      lowerCheck();
+    });
     idleWatch.observe(app, { attributes: true, attributeFilter: ["data-test-script-state"] });
   }
-  return !state || state === "notRunning";
+  if (state && state !== "notRunning") return false;
+  const wait = idleSince + LOWER_QUIET_MS - performance.now();
+  if (wait > 0) {                    // asked again once the page has been quiet long enough
+    if (!quietTimer) quietTimer = setTimeout(() => { quietTimer = null; lowerCheck(); }, wait + 10);
+    return false;
+  }
+  return true;
 }
 function lowerCheck() {
   const v = P.lower, m = P.main;
