@@ -36,16 +36,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from loadtest.run_load import LOWER, PLAYER, cpu_seconds, free_port, stop_server, wait_health  # noqa: E402
+from loadtest.run_load import LOWER, PLAYER, cpu_seconds, free_port, start_server, stop_server, wait_health  # noqa: E402
 from loadtest.stclient import Session  # noqa: E402
-
-
-def start(root: Path, port: int, log: Path) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.headless", "true",
-           "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-           "--server.fileWatcherType", "none", "--server.runOnSave", "false"]
-    env = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONPATH=str(root))
-    return subprocess.Popen(cmd, cwd=str(root), stdout=open(log, "w"), stderr=subprocess.STDOUT, env=env)
 
 
 async def after_page(s: Session, in_view: bool):
@@ -141,7 +133,7 @@ async def run(args) -> int:
     try:
         for name, root in roots:
             port = free_port()
-            proc = start(root, port, Path(args.out) / f"server-{name}.log")
+            proc = start_server("dashboard/app.py", port, Path(args.out) / f"server-{name}.log", root=root)
             clients.append(Client(name, root, port, proc, args.lower_in_view))
         for c in clients:
             wait_health(c.port, c.proc, timeout=120)

@@ -95,13 +95,17 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(app: str, port: int, log_path: Path, extra: list[str] | None = None) -> subprocess.Popen:
+def start_server(app: str, port: int, log_path: Path, extra: list[str] | None = None,
+                 root: Path = ROOT) -> subprocess.Popen:
+    """`streamlit run <app>` from the checkout ``root`` (its own packages first on the path)."""
     cmd = [sys.executable, "-m", "streamlit", "run", app,
            "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
            "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
            "--server.runOnSave", "false"] + list(extra or [])
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    return subprocess.Popen(cmd, cwd=str(ROOT), stdout=open(log_path, "w"), stderr=subprocess.STDOUT,
+    if root != ROOT:
+        env["PYTHONPATH"] = str(root)
+    return subprocess.Popen(cmd, cwd=str(root), stdout=open(log_path, "w"), stderr=subprocess.STDOUT,
                             env=env, start_new_session=True)
 
 

@@ -120,12 +120,10 @@ def lower(classroom: bool) -> None:
     with st.container(key="nbem_lower"):
         drawn = player.lower_key(f) if player.lower_wanted() and not f.playing else None
         player.show_lower(st.container(), drawn)
-        if f.playing:
-            st.caption("The maths panel and the exports are back when you press Pause.")
-        elif drawn is None:
+        if drawn is None and not f.playing:
             st.caption("The documents, the maths and the exports of this iteration appear here when you "
                        "scroll to them.")
-        else:
+        else:  # while playing it says they are back on Pause
             lower_panels(f, specs.param_view(f.run, f.cfg.model, f.prep, f.t))
 
 

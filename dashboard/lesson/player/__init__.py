@@ -344,7 +344,7 @@ def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool,
         "accDelta": _deltas(acc[: latest + 1], base),
         # each iteration in words (the player's text summary, read by screen readers)
         "words": state.memo(("player_words", _acc_version(run, acc[: latest + 1], base, 0)),
-                            lambda: _words(run, prep, acc[: latest + 1], base)),
+                            lambda: iteration_words(run, prep, acc[: latest + 1], base)),
         # each chart's own version: a λ change moves the supervised baseline (the accuracy chart) only,
         # so α and the likelihood are not redrawn
         "series": [{"name": n, "ver": vers[n], "spec": s} for n, s in series],
@@ -364,21 +364,16 @@ def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool,
         data["next"] = {"from": latest + 1, "n": latest + 2, "done": bool(nxt.done),
                         "acc": [numbers.percent(a) for a in acc_next],
                         "accDelta": _deltas(acc_next, base),
-                        "words": _words(nxt, prep, acc_next, base),
+                        "words": iteration_words(nxt, prep, acc_next, base),
                         "series": [{"name": n, "ver": nvers[n], "spec": s} for n, s in nspecs]}
     with where:
         _mount(MAIN_KEY, data, default={"view": None}, on_view_change=_on_view,
-                   on_need_change=_on_need, on_failed_change=_on_failed)
+               on_need_change=_on_need, on_failed_change=_on_failed)
 
 
 def _deltas(acc, base) -> list:
     """Each iteration's "+9.3 pts vs supervised" as the metrics row prints it (None without one)."""
     return [numbers.delta_text(a, base) if base is not None and np.isfinite(a) else None for a in acc]
-
-
-def _words(run, prep, acc, base) -> list[str]:
-    """Each iteration's state in words (the player's status sentence): the offline file's wording."""
-    return iteration_words(run, prep, acc, base)
 
 
 def _series(run, prep, acc, base, font_size: int):
