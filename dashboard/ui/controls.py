@@ -13,36 +13,15 @@ import streamlit as st
 
 from dashboard.ui import urlguard
 from dashboard.lesson.config import DataConfig
+from nblab.defaults import DEFAULTS, INIT_LABELS, INITS, LAMBDAS, MAX_ITER_MAX, SEED_MAX, TOLS  # noqa: F401  (the lesson's choices)
 
-# ---- option lists -----------------------------------------------------------
-LAMBDAS = [0.0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0]
+# ---- option lists (shared with the lab page: nblab.defaults) -----------------
 LAM_LABEL = "Smoothing λ"  # the λ slider's label (the browser player finds the slider by it)
-TOLS = [1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8]
-INITS = ["uniform", "random", "labeled"]
-INIT_LABELS = {
-    "uniform": "uniform (α = 1/K, β = ½)",
-    "random": "random (seeded)",
-    "labeled": "from the labelled documents",
-}
 # Play speed: (EM steps per tick, seconds between ticks of the st.fragment(run_every=...))
 SPEEDS = {"slow": (1, 1.0), "normal": (1, 0.2), "fast": (4, 0.2), "fastest": (8, 0.2)}
 UPLOAD = "upload"  # dataset option meaning "this session's uploaded CSV"
 SHARED = "shared"  # dataset option meaning "the data set shared by a link (data=<id> in the URL)"
 USER_DATA = (UPLOAD, SHARED)  # data sets that are not shipped (no truth panel, no cross-session cache by name)
-
-# ---- defaults of the ready-made lesson ---------------------------------------
-DEFAULTS = dict(
-    dataset="sms_spam",     # real text; synthetic_spam (known truth) is one pick away
-    hidden=90,
-    lam=1.0,
-    init="labeled",
-    seed=0,
-    uw=1.0,
-    max_iter=100,
-    tol=1e-6,
-    classroom=False,
-    speed="normal",
-)
 
 # widget keys = URL parameter names
 K_DATASET, K_MODEL, K_HIDDEN, K_LAM = "dataset", "model", "hidden", "lam"
@@ -164,9 +143,9 @@ def data_controls(dataset_names: list[str], descriptions: dict[str, str], upload
         # advanced widgets are not drawn: use their remembered values, or the (checked) URL values
         init = urlguard.value_of(K_INIT, urlguard.Choice(INITS, DEFAULTS["init"], what="initialisation"),
                                  DEFAULTS["init"])
-        seed = urlguard.value_of(K_SEED, urlguard.Number(0, 9999, DEFAULTS["seed"], None, True), DEFAULTS["seed"])
+        seed = urlguard.value_of(K_SEED, urlguard.Number(0, SEED_MAX, DEFAULTS["seed"], None, True), DEFAULTS["seed"])
         uw = urlguard.value_of(K_UW, urlguard.Number(0.0, 1.0, DEFAULTS["uw"], 0.05), DEFAULTS["uw"])
-        max_iter = urlguard.value_of(K_MAXIT, urlguard.Number(1, 1000, DEFAULTS["max_iter"], None, True),
+        max_iter = urlguard.value_of(K_MAXIT, urlguard.Number(1, MAX_ITER_MAX, DEFAULTS["max_iter"], None, True),
                                      DEFAULTS["max_iter"])
         tol = urlguard.value_of(K_TOL, urlguard.Grid(TOLS, DEFAULTS["tol"], _fmt_tol), DEFAULTS["tol"])
     else:
@@ -174,14 +153,14 @@ def data_controls(dataset_names: list[str], descriptions: dict[str, str], upload
             init = urlguard.selectbox(st, "Initialisation", INITS, index=INITS.index(DEFAULTS["init"]),
                                       key=K_INIT, persist_state="session", what="initialisation",
                                       help="; ".join(f"**{k}**: {v}" for k, v in INIT_LABELS.items()))
-            seed = urlguard.number_input(st, "Seed", 0, 9999, DEFAULTS["seed"], step=1, key=K_SEED,
+            seed = urlguard.number_input(st, "Seed", 0, SEED_MAX, DEFAULTS["seed"], step=1, key=K_SEED,
                                          persist_state="session",
                                          help="Which labels are hidden, and the random initialisation.")
             uw = urlguard.slider(st, "Unlabelled weight", 0.0, 1.0, DEFAULTS["uw"], step=0.05, key=K_UW,
                                  persist_state="session",
                                  help="How much an unlabelled document counts in the M-step (1 = as much as a "
                                       "labelled one).")
-            max_iter = urlguard.number_input(st, "Max iterations", 1, 1000, DEFAULTS["max_iter"], step=10,
+            max_iter = urlguard.number_input(st, "Max iterations", 1, MAX_ITER_MAX, DEFAULTS["max_iter"], step=10,
                                              key=K_MAXIT, persist_state="session")
             tol = urlguard.select_slider(st, "Convergence tolerance", TOLS, value=DEFAULTS["tol"],
                                          format_func=_fmt_tol, key=K_TOL, persist_state="session")

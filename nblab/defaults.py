@@ -1,0 +1,36 @@
+"""The lesson's defaults and the choices its controls offer, shared by the app's sidebar and the lab page.
+
+The URL keys are the same in both (``?lam=0.1`` in the app, ``#lam=0.1`` in the lab), so a link says the
+same thing to either.
+"""
+from __future__ import annotations
+
+#: λ values the smoothing slider offers
+LAMBDAS = [0.0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0]
+#: convergence tolerances the tolerance slider offers (relative change of the objective)
+TOLS = [1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8]
+#: EM's starting points (nbcore.EM's ``init``)
+INITS = ["uniform", "random", "labeled"]
+INIT_LABELS = {
+    "uniform": "uniform (α = 1/K, β = ½)",
+    "random": "random (seeded)",
+    "labeled": "from the labelled documents",
+}
+#: the seed's range (which labels are hidden, and the random start)
+SEED_MAX = 9999
+#: the iteration budget's range
+MAX_ITER_MAX = 1000
+
+#: the ready-made lesson
+DEFAULTS = dict(
+    dataset="sms_spam",     # real text; synthetic_spam (known truth) is one pick away
+    hidden=90,
+    lam=1.0,
+    init="labeled",
+    seed=0,
+    uw=1.0,
+    max_iter=100,
+    tol=1e-6,
+    classroom=False,
+    speed="normal",
+)
