@@ -73,8 +73,8 @@ PLAY = """async () => {
 
 
 def build(case: str) -> tuple[Path, int, float]:
-    from dashboard.lesson.config import DataConfig
-    from dashboard.lesson.lesson_run import LessonRun
+    from nblab.config import DataConfig
+    from nblab.lesson_run import LessonRun
     from dashboard.lesson import export
 
     c = CASES[case]

@@ -6,7 +6,7 @@ import streamlit as st
 
 import nbcore
 from dashboard.ui import controls, state
-from dashboard import limits
+from nblab import limits
 
 
 def dataset_names() -> tuple[list[str], dict[str, str]]:

@@ -15,7 +15,7 @@ import pandas as pd
 import streamlit as st
 
 import nbcore
-from dashboard import limits
+from nblab import limits
 from dashboard.ui import derive
 from nbcore.data import NOT_USED, inspect_csv
 

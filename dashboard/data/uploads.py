@@ -12,7 +12,7 @@ import streamlit as st
 
 import nbcore
 from dashboard.ui import controls, derive, state, text_controls
-from dashboard import limits
+from nblab import limits
 from dashboard.data import upload_columns
 
 

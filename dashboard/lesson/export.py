@@ -37,8 +37,9 @@ import numpy as np
 import nbcore
 from dashboard.charts import lesson as lesson_charts
 from dashboard.charts import theme
-from dashboard.lesson import numbers, specs
-from dashboard.lesson.prepare import Prepared
+from dashboard.lesson import specs
+from nblab import numbers
+from nblab.prepare import Prepared
 
 HERE = Path(__file__).resolve().parent
 PLAYER_DIR = HERE / "player"
@@ -394,7 +395,7 @@ def iteration_words(run, prep, acc, base) -> list[str]:
 
 
 def status_text(run) -> str:
-    from dashboard.lesson.lesson_run import status_line
+    from nblab.lesson_run import status_line
     return status_line(run)[1]
 
 

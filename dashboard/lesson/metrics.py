@@ -6,10 +6,10 @@ import numpy as np
 
 import nbcore
 from nbcore.em import check_smoothing, one_hot_labels
-from dashboard.lesson.numbers import score
+from nblab.numbers import score
 from dashboard.ui import state
 from dashboard.ui.controls import DataConfig
-from dashboard.lesson.prepare import Prepared
+from nblab.prepare import Prepared
 
 
 def proba_at(run, t: int) -> np.ndarray:

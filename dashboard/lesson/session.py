@@ -1,4 +1,4 @@
-"""The session's lesson: one :class:`~dashboard.lesson.lesson_run.LessonRun` in ``st.session_state``,
+"""The session's lesson: one :class:`~nblab.lesson_run.LessonRun` in ``st.session_state``,
 and the widget callbacks that call its methods.
 
 Everything user-specific lives in the session, so one student's run is never visible to another.
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.lesson.lesson_run import LessonRun
+from nblab.lesson_run import LessonRun
 from dashboard.ui import controls, urlguard
 from dashboard.ui.controls import Settings
 
@@ -22,7 +22,9 @@ def lesson() -> LessonRun:
     """The session's lesson (created empty on first use)."""
     got = st.session_state.get(KEY)
     if got is None:
-        got = st.session_state[KEY] = LessonRun()
+        from dashboard.data import datasets  # the process's shared copies, and this session's upload
+
+        got = st.session_state[KEY] = LessonRun(load=datasets.get_dataset)
     return got
 
 

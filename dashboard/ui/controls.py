@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from dashboard.ui import urlguard
-from dashboard.lesson.config import DataConfig
+from nblab.config import DataConfig
 from nblab.defaults import DEFAULTS, INIT_LABELS, INITS, LAMBDAS, MAX_ITER_MAX, SEED_MAX, TOLS  # noqa: F401  (the lesson's choices)
 
 # ---- option lists (shared with the lab page: nblab.defaults) -----------------

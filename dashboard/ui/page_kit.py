@@ -16,7 +16,8 @@ import streamlit as st
 
 from dashboard.ui import controls, state, urlguard
 from dashboard.data import datasets, sharing
-from dashboard.lesson import guided as lessons, prepare as lesson_prepare
+from dashboard.lesson import guided as lessons
+from nblab import prepare as lesson_prepare
 from dashboard import pages
 
 QP = controls.QP
@@ -214,14 +215,16 @@ def lam_picker(key: str, default: float = 1.0, container=None, label: str = "Smo
 
 
 def prepare(dataset: str, model: str, hidden_pct: int, seed: int):
-    """dashboard.lesson.prepare.prepare for the given data settings (the other DataConfig fields are unused there).
+    """nblab.prepare.prepare for the given data settings (the other DataConfig fields are unused there).
 
     Data the model cannot use is shown as a message and the page stops (never a traceback).
     """
     cfg = controls.DataConfig(dataset=dataset, model=model, hidden_pct=int(hidden_pct), init="labeled", seed=int(seed),
                               unlabeled_weight=1.0, max_iter=100, tol=1e-6)
     try:
-        return lesson_prepare.prepare(cfg)
+        from dashboard.data import datasets  # the process's shared copies, and this session's upload
+
+        return lesson_prepare.prepare(cfg, datasets.get_dataset)
     except ValueError as e:
         st.error(str(e))
         st.stop()

@@ -16,8 +16,8 @@ from dashboard.charts import event_models as event_models_charts
 from dashboard.charts import theme
 from dashboard import pages
 from dashboard.ui import controls, derive, figures, page_kit, state
-from dashboard.lesson import numbers
-from dashboard.lesson.lesson_run import status_line
+from nblab import numbers
+from nblab.lesson_run import status_line
 from dashboard.ui import urlguard
 
 PAGE = page_kit.page_setup(pages.EVENT_MODELS,

@@ -3,7 +3,7 @@
 The sidebar and the run's life cycle run on every full rerun; everything that changes
 while EM runs is drawn by :func:`live`, a fragment that reruns on its own while playing.
 The panels are in dashboard/lesson/panels/, one module each; the run's changes go through
-the session's LessonRun (dashboard/lesson/lesson_run.py).
+the session's LessonRun (nblab/lesson_run.py).
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import streamlit as st
 
 from dashboard.data import datasets, sharing, uploads
 from dashboard.lesson import guided, metrics, player, session, specs
-from dashboard.lesson.frame import Frame
+from nblab.frame import Frame
 from dashboard.lesson.panels import (class_emptied, climb, documents, download, exports, half_steps, history, maths,
                                      metrics_row, notices, parameters, responsibilities, run_controls, stop_rules)
 from dashboard.ui import controls, page_kit, state, text_controls

@@ -11,8 +11,8 @@ from dashboard.charts import side_by_side as side_by_side_charts
 from dashboard.charts import theme
 from dashboard import pages
 from dashboard.ui import controls, figures, page_kit, urlguard
-from dashboard.lesson import numbers
-from dashboard.lesson.lesson_run import status_line
+from nblab import numbers
+from nblab.lesson_run import status_line
 
 PAGE = page_kit.page_setup(pages.SIDE_BY_SIDE,
                          "Same data, same hidden labels, two settings: step both runs together and compare.")

@@ -285,7 +285,7 @@ def test_no_page_calls_plotly_chart_itself():
 def test_offline_file_has_the_status_sentence_of_every_iteration():
     import nbcore
     from dashboard.lesson import export
-    from dashboard.lesson.prepare import Prepared
+    from nblab.prepare import Prepared
 
     ds = nbcore.load_dataset("synthetic_spam")
     y_obs, hidden = nbcore.hide_labels(ds.y, fraction=0.9, random_state=0)

@@ -89,9 +89,9 @@ def _hostile_names_script():
 
     import nbcore
     from dashboard.ui import controls, state
-    from dashboard.lesson.frame import Frame
+    from nblab.frame import Frame
     from dashboard.lesson.panels import class_emptied
-    from dashboard.lesson.prepare import Prepared
+    from nblab.prepare import Prepared
 
     state.init()
     ds = nbcore.load_dataset("sms_spam")

@@ -139,7 +139,7 @@ def test_a_new_lesson_panel_is_one_module_and_one_call(tmp_path):
         """A lesson panel made by following docs/extending.md: α of the iteration on screen."""
         import streamlit as st
 
-        from dashboard.lesson.frame import Frame
+        from nblab.frame import Frame
 
 
         def show(f: Frame) -> None:
@@ -149,8 +149,8 @@ def test_a_new_lesson_panel_is_one_module_and_one_call(tmp_path):
     src = view.read_text()
     assert "    metrics_row.show(f)\n" in src
     src = src.replace("    metrics_row.show(f)\n", "    metrics_row.show(f)\n    hello.show(f)\n")
-    src = src.replace("from dashboard.lesson.frame import Frame\n",
-                      "from dashboard.lesson.frame import Frame\nfrom dashboard.lesson.panels import hello\n")
+    src = src.replace("from nblab.frame import Frame\n",
+                      "from nblab.frame import Frame\nfrom dashboard.lesson.panels import hello\n")
     view.write_text(src)
     got = _run_copy(root, """
         at.query_params["dataset"] = "synthetic_spam"

@@ -50,7 +50,7 @@ import nbcore  # noqa: E402
 from nbcore.data import DataError  # noqa: E402
 from conftest import page_text, streamlit_server  # noqa: E402
 
-from dashboard import limits  # noqa: E402
+from nblab import limits  # noqa: E402
 
 MAX_BYTES = limits.UPLOAD_MAX_BYTES
 

@@ -638,7 +638,7 @@ def test_lesson_caption_names_the_start_actually_used():
 
 
 def test_no_red_minus_zero_delta_when_accuracies_are_equal():
-    from dashboard.lesson import numbers
+    from nblab import numbers
     assert numbers.delta_text(0.868, 0.868) == "±0.0 pts vs supervised"
     assert numbers.delta_text(0.8684, 0.8680).startswith("±0.0")
     assert numbers.delta_text(0.90, 0.868).startswith("+3.2")

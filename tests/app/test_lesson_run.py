@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import nbcore
-from dashboard.lesson.config import DataConfig
-from dashboard.lesson.lesson_run import LessonRun, status_line
+from nblab.config import DataConfig
+from nblab.lesson_run import LessonRun, status_line
 
 CFG = DataConfig(dataset="synthetic_spam", model="bernoulli", hidden_pct=90, init="labeled", seed=0,
                  unlabeled_weight=1.0, max_iter=100, tol=1e-8)

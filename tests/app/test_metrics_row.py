@@ -31,7 +31,7 @@ def test_scrubbed_back_the_iteration_metric_names_the_iteration_of_the_accuracy_
 def test_player_and_metric_print_one_rounding_of_the_accuracy():
     """Ties at a half-tenth of a percent (e.g. 389/400 = 97.25 %) and values a hair below one
     (0.970499…) are where two roundings part: the player's text comes from the server's."""
-    from dashboard.lesson import numbers
+    from nblab import numbers
 
     assert numbers.percent(389 / 400) == f"{389 / 400:.1%}"
     assert numbers.percent(0.9704999) == "97.0%" and numbers.percent(float("nan")) is None

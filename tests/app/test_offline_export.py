@@ -15,7 +15,7 @@ import pytest
 import nbcore
 from conftest import ROOT
 from dashboard.lesson import export
-from dashboard.lesson.prepare import Prepared
+from nblab.prepare import Prepared
 
 EVIL = "</script><script>alert(1)</script><!--"
 
@@ -96,7 +96,7 @@ def test_template_is_the_players():
 
 
 def test_link_back_carries_the_settings():
-    from dashboard.lesson.config import DataConfig
+    from nblab.config import DataConfig
 
     cfg = DataConfig("sms_spam", "bernoulli", 90, "labeled", 3, 1.0, 100, 1e-6)
     url = export.live_url("https://lab.example/lesson?x=1#y", cfg, 0.1, 7, True)
@@ -108,8 +108,8 @@ def test_link_back_carries_the_settings():
 
 @pytest.mark.slow
 def test_default_lesson_within_budget(tmp_path):
-    from dashboard.lesson.config import DataConfig
-    from dashboard.lesson.lesson_run import LessonRun
+    from nblab.config import DataConfig
+    from nblab.lesson_run import LessonRun
 
     lr = LessonRun()
     lr.sync(DataConfig("sms_spam", "bernoulli", 90, "labeled", 0, 1.0, 100, 1e-6), 1.0)

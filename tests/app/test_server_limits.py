@@ -5,7 +5,7 @@ import io
 import pytest
 
 import nbcore
-from dashboard import limits
+from nblab import limits
 from dashboard.data import upload_columns, uploads
 
 

@@ -298,7 +298,7 @@ def test_no_public_call_lists_shares(make):
 def test_settings_from_environment_and_secrets(tmp_path):
     url, lim = S.settings({}, None)
     assert url.startswith("sqlite:///") and url.endswith("/nblab/shares.sqlite3")
-    from dashboard.limits import UPLOAD_MAX_BYTES
+    from nblab.limits import UPLOAD_MAX_BYTES
     assert lim == S.Limits() and lim.max_file_bytes == UPLOAD_MAX_BYTES == 5 * 1024 * 1024
     url, lim = S.settings({"NBLAB_STORE_DIR": str(tmp_path), "NBLAB_STORE_MAX_MB": "2", "NBLAB_SHARE_TTL_DAYS": "0.5",
                            "NBLAB_SHARES_PER_HOUR": "4", "NBLAB_SHARE_MAX_MB": "1"}, None)

@@ -33,8 +33,8 @@ BARS = ("() => { const gd = document.querySelector('.nbp-params .nbp-chart .js-p
 def lesson(tmp_path_factory):
     """The default lesson (sms_spam, 90 % hidden, λ = 1, from the labelled, seed 0) run to convergence
     and exported; with the same run computed with plain nbcore on the lesson's matrix."""
-    from dashboard.lesson.config import DataConfig
-    from dashboard.lesson.lesson_run import LessonRun
+    from nblab.config import DataConfig
+    from nblab.lesson_run import LessonRun
     from dashboard.lesson import export
 
     cfg = DataConfig(dataset="sms_spam", model="bernoulli", hidden_pct=90, init="labeled", seed=0,
@@ -192,7 +192,7 @@ def test_offline_lesson_on_a_phone(browser, lesson):
 def test_hostile_names_are_text(browser, tmp_path):
     """Class names, feature names and texts that look like HTML or end the script are shown literally."""
     from dashboard.lesson import export
-    from dashboard.lesson.prepare import Prepared
+    from nblab.prepare import Prepared
     from types import SimpleNamespace
 
     evil = ["</script><script>alert(1)</script>", "<img src=x onerror=alert(2)>"]

@@ -72,6 +72,7 @@ def venv_python(tmp_path_factory):
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     shutil.copytree(ROOT / "nbcore", src / "nbcore", ignore=ignore)
     shutil.copytree(ROOT / "datasets", src / "datasets", ignore=ignore)
+    shutil.copytree(ROOT / "nblab", src / "nblab", ignore=ignore)
     shutil.copytree(ROOT / "dashboard", src / "dashboard", ignore=ignore)
     dist = tmp / "dist"
     cmd = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(src)]

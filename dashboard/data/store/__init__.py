@@ -125,7 +125,7 @@ DAMAGED_MSG = ("The server's data store is damaged, so shared data sets cannot b
 
 # ---- limits and records ---------------------------------------------------------------------
 
-#: The per-file default: the upload limit (dashboard.limits.UPLOAD_MAX_BYTES, 5 MB; a test keeps them equal).
+#: The per-file default: the upload limit (nblab.limits.UPLOAD_MAX_BYTES, 5 MB; a test keeps them equal).
 DEFAULT_FILE_BYTES = 5 * MB
 
 

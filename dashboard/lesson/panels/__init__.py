@@ -1,7 +1,7 @@
 """The lesson view's panels, one module each.
 
 Every panel module has a ``show(f)`` function that draws into the current Streamlit
-container from a :class:`dashboard.lesson.frame.Frame` (the run at the iteration on
+container from a :class:`nblab.frame.Frame` (the run at the iteration on
 screen); ``views/lesson.py`` calls them in order. Adding a panel is one module here and
 one call there (docs/extending.md).
 """

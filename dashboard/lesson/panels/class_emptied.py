@@ -8,7 +8,7 @@ import streamlit as st
 import nbcore
 from dashboard import pages
 from dashboard.lesson import metrics
-from dashboard.lesson.frame import Frame
+from nblab.frame import Frame
 from dashboard.ui import controls, derive
 
 

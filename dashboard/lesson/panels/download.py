@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.lesson.frame import Frame
+from nblab.frame import Frame
 from dashboard.ui import controls
 
 K_DOWNLOAD_OPEN = "download_open"  # the expander's state: the file is only made when asked for

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.lesson.frame import Frame
+from nblab.frame import Frame
 from dashboard.ui import derive
 
 

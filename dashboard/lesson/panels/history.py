@@ -7,7 +7,7 @@ import streamlit as st
 
 from dashboard.charts import lesson as lesson_charts
 from dashboard.lesson import player, specs
-from dashboard.lesson.frame import Frame
+from nblab.frame import Frame
 from dashboard.lesson.panels import memo_chart
 from dashboard.ui import controls, state
 

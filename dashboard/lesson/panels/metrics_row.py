@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from dashboard.lesson import numbers
+from nblab import numbers
 from dashboard.lesson import player
-from dashboard.lesson.frame import Frame
-from dashboard.lesson.prepare import effective_init
+from nblab.frame import Frame
+from nblab.prepare import effective_init
 from dashboard.lesson.session import lesson
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 import nbcore
-from dashboard.lesson.frame import Frame
-from dashboard.lesson.prepare import model_options
+from nblab.frame import Frame
+from nblab.prepare import model_options
 from dashboard.lesson.session import lesson
 from dashboard.ui import state
 

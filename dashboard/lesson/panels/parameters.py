@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.lesson import player, specs
-from dashboard.lesson.frame import Frame
+from nblab.frame import Frame
 from dashboard.lesson.panels import memo_chart
 from dashboard.ui import controls
 

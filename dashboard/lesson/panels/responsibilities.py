@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.charts import lesson as lesson_charts, theme
-from dashboard.lesson.frame import Frame
+from nblab.frame import Frame
 from dashboard.ui import figures, state
 
 

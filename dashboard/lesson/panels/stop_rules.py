@@ -5,7 +5,7 @@ import math
 
 import streamlit as st
 
-from dashboard.lesson.frame import Frame
+from nblab.frame import Frame
 from dashboard.lesson.session import lesson
 from dashboard.ui import urlguard
 from nbcore.em import squared_change

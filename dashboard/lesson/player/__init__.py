@@ -42,10 +42,10 @@ import numpy as np
 import streamlit as st
 
 from dashboard.charts import lesson as lesson_charts
-from dashboard.lesson import numbers
+from nblab import numbers
 from dashboard.lesson import specs
 from dashboard.lesson.export import chart_template, iteration_words
-from dashboard.lesson.lesson_run import PlayerState
+from nblab.lesson_run import PlayerState
 from dashboard.lesson.session import lesson
 from dashboard.ui import state
 from dashboard.lesson.player.payload import ChartLog

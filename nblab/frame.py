@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dashboard.lesson.prepare import Prepared
-from dashboard.lesson.config import DataConfig
+from nblab.prepare import Prepared
+from nblab.config import DataConfig
 
 
 @dataclass(frozen=True)

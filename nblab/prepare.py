@@ -1,7 +1,7 @@
 """A lesson run's data and first parameters, from the data settings (no Streamlit here).
 
 :func:`prepare` reads the data set and hides labels; :func:`build_run` starts EM on it within
-the lesson's memory budget (``dashboard.limits``); :func:`describe_change` says in words what
+the lesson's memory budget (``nblab.limits``); :func:`describe_change` says in words what
 changed between two data settings.
 """
 from __future__ import annotations
@@ -11,8 +11,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 import nbcore
-from dashboard import limits
-from dashboard.lesson.config import DataConfig
+from nblab import limits
+from nblab.config import DataConfig
 
 
 @dataclass(frozen=True)
@@ -33,10 +33,18 @@ class Prepared:
         return (self.y_obs < 0) & (self.y_eval >= 0)
 
 
-def prepare(cfg: DataConfig) -> Prepared:
-    from dashboard.data import datasets  # Streamlit's cache: imported only where a page prepares data
+def load_shipped(name: str, text=None):
+    """A shipped data set, with other text settings when ``text`` (a nbcore.text.TextPipeline) says so.
 
-    ds = datasets.get_dataset(cfg.dataset, cfg.text)
+    The default loader of :func:`prepare`; the app passes its own (one copy per process, uploads and
+    shared files of the session)."""
+    ds = nbcore.load_dataset(name)
+    return ds if text is None else ds.with_pipeline(text, cap=limits.VOCABULARY_CAP)
+
+
+def prepare(cfg: DataConfig, load=None) -> Prepared:
+    """The data of a run on ``cfg``: ``load(name, text)`` reads the data set (default :func:`load_shipped`)."""
+    ds = (load or load_shipped)(cfg.dataset, cfg.text)
     if cfg.model not in ds.models:
         raise ValueError(f"The {cfg.dataset} data can't be used with the {cfg.model} model "
                          f"(it allows: {', '.join(ds.models)}).")
@@ -78,7 +86,7 @@ def model_options(cfg: DataConfig, prep) -> dict:
 
 def iteration_cap(cfg: DataConfig, prep: Prepared, options: dict) -> int:
     """The most iterations this run may keep within one lesson's memory budget on the server
-    (dashboard.limits); a run that cannot keep even a few is refused (ValueError saying what
+    (nblab.limits); a run that cannot keep even a few is refused (ValueError saying what
     to change). The parameters' size is read off a start on the first few rows, so an
     oversized file is refused in milliseconds, before any real work."""
     n = min(prep.X.shape[0], 32)
@@ -91,8 +99,8 @@ def iteration_cap(cfg: DataConfig, prep: Prepared, options: dict) -> int:
     return limits.iterations_that_fit(prep.X, probe.current, prep.n_classes, KEEP_RESP, budget)
 
 
-def build_run(cfg: DataConfig, smoothing: float):
-    prep = prepare(cfg)
+def build_run(cfg: DataConfig, smoothing: float, load=None):
+    prep = prepare(cfg, load)
     options = model_options(cfg, prep)
     max_iter = min(cfg.max_iter, iteration_cap(cfg, prep, options))
     em = nbcore.EM(model=cfg.model, n_classes=prep.n_classes, smoothing=smoothing, init=effective_init(cfg, prep),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 import nbcore
-from dashboard.lesson.prepare import Prepared
+from nblab.prepare import Prepared
 
 
 def score(pred: np.ndarray, prep: Prepared) -> float:

@@ -15,10 +15,10 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from typing import Callable, ContextManager
 
-from dashboard import limits
-from dashboard.lesson import prepare as prep_mod
-from dashboard.lesson.prepare import Prepared
-from dashboard.lesson.config import DataConfig
+from nblab import limits
+from nblab import prepare as prep_mod
+from nblab.prepare import Prepared
+from nblab.config import DataConfig
 
 Busy = Callable[[str], ContextManager]  # "working on it" indicator: st.spinner on a page, nothing offline
 
@@ -54,6 +54,7 @@ class LessonRun:
     converge_pending: bool = False    # "Run to convergence" pressed: the next render runs it with a progress bar
     app_rerun: bool = False           # a change needs a whole-page rerun (Play changes the refresh interval)
     player: PlayerState = field(default_factory=PlayerState)
+    load: Callable | None = field(default=None, repr=False)  # load(name, text) -> Dataset; None: shipped sets only
     _ahead: tuple | None = field(default=None, repr=False)  # (run, n snapshots, run stepped once more)
 
     # ---- what is on screen --------------------------------------------------------------------------
@@ -101,7 +102,7 @@ class LessonRun:
             return False
         try:
             with busy("Preparing the data and the first parameters …"):
-                prep, new_run = prep_mod.build_run(cfg, smoothing)
+                prep, new_run = prep_mod.build_run(cfg, smoothing, self.load)
         except ValueError as e:
             msg = str(e)
             if "init=" in msg:
@@ -155,7 +156,7 @@ class LessonRun:
         if self.cfg is None:
             return
         try:
-            prep, run = prep_mod.build_run(self.cfg, self.smoothing)
+            prep, run = prep_mod.build_run(self.cfg, self.smoothing, self.load)
         except ValueError as e:
             self.error = str(e)
             return
