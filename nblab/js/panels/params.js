@@ -1,0 +1,390 @@
+// The parameters at the iteration shown (dashboard/lesson/panels/parameters.py, specs.param_spec):
+// the features that separate the classes most as grouped bars with the previous iteration as a tick
+// (β of the Bernoulli and multinomial models, the categorical θ rows, the Gaussian means), every
+// feature as a heatmap, image data drawn as one picture per class, the categorical θ as one table
+// per feature; and, when the data carries the parameters that generated it, the estimate against
+// that truth. Every chart has its numbers in a table beside it.
+import {
+  h, table, section, fmt, pyFixed, classColor, fontSize, figureLayout, drawChart, plotText, stableArgsort,
+  argmaxRow, GREY,
+} from "./common.js";
+
+export const IMAGES = "Images";
+export const TOP = "Top features";
+export const HEATMAP = "Heatmap";
+export const TABLES = "Tables";
+
+// ---- pure parts ------------------------------------------------------------------------------------
+
+/** A snapshot's parameters as one (R × K) table, as nbcore's EventModel.param_table:
+ * {mat (R*K), R, K, rows (labels), label, short, logScale, zmin, zmax}. */
+export function paramTable(params, model, featureNames, categories, K) {
+  const V = featureNames.length;
+  if (model === "categorical") {
+    const mats = [], rows = [];
+    params.theta.forEach((th, j) => {
+      const D = th.length / K;
+      mats.push(th);
+      for (let d = 0; d < D; d++) {
+        const v = categories && j < categories.length && categories[j] ? categories[j][d] : d;
+        rows.push(`${featureNames[j]} = ${v}`);
+      }
+    });
+    const mat = new Float64Array(rows.length * K);
+    let at = 0;
+    for (const th of mats) { mat.set(th, at); at += th.length; }
+    return { mat, R: rows.length, K, rows, label: "θ = p(value | class)", short: "θ", logScale: true, zmin: 0, zmax: 1 };
+  }
+  if (model === "gaussian") {
+    return { mat: Float64Array.from(params.mean), R: V, K, rows: featureNames.slice(), label: "mean μ of each feature",
+      short: "μ", logScale: false, zmin: null, zmax: null };
+  }
+  const b = Float64Array.from(params.beta);
+  if (model === "multinomial") {
+    let mx = -Infinity;
+    for (const v of b) if (v > mx) mx = v;
+    return { mat: b, R: V, K, rows: featureNames.slice(), label: "β = p(word | class) (share of word tokens)",
+      short: "β", logScale: true, zmin: 0, zmax: b.length ? mx : 1 };
+  }
+  return { mat: b, R: V, K, rows: featureNames.slice(), label: "β = p(word present | class)", short: "β",
+    logScale: true, zmin: 0, zmax: 1 };
+}
+
+/** dashboard.charts.lesson.top_separating: the rows whose values differ most between classes
+ * (the spread of log values, clipped at 1e-12, for probabilities; of the values themselves for
+ * means), largest first, ties in row order. */
+export function topSeparating(mat, R, K, n = 15, logScale = true) {
+  const spread = new Float64Array(R);
+  for (let r = 0; r < R; r++) {
+    let lo = Infinity, hi = -Infinity, nan = false;
+    for (let k = 0; k < K; k++) {
+      let v = mat[r * K + k];
+      if (Number.isNaN(v)) { nan = true; continue; }
+      if (logScale) v = Math.log(Math.max(v, 1e-12));
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    }
+    spread[r] = nan ? NaN : -(hi - lo);
+  }
+  return stableArgsort(spread).slice(0, Math.min(n, R));
+}
+
+/** The views this data offers, the first the default (specs.param_view_options; the categorical
+ * model's θ also as tables, one per feature). */
+export function viewOptions(imageShape, model) {
+  return (imageShape ? [IMAGES] : []).concat(model === "categorical" ? [TABLES] : [], [TOP, HEATMAP]);
+}
+
+/** The generating parameters when the run uses the generating model (specs.truth_of), as a flat
+ * (V*K) array, else null. */
+export function truthOf(truth, model, V, K) {
+  if (!truth || !truth.beta || truth.model !== model) return null;
+  const flat = Array.isArray(truth.beta[0]) ? truth.beta.flat() : Array.from(truth.beta);
+  return flat.length === V * K ? Float64Array.from(flat) : null;
+}
+
+/** scipy's linear_sum_assignment(confusion, maximize=True) as nbcore.align_clusters:
+ * mapping[cluster] = label. Exhaustive for K ≤ 8 (first best permutation in lexicographic
+ * order), else the Hungarian method. */
+export function alignClusters(yTrue, pred, K) {
+  const table = Array.from({ length: K }, () => new Array(K).fill(0));   // rows: cluster, columns: label
+  for (let i = 0; i < yTrue.length; i++) table[pred[i]][yTrue[i]] += 1;
+  if (K <= 8) {
+    let best = -1, bestPerm = null;
+    const perm = [], used = new Array(K).fill(false);
+    (function rec(c, score) {
+      if (c === K) { if (score > best) { best = score; bestPerm = perm.slice(); } return; }
+      for (let l = 0; l < K; l++) {
+        if (used[l]) continue;
+        used[l] = true; perm.push(l);
+        rec(c + 1, score + table[c][l]);
+        used[l] = false; perm.pop();
+      }
+    })(0, 0);
+    return bestPerm;
+  }
+  return hungarianMax(table);
+}
+
+function hungarianMax(a) {
+  // the O(K³) Hungarian method on costs −a (rows: clusters)
+  const n = a.length, INF = Infinity;
+  const u = new Array(n + 1).fill(0), v = new Array(n + 1).fill(0), p = new Array(n + 1).fill(0), way = new Array(n + 1).fill(0);
+  for (let i = 1; i <= n; i++) {
+    p[0] = i;
+    let j0 = 0;
+    const minv = new Array(n + 1).fill(INF), used = new Array(n + 1).fill(false);
+    do {
+      used[j0] = true;
+      const i0 = p[j0];
+      let delta = INF, j1 = 0;
+      for (let j = 1; j <= n; j++) {
+        if (used[j]) continue;
+        const cur = -a[i0 - 1][j - 1] - u[i0] - v[j];
+        if (cur < minv[j]) { minv[j] = cur; way[j] = j0; }
+        if (minv[j] < delta) { delta = minv[j]; j1 = j; }
+      }
+      for (let j = 0; j <= n; j++) {
+        if (used[j]) { u[p[j]] += delta; v[j] -= delta; } else minv[j] -= delta;
+      }
+      j0 = j1;
+    } while (p[j0] !== 0);
+    do { const j1 = way[j0]; p[j0] = p[j1]; j0 = j1; } while (j0);
+  }
+  const mapping = new Array(n);
+  for (let j = 1; j <= n; j++) mapping[p[j] - 1] = j - 1;
+  return mapping;
+}
+
+/** Columns of a (R*K) matrix reordered so column k is label k (specs.aligned): only when EM saw no
+ * label at all and some true label is known. */
+export function alignedColumns(mat, R, K, yObs, yTrue, posterior) {
+  if (yObs.some((y) => y >= 0)) return mat;
+  const yt = [], pr = [];
+  for (let i = 0; i < yTrue.length; i++) if (yTrue[i] >= 0) { yt.push(yTrue[i]); pr.push(argmaxRow(posterior, i, K)); }
+  if (!yt.length) return mat;
+  const mapping = alignClusters(yt, pr, K);
+  const out = new Float64Array(R * K);
+  for (let r = 0; r < R; r++) for (let k = 0; k < K; k++) out[r * K + mapping[k]] = mat[r * K + k];
+  return out;
+}
+
+export function rmse(a, b) {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += (a[i] - b[i]) ** 2;
+  return Math.sqrt(s / a.length);
+}
+
+// ---- chart specs (dashboard/charts/lesson.py) --------------------------------------------------------
+
+export function barsSpec(tab, prev, classNames, nTop, fs) {
+  const { mat, K, rows } = tab;
+  const idx = topSeparating(mat, tab.R, K, nTop, tab.logScale).reverse();
+  const n = idx.length, width = 0.8 / K;
+  const ypos = idx.map((_, i) => i);
+  const names = idx.map((j) => plotText(rows[j]));
+  const data = [];
+  for (let k = 0; k < K; k++) {
+    const off = (k - (K - 1) / 2) * width;
+    data.push({ type: "bar", y: ypos.map((y) => y + off), x: idx.map((j) => mat[j * K + k]), orientation: "h",
+      width: width * 0.95, name: plotText(classNames[k]), marker: { color: classColor(k) }, customdata: names,
+      hovertemplate: "%{customdata}: %{x:.3f}<extra>" + plotText(classNames[k]) + "</extra>" });
+    if (prev) {
+      data.push({ type: "scatter", y: ypos.map((y) => y + off), x: idx.map((j) => prev.mat[j * K + k]), mode: "markers",
+        showlegend: k === 0, name: "previous iteration", legendgroup: "prev",
+        marker: { symbol: "line-ns", size: Math.max(10, Math.trunc(26 * width * 2)), line: { width: 3, color: "rgba(40,40,40,0.45)" } },
+        hovertemplate: "previous: %{x:.3f}<extra></extra>" });
+    }
+  }
+  const layout = { bargap: 0.1,
+    yaxis: { tickmode: "array", tickvals: ypos, ticktext: names, tickfont: { size: fs }, range: [-0.6, n - 0.4] },
+    xaxis: { title: { text: tab.label }, rangemode: "tozero" } };
+  const height = Math.min(Math.max(340, 90 + (26 + 8 * K) * n), 950);
+  return { data, layout: figureLayout(layout, `Features that separate the classes most (top ${n})`, fs, height,
+    legendRowsFor(classNames, !!prev)), idx: idx.slice().reverse() };
+}
+
+function legendRowsFor(classNames, prev) {
+  const chars = classNames.reduce((s, c) => s + String(c).length + 6, 0) + (prev ? 22 : 0);
+  return Math.max(1, Math.ceil(chars / 45));
+}
+
+export function heatmapSpec(tab, classNames, fs, maxRows = 400) {
+  const order = topSeparating(tab.mat, tab.R, tab.K, Math.min(maxRows, tab.R), tab.zmin === 0);
+  const trace = { type: "heatmap", z: order.map((j) => Array.from(tab.mat.subarray(j * tab.K, (j + 1) * tab.K))),
+    x: classNames.map((c) => plotText(c)), y: order.map((j) => plotText(tab.rows[j])), colorscale: "Viridis",
+    colorbar: { title: { text: tab.short } }, hovertemplate: "%{y} | %{x}: %{z:.3f}<extra></extra>" };
+  if (tab.zmin !== null) trace.zmin = tab.zmin;
+  if (tab.zmax !== null) trace.zmax = tab.zmax;
+  const height = Math.min(1400, Math.max(360, 120 + 16 * order.length));
+  const title = "All features" + (order.length < tab.R ? ` (top ${order.length} of ${tab.R})` : "");
+  return { data: [trace], layout: figureLayout({ yaxis: { autorange: "reversed", tickfont: { size: Math.max(10, fs - 4) } } },
+    title + ", sorted by separation", fs, height), order };
+}
+
+export function imagesSpec(tab, shape, classNames, fs) {
+  const K = tab.K, cols = Math.min(K, 5), rowsN = Math.ceil(K / cols);
+  const hs = 0.02, vs = 0.08, w = (1 - hs * (cols - 1)) / cols, hh = (1 - vs * (rowsN - 1)) / rowsN;
+  const data = [], layout = {}, annotations = [];
+  const [H, W] = shape;
+  for (let k = 0; k < K; k++) {
+    const r = Math.floor(k / cols), c = k % cols, n = k === 0 ? "" : String(k + 1);
+    const x0 = c * (w + hs), y1 = 1 - r * (hh + vs);
+    const z = [];
+    for (let a = 0; a < H; a++) { const row = []; for (let b = 0; b < W; b++) row.push(tab.mat[(a * W + b) * K + k]); z.push(row); }
+    const trace = { type: "heatmap", z, colorscale: "Greys", showscale: k === 0, colorbar: { title: { text: tab.short } },
+      hovertemplate: "row %{y}, col %{x}: %{z:.2f}<extra></extra>", xaxis: "x" + n, yaxis: "y" + n };
+    if (tab.zmin !== null) trace.zmin = tab.zmin;
+    if (tab.zmax !== null) trace.zmax = tab.zmax;
+    data.push(trace);
+    layout["xaxis" + n] = { anchor: "y" + n, domain: [x0, Math.min(1, x0 + w)], showticklabels: false };
+    layout["yaxis" + n] = { anchor: "x" + n, domain: [Math.max(0, y1 - hh), y1], showticklabels: false, autorange: "reversed", scaleanchor: "x" + n };
+    annotations.push({ text: `class ${plotText(classNames[k])}`, x: x0 + w / 2, y: y1, xref: "paper", yref: "paper",
+      xanchor: "center", yanchor: "bottom", showarrow: false, font: { size: fs } });
+  }
+  layout.annotations = annotations;
+  return { data, layout: figureLayout(layout, `${tab.short} of each class as an ${H}×${W} image`, fs, 260 * rowsN + 60) };
+}
+
+export function truthSpec(trueMat, estMat, K, classNames, fs) {
+  const data = [];
+  let lo = 0, hi = -Infinity;
+  for (const v of trueMat) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+  for (const v of estMat) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+  hi *= 1.08;
+  const R = trueMat.length / K;
+  for (let k = 0; k < K; k++) {
+    const x = [], y = [];
+    for (let r = 0; r < R; r++) { x.push(trueMat[r * K + k]); y.push(estMat[r * K + k]); }
+    data.push({ type: "scatter", x, y, mode: "markers", name: plotText(classNames[k]),
+      marker: { color: classColor(k), size: 9, opacity: 0.8 } });
+  }
+  data.push({ type: "scatter", x: [lo, hi], y: [lo, hi], mode: "lines", name: "perfect", line: { color: GREY, dash: "dot" } });
+  const e = rmse(trueMat, estMat);
+  const layout = { xaxis: { title: { text: "true β" }, range: [lo, hi] },
+    yaxis: { title: { text: "estimated β" }, range: [lo, hi], scaleanchor: "x" } };
+  return { data, layout: figureLayout(layout, `Estimate vs truth (RMSE ${pyFixed(e, 3)})`, fs, 420), rmse: e };
+}
+
+// ---- the panel ---------------------------------------------------------------------------------------
+
+export function mount(el, ctx) {
+  const data = (ctx && ctx.data) || {};
+  const { body } = section(el, "The parameters θ at this iteration", "nbl-params");
+  const picker = h("div", { class: "nbl-segmented", role: "group", "aria-label": "Parameters view" });
+  const caption = h("p", { class: "nbl-caption" });
+  const chart = h("div", { class: "nbl-chart", role: "img" });
+  const tables = h("div", { class: "nbl-param-tables" });
+  const numbers = h("details", { class: "nbl-numbers" });
+  const truthBox = h("div", { class: "nbl-truth", hidden: true });
+  const truthChart = h("div", { class: "nbl-chart", role: "img" });
+  const truthCaption = h("p", { class: "nbl-caption" });
+  const truthNumbers = h("details", { class: "nbl-numbers" });
+  truthBox.append(h("h3", { text: "Estimate against the truth" }), truthCaption, truthChart, truthNumbers);
+  const main = h("div", { class: "nbl-params-main" }, picker, caption, chart, tables, numbers);
+  body.append(h("div", { class: "nbl-params-row" }, main, truthBox));
+  let pick = null, last = null, options = [];
+
+  function setPick(p) {
+    pick = p;
+    for (const b of picker.querySelectorAll("button")) b.setAttribute("aria-pressed", String(b.dataset.view === p));
+    if (last) draw(last);
+  }
+
+  function draw(view) {
+    const { prep, run, t } = view;
+    const model = (view.settings && view.settings.model) || prep.model || run.model;
+    const K = prep.K, names = prep.classNames;
+    const cats = prep.categories || data.categories || null;
+    const shape = prep.imageShape || data.imageShape || data.image_shape || null;
+    const opts = viewOptions(shape, model);
+    if (opts.join("|") !== options.join("|")) {
+      options = opts;
+      picker.textContent = "";
+      for (const o of opts) picker.append(h("button", { type: "button", class: "nbl-seg", "data-view": o, "aria-pressed": "false",
+        onclick: () => setPick(o) }, o));
+      if (!opts.includes(pick)) pick = opts[0];
+      for (const b of picker.querySelectorAll("button")) b.setAttribute("aria-pressed", String(b.dataset.view === pick));
+    }
+    const snap = view.snap || run.history[t];
+    const tab = paramTable(snap.params, model, prep.featureNames, cats, K);
+    const prevSnap = t > 0 ? run.history[t - 1] : null;
+    const prev = prevSnap ? paramTable(prevSnap.params, model, prep.featureNames, cats, K) : null;
+    const fs = fontSize(view.classroom);
+    chart.hidden = pick === TABLES;
+    tables.hidden = pick !== TABLES;
+    numbers.hidden = pick === TABLES;
+    numbers.textContent = "";
+    if (pick === TABLES) {
+      caption.textContent = `θ_j[value, class] = p(value | class) at t = ${t}: one table per feature, each column sums to 1.`;
+      drawTables(tables, snap.params.theta, prep.featureNames, cats, names, prev && prevSnap.params.theta);
+    } else if (pick === IMAGES) {
+      const s = imagesSpec(tab, shape, names, fs);
+      caption.textContent = `${tab.label} at t = ${t}, each class drawn as a ${shape[0]}×${shape[1]} image (dark = high).`;
+      chart.setAttribute("aria-label", `Images: ${tab.short} of each class at iteration ${t}`);
+      drawChart(ctx, chart, s.data, s.layout);
+      numbers.append(h("summary", { text: "The numbers as a table (top separating features)" }),
+        valuesTable(tab, prev, topSeparating(tab.mat, tab.R, K, 12, tab.logScale), names));
+    } else if (pick === HEATMAP) {
+      const s = heatmapSpec(tab, names, fs);
+      caption.textContent = `${tab.label} at t = ${t}: every feature and class, the most separating first.`;
+      chart.setAttribute("aria-label", `Heatmap: ${tab.short} of every feature and class at iteration ${t}`);
+      drawChart(ctx, chart, s.data, s.layout);
+      numbers.append(h("summary", { text: "The numbers as a table (top 40)" }), valuesTable(tab, prev, s.order.slice(0, 40), names));
+    } else {
+      const s = barsSpec(tab, prev, names, view.classroom ? 10 : 12, fs);
+      const top = s.idx[0];
+      caption.textContent = `${tab.label} at t = ${t}` + (prev ? "; the grey tick on each bar is t − 1." : ".");
+      chart.setAttribute("aria-label", `Bar chart: the ${s.idx.length} features that separate the classes most at iteration ${t}` +
+        (top === undefined ? "" : `; the first is “${tab.rows[top]}”`));
+      drawChart(ctx, chart, s.data, s.layout);
+      numbers.append(h("summary", { text: "The numbers as a table" }), valuesTable(tab, prev, s.idx, names));
+    }
+    drawTruth(view, tab, model, fs);
+  }
+
+  function drawTruth(view, tab, model, fs) {
+    const { prep, run, t } = view;
+    const K = prep.K;
+    const tb = truthOf(prep.truth || data.truth, model, prep.featureNames.length, K);
+    truthBox.hidden = !tb || model === "categorical" || model === "gaussian";
+    if (truthBox.hidden) return;
+    const post = view.posterior || run.posterior(t);
+    const est = alignedColumns(tab.mat, tab.R, K, Array.from(prep.yObs), Array.from(prep.y), post);
+    const s = truthSpec(tb, est, K, prep.classNames, fs);
+    truthCaption.textContent = `Each point is one word and class: the β that generated the data against EM's at t = ${t}. ` +
+      `On the dotted line the estimate is exact (RMSE ${pyFixed(s.rmse, 3)}).`;
+    truthChart.setAttribute("aria-label", `Scatter: estimated β against the true β at iteration ${t}, RMSE ${pyFixed(s.rmse, 3)}`);
+    drawChart(ctx, truthChart, s.data, s.layout);
+    truthNumbers.textContent = "";
+    const rows = [];
+    for (let r = 0; r < tab.R; r++) {
+      rows.push([tab.rows[r], ...Array.from({ length: K }, (_, k) => `${pyFixed(tb[r * K + k], 3)} → ${pyFixed(est[r * K + k], 3)}`)]);
+    }
+    truthNumbers.append(h("summary", { text: "The numbers as a table (true → estimated)" }),
+      table({ head: ["feature", ...prep.classNames.map((c) => `β(${c})`)], rows }));
+  }
+
+  return {
+    update(view) {
+      last = view;
+      if (!view || !view.run || !view.prep) return;
+      draw(view);
+    },
+  };
+}
+
+function valuesTable(tab, prev, idx, names) {
+  const K = tab.K;
+  const head = ["feature", ...names.map((c) => `${tab.short}(${c})`)];
+  if (prev) head.push(...names.map((c) => `${tab.short}(${c}) at t − 1`));
+  const rows = Array.from(idx, (j) => {
+    const r = [tab.rows[j]];
+    for (let k = 0; k < K; k++) r.push({ text: fmt(tab.mat[j * K + k], 3), class: "nbl-num" });
+    if (prev) for (let k = 0; k < K; k++) r.push({ text: fmt(prev.mat[j * K + k], 3), class: "nbl-num" });
+    return r;
+  });
+  return table({ head, rows });
+}
+
+function drawTables(box, theta, featureNames, cats, names, prevTheta) {
+  box.textContent = "";
+  const K = names.length;
+  theta.forEach((th, j) => {
+    const D = th.length / K;
+    const rows = [];
+    for (let d = 0; d < D; d++) {
+      const label = cats && cats[j] ? String(cats[j][d]) : String(d);
+      const r = [label];
+      for (let k = 0; k < K; k++) {
+        const v = th[d * K + k];
+        const was = prevTheta ? prevTheta[j][d * K + k] : null;
+        r.push({ text: fmt(v, 3), class: "nbl-num",
+          attrs: was === null ? null : { title: `t − 1: ${fmt(was, 3)}` } });
+      }
+      rows.push(r);
+    }
+    box.append(table({ caption: `θ for ${featureNames[j]}`, head: ["value", ...names.map((c) => `p(· | ${c})`)], rows,
+      className: "nbl-table nbl-theta" }));
+  });
+}
