@@ -35,7 +35,7 @@ export function pyFixed(v, d) {
     const last = Number(kept[kept.length - 1]);
     if (last % 2 === 0) s = (v < 0 ? "-" : "") + kept;
   }
-  if (/^-0(\.0*)?$/.test(s)) return s; // Python keeps "-0.000" for a small negative too
+  if (Object.is(v, -0)) s = "-" + s;   // Python keeps the sign of −0.0 ("-0.000"), as of a small negative
   return s;
 }
 
