@@ -1,0 +1,464 @@
+// The lab page: reads the data and the page's settings (nblab/page.py), the link's settings (the URL
+// fragment, state.js), builds the page, runs EM in the browser (lab.js, em.js) and keeps the screen, the
+// panels and the link in step with it.
+//
+//   settings (URL fragment ⇄ controls) → Lab (the run) → view → charts, metrics, status, panels
+//
+// Everything from the data (class, feature and data-set names, texts) goes on screen with textContent;
+// the notices about a link's values too. Nothing is fetched: plotly.js is inlined gzip + base64 and
+// unpacked here with DecompressionStream.
+
+import * as State from "./state.js";
+import { Lab, percent, deltaText } from "./lab.js";
+import { mountCharts } from "./charts.js";
+import { mountControls } from "./controls.js";
+import { PANELS } from "./panels/registry.js";
+
+//: the panels below the charts, in the lesson's order: a container each (empty until its module exists)
+export const PANEL_SLOTS = ["params", "responsibilities", "documents", "maths", "message"];
+const PANEL_TITLES = { params: "The parameters", responsibilities: "The responsibilities", documents: "The hidden documents",
+  maths: "The maths of one document", message: "Type a message" };
+//: while Play runs or the slider is dragged, the panels below are redrawn at most this often
+const PANEL_MS = 150;
+
+function el(tag, attrs, ...kids) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") e.className = v;
+    else if (k === "text") e.textContent = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const kid of kids.flat()) if (kid !== null && kid !== undefined && kid !== false) e.append(kid);
+  return e;
+}
+const fmtNum = (v, d) => (v === null || v === undefined || !isFinite(v) ? "—"
+  : Number(v).toLocaleString("en", { minimumFractionDigits: d, maximumFractionDigits: d }).replace("-", "\u2212"));
+
+// ---- plotly.js from the page (gzip + base64) -----------------------------------------------------------------
+
+function bytesOf(b64) {
+  const bin = atob(b64), out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+async function loadPlotly(b64) {
+  if (window.Plotly) return window.Plotly;
+  if (typeof DecompressionStream === "undefined")
+    throw new Error("this browser cannot unpack the charts' code (no DecompressionStream: Chrome 80+, Firefox 113+, Safari 16.4+)");
+  const stream = new Blob([bytesOf(b64)]).stream().pipeThrough(new DecompressionStream("gzip"));
+  const js = await new Response(stream).text();
+  const define = window.define;          // a page with an AMD loader would take plotly.js's UMD wrapper
+  window.define = undefined;
+  try {
+    await new Promise((resolve, reject) => {
+      const url = URL.createObjectURL(new Blob([js], { type: "text/javascript" }));
+      const s = document.createElement("script");
+      s.src = url;
+      s.onload = () => { URL.revokeObjectURL(url); resolve(); };
+      s.onerror = () => { URL.revokeObjectURL(url); reject(new Error("plotly.js did not load")); };
+      document.head.appendChild(s);
+    });
+  } finally {
+    if (define !== undefined) window.define = define;
+  }
+  if (!window.Plotly) throw new Error("plotly.js did not define Plotly");
+  return window.Plotly;
+}
+
+// ---- the page ----------------------------------------------------------------------------------------------------
+
+function metric(label) {
+  const lab = el("div", { class: "lab-metric-label", text: label });
+  const value = el("div", { class: "lab-metric-value" });
+  const delta = el("div", { class: "lab-metric-delta" });
+  return { box: el("div", { class: "lab-metric" }, lab, value, delta), lab, value, delta };
+}
+
+export function start(root) {
+  const read = (id) => JSON.parse(document.getElementById(id).textContent);
+  const t0 = performance.now();
+  const data = read("nblab-data");
+  const cfg = read("nblab-config");
+  const table = State.schema(cfg);
+  const parsed = State.parseFragment(location.hash, table);
+  const reduced = window.matchMedia ? window.matchMedia("(prefers-reduced-motion: reduce)") : null;
+  const G = { data, cfg, table, settings: parsed.settings, urlNotices: parsed.notices.slice(), playing: false, dragging: false,
+    converging: false, lastStep: 0, frames: 0, panelsAt: 0, drawnKey: null, Plotly: null, panels: [], t0, firstChart: null,
+    reducedMotion: () => !!(reduced && reduced.matches) };
+  window.__nblab = G;
+  let rafPending = false, rafForce = false;   // one draw per animation frame (render())
+
+  // ---- the skeleton ----
+  root.textContent = "";
+  const name = String(data.name || data.dataset || cfg.datasets[0] || "");
+  const head = el("header", { class: "lab-head" }, el("h1", { text: cfg.title }), G.sub = el("p", { class: "lab-sub" }));
+  G.linkBox = el("section", { class: "lab-notice lab-link-notice", "aria-labelledby": "lab-link-h", hidden: true });
+  G.changeBox = el("div", { class: "lab-notice lab-change", role: "status", "aria-live": "polite" });
+  G.lamZero = el("p", { class: "lab-notice lab-warn", hidden: true,
+    text: "λ = 0 (no smoothing): a document with a word never seen in a class gets probability 0 under that class, and if that "
+      + "happens for every class the engine can only give it a uniform posterior. Watch what happens to the accuracy, then try λ > 0." });
+  G.errorBox = el("div", { class: "lab-notice lab-error", role: "alert", hidden: true });
+  const bar = el("div", { class: "lab-bar" });
+  G.sentence = el("p", { class: "lab-sentence", role: "status", "aria-live": "polite", "aria-atomic": "true", id: "lab-sentence" });
+  const mIt = metric("Iteration"), mAcc = metric("Accuracy"), mSup = metric("Supervised only"), mMaj = metric("Majority class"),
+    mLL = metric("Log-likelihood"), mObj = metric("MAP objective");
+  G.metrics = { mIt, mAcc, mSup, mMaj, mLL, mObj };
+  G.statusLine = el("p", { class: "lab-status" });
+  G.caption = el("p", { class: "lab-caption" });
+  const metricsRow = el("section", { class: "lab-metrics", "aria-label": "The numbers at this iteration" },
+    el("div", { class: "lab-metric-grid" }, mIt.box, mAcc.box, mSup.box, mMaj.box, mLL.box, mObj.box), G.statusLine, G.caption);
+  const grid = el("div", { class: "lab-charts" });
+  G.error = el("div", { class: "lab-error", role: "alert", hidden: true });
+  const side = el("aside", { class: "lab-side", "aria-label": "Settings" }, el("h2", { class: "lab-h2", text: "Settings" }));
+  const lower = el("div", { class: "lab-lower" });
+  G.slots = {};
+  for (const p of PANEL_SLOTS) {
+    G.slots[p] = el("section", { id: `lab-panel-${p}`, class: "lab-panel", "data-panel": p, "aria-label": PANEL_TITLES[p], hidden: true });
+    lower.append(G.slots[p]);
+  }
+  const about = el("details", { class: "lab-about" }, el("summary", { text: "About this page and its data" }));
+  G.about = about;
+  const top = el("section", { class: "lab-top", "aria-label": "The run" }, bar, G.sentence, metricsRow);
+  const content = el("div", { class: "lab-content" }, grid, lower);
+  const main = el("main", { class: "lab-main" }, top, el("div", { class: "lab-body" }, side, content));
+  root.append(head, G.linkBox, G.changeBox, G.lamZero, G.errorBox, main, about);
+
+  // ---- the controls ----
+  G.controls = mountControls(side, bar, { table, initLabels: cfg.initLabels,
+    onSettings: (key, value) => change({ [key]: value }, "control"),
+    onAction: (name, arg) => act(name, arg),
+    onNotice: (n) => { G.urlNotices.push(n); drawLinkNotice(); } });
+  G.controls.setSettings(G.settings);
+  root.classList.toggle("lab-classroom", !!G.settings.classroom);
+
+  // ---- the run ----
+  try {
+    G.lab = new Lab(data, G.settings);
+  } catch (e) {
+    G.errorBox.hidden = false;
+    G.errorBox.textContent = `Can't start a run with these settings: ${e && e.message ? e.message : e}`;
+    console.error(e);
+    return G;
+  }
+  if (G.settings.t > 0) G.lab.restoreTo(G.settings.t);
+  G.settings.t = G.lab.t;
+  G.charts = mountCharts(grid, { Plotly: null, template: cfg.template && (cfg.template.layout || cfg.template.data) ? cfg.template : null,
+    reducedMotion: G.reducedMotion });
+  drawAbout();
+  drawLinkNotice();
+  render();
+
+  const b64 = document.getElementById("nblab-plotly").textContent.trim();
+  G.plotlyReady = loadPlotly(b64).then((P) => {
+    G.Plotly = P;
+    G.charts.Plotly = P;
+    mountPanels();
+    return drawCharts(true).then(() => { G.firstChart = performance.now() - t0; G.ready = true; });
+  }).catch((e) => {
+    G.error.hidden = false;
+    G.error.textContent = "The charts could not load here: " + (e && e.message ? e.message : e) + ". The numbers above still follow the run.";
+    grid.before(G.error);
+    G.ready = true;
+    console.error(e);
+  });
+
+  // ---- the keys: a presentation clicker's → / Page Down step, P plays ----
+  document.addEventListener("keydown", (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const t = e.target, tag = t && t.tagName ? t.tagName.toUpperCase() : "";
+    if (tag === "TEXTAREA" || tag === "SELECT" || (t && t.isContentEditable)) return;
+    if (tag === "INPUT" && t.type !== "range" && t.type !== "checkbox" && t.type !== "radio") return;
+    if (tag === "INPUT" && ["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End", "PageUp", "PageDown"].includes(e.key)) return;
+    if (tag === "BUTTON" && (e.key === " " || e.key === "Enter")) return;
+    const keys = { ArrowRight: "step", PageDown: "step", ArrowLeft: "back", PageUp: "back", Home: "reset", End: "end",
+      p: "play", P: "play", e: "e", E: "e", m: "m", M: "m", c: "classroom", C: "classroom", "?": "keys" };
+    const what = keys[e.key];
+    if (!what || e.repeat && what === "play") return;
+    e.preventDefault();
+    act(what);
+  });
+  window.addEventListener("hashchange", () => {
+    const p = State.parseFragment(location.hash, table);
+    G.urlNotices = p.notices.slice();
+    drawLinkNotice();
+    change(p.settings, "link");
+  });
+  let resizeTimer = null;
+  window.addEventListener("resize", () => {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(() => { if (G.Plotly) drawCharts(true); }, 150);
+  });
+  return G;
+
+  // ---- actions ----------------------------------------------------------------------------------------------
+  function act(name, arg) {
+    const lab = G.lab;
+    if (name === "show") { if (G.playing) pause(); lab.show(arg); G.dragging = G.dragging || false; return render(); }
+    if (name === "drag") { G.dragging = !!arg; if (!arg) render(true); return; }
+    if (name === "keys") { G.controls.keys.open = !G.controls.keys.open; return; }
+    if (name === "classroom") return change({ classroom: !G.settings.classroom }, "control");
+    if (name === "play") return G.playing ? pause() : play();
+    if (name === "converge") return converge();
+    stopMoving();
+    if (name === "step") lab.step();
+    else if (name === "back") lab.back();
+    else if (name === "end") lab.show(lab.latest);
+    else if (name === "e") lab.eStep();
+    else if (name === "m") lab.mStep();
+    else if (name === "reset") { lab.reset(); G.settings.t = 0; }
+    render(true);
+  }
+
+  function stopMoving() {
+    if (G.playing) pause();
+    G.converging = false;
+  }
+
+  function play() {
+    const lab = G.lab;
+    G.converging = false;
+    if (lab.t >= lab.latest && lab.done) lab.show(0);      // at the end of a finished run: play it again
+    if (lab.half === "e") lab.mStep();
+    G.playing = lab.playing = true;
+    G.lastStep = 0;
+    render(true);
+    requestAnimationFrame(tick);
+  }
+  function pause() {
+    G.playing = G.lab.playing = false;
+    render(true);
+  }
+  function tick(now) {
+    if (!G.playing) return;
+    const lab = G.lab;
+    const interval = 1000 / (State.SPEEDS[G.settings.speed] || 5);
+    if (now - G.lastStep >= interval - 4) {
+      G.lastStep = G.lastStep && now - G.lastStep < 2 * interval ? G.lastStep + interval : now;
+      if (lab.t < lab.latest) lab.show(lab.t + 1);
+      else if (!lab.done) { if (!lab.compute()) { pause(); return; } }
+      else { pause(); return; }
+      render();
+    }
+    requestAnimationFrame(tick);
+  }
+
+  function converge() {
+    const lab = G.lab;
+    if (lab.done) return;
+    if (G.playing) pause();
+    G.converging = true;
+    const chunk = () => {
+      if (!G.converging) return render(true);
+      const finished = lab.converge(40);
+      G.sentence.setAttribute("aria-busy", finished ? "false" : "true");
+      if (finished) { G.converging = false; render(true); return; }
+      G.statusLine.textContent = `Running to convergence … t = ${lab.latest}`;
+      render();
+      setTimeout(chunk, 0);
+    };
+    chunk();
+  }
+
+  // ---- settings -----------------------------------------------------------------------------------------------
+  function change(patch, from) {
+    const next = Object.assign({}, G.settings, patch);
+    const c = State.changes(G.settings, next);
+    if (!c.rebuild.length && !c.cont.length && !c.page.length) return;
+    const lab = G.lab;
+    if (c.rebuild.length || c.cont.length) stopMoving();
+    const wasLatest = lab.t;
+    const what = lab.apply(next);
+    G.settings = Object.assign({}, lab.settings, { speed: next.speed, classroom: next.classroom });
+    if (what === "none" && lab.error) G.controls.setSettings(G.settings);
+    if (from === "link" && what === "rebuilt" && next.t > 0) lab.restoreTo(next.t);
+    else if (from === "link" && c.page.includes("t")) lab.show(next.t);
+    else if (what === "page" && !c.page.includes("t")) lab.show(wasLatest);
+    if (c.page.includes("classroom")) {
+      root.classList.toggle("lab-classroom", !!G.settings.classroom);
+      G.charts && drawCharts(true);
+    }
+    if (from !== "control") G.controls.setSettings(G.settings);
+    else G.controls.setSettings(G.settings);
+    render(true);
+  }
+
+  // ---- drawing ------------------------------------------------------------------------------------------------------
+  function drawCharts(force) {
+    if (!G.charts || !G.Plotly) return Promise.resolve();
+    return G.charts.update(G.lab, force);
+  }
+
+  function render(force) {
+    rafForce = rafForce || !!force;
+    if (rafPending) return;
+    rafPending = true;
+    requestAnimationFrame(() => { rafPending = false; const f = rafForce; rafForce = false; draw(f); });
+  }
+
+  function draw(force) {
+    const lab = G.lab, t = lab.t, moving = G.playing || G.dragging || G.converging;
+    G.frames++;
+    G.controls.sync(lab, G.dragging);
+    // the run's charts: redrawn when the run changed, else only the iteration line moves
+    const key = `${lab.serial}|${lab.latest}|${lab.baselines.supervised}|${lab.run.history[lab.latest].lam}|${G.settings.classroom}`;
+    if (G.Plotly && (key !== G.drawnKey || force)) {
+      G.drawnKey = key;
+      drawCharts(false);
+    } else if (G.charts) G.charts.mark(t);
+    drawNumbers(lab, t);
+    drawNotices(lab);
+    const now = performance.now();
+    if (!moving || force || now - G.panelsAt >= PANEL_MS) { G.panelsAt = now; drawPanels(); }
+    if (!moving) writeLink();
+  }
+
+  function drawNumbers(lab, t) {
+    const { mIt, mAcc, mSup, mMaj, mLL, mObj } = G.metrics;
+    const snap = lab.run.history[t];
+    mIt.value.textContent = String(t);
+    mIt.delta.textContent = `of ${lab.latest}` + (lab.half === "e" && t === lab.latest ? " · E-step done" : "");
+    const scored = lab.scoreRows.length > 0;
+    const a = scored ? lab.accuracy(t) : NaN, base = lab.baselines.supervised;
+    mAcc.lab.textContent = `Accuracy (t=${t})`;
+    mAcc.value.textContent = percent(a) || "—";
+    const d = base !== null && isFinite(a) ? deltaText(a, base) : "";
+    mAcc.delta.textContent = d;
+    mAcc.delta.className = "lab-metric-delta" + (d.startsWith("+") ? " lab-up" : d.startsWith("-") ? " lab-down" : "");
+    mSup.value.textContent = base === null ? "—" : percent(base);
+    mSup.delta.textContent = `NB on the visible labels, λ = ${State.fmtLam(lab.baselines.lam)}`;
+    mMaj.value.textContent = lab.baselines.majority === null ? "—" : percent(lab.baselines.majority);
+    mMaj.delta.textContent = "every hidden document in the commonest class";
+    mLL.value.textContent = fmtNum(snap.logLikelihood, 1);
+    mObj.value.textContent = fmtNum(snap.objective, 1);
+    const obj = lab.run.history.map((s) => s.objective);
+    let down = null;
+    for (let k = 1; k <= lab.latest; k++) {
+      if (lab.run.history[k].lam === lab.run.history[k - 1].lam && obj[k] < obj[k - 1] - 1e-9 * Math.max(1, Math.abs(obj[k - 1]))) { down = k; break; }
+    }
+    mObj.delta.textContent = down === null ? "never went down" : `⚠ went DOWN at t = ${down}`;
+    mObj.delta.className = "lab-metric-delta" + (down === null ? "" : " lab-down");
+    const [kind, status] = G.converging ? ["running", `Running to convergence … t = ${lab.latest}`] : lab.status();
+    G.statusLine.textContent = `Status: ${status}`;
+    G.statusLine.dataset.kind = kind;
+    const s = G.settings;
+    G.caption.textContent = `${G.data.name || s.dataset} · ${s.model} · ${s.hidden}% labels hidden · λ = ${State.fmtLam(s.lam)} · init ${lab.effectiveInit}`
+      + (lab.effectiveInit !== s.init ? " (no label visible)" : "") + ` · seed ${s.seed} · max ${s.max_iter} iterations · tol ${State.fmtTol(s.tol)}`;
+    // the state in a sentence: announced when it settles (not five times a second while playing)
+    const live = G.playing || G.converging ? "off" : "polite";
+    if (G.sentence.getAttribute("aria-live") !== live) G.sentence.setAttribute("aria-live", live);
+    const sentence = lab.sentence(t);
+    if (G.sentence.textContent !== sentence) G.sentence.textContent = sentence;
+  }
+
+  function drawNotices(lab) {
+    const n = lab.notice;
+    const text = n ? n.text : "";
+    if (G.changeBox.textContent !== text) G.changeBox.textContent = text;
+    G.changeBox.dataset.kind = n ? n.kind : "";
+    G.changeBox.classList.toggle("lab-empty", !n);
+    G.lamZero.hidden = G.settings.lam !== 0;
+    G.errorBox.hidden = !lab.error;
+    if (lab.error && G.errorBox.textContent !== lab.error) G.errorBox.textContent = lab.error;
+  }
+
+  function drawLinkNotice() {
+    const box = G.linkBox, items = G.urlNotices;
+    box.textContent = "";
+    box.hidden = !items.length;
+    if (!items.length) return;
+    const lead = items.length === 1 ? "A setting could not be used as given" : `${items.length} settings could not be used as given`;
+    box.append(el("h2", { id: "lab-link-h", class: "lab-notice-h", text: lead + ":" }));
+    const ul = el("ul");
+    for (const n of items) {
+      ul.append(n.key === "link" && !n.value ? el("li", { text: n.text })
+        : el("li", null, el("code", { text: `${n.key}=${n.value}` }), " " + n.text));
+    }
+    box.append(ul, el("button", { type: "button", class: "lab-btn lab-small", text: "OK, hide this note",
+      onclick: () => { G.urlNotices = []; drawLinkNotice(); } }));
+  }
+
+  function drawAbout() {
+    const d = G.data, lab = G.lab;
+    const N = lab.prep.yObs.length, K = lab.prep.K;
+    const V = lab.prep.featureNames ? lab.prep.featureNames.length : null;
+    G.sub.textContent = `${d.name || name}: ${N.toLocaleString("en")} documents, ${K} classes`
+      + (V ? `, ${V.toLocaleString("en")} features` : "") + ". EM runs in this page: nothing is sent anywhere.";
+    const box = G.about;
+    for (const c of [...box.children].slice(1)) c.remove();
+    if (d.description) box.append(el("p", { text: String(d.description) }));
+    const card = d.card && typeof d.card === "object" ? d.card : { card: typeof d.card === "string" ? d.card : null };
+    if (card.source) box.append(el("p", null, el("b", { text: "Source: " }), String(card.source)));
+    if (card.licence) box.append(el("p", null, el("b", { text: "Licence: " }), String(card.licence)));
+    if (card.card) box.append(el("details", null, el("summary", { text: "The whole data card" }), el("pre", { class: "lab-card", text: String(card.card) })));
+    box.append(el("p", { class: "lab-caption", text: "Charts drawn with plotly.js (MIT licence). Made with the Naive Bayes + EM Lab (nbcore, MIT). "
+      + "Every setting is in this page's address: copy it to share what you see." }));
+  }
+
+  // the link follows the page (written when the page settles, never while playing)
+  function writeLink() {
+    const s = Object.assign({}, G.settings, { t: G.lab.t });
+    G.settings.t = G.lab.t;
+    const frag = State.toFragment(s, table);
+    if (location.hash.slice(1) === frag) return;
+    try { history.replaceState(null, "", "#" + frag); } catch (e) { /* a sandboxed frame: the page still works */ }
+  }
+
+  // ---- the panels below the charts ----------------------------------------------------------------------------
+  function mountPanels() {
+    const bus = new Map();
+    const ctx = { Plotly: G.Plotly, template: cfg.template, data,
+      on: (ev, fn) => { if (!bus.has(ev)) bus.set(ev, []); bus.get(ev).push(fn); },
+      emit: (ev, payload) => { for (const fn of bus.get(ev) || []) try { fn(payload); } catch (e) { console.error(e); } },
+      refresh: () => render(true) };
+    const seen = typeof IntersectionObserver !== "undefined" ? new IntersectionObserver((entries) => {
+      for (const e of entries) {
+        const p = G.panels.find((q) => q.el === e.target);
+        if (!p) continue;
+        p.visible = e.isIntersecting;
+        if (p.visible && p.stale) updatePanel(p);
+      }
+    }, { rootMargin: "300px 0px 300px 0px" }) : null;
+    for (const [pname, mod] of PANELS) {
+      const slot = G.slots[pname] || (G.slots[pname] = el("section", { id: `lab-panel-${pname}`, class: "lab-panel", "data-panel": pname, "aria-label": pname }));
+      if (!slot.parentNode) G.slots.params.parentNode.append(slot);
+      slot.hidden = false;
+      try {
+        const inst = mod.mount(slot, ctx);
+        const p = { name: pname, el: slot, inst, visible: !seen, stale: true, key: null };
+        G.panels.push(p);
+        if (seen) seen.observe(slot);
+      } catch (e) {
+        console.error(`panel ${pname}:`, e);
+        slot.textContent = "";
+        slot.append(el("p", { class: "lab-caption", text: `The ${PANEL_TITLES[pname] || pname} panel could not start here.` }));
+      }
+    }
+  }
+
+  function drawPanels() {
+    for (const p of G.panels) {
+      const key = `${G.lab.serial}|${G.lab.latest}|${G.lab.t}|${G.lab.half}|${G.settings.classroom}|${G.lab.run.history[G.lab.latest].lam}`;
+      if (p.key === key && !p.stale) continue;
+      p.key = key;
+      p.stale = true;
+      if (p.visible) updatePanel(p);
+    }
+  }
+
+  function updatePanel(p) {
+    p.stale = false;
+    try {
+      p.inst.update(G.lab.view());
+    } catch (e) {
+      console.error(`panel ${p.name}:`, e);
+    }
+  }
+}
+
+if (typeof document !== "undefined" && document.getElementById("nblab")) {
+  const go = () => start(document.getElementById("nblab"));
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", go);
+  else go();
+}

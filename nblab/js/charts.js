@@ -1,0 +1,397 @@
+// The lab's time-series charts, as the app's lesson view draws them (dashboard/charts/lesson.py):
+//   * "alpha": the class priors α per class against the iteration, λ changes marked;
+//   * "acc":   accuracy on the hidden labels against the supervised-only baseline (supervised NB on the
+//              visible labels at the run's λ) and the majority-class line;
+//   * "ll":    the MAP objective (never goes down; flagged if it does) over the log-likelihood.
+// Each chart is a named figure (role="figure", aria-label, a summary sentence with its numbers under it,
+// its data as a table behind "Data as a table"); plotly's SVG is hidden from screen readers.
+//
+// The spec builders are pure (node's tests call them). The figures redraw with Plotly.react only when the
+// run changes (a step, a λ change, a new run); the iteration on screen is a dotted line moved over the
+// plot (a div, no plotly call), so dragging the slider or replaying the run costs no redraw.
+
+export const CLASS_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9",
+  "#D55E00", "#F0E442", "#000000", "#882255", "#004400"];
+export const WARN = "#D55E00";        // the supervised line, the "went down" markers
+export const WARN_TEXT = "#B34700";   // WARN as text on white (5.5:1)
+export const GREY = "#767676";        // 4.5:1 on white
+const MINUS = "\u2212";
+export const classColor = (k) => CLASS_COLORS[k % CLASS_COLORS.length];
+export const fontSize = (classroom) => (classroom ? 22 : 15);
+
+// ---- helpers as dashboard/charts/theme.py --------------------------------------------------------------
+
+/** Text from the data as chart text (dashboard.ui.derive.plot_text): one line, cut, plotly's markup
+ * characters as character references (shown as the characters themselves, never as markup). */
+export function plotText(text, limit = 60) {
+  let s = String(text).replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, " ");
+  const cp = Array.from(s);
+  if (cp.length > limit) s = cp.slice(0, limit - 1).join("") + "…";
+  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\$/g, "&#36;").replace(/%/g, "&#37;");
+}
+
+/** Rows a horizontal legend of `names` takes in a chart `width` px wide (theme.legend_rows). */
+export function legendRows(names, fs, width) {
+  const room = Math.max(120, width - 60);
+  let rows = names.length ? 1 : 0, used = 0;
+  for (const n of names) {
+    const w = 45 + 0.55 * fs * String(n).length;
+    if (used && used + w > room) { rows++; used = 0; }
+    used += w;
+  }
+  return rows;
+}
+
+/** Title in a band at the top, the legend in a band under it (theme.figure_spec). */
+export function figureLayout(layout, title, fs, height, rows = 1) {
+  const titleBand = Math.trunc((fs + 4) * 1.6) + 8;
+  const legendBand = Math.trunc(fs * 1.7) * rows + 6;
+  const total = height + Math.max(0, fs - 15) * 12 + Math.trunc(fs * 1.7) * Math.max(0, rows - 1);
+  const out = Object.assign({}, layout, {
+    title: { text: `<b>${title}</b>`, font: { size: fs + 4 }, x: 0, xanchor: "left", y: 1.0, yref: "container", yanchor: "top", pad: { t: 8 } },
+    font: { size: fs },
+    height: total,
+    margin: { l: 10, r: 10, t: titleBand + legendBand, b: 10 },
+    legend: { orientation: "h", yref: "container", yanchor: "top", y: Math.min(1, Math.max(0, 1 - titleBand / total)),
+      xanchor: "left", x: 0.0, font: { size: fs } },
+  });
+  for (const k of Object.keys(out)) {
+    if (!/^[xy]axis\d*$/.test(k)) continue;
+    const ax = Object.assign({}, out[k]);
+    ax.tickfont = Object.assign({ size: fs - 1 }, ax.tickfont || {});
+    ax.automargin = true;
+    out[k] = ax;
+  }
+  return out;
+}
+
+/** Whole-number iteration ticks (theme.int_ticks). */
+export function intTicks(T) {
+  return { tick0: 0, dtick: Math.max(1, Math.ceil(Math.max(T - 1, 1) / 8)), range: [-0.3, Math.max(T - 1, 1) + 0.3] };
+}
+const vline = (x, line, xref = "x", yref = "y domain") => ({ type: "line", x0: x, x1: x, xref, y0: 0, y1: 1, yref, line });
+const floats = (a) => Array.from(a, (v) => (v === null || !isFinite(v) ? null : v));
+
+/** Iterations t at which values[t] fell below values[t − 1] beyond rounding, at the same λ
+ * (nbcore.em.decreases with the charts' tolerance, 1e-9 relative). */
+export function decreases(values, lams, rtol = 1e-9) {
+  const out = [];
+  for (let t = 1; t < values.length; t++) {
+    if (lams && lams[t] !== lams[t - 1]) continue;
+    if (values[t] < values[t - 1] - rtol * Math.max(1, Math.abs(values[t - 1]))) out.push(t);
+  }
+  return out;
+}
+
+/** (t, λ) of every iteration whose step used another λ than the one before. */
+export function lamChanges(lams) {
+  const out = [];
+  for (let t = 1; t < lams.length; t++) if (lams[t] !== lams[t - 1]) out.push([t, lams[t]]);
+  return out;
+}
+
+const fmtG = (v) => String(parseFloat(Number(v).toPrecision(6)));
+
+// ---- the series of a run ------------------------------------------------------------------------------------
+
+/** What the charts draw, from the lab (lab.js): one array per series, every iteration so far. */
+export function seriesOf(lab) {
+  const h = lab.run.history, K = lab.prep.K;
+  const T = h.length;
+  const alpha = Array.from({ length: K }, () => new Array(T));
+  const ll = new Array(T), obj = new Array(T), lams = new Array(T);
+  for (let t = 0; t < T; t++) {
+    const s = h[t];
+    for (let k = 0; k < K; k++) alpha[k][t] = s.alpha[k];
+    ll[t] = s.logLikelihood; obj[t] = s.objective;
+    lams[t] = s.lam;
+  }
+  return { T, K, names: lab.prep.classNames, alpha, ll, obj, lams, acc: lab.accuracySeries(),
+    supervised: lab.baselines.supervised, majority: lab.baselines.majority, nHidden: lab.scoreRows.length };
+}
+
+// ---- the specs ---------------------------------------------------------------------------------------------------
+
+export function alphaSpec(S, fs, width) {
+  const x = Array.from({ length: S.T }, (_, t) => t);
+  const names = S.names.map((n) => plotText(n));
+  const data = names.map((name, k) => ({ type: "scatter", x, y: floats(S.alpha[k]), name, mode: "lines+markers",
+    line: { color: classColor(k), width: 3 }, marker: { size: 6 }, hovertemplate: `${name}: %{y:.3f} at t = %{x}<extra></extra>` }));
+  const shapes = [], annotations = [];
+  for (const [t, lam] of lamChanges(S.lams)) {
+    shapes.push(vline(t - 0.5, { color: "#555555", dash: "dash", width: 1.5 }));
+    annotations.push({ x: t - 0.5, y: 1.0, yref: "paper", text: `λ→${fmtG(lam)}`, showarrow: false, yanchor: "bottom",
+      font: { size: fs - 2, color: "#555555" } });
+  }
+  let top = 1.0;
+  if (S.K > 3) {
+    let m = 0;
+    for (const a of S.alpha) for (const v of a) if (isFinite(v)) m = Math.max(m, v);
+    top = Math.min(1, m * 1.25 + 0.02);
+  }
+  const layout = { shapes, annotations, xaxis: Object.assign({ title: { text: "iteration t" } }, intTicks(S.T)),
+    yaxis: { title: { text: "α (class prior)" }, range: [0, top] } };
+  return { data, layout: figureLayout(layout, "Class priors α", fs, 330, Math.max(1, legendRows(S.names.map(String), fs, width))) };
+}
+
+export function accSpec(S, fs, width) {
+  const x = Array.from({ length: S.acc.length }, (_, t) => t);
+  const data = [{ type: "scatter", x, y: floats(S.acc), mode: "lines+markers", name: "EM", line: { color: "#0072B2", width: 3 },
+    hovertemplate: "EM: %{y:.1%} at t = %{x}<extra></extra>" }];
+  const shapes = [];
+  const legend = ["EM"];
+  if (S.supervised !== null && S.supervised !== undefined && isFinite(S.supervised)) {
+    const line = { color: WARN, dash: "dash", width: 3 };
+    shapes.push({ type: "line", x0: 0, x1: 1, xref: "x domain", y0: S.supervised, y1: S.supervised, yref: "y", line });
+    const name = `supervised only: ${(S.supervised * 100).toFixed(1)}%`;
+    data.push({ type: "scatter", x: [null], y: [null], mode: "lines", name, line });
+    legend.push(name);
+  }
+  if (S.majority !== null && S.majority !== undefined && isFinite(S.majority)) {
+    const line = { color: GREY, dash: "dot", width: 2.5 };
+    shapes.push({ type: "line", x0: 0, x1: 1, xref: "x domain", y0: S.majority, y1: S.majority, yref: "y", line });
+    const name = `majority class: ${(S.majority * 100).toFixed(1)}%`;
+    data.push({ type: "scatter", x: [null], y: [null], mode: "lines", name, line });
+    legend.push(name);
+  }
+  let lo = Infinity;
+  for (const v of S.acc.concat([S.supervised, S.majority])) if (v !== null && v !== undefined && isFinite(v)) lo = Math.min(lo, v);
+  lo = isFinite(lo) ? Math.max(0, Math.min(0.5, lo - 0.05)) : 0;
+  const xtitle = S.nHidden ? `iteration t<br>(${S.nHidden.toLocaleString("en")} hidden documents)` : "iteration t";
+  const layout = { shapes, yaxis: { title: { text: "accuracy" }, tickformat: ".0%", range: [lo, 1.0] },
+    xaxis: Object.assign({ title: { text: xtitle } }, intTicks(S.acc.length)) };
+  // each entry on a row of its own in a narrow chart (a phone, a third of a projector page)
+  const rows = Math.max(legendRows(legend, fs, width), width < 520 ? legend.length : 1);
+  return { data, layout: figureLayout(layout, "Accuracy on hidden labels", fs, 330, rows) };
+}
+
+export function llSpec(S, fs, width) {
+  const x = Array.from({ length: S.T }, (_, t) => t);
+  const data = [
+    { type: "scatter", x, y: floats(S.obj), mode: "lines+markers", name: "objective", line: { color: "#0072B2", width: 3 },
+      xaxis: "x", yaxis: "y", hovertemplate: "objective: %{y:.2f} at t = %{x}<extra></extra>" },
+    { type: "scatter", x, y: floats(S.ll), mode: "lines+markers", name: "log-likelihood", line: { color: "#009E73", width: 3 },
+      xaxis: "x2", yaxis: "y2", hovertemplate: "log-likelihood: %{y:.2f} at t = %{x}<extra></extra>" },
+  ];
+  const annotations = [
+    { text: "MAP objective (never goes down)", x: 0.5, y: 1.0, xref: "paper", yref: "paper", xanchor: "center", yanchor: "bottom",
+      showarrow: false, font: { size: fs } },
+    { text: "log-likelihood", x: 0.5, y: 0.44, xref: "paper", yref: "paper", xanchor: "center", yanchor: "bottom", showarrow: false,
+      font: { size: fs } },
+  ];
+  const bad = decreases(S.obj, S.lams);
+  if (bad.length) {
+    data.push({ type: "scatter", x: bad, y: bad.map((t) => S.obj[t]), mode: "markers", name: "objective decreased!",
+      marker: { symbol: "x", size: 16, color: WARN, line: { width: 2 } }, xaxis: "x", yaxis: "y" });
+    annotations.push({ x: bad[0], y: S.obj[bad[0]], xref: "x", yref: "y", text: "⚠ objective went DOWN", showarrow: true,
+      arrowcolor: WARN, font: { color: WARN_TEXT, size: fs } });
+  }
+  const dips = decreases(S.ll, S.lams);
+  if (dips.length) {
+    data.push({ type: "scatter", x: dips, y: dips.map((t) => S.ll[t]), mode: "markers", name: "log-lik dipped",
+      marker: { symbol: "triangle-down", size: 13, color: WARN }, xaxis: "x2", yaxis: "y2" });
+  }
+  const shapes = [];
+  for (const [t] of lamChanges(S.lams)) {
+    for (const [xr, yr] of [["x", "y domain"], ["x2", "y2 domain"]]) shapes.push(vline(t - 0.5, { color: "#555555", dash: "dash", width: 1.5 }, xr, yr));
+  }
+  const ticks = intTicks(S.T);
+  const layout = { shapes, annotations, showlegend: !!(bad.length || dips.length),
+    xaxis: Object.assign({ anchor: "y", domain: [0, 1], matches: "x2", showticklabels: false }, ticks),
+    yaxis: { anchor: "x", domain: [0.56, 1.0] },
+    xaxis2: Object.assign({ anchor: "y2", domain: [0, 1], title: { text: "iteration t" } }, ticks),
+    yaxis2: { anchor: "x2", domain: [0, 0.44] } };
+  const spec = { data, layout: figureLayout(layout, "Does EM climb?", fs, 430, 1) };
+  spec.bad = bad;
+  spec.dips = dips;
+  return spec;
+}
+
+// ---- words: each chart's summary sentence and its data table ------------------------------------------------
+
+const num = (v, d) => (v === null || v === undefined || !isFinite(v) ? "—" : Number(v).toFixed(d).replace("-", MINUS));
+const big = (v, d) => (v === null || v === undefined || !isFinite(v) ? "—"
+  : Number(v).toLocaleString("en", { minimumFractionDigits: d, maximumFractionDigits: d }).replace("-", MINUS));
+const pct = (v) => (v === null || v === undefined || !isFinite(v) ? "—" : `${(v * 100).toFixed(1)}%`);
+
+/** The summary sentence of a chart at iteration t (its numbers, in words). */
+export function summary(name, S, t) {
+  if (name === "alpha") {
+    const at = (k) => S.names.map((n, j) => `${n} ${num(S.alpha[j][k], 3)}`).join(", ");
+    return `Class priors α at iteration t = ${t}: ${at(t)}` + (t > 0 ? `; at t = 0: ${at(0)}.` : ".");
+  }
+  if (name === "acc") {
+    const parts = [];
+    if (S.supervised !== null && S.supervised !== undefined) parts.push(`supervised only ${pct(S.supervised)}`);
+    if (S.majority !== null && S.majority !== undefined) parts.push(`majority class ${pct(S.majority)}`);
+    return `Accuracy on the ${S.nHidden.toLocaleString("en")} hidden labels at iteration t = ${t}: ${pct(S.acc[t])}`
+      + (parts.length ? ` (${parts.join(", ")})` : "") + (t > 0 ? `; ${pct(S.acc[0])} at t = 0.` : ".");
+  }
+  const bad = decreases(S.obj, S.lams);
+  return `At iteration t = ${t} the MAP objective is ${big(S.obj[t], 2)} and the log-likelihood ${big(S.ll[t], 2)}; `
+    + (bad.length ? `the objective went DOWN at t = ${bad.join(", ")} (flagged).` : "the objective never went down.")
+    + (lamChanges(S.lams).length ? ` λ changed at t = ${lamChanges(S.lams).map(([k, l]) => `${k} (λ = ${fmtG(l)})`).join(", ")}.` : "");
+}
+
+/** The chart's data as one table: caption, head, rows (every iteration; a long run keeps one row in k
+ * and the last, as the app's tables). */
+export function tableOf(name, S) {
+  const T = name === "acc" ? S.acc.length : S.T;
+  const keep = [];
+  const step = Math.max(1, Math.ceil(T / 300));
+  for (let t = 0; t < T; t += step) keep.push(t);
+  if (T && keep[keep.length - 1] !== T - 1) keep.push(T - 1);
+  if (name === "alpha") {
+    return { caption: "Class priors α", head: ["iteration t"].concat(S.names.map(String)),
+      rows: keep.map((t) => [String(t)].concat(S.alpha.map((a) => num(a[t], 4)))) };
+  }
+  if (name === "acc") {
+    const has = (v) => v !== null && v !== undefined && isFinite(v);
+    const cols = [["EM", (t) => pct(S.acc[t])]];
+    if (has(S.supervised)) cols.push(["supervised only", () => pct(S.supervised)]);
+    if (has(S.majority)) cols.push(["majority class", () => pct(S.majority)]);
+    return { caption: "Accuracy on hidden labels", head: ["iteration t"].concat(cols.map((c) => c[0])),
+      rows: keep.map((t) => [String(t)].concat(cols.map((c) => c[1](t)))) };
+  }
+  return { caption: "Does EM climb?", head: ["iteration t", "MAP objective", "log-likelihood", "λ"],
+    rows: keep.map((t) => [String(t), num(S.obj[t], 3), num(S.ll[t], 3), fmtG(S.lams[t])]) };
+}
+
+// ---- the figures on the page ------------------------------------------------------------------------------------
+
+const CHARTS = [["alpha", "Class priors α"], ["acc", "Accuracy on the hidden labels"], ["ll", "Log-likelihood and MAP objective"]];
+const CONFIG = { displayModeBar: false, responsive: true };
+
+function el(tag, attrs, ...kids) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") e.className = v;
+    else if (k === "text") e.textContent = v;
+    else e.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const kid of kids) if (kid) e.append(kid);
+  return e;
+}
+
+function tableEl(tab) {
+  const t = el("table", { class: "lab-table" });
+  t.append(el("caption", { text: tab.caption }));
+  const hr = el("tr");
+  for (const h of tab.head) hr.append(el("th", { scope: "col", text: h }));
+  t.append(el("thead", null, hr));
+  const tb = el("tbody");
+  for (const r of tab.rows) {
+    const tr = el("tr");
+    r.forEach((v, i) => tr.append(el(i ? "td" : "th", i ? { text: v } : { scope: "row", text: v })));
+    tb.append(tr);
+  }
+  t.append(tb);
+  return t;
+}
+
+/**
+ * The three figures in `grid`. ctx: { Plotly, template }. Returns { update(lab, force), mark(t), resize(),
+ * boxes, draws }: update() redraws the charts whose data changed (Plotly.react), mark() moves the
+ * iteration line and rewrites the summaries (no plotly call).
+ */
+export function mountCharts(grid, ctx) {
+  const boxes = CHARTS.map(([name, label]) => {
+    const wrap = el("div", { class: "lab-chart", role: "figure", "aria-label": label, "data-chart": name,
+      "aria-describedby": `lab-sum-${name}` });
+    const gd = el("div", { class: "lab-plot", "aria-hidden": "true" });
+    const overlay = el("div", { class: "lab-overlay", "aria-hidden": "true" });
+    const sum = el("p", { class: "lab-fig-summary", id: `lab-sum-${name}` });
+    const details = el("details", { class: "lab-data" });
+    const tables = el("div", { class: "lab-tables", tabindex: "0", role: "region", "aria-label": `Data of the chart: ${label}` });
+    details.append(el("summary", { text: "Data as a table" }), tables);
+    wrap.append(gd, overlay, sum, details);
+    grid.append(wrap);
+    const box = { name, label, wrap, gd, overlay, sum, details, tables, key: null, marks: [], spec: null };
+    details.addEventListener("toggle", () => { if (details.open && api.S) fill(box); });
+    return box;
+  });
+  const api = { boxes, S: null, t: 0, draws: 0, pending: null, fs: 15 };
+
+  function fill(box) {
+    box.tables.replaceChildren(tableEl(tableOf(box.name, api.S)));
+    box.filled = api.S;
+  }
+
+  function keyOf(name, S, fs, width) {
+    // what the chart draws changes with the run's length, λ's history, the baselines and the font
+    const lastLam = S.lams[S.T - 1];
+    return [name, S.T, S.lams.join(","), S.supervised, S.majority, fs, Math.round(width / 40), S.K, lastLam,
+      name === "acc" ? S.acc.length : "", name === "alpha" ? S.alpha.map((a) => a[S.T - 1]).join(",") : ""].join("|");
+  }
+
+  function react(box, spec) {
+    const layout = structuredClone(spec.layout);
+    if (ctx.template) layout.template = ctx.template;
+    if (ctx.reducedMotion && ctx.reducedMotion()) layout.transition = { duration: 0 };
+    for (const k of Object.keys(layout)) if (/^[xy]axis\d*$/.test(k)) layout[k].ticklabeloverflow = "allow";
+    api.draws++;
+    return ctx.Plotly.react(box.gd, spec.data, layout, CONFIG).then(() => placeMark(box));
+  }
+
+  /** Redraw the charts whose data changed; `force` redraws all (classroom fonts, a resize). */
+  function update(lab, force) {
+    const S = seriesOf(lab);
+    api.S = S;
+    api.fs = fontSize(lab.settings.classroom);
+    const jobs = [];
+    for (const box of boxes) {
+      const hide = box.name === "acc" && !S.nHidden;
+      box.wrap.hidden = hide;
+      if (hide) continue;
+      const width = box.wrap.clientWidth || 400;
+      const key = keyOf(box.name, S, api.fs, width);
+      if (!force && key === box.key) continue;
+      box.key = key;
+      const spec = box.name === "alpha" ? alphaSpec(S, api.fs, width) : box.name === "acc" ? accSpec(S, api.fs, width) : llSpec(S, api.fs, width);
+      box.spec = spec;
+      if (ctx.Plotly) jobs.push(react(box, spec));
+    }
+    mark(lab.t);
+    return Promise.all(jobs);
+  }
+
+  function placeMark(box) {
+    const fl = box.gd._fullLayout;
+    if (!fl || !fl._plots) return;
+    const ids = Object.keys(fl._plots);
+    while (box.marks.length < ids.length) {
+      const line = el("div", { class: "lab-mark" });
+      box.overlay.append(line);
+      box.marks.push(line);
+    }
+    ids.forEach((id, i) => {
+      const { xaxis: xa, yaxis: ya } = fl._plots[id];
+      const x = xa._offset + xa.l2p(api.t);
+      const css = `left:${(x - 1).toFixed(1)}px;top:${ya._offset}px;height:${ya._length}px`;
+      if (box.marks[i].__css !== css) { box.marks[i].__css = css; box.marks[i].style.cssText = css; }
+    });
+  }
+
+  /** Move the iteration line to t and say the chart's numbers at t. */
+  function mark(t) {
+    api.t = t;
+    if (!api.S) return;
+    for (const box of boxes) {
+      if (box.wrap.hidden) continue;
+      placeMark(box);
+      const s = summary(box.name, api.S, Math.min(t, (box.name === "acc" ? api.S.acc.length : api.S.T) - 1));
+      if (box.sum.textContent !== s) box.sum.textContent = s;
+      const label = `${box.label}, iteration ${t} of ${api.S.T - 1}`;
+      if (box.wrap.getAttribute("aria-label") !== label) box.wrap.setAttribute("aria-label", label);
+      if (box.details.open && box.filled !== api.S) fill(box);
+    }
+  }
+
+  function resize() {
+    if (!ctx.Plotly) return;
+    for (const box of boxes) if (box.gd._fullLayout) { ctx.Plotly.Plots.resize(box.gd); placeMark(box); }
+  }
+
+  return Object.assign(api, { update, mark, resize });
+}

@@ -1,0 +1,453 @@
+// The lab's controller: settings → the run, Step / E-step / M-step / convergence / Reset, the iteration on
+// screen, the numbers the page shows (accuracy on the hidden labels, the baselines, the status line) and
+// the "view" every panel draws. No DOM here (boot.js wires it to the page; node's tests drive it as is).
+//
+// What a settings change does is the app's rule (nblab/lesson_run.py, LessonRun.sync):
+//   * the data, the event model, the start or the seed changed: a new run from t = 0 (rebuilt);
+//   * λ, the iteration budget or the tolerance changed mid-run: EM continues from the current parameters
+//     (run.withSmoothing / the engine's settings copy, history kept), the next steps use the new values;
+//   * before any step, a λ change rebuilds (the first parameters depend on λ).
+// Either way `notice` says which happened, in words.
+
+import * as EM from "./em.js";
+import { changes, fmtLam, fmtTol } from "./state.js";
+
+//: the app's names of the settings, for the notices ("labels hidden 90% → 95%")
+const LABELS = { dataset: "data set", model: "event model", hidden: "labels hidden", init: "initialisation", seed: "seed",
+  max_iter: "max iterations", tol: "tolerance", lam: "λ" };
+const SHOWN = { hidden: (v) => `${v}%`, tol: fmtTol, lam: fmtLam };
+const say = (k, v) => (SHOWN[k] ? SHOWN[k](v) : String(v));
+
+/** Describe what changed, as the app does ("labels hidden 90% → 95%, seed 0 → 3"). */
+export function describeChange(old, now, keys) {
+  return keys.map((k) => `${LABELS[k] || k} ${say(k, old[k])} → ${say(k, now[k])}`).join(", ");
+}
+
+// ---- scoring ------------------------------------------------------------------------------------------------
+
+/** argmax of each row of an (N, K) flat array (the first of equal values, as numpy). */
+export function argmaxRows(P, N, K) {
+  const out = new Int32Array(N);
+  for (let i = 0; i < N; i++) {
+    let best = 0, bv = P[i * K];
+    for (let k = 1; k < K; k++) { const v = P[i * K + k]; if (v > bv) { bv = v; best = k; } }
+    out[i] = best;
+  }
+  return out;
+}
+
+/** The one-to-one naming of clusters that agrees most with the true labels (Hungarian method on the
+ * K×K agreement table, as nbcore.align_clusters): mapping[cluster] = label. */
+export function matchClusters(yTrue, pred, rows, K) {
+  const agree = Array.from({ length: K }, () => new Float64Array(K));
+  for (const i of rows) agree[pred[i]][yTrue[i]] += 1;
+  // minimise cost = max - agreement (square K×K), O(K³)
+  let big = 0;
+  for (const r of agree) for (const v of r) big = Math.max(big, v);
+  const a = agree.map((r) => Array.from(r, (v) => big - v));
+  const n = K, INF = Infinity;
+  const u = new Float64Array(n + 1), v = new Float64Array(n + 1), p = new Int32Array(n + 1), way = new Int32Array(n + 1);
+  for (let i = 1; i <= n; i++) {
+    p[0] = i;
+    let j0 = 0;
+    const minv = new Float64Array(n + 1).fill(INF), used = new Uint8Array(n + 1);
+    do {
+      used[j0] = 1;
+      const i0 = p[j0];
+      let delta = INF, j1 = 0;
+      for (let j = 1; j <= n; j++) {
+        if (used[j]) continue;
+        const cur = a[i0 - 1][j - 1] - u[i0] - v[j];
+        if (cur < minv[j]) { minv[j] = cur; way[j] = j0; }
+        if (minv[j] < delta) { delta = minv[j]; j1 = j; }
+      }
+      for (let j = 0; j <= n; j++) {
+        if (used[j]) { u[p[j]] += delta; v[j] -= delta; } else minv[j] -= delta;
+      }
+      j0 = j1;
+    } while (p[j0] !== 0);
+    do { const j1 = way[j0]; p[j0] = p[j1]; j0 = j1; } while (j0);
+  }
+  const mapping = new Int32Array(K);
+  for (let j = 1; j <= n; j++) mapping[p[j] - 1] = j - 1;
+  return mapping;
+}
+
+/** Accuracy on the hidden rows whose label is known (nbcore.hidden_accuracy); `align`: EM saw no label,
+ * its clusters are named by the best matching first. NaN when no row is scored. */
+export function hiddenAccuracy(pred, y, rows, K, align) {
+  if (!rows.length) return NaN;
+  const map = align ? matchClusters(y, pred, rows, K) : null;
+  let right = 0;
+  for (const i of rows) right += (map ? map[pred[i]] : pred[i]) === y[i] ? 1 : 0;
+  return right / rows.length;
+}
+
+/** "97.0%": Python's f"{acc:.1%}" (the page's one rounding of an accuracy); null for none. */
+export function percent(acc) {
+  if (acc === null || acc === undefined || !isFinite(acc)) return null;
+  return `${(acc * 100).toFixed(1)}%`;
+}
+/** "+9.3 pts vs supervised" (numbers.delta_text). */
+export function deltaText(acc, base) {
+  const d = (acc - base) * 100;
+  if (Math.abs(d) < 0.05) return "±0.0 pts vs supervised";
+  return `${d >= 0 ? "+" : "-"}${Math.abs(d).toFixed(1)} pts vs supervised`;
+}
+
+// ---- the controller ---------------------------------------------------------------------------------------
+
+const STOP_WHY = { tol: "objective changed less than the tolerance", theta: "parameters changed less than the tolerance" };
+
+export class Lab {
+  /** labData: the page's data (nblab.data.lab_data); settings: state.js's settings (every key). */
+  constructor(labData, settings, engine = EM) {
+    this.data = labData;
+    this.engine = engine;
+    this.settings = Object.assign({}, settings);
+    this.serial = 0;
+    this.notice = null;          // { kind: "rebuilt" | "continued", text } or null
+    this.error = null;           // why the last change failed (the run is unchanged)
+    this.playing = false;
+    this._post = new Map();      // "serial:t:λs" → posterior (a few kept)
+    this.build(this.settings);
+    this.notice = null;
+    if (this.initNote) this.notice = { kind: "rebuilt", text: this.initNote };
+  }
+
+  // ---- building ----------------------------------------------------------------------------------------
+
+  /** The run's options from settings (the engine's names). */
+  runOptions(s, init) {
+    return { model: s.model, lam: s.lam, init, seed: s.seed, maxIter: s.max_iter, tol: s.tol, unlabeledWeight: 1 };
+  }
+
+  build(s) {
+    const E = this.engine;
+    const prep = E.prepare(this.data, { model: s.model, hiddenPct: s.hidden, seed: s.seed });
+    const yObs = prep.yObs;
+    const N = yObs.length;
+    let visible = 0;
+    for (let i = 0; i < N; i++) if (yObs[i] >= 0) visible++;
+    // "from the labelled documents" needs one label: with none, EM starts at random (as the app)
+    const init = s.init === "labeled" && visible === 0 ? "random" : s.init;
+    const run = E.startRun(prep, this.runOptions(s, init));
+    this.prep = prep;
+    this.run = run;
+    this.effectiveInit = init;
+    this.initNote = init !== s.init
+      ? "No label is visible, so EM starts from a random initialisation (“from the labelled documents” needs at least one label)."
+      : null;
+    this.settings = Object.assign({}, s);
+    this.serial++;
+    this.t = 0;
+    this.half = null;
+    this.acc = [];
+    this._post.clear();
+    // the rows scored: hidden from EM, true label known
+    const y = prep.y, rows = [];
+    for (let i = 0; i < N; i++) if (yObs[i] < 0 && y[i] >= 0) rows.push(i);
+    this.scoreRows = rows;
+    this.visible = visible;
+    this.baselines = { supervised: this.supervisedAccuracy(s.lam), majority: this.majorityAccuracy(), lam: s.lam };
+  }
+
+  /** Supervised Naive Bayes on the visible labels at λ (the labelled M-step), scored on the hidden rows. */
+  supervisedAccuracy(lam) {
+    const E = this.engine, prep = this.prep;
+    if (!this.visible || !this.scoreRows.length) return null;
+    try {
+      const model = this.settings.model;
+      const opts = this.run.modelOptions || (this.run.settings && this.run.settings.modelOptions) || {};
+      const fit = E.supervisedFit(model, prep, prep.yObs, prep.K, lam, opts);
+      const P = E.predictProba(model, fit.alpha, fit.params, prep, opts);
+      return hiddenAccuracy(argmaxRows(P, prep.yObs.length, prep.K), prep.y, this.scoreRows, prep.K, false);
+    } catch (e) {
+      return null;
+    }
+  }
+
+  /** Every hidden row given the most frequent visible label. */
+  majorityAccuracy() {
+    const prep = this.prep;
+    if (!this.visible || !this.scoreRows.length) return null;
+    const counts = new Float64Array(prep.K);
+    for (const v of prep.yObs) if (v >= 0) counts[v]++;
+    let best = 0;
+    for (let k = 1; k < prep.K; k++) if (counts[k] > counts[best]) best = k;
+    let right = 0;
+    for (const i of this.scoreRows) right += prep.y[i] === best ? 1 : 0;
+    return right / this.scoreRows.length;
+  }
+
+  // ---- what is on screen ----------------------------------------------------------------------------------
+
+  get latest() { return this.run.history.length - 1; }
+  get done() { return !!this.run.done; }
+
+  /** p(y | x_i, θ_t) for every row (N*K), a few kept (the accuracy series and the panels ask for the same t). */
+  posterior(t) {
+    const h = this.run.history;
+    let lams = "";
+    for (let k = 1; k <= t; k++) lams += h[k].lam + ",";
+    const key = `${this.serial}:${t}:${lams}`;
+    let P = this._post.get(key);
+    if (!P) {
+      P = this.run.posterior(t);
+      this._post.set(key, P);
+      if (this._post.size > 4) this._post.delete(this._post.keys().next().value);
+    }
+    return P;
+  }
+
+  /** Accuracy on the hidden labels at iteration t (computed once per iteration of this run). */
+  accuracy(t) {
+    if (!this.scoreRows.length) return NaN;
+    while (this.acc.length <= t) {
+      const k = this.acc.length;
+      const P = this.posterior(k);
+      this.acc.push(hiddenAccuracy(argmaxRows(P, this.prep.yObs.length, this.prep.K), this.prep.y, this.scoreRows,
+        this.prep.K, this.visible === 0));
+    }
+    return this.acc[t];
+  }
+
+  /** Accuracy at every iteration so far. */
+  accuracySeries() {
+    if (this.scoreRows.length) this.accuracy(this.latest);
+    return this.scoreRows.length ? this.acc.slice(0, this.latest + 1) : [];
+  }
+
+  /** (kind, text) of the status line (nblab/lesson_run.status_line). */
+  status() {
+    const run = this.run, t = this.latest;
+    if (run.converged) {
+      const why = STOP_WHY[run.stopReason] || "";
+      return ["converged", `Converged at t = ${t}` + (why ? ` (${why})` : "")];
+    }
+    if (run.done) return ["max", `Stopped at the maximum number of iterations (t = ${t})`];
+    if (this.playing) return ["running", `Running … t = ${this.t}`];
+    if (t === 0) return ["ready", "Ready: t = 0 (initial parameters). Press Step or Play."];
+    return ["paused", `Paused at t = ${t}`];
+  }
+
+  /** Iteration t in words, after "Iteration t of n: " (export.iteration_words): α and the accuracy. */
+  words(t) {
+    const names = this.prep.classNames, a = this.run.history[t].alpha;
+    let text = "α " + names.map((n, k) => `${n} ${Number(a[k]).toFixed(2)}`).join(", ");
+    const acc = this.scoreRows.length ? this.accuracy(t) : NaN;
+    const shown = percent(acc);
+    const base = this.baselines.supervised;
+    if (shown !== null) {
+      text += `; accuracy ${shown}`;
+      if (base !== null && base !== undefined) {
+        const d = (acc - base) * 100;
+        text += Math.abs(d) < 0.05 ? ", the same as supervised" : `, ${Math.abs(d).toFixed(1)} points ${d > 0 ? "above" : "below"} supervised`;
+      }
+    }
+    return text;
+  }
+
+  /** The status sentence (the polite live region): "Iteration 5 of 15: α …; accuracy …". */
+  sentence(t = this.t) {
+    let s = `Iteration ${t} of ${this.latest}: ${this.words(t)}`;
+    if (this.half === "e" && t === this.latest) s += ". E-step done: the responsibilities are updated under θ" + t + "; press M-step";
+    return s;
+  }
+
+  /** What every panel draws (docs/lab.md, "The view"). `posterior` is computed when a panel reads it. */
+  view(t = this.t) {
+    const lab = this, run = this.run;
+    t = Math.max(0, Math.min(t, this.latest));
+    return {
+      t, latest: this.latest, half: t === this.latest ? this.half : null, run, prep: this.prep,
+      snap: run.history[t],
+      get posterior() { return lab.posterior(t); },
+      pending: run.pending || null,
+      acc: this.accuracySeries(),
+      baselines: { supervised: this.baselines.supervised, majority: this.baselines.majority, lam: this.baselines.lam },
+      classroom: !!this.settings.classroom, settings: Object.assign({}, this.settings), serial: this.serial,
+      status: this.status(), notice: this.notice, playing: this.playing,
+    };
+  }
+
+  // ---- moving ----------------------------------------------------------------------------------------------
+
+  /** Show iteration t (the slider); nothing is computed. */
+  show(t) {
+    this.t = Math.max(0, Math.min(t | 0, this.latest));
+    if (this.t !== this.latest) this.half = null;
+    return this.t;
+  }
+
+  /** One EM iteration at the end of the run (E-step + M-step; or the M-step of a pending E-step).
+   * Returns false when the run is done. */
+  compute() {
+    if (this.half === "e") return this.mStep();
+    if (this.run.done) return false;
+    this.guard(() => this.run.step());
+    this.t = this.latest;
+    this.notice = null;       // "new run" / "continues" are news only until the next step
+    return true;
+  }
+
+  /** Step: the next iteration; after a drag back it shows the next one already computed (a clicker
+   * walks through the run), at the end it computes one. */
+  step() {
+    if (this.half === "e") return this.mStep();
+    if (this.t < this.latest) { this.t++; return true; }
+    return this.compute();
+  }
+
+  back() { this.half = null; this.t = Math.max(0, this.t - 1); }
+
+  /** The first half: the responsibilities under θ_t (eq. 21); θ does not change. */
+  eStep() {
+    if (this.half === "e") return false;
+    this.t = this.latest;
+    if (this.run.done) return false;
+    const ok = this.guard(() => this.run.eStep());
+    if (ok !== false) this.half = "e";
+    return ok !== false;
+  }
+
+  /** The second half: θ_{t+1} from the pending responsibilities (eq. 23–24). */
+  mStep() {
+    if (this.half !== "e") return false;
+    this.guard(() => this.run.mStep());
+    this.half = null;
+    this.t = this.latest;
+    this.notice = null;
+    return true;
+  }
+
+  /** Step until EM stops, `budgetMs` at a time: returns true when done (call again to go on). */
+  converge(budgetMs = Infinity) {
+    const t0 = now();
+    if (this.half === "e") this.mStep();
+    while (!this.run.done) {
+      if (this.guard(() => this.run.step()) === false) break;
+      if (now() - t0 > budgetMs) { this.t = this.latest; return false; }
+    }
+    this.t = this.latest;
+    this.notice = null;
+    return true;
+  }
+
+  /** Step a first run to the iteration a link names (t=), with a notice (LessonRun.restore_to). */
+  restoreTo(asked) {
+    const want = Math.min(asked | 0, this.settings.max_iter);
+    while (this.latest < want && !this.run.done) if (this.guard(() => this.run.step()) === false) break;
+    this.t = Math.min(asked, this.latest);
+    if (want <= 0) return;
+    let text = `Recomputed to iteration ${this.latest}, as the link says (the same settings give the same numbers).`;
+    if (this.latest < asked) text += ` EM stopped at t = ${this.latest} (${this.run.converged ? "converged" : "its maximum number of iterations"}) before ${asked}.`;
+    this.notice = { kind: "continued", text };
+  }
+
+  reset() {
+    this.playing = false;
+    this.build(this.settings);
+    this.notice = { kind: "rebuilt", text: "Reset: new run from iteration 0 with the same settings." + (this.initNote ? " " + this.initNote : "") };
+  }
+
+  guard(fn) {
+    try {
+      const r = fn();
+      this.error = null;
+      return r;
+    } catch (e) {
+      this.error = String(e && e.message ? e.message : e);
+      this.playing = false;
+      return false;
+    }
+  }
+
+  // ---- settings ----------------------------------------------------------------------------------------------
+
+  /**
+   * Bring the run in line with new settings. Returns "rebuilt", "continued", "page" (only t, speed or
+   * classroom changed) or "none"; `notice` says what happened.
+   */
+  apply(next) {
+    const old = this.settings;
+    const c = changes(old, next);
+    if (!c.rebuild.length && !c.cont.length) {
+      this.settings = Object.assign({}, next);
+      if (c.page.includes("t")) this.show(next.t);
+      return c.page.length ? "page" : "none";
+    }
+    if (!c.rebuild.length && this.latest > 0) return this.continueWith(next, c.cont);
+    const keep = { settings: this.settings, prep: this.prep, run: this.run, serial: this.serial };
+    try {
+      this.build(next);
+    } catch (e) {
+      Object.assign(this, keep);
+      this.error = `Can't start a run with these settings: ${e && e.message ? e.message : e} The previous run is still shown.`;
+      return "none";
+    }
+    this.error = null;
+    this.playing = false;
+    let text;
+    if (!c.rebuild.length && c.cont.length === 1 && c.cont[0] === "lam") {
+      text = `λ changed ${fmtLam(old.lam)} → ${fmtLam(next.lam)} before any step: new run from iteration 0 with λ = ${fmtLam(next.lam)}.`;
+    } else {
+      text = `Data settings changed (${describeChange(old, next, c.rebuild.concat(c.cont))}): new run from iteration 0.`;
+    }
+    if (this.initNote) text += " " + this.initNote;
+    this.notice = { kind: "rebuilt", text };
+    return "rebuilt";
+  }
+
+  /** λ, the iteration budget or the tolerance changed mid-run: continue from θ_t with them, history kept. */
+  continueWith(next, keys) {
+    const old = this.settings, run = this.run, t = this.latest;
+    let nextRun;
+    try {
+      nextRun = continued(this.engine, run, { lam: next.lam, maxIter: next.max_iter, tol: next.tol }, keys);
+    } catch (e) {
+      this.error = String(e && e.message ? e.message : e);
+      return "none";
+    }
+    this.error = null;
+    // the iterations so far are the same snapshots: their accuracy and posteriors still hold
+    this.run = nextRun;
+    this.settings = Object.assign({}, next);
+    this.half = null;
+    this.t = this.latest;
+    if (keys.includes("lam")) this.baselines = { supervised: this.supervisedAccuracy(next.lam), majority: this.baselines.majority, lam: next.lam };
+    const what = [];
+    if (keys.includes("lam")) what.push(`λ changed ${fmtLam(old.lam)} → ${fmtLam(next.lam)}`);
+    const rest = keys.filter((k) => k !== "lam");
+    if (rest.length) what.push(describeChange(old, next, rest));
+    this.notice = { kind: "continued", text: `${what.join("; ")}: EM continues from iteration ${t} with the current parameters `
+      + `(history kept; the next steps use λ = ${fmtLam(next.lam)}).` };
+    return "continued";
+  }
+}
+
+/** A run that continues `run` with new settings (history kept): the engine's withSettings when it has one,
+ * else withSmoothing for λ (and the budget and tolerance set on the copy). */
+export function continued(engine, run, want, keys) {
+  if (typeof run.withSettings === "function") {
+    const opts = {};
+    if (keys.includes("lam")) opts.lam = want.lam;
+    if (keys.includes("max_iter")) opts.maxIter = want.maxIter;
+    if (keys.includes("tol")) opts.tol = want.tol;
+    return run.withSettings(opts);
+  }
+  const lam = keys.includes("lam") ? want.lam : currentLam(run);
+  const next = run.withSmoothing(lam);
+  if (keys.includes("max_iter") || keys.includes("tol")) {
+    if (typeof next.setStopRules === "function") next.setStopRules({ maxIter: want.maxIter, tol: want.tol });
+    else if (next.settings) Object.assign(next.settings, { maxIter: want.maxIter, tol: want.tol });
+  }
+  return next;
+}
+
+function currentLam(run) {
+  if (run.settings && run.settings.lam !== undefined) return run.settings.lam;
+  return run.lam;
+}
+
+function now() { return typeof performance !== "undefined" ? performance.now() : Date.now(); }

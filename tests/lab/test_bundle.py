@@ -1,0 +1,141 @@
+"""nblab/bundle.py: the ES modules of nblab/js/ as one inline classic script, run here under node.
+
+The real modules are bundled and run (their exports reached through the bundle's module table, as the
+page and the benchmark reach them); small synthetic modules check each piece of syntax the bundler
+translates, the order it writes them in, and the clear errors for what it does not translate.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from nblab import bundle, page
+
+NODE = shutil.which("node")
+needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")
+
+
+def run_node(js: str, timeout: float = 60) -> str:
+    p = subprocess.run([NODE, "-e", js], capture_output=True, text=True, timeout=timeout)
+    assert p.returncode == 0, p.stderr[-3000:]
+    return p.stdout
+
+
+@needs_node
+def test_real_modules_bundle_and_run_in_node():
+    js = bundle.bundle("boot.js")
+    out = run_node(js + """
+const S = NBLab.require("state.js");
+const T = S.schema({defaults: {}, lambdas: [0, 0.1, 1], tols: [1e-6], inits: ["labeled"], seedMax: 9, maxIterMax: 10});
+const r = S.parseFragment("#lam=0.5&hidden=abc", T);
+console.log(JSON.stringify({mods: NBLab.modules, lam: r.settings.lam, n: r.notices.length,
+  boot: Object.keys(NBLab.require("boot.js")), panels: NBLab.require("panels/registry.js").PANELS.map(p => p[0])}));
+""")
+    got = json.loads(out)
+    # a module after the modules it imports; the entry last
+    mods = got["mods"]
+    assert mods[-1] == "boot.js"
+    for m in ("state.js", "lab.js", "charts.js", "controls.js", "panels/registry.js"):
+        assert m in mods
+    assert mods.index("state.js") < mods.index("lab.js") < mods.index("boot.js")
+    assert got["lam"] == 0.1 and got["n"] == 2
+    assert "start" in got["boot"]
+    for p in got["panels"]:
+        assert (bundle.JS_DIR / "panels" / f"{p}.js").is_file()
+
+
+@needs_node
+def test_engine_modules_present_run_from_the_bundle():
+    """Every module under nblab/js/ (the engine's too) bundles and evaluates in node."""
+    srcs = bundle.sources()
+    entries = [p for p in srcs if p != bundle.REGISTRY]
+    js = bundle.bundle(entries, run_entry=False)
+    out = run_node(js + "for (const m of NBLab.modules) NBLab.require(m); console.log(NBLab.modules.length);")
+    assert int(out) == len(srcs)          # every file, and the generated panel registry
+
+
+FILES = {
+    "a.js": 'export const A = 1;\nexport let counter = 0;\nexport function bump() { counter += 1; return counter; }\n'
+            'export class Box { constructor(v) { this.v = v; } }\nexport async function later() { return 5; }\n'
+            'export function* gen() { yield 1; }\n',
+    "b.js": 'import { A, bump as up, counter } from "./a.js";\nimport * as NS from "./a.js";\n'
+            'const local = 2;\nexport { local as two, up };\nexport { Box } from "./a.js";\n'
+            'export const sum = A + local;\nexport function live() { return NS.counter; }\n',
+    "sub/c.js": 'import {\n  sum,\n  two,\n} from "../b.js";\nimport "../a.js";\nexport const C = sum * two;\n'
+                '// import { nothing } from "./nowhere.js" in a comment is not an import\n'
+                'export default function named() { return "d"; }\n',
+}
+
+
+@needs_node
+def test_translated_syntax_runs_as_modules_do():
+    js = bundle.bundle("sub/c.js", files=FILES)
+    out = run_node(js + """
+const a = NBLab.require("a.js"), b = NBLab.require("b.js"), c = NBLab.require("sub/c.js");
+b.up(); b.up();
+console.log(JSON.stringify({C: c.C, two: b.two, sum: b.sum, live: b.live(), counter: a.counter, box: new b.Box(3).v,
+  d: c.default(), gen: [...a.gen()], order: NBLab.modules, frozen: Object.keys(b).sort()}));
+""")
+    got = json.loads(out)
+    assert got["C"] == 6 and got["two"] == 2 and got["sum"] == 3 and got["box"] == 3 and got["d"] == "d"
+    assert got["live"] == 2 and got["counter"] == 2          # exports are live (getters), as module bindings
+    assert got["gen"] == [1]
+    assert got["order"] == ["a.js", "b.js", "sub/c.js"]
+    assert got["frozen"] == ["Box", "live", "sum", "two", "up"]
+
+
+@needs_node
+def test_each_module_has_its_own_scope_and_strict_mode():
+    files = {"x.js": 'const secret = 1;\nexport function f() { return typeof secret; }\n',
+             "y.js": 'import { f } from "./x.js";\nexport function g() { return [f(), typeof secret, (function () { return this; })() === undefined]; }\n'}
+    out = run_node(bundle.bundle("y.js", files=files) + 'console.log(JSON.stringify(NBLab.require("y.js").g()));')
+    assert json.loads(out) == ["number", "undefined", True]
+
+
+@needs_node
+def test_importing_a_name_that_is_not_exported_fails_clearly():
+    files = {"x.js": "export const a = 1;\n", "y.js": 'import { b } from "./x.js";\nexport const c = b;\n'}
+    p = subprocess.run([NODE, "-e", bundle.bundle("y.js", files=files)], capture_output=True, text=True)
+    assert p.returncode != 0 and "imports b from x.js, which does not export it" in p.stderr
+
+
+@pytest.mark.parametrize("src, what", [
+    ('import x from "./a.js";\n', "unsupported import/export syntax"),
+    ('export * from "./a.js";\n', "export * is not bundled"),
+    ('export default 42;\n', "export default of an unnamed value"),
+    ('export const { a, b } = obj;\n', "destructuring export"),
+    ('import { a } from "lodash";\n', "never a package"),
+    ('import { a } from "./a";\n', "write the file's name in full"),
+    ('const m = await import("./a.js");\n', "dynamic import() and import.meta"),
+    ('const u = import.meta.url;\n', "dynamic import() and import.meta"),
+    ('import { a } from "../../x.js";\n', "leaves nblab/js/"),
+])
+def test_unsupported_syntax_is_a_clear_error(src, what):
+    files = {"a.js": "export const a = 1;\n", "bad.js": src}
+    with pytest.raises(bundle.BundleError) as e:
+        bundle.bundle("bad.js", files=files)
+    assert what in str(e.value) and "nblab/js/bad.js:1" in str(e.value)
+
+
+def test_cycles_and_missing_files_are_errors():
+    with pytest.raises(bundle.BundleError, match="import cycle: p.js → q.js → p.js"):
+        bundle.bundle("p.js", files={"p.js": 'import { q } from "./q.js";\nexport const p = 1;\n',
+                                     "q.js": 'import { p } from "./p.js";\nexport const q = 2;\n'})
+    with pytest.raises(bundle.BundleError, match="which is not there"):
+        bundle.bundle("p.js", files={"p.js": 'import { q } from "./gone.js";\n'})
+
+
+def test_the_panel_registry_lists_the_panels_present_in_the_lessons_order():
+    src = bundle._registry_source(["panels/maths.js", "panels/common.js", "panels/params.js", "panels/zzz.js", "state.js"])
+    assert src.index("./params.js") < src.index("./maths.js") < src.index("./zzz.js")
+    assert "common.js" not in src
+
+
+def test_script_text_cannot_end_the_script_early():
+    assert page.script_text('const s = "</script><img src=x>";') == 'const s = "<\\/script><img src=x>";'
+    assert "</script" not in page.script_text(bundle.bundle("boot.js")).lower()
+    with pytest.raises(ValueError):
+        page.script_text("// <!-- <script>")
