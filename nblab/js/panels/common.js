@@ -301,3 +301,19 @@ export function math(s, cls = "nbl-eq") {
   flush();
   return el;
 }
+
+/** Tell the other panels (the page's event bus, ctx.emit/ctx.on, when it has one; else a bubbling DOM
+ * event on `el` that a panel hears on its document). */
+export function emit(ctx, el, name, detail) {
+  if (ctx && typeof ctx.emit === "function") ctx.emit(name, detail);
+  else el.dispatchEvent(new CustomEvent(name, { bubbles: true, detail }));
+}
+
+/** Hear what another panel says (see emit); `fn(detail, fromEl)`. */
+export function listen(ctx, el, name, fn) {
+  if (ctx && typeof ctx.on === "function") ctx.on(name, (detail) => fn(detail, null));
+  else el.ownerDocument.addEventListener(name, (e) => fn(e.detail, e.target));
+}
+
+/** Classroom mode on a panel: its text at 18 px or more (panels.css). */
+export function classroom(el, on) { el.classList.toggle("nbl-classroom", !!on); }

@@ -4,7 +4,7 @@
 // class flipped most often during the run, then the ones EM is least sure about at the iteration
 // shown — ordered as the app orders its table. A click on a row (or Enter on its button) puts that
 // document in the maths panel: the panel dispatches a bubbling "nblab-doc" event {detail: {doc}}.
-import { h, table, section, fmt, int, pct, codePoints, argmaxRow, lexsort, eachNonzero } from "./common.js";
+import { h, table, section, fmt, int, pct, codePoints, argmaxRow, lexsort, eachNonzero, emit, listen, classroom } from "./common.js";
 
 /** the table holds at most this many hidden documents (export.MAX_DOCS) */
 export const MAX_DOCS = 200;
@@ -200,16 +200,16 @@ export function mount(el, ctx) {
       const b = tr.querySelector("button");
       if (b) b.setAttribute("aria-pressed", String(on));
     }
-    el.dispatchEvent(new CustomEvent(PICK_EVENT, { bubbles: true, detail: { doc } }));
+    emit(ctx, el, PICK_EVENT, { doc, from: "documents" });
   }
   tableBox.addEventListener("click", (e) => {
     const tr = e.target.closest && e.target.closest("tr[data-doc]");
     if (tr) pick(Number(tr.dataset.doc));
   });
   // the maths panel's document may be chosen elsewhere too (its own box)
-  el.ownerDocument.addEventListener(PICK_EVENT, (e) => {
-    if (e.target === el || !e.detail) return;
-    picked = e.detail.doc;
+  listen(ctx, el, PICK_EVENT, (detail) => {
+    if (!detail || detail.from === "documents") return;
+    picked = detail.doc;
     for (const tr of tableBox.querySelectorAll("tr[data-doc]")) tr.classList.toggle("nbl-picked", Number(tr.dataset.doc) === picked);
   });
 
@@ -289,6 +289,7 @@ export function mount(el, ctx) {
     update(view) {
       last = view;
       if (!view || !view.run || !view.prep) return;
+      classroom(el, view.classroom);
       draw(view);
     },
     /** the table's order (one of SORTS) */

@@ -7,7 +7,7 @@
 // The document: the hidden one EM is least sure about under θ⁽⁰⁾ (as the app), until one is picked
 // in the documents table ("nblab-doc" event) or typed in the box. The row: the one that separates
 // the classes most at t, until one is picked.
-import { h, table, section, fmt, gfmt, int, math, maxRow, denseRow, matCols } from "./common.js";
+import { h, table, section, fmt, gfmt, int, math, maxRow, denseRow, matCols, listen, classroom } from "./common.js";
 import { paramTable, topSeparating } from "./params.js";
 import { PICK_EVENT, cutText } from "./documents.js";
 
@@ -150,9 +150,9 @@ export function mount(el, ctx) {
   body.append(controls, docText, howMade, h("div", { class: "nbl-cols" }, colE, colM), live);
   let doc = null, row = null, last = null, defaultFor = null, defaultDocIdx = 0, rowsKey = "";
 
-  el.ownerDocument.addEventListener(PICK_EVENT, (e) => {
-    if (!e.detail || !Number.isInteger(e.detail.doc)) return;
-    setDoc(e.detail.doc, true);
+  listen(ctx, el, PICK_EVENT, (detail) => {
+    if (!detail || !Number.isInteger(detail.doc)) return;
+    setDoc(detail.doc, true);
   });
   docInput.addEventListener("change", () => {
     const v = Number(docInput.value);
@@ -297,6 +297,7 @@ export function mount(el, ctx) {
       if (!view || !view.run || !view.prep) return;
       if (last && last.prep !== view.prep) { doc = null; row = null; }
       last = view;
+      classroom(el, view.classroom);
       draw(view);
     },
     /** show document i (as a click in the documents table does) */

@@ -3,7 +3,7 @@
 // (the engine's text.js, passed in as ctx.vectorize or found on ctx.data), run.explain(x, t) gives
 // eq. 21's numbers, and the words that pushed the message towards each class are listed with their
 // log-odds (eq. 11's terms, one class against the other).
-import { h, table, section, pyFixed, signed } from "./common.js";
+import { h, table, section, pyFixed, signed, classroom } from "./common.js";
 
 /** Shown in place of a space at the edge of a term (character n-grams " en" / "en "). */
 export const SPACE = "␣";
@@ -145,6 +145,7 @@ export function mount(el, ctx) {
     update(view) {
       if (!view || !view.run || !view.prep) return;
       last = view;
+      classroom(el, view.classroom);
       draw(view);
     },
     /** type `text` into the box and score it (a test, or a link carrying a message) */

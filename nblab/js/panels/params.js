@@ -6,7 +6,7 @@
 // that truth. Every chart has its numbers in a table beside it.
 import {
   h, table, section, fmt, pyFixed, classColor, fontSize, figureLayout, drawChart, plotText, stableArgsort,
-  argmaxRow, GREY,
+  argmaxRow, GREY, classroom,
 } from "./common.js";
 
 export const IMAGES = "Images";
@@ -349,6 +349,7 @@ export function mount(el, ctx) {
     update(view) {
       last = view;
       if (!view || !view.run || !view.prep) return;
+      classroom(el, view.classroom);
       draw(view);
     },
   };

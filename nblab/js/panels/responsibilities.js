@@ -4,7 +4,7 @@
 // every document in a table; else the histogram of the hidden documents' responsibilities (bins of
 // 0.05, dashboard.charts.lesson.responsibility_histogram), how many are unsure (no class above
 // 0.8) and the 12 most uncertain.
-import { h, table, section, fmt, int, classColor, fontSize, figureLayout, drawChart, plotText, stableArgsort, codePoints } from "./common.js";
+import { h, table, section, fmt, int, classColor, fontSize, figureLayout, drawChart, plotText, stableArgsort, codePoints, classroom } from "./common.js";
 
 export const SMALL = 60;
 export const UNSURE = 0.8;
@@ -109,6 +109,7 @@ export function mount(el, ctx) {
   return {
     update(view) {
       if (!view || !view.run || !view.prep) return;
+      classroom(el, view.classroom);
       const got = currentResponsibilities(view);
       const { prep } = view;
       const N = prep.yObs.length, K = prep.K, names = prep.classNames;
