@@ -142,34 +142,64 @@ export function lexsort(keys) {
   return idx;
 }
 
-/** One row of the model's matrix as a dense (V) Float64Array: `{csr: {indptr, indices, data}, n, v}`
- * or a dense flat array with `n`, `v` (prep.X as em.js documents it). */
-export function denseRow(X, i) {
-  const V = matCols(X);
-  const out = new Float64Array(V);
-  if (X && X.csr) {
-    const { indptr, indices, data } = X.csr;
-    for (let p = indptr[i]; p < indptr[i + 1]; p++) out[indices[p]] += data[p];
-    return out;
-  }
-  const D = X.data || X.dense || X.values || X;
-  for (let j = 0; j < V; j++) out[j] = D[i * V + j];
-  return out;
+/** The sparse parts {indptr, indices, data} of a matrix, or null when it is dense. Accepts the shapes
+ * the engine may hand over: docs/lab.md's `{csr: {indptr, indices, data}, n, v}` and data.js's
+ * `{format: "csr", n, v, indptr, indices, data}`. */
+export function csrOf(X) {
+  if (!X) return null;
+  if (X.csr) return X.csr;
+  if (X.format === "csr" || (X.indptr && X.indices)) return { indptr: X.indptr, indices: X.indices, data: X.data };
+  return null;
+}
+
+/** The flat (n*v) values of a dense matrix: `{format: "dense", values}`, `{format: "codes", codes}`
+ * (categorical codes), `{data}` / `{dense}`, or a flat array itself. */
+export function denseOf(X) {
+  if (!X) return null;
+  if (X.values) return X.values;
+  if (X.codes) return X.codes;
+  if (X.dense) return X.dense;
+  if (X.data && !csrOf(X)) return X.data;
+  return X;
 }
 
 export const matRows = (X) => (X.n ?? X.rows ?? X.shape?.[0]);
 export const matCols = (X) => (X.v ?? X.cols ?? X.shape?.[1]);
 
+/** One row of the model's matrix as a dense (V) Float64Array. */
+export function denseRow(X, i) {
+  const V = matCols(X);
+  const out = new Float64Array(V);
+  const c = csrOf(X);
+  if (c) {
+    for (let p = c.indptr[i]; p < c.indptr[i + 1]; p++) out[c.indices[p]] += c.data ? c.data[p] : 1;
+    return out;
+  }
+  const D = denseOf(X);
+  for (let j = 0; j < V; j++) out[j] = D[i * V + j];
+  return out;
+}
+
 /** Calls fn(j, value) for every non-zero of row i (sparse or dense). */
 export function eachNonzero(X, i, fn) {
-  if (X && X.csr) {
-    const { indptr, indices, data } = X.csr;
-    for (let p = indptr[i]; p < indptr[i + 1]; p++) if (data[p] !== 0) fn(indices[p], data[p]);
+  const c = csrOf(X);
+  if (c) {
+    for (let p = c.indptr[i]; p < c.indptr[i + 1]; p++) { const v = c.data ? c.data[p] : 1; if (v !== 0) fn(c.indices[p], v); }
     return;
   }
-  const V = matCols(X);
-  const D = X.data || X.dense || X.values || X;
+  const V = matCols(X), D = denseOf(X);
   for (let j = 0; j < V; j++) { const v = D[i * V + j]; if (v !== 0) fn(j, v); }
+}
+
+/** The category names of categorical data (one list per feature), wherever the page keeps them. */
+export function categoriesOf(prep, data) {
+  return (prep && (prep.categories || (prep.X && prep.X.categories))) ||
+    (data && (data.categories || (data.matrix && data.matrix.categories))) || null;
+}
+
+/** The image shape [rows, cols] of image data (digits), or null. */
+export function imageShapeOf(prep, data) {
+  return (prep && (prep.imageShape || prep.image_shape)) || (data && (data.imageShape || data.image_shape)) || null;
 }
 
 // ---- the DOM (text only) ------------------------------------------------------------------------------

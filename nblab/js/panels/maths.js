@@ -7,7 +7,7 @@
 // The document: the hidden one EM is least sure about under θ⁽⁰⁾ (as the app), until one is picked
 // in the documents table ("nblab-doc" event) or typed in the box. The row: the one that separates
 // the classes most at t, until one is picked.
-import { h, table, section, fmt, gfmt, int, math, maxRow, denseRow, matCols, listen, classroom } from "./common.js";
+import { h, table, section, fmt, gfmt, int, math, maxRow, denseRow, matCols, csrOf, denseOf, categoriesOf, listen, classroom } from "./common.js";
 import { paramTable, topSeparating } from "./params.js";
 import { PICK_EVENT, cutText } from "./documents.js";
 
@@ -101,7 +101,7 @@ export function mStepNumbers({ model, X, w, N, K, lam, row, theta }) {
   let totals = cw, den;
   if (model === "categorical") {
     const at = categoricalRow(theta, K, row);
-    const V = matCols(X), D = X.data || X.dense || X;
+    const V = matCols(X), D = denseOf(X);
     for (let i = 0; i < N; i++) if (D[i * V + at.j] === at.d) for (let k = 0; k < K; k++) counts[k] += w[i * K + k];
     den = at.D;
   } else {
@@ -111,11 +111,12 @@ export function mStepNumbers({ model, X, w, N, K, lam, row, theta }) {
       if (j === row) for (let k = 0; k < K; k++) counts[k] += v * w[i * K + k];
       if (tot) for (let k = 0; k < K; k++) tot[k] += v * w[i * K + k];
     };
-    if (X.csr) {
-      const { indptr, indices, data } = X.csr;
-      for (let i = 0; i < N; i++) for (let p = indptr[i]; p < indptr[i + 1]; p++) add(i, indices[p], data[p]);
+    const c = csrOf(X);
+    if (c) {
+      const { indptr, indices, data } = c;
+      for (let i = 0; i < N; i++) for (let p = indptr[i]; p < indptr[i + 1]; p++) add(i, indices[p], data ? data[p] : 1);
     } else {
-      const D = X.data || X.dense || X;
+      const D = denseOf(X);
       for (let i = 0; i < N; i++) for (let j = 0; j < V; j++) { const v = D[i * V + j]; if (v !== 0) add(i, j, v); }
     }
     if (tot) totals = tot;
@@ -174,7 +175,7 @@ export function mount(el, ctx) {
     const t = Math.max(0, Math.min(view.t, hist.length - 1));
     const model = (view.settings && view.settings.model) || run.model;
     const K = prep.K, N = prep.yObs.length, names = prep.classNames;
-    const cats = prep.categories || (ctx && ctx.data && ctx.data.categories) || null;
+    const cats = categoriesOf(prep, ctx && ctx.data);
     // the default document, once per run start (θ⁽⁰⁾): it stays put while the run goes on
     if (defaultFor !== hist[0]) {
       defaultFor = hist[0];

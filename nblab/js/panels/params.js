@@ -6,7 +6,7 @@
 // that truth. Every chart has its numbers in a table beside it.
 import {
   h, table, section, fmt, pyFixed, classColor, fontSize, figureLayout, drawChart, plotText, stableArgsort,
-  argmaxRow, GREY, classroom,
+  argmaxRow, GREY, classroom, categoriesOf, imageShapeOf,
 } from "./common.js";
 
 export const IMAGES = "Images";
@@ -275,8 +275,8 @@ export function mount(el, ctx) {
     const { prep, run, t } = view;
     const model = (view.settings && view.settings.model) || prep.model || run.model;
     const K = prep.K, names = prep.classNames;
-    const cats = prep.categories || data.categories || null;
-    const shape = prep.imageShape || data.imageShape || data.image_shape || null;
+    const cats = categoriesOf(prep, data);
+    const shape = imageShapeOf(prep, data);
     const opts = viewOptions(shape, model);
     if (opts.join("|") !== options.join("|")) {
       options = opts;

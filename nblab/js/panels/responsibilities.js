@@ -4,7 +4,7 @@
 // every document in a table; else the histogram of the hidden documents' responsibilities (bins of
 // 0.05, dashboard.charts.lesson.responsibility_histogram), how many are unsure (no class above
 // 0.8) and the 12 most uncertain.
-import { h, table, section, fmt, int, classColor, fontSize, figureLayout, drawChart, plotText, stableArgsort, codePoints, classroom } from "./common.js";
+import { h, table, section, fmt, int, classColor, fontSize, figureLayout, drawChart, plotText, stableArgsort, codePoints, classroom, categoriesOf, csrOf, denseOf, eachNonzero, matCols } from "./common.js";
 
 export const SMALL = 60;
 export const UNSURE = 0.8;
@@ -184,22 +184,15 @@ export function summaryOf(prep, i, texts) {
   const names = prep.featureNames, out = [];
   const X = prep.X;
   if (!X) return "";
-  const cats = prep.categories;
-  const V = X.v ?? names.length;
-  if (cats && !X.csr) {
-    const D = X.data || X.dense || X;
+  const cats = categoriesOf(prep, null);
+  const V = matCols(X) ?? names.length;
+  if (cats && !csrOf(X)) {
+    const D = denseOf(X);
     for (let j = 0; j < Math.min(6, V); j++) out.push(`${names[j]}=${cats[j] ? cats[j][D[i * V + j]] : D[i * V + j]}`);
     return out.join(", ");
   }
   let n = 0;
-  const visit = (j, v) => { n++; if (out.length < 6) out.push(v === 1 ? String(names[j]) : `${names[j]}=${v}`); };
-  if (X.csr) {
-    const { indptr, indices, data } = X.csr;
-    for (let p = indptr[i]; p < indptr[i + 1]; p++) if (data[p] !== 0) visit(indices[p], data[p]);
-  } else {
-    const D = X.data || X.dense || X;
-    for (let j = 0; j < V; j++) if (D[i * V + j] !== 0) visit(j, D[i * V + j]);
-  }
+  eachNonzero(X, i, (j, v) => { n++; if (out.length < 6) out.push(v === 1 ? String(names[j]) : `${names[j]}=${v}`); });
   return (out.join(", ") + (n > 6 ? " …" : "")) || "(no feature)";
 }
 
