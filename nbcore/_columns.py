@@ -31,7 +31,7 @@ import re
 
 import numpy as np
 
-from ._csv import DataError, decode, is_number, parse, read_bytes
+from ._csv import DataError, decode, is_missing, is_number, parse, read_bytes
 
 _ID = re.compile(r"^(#|n|no\.?|nr|num(ber)?|idx|index|row|key|uuid|guid|"
                  r"(.*[_\s-])?id|.*id|id[_\s-].*)$", re.I)
@@ -53,11 +53,11 @@ NOT_USED = "not used: the text column is read instead"
 
 def _stats(cells: list[str]) -> dict:
     vals = [c.strip() for c in cells[:_SAMPLE]]
-    nonblank = [v for v in vals if v]
+    nonblank = [v for v in vals if not is_missing(v)]
     n = len(nonblank)
-    return {
-        "n_blank": sum(1 for c in cells if not c.strip()),
-        "distinct": len({c.strip() for c in cells if c.strip()}),
+    return {   # a missing-value marker (NaN, NA, null…) counts as blank, as read_csv reads it
+        "n_blank": sum(1 for c in cells if is_missing(c)),
+        "distinct": len({c.strip() for c in cells if not is_missing(c)}),
         "mean_length": float(np.mean([len(v) for v in nonblank])) if n else 0.0,
         "spaced": (sum(1 for v in nonblank if " " in v) / n) if n else 0.0,
         "mean_words": float(np.mean([len(v.split()) for v in nonblank])) if n else 0.0,

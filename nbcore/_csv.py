@@ -212,6 +212,16 @@ def _guess_header(first: list[str], rest: list[list[str]], wanted: list[str]) ->
     return True
 
 
+#: Label cells that mean "no label" to a statistician: what R, pandas and spreadsheets write for a
+#: missing value (compared case-insensitively, after stripping spaces), besides an empty cell.
+MISSING_LABELS = frozenset({"", "na", "n/a", "nan", "-nan", "null", "none", "<na>", "#n/a", "#na", "nil"})
+
+
+def is_missing(cell: str) -> bool:
+    """Whether a label cell means "unlabelled": blank, or a missing-value marker (NaN, NA, null…)."""
+    return cell.strip().lower() in MISSING_LABELS
+
+
 _NUM_RE = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$|^[+-]?(nan|inf|infinity)$", re.I)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._csv import DataError, column_as_float, decode, is_number, parse, read_bytes
+from ._csv import DataError, column_as_float, decode, is_missing, is_number, parse, read_bytes
 from ._columns import guess_columns
 from .dataset import Dataset
 from .text import TextPipeline, vectorize
@@ -23,6 +23,26 @@ def _sort_key_values(values):
     if all(is_number(v) for v in values):
         return sorted(values, key=lambda v: (float(v), v))
     return sorted(values)
+
+
+#: A numeric label column with more distinct non-whole values than this is a measurement, not classes.
+MAX_DECIMAL_CLASSES = 10
+
+
+def _check_not_a_measurement(present: list[str], name: str) -> None:
+    """Refuse, with a question, a label column of many different decimal numbers (a price, a score):
+    read as labels each value would be a class of its own."""
+    if len(present) <= MAX_DECIMAL_CLASSES or not all(is_number(v) for v in present):
+        return
+    values = [float(v) for v in present]
+    if all(np.isfinite(v) and float(v).is_integer() for v in values):
+        return
+    shown = ", ".join(present[:3])
+    raise DataError(f"The label column '{name}' holds {len(present):,} different numbers with decimals "
+                    f"(e.g. {shown}): is it really the classes? Read as labels, every value would be a "
+                    f"class of its own ({len(present):,} classes). Fix: pick the column that holds the "
+                    "classes (a few values, e.g. spam/ham), or group these numbers into a few named "
+                    "classes (e.g. low/high) in the file.")
 
 
 def _resolve_column(spec, columns: list[str], role: str, header: bool) -> int:
@@ -65,7 +85,10 @@ def read_csv(path_or_file, text_column=None, label_column="label", ngram_range=(
     reported in ``ds.inferred``.  ``header=True/False`` overrides the guess.
 
     Labels: the ``label_column`` (a name, or a position such as -1) may hold any
-    strings or numbers.  A blank cell means "unlabelled" (y = -1).  Classes are
+    strings or numbers.  A blank cell, or a missing-value marker (``NaN``, ``NA``,
+    ``N/A``, ``null``, ``None``, ``#N/A``, any case), means "unlabelled" (y = -1).
+    A column of more than 10 different numbers with decimals is refused with a
+    question (it is a measurement, not classes).  Classes are
     numbered 0..K-1 in sorted order of the label values (numeric order when all
     labels are numbers); ``ds.class_names`` holds them as strings.
 
@@ -128,8 +151,10 @@ def read_csv(path_or_file, text_column=None, label_column="label", ngram_range=(
                         "features besides the label. Fix: check the delimiter (commas "
                         "between values) or add feature columns.")
 
-    # ---- labels
+    # ---- labels: a blank cell or a missing-value marker (NaN, NA, null, None…) is "unlabelled"
     label_cells = [r[lab].strip() for r in rows]
+    n_markers = sum(1 for c in label_cells if c and is_missing(c))
+    label_cells = ["" if is_missing(c) else c for c in label_cells]
     present = sorted(set(c for c in label_cells if c))
     if not present:
         raise DataError(f"Every cell of the label column '{columns[lab]}' is blank, so no "
@@ -140,6 +165,7 @@ def read_csv(path_or_file, text_column=None, label_column="label", ngram_range=(
                         f"('{present[0]}'). Naive Bayes needs at least two classes to "
                         "tell apart. Fix: add rows of another class, or choose a "
                         "different label column.")
+    _check_not_a_measurement(present, columns[lab])
     class_names = _sort_key_values(present)
     code = {c: k for k, c in enumerate(class_names)}
     y = np.array([code[c] if c else -1 for c in label_cells], dtype=np.int64)
@@ -149,6 +175,7 @@ def read_csv(path_or_file, text_column=None, label_column="label", ngram_range=(
         "n_rows": len(rows), "n_columns": len(columns), "columns": list(columns),
         "label_column": columns[lab], "n_labelled": int((y >= 0).sum()),
         "n_unlabelled": int((y < 0).sum()), "n_bytes": len(raw),
+        "n_missing_markers": n_markers,   # label cells such as NaN / NA / null read as unlabelled
     }
     ignored = {_resolve_column(c, columns, "ignored", table["header"]) for c in ignore_specs}
     ignored.discard(lab)

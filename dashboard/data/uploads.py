@@ -25,6 +25,20 @@ FEATURE_KINDS = {"continuous": "the features are numbers", "counts": "the featur
                  "categories": "the features are categories", "binary": "the features are yes/no"}
 
 
+def utf16_text(data: bytes) -> bool:
+    """A UTF-16 text file (Excel's "Unicode text", some exports): with a byte-order mark, or without
+    one when it reads as UTF-16 text (mostly-ASCII text then has a NUL at every other byte)."""
+    from nbcore._csv import _utf16_without_bom
+
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            data.decode("utf-16")
+            return True
+        except UnicodeDecodeError:
+            return False
+    return b"\x00" in data[:65536] and _utf16_without_bom(data) is not None
+
+
 def looks_binary(data: bytes) -> bool:
     """True for bytes that are not a text file, even when they happen to decode as Latin-1
     (20 KB of 0xC5 "is" ÅÅÅ…): NUL bytes, many control characters, mostly high bytes in
@@ -32,6 +46,8 @@ def looks_binary(data: bytes) -> bool:
     head = data[:65536]
     if not head:
         return False
+    if utf16_text(data):
+        return False   # NUL bytes are half of every character there: nbcore.read_csv decodes it
     if b"\x00" in head:
         return True
     try:
@@ -110,6 +126,11 @@ def handle_upload(name: str, data: bytes, options: dict | None = None) -> tuple[
         msg = f"Could not read “{shown}” as a CSV file ({type(e).__name__})."
         state.put(state.UPLOAD_ERROR, msg)
         return False, msg
+    too_big = over_budget(ds)
+    if too_big:  # refused before it is selected: the sidebar stays on the data set the run uses
+        msg = f"Could not use “{shown}”: {short_message(too_big, 600)}"
+        state.put(state.UPLOAD_ERROR, msg)
+        return False, msg
     state.put(state.UPLOAD_DS, ds)
     state.put(state.UPLOAD_NAME, name)
     state.put(state.UPLOAD_ERROR, None)
@@ -134,6 +155,25 @@ def handle_upload(name: str, data: bytes, options: dict | None = None) -> tuple[
     if info.get("ignored_columns"):
         msg += " Ignored columns: " + ", ".join(derive.md_escape(c, 30) for c in info["ignored_columns"]) + "."
     return True, msg
+
+
+def over_budget(ds) -> str | None:
+    """Why a lesson run on ``ds`` (with the event model it opens with) would not fit one lesson's
+    memory budget on this server (nblab.limits), or None when it fits. The same check the run's
+    build makes (nblab.prepare.iteration_cap), made before the upload becomes the selected data
+    set, so a refused file never leaves the sidebar naming it while the old run goes on."""
+    from types import SimpleNamespace
+
+    from nblab import prepare
+
+    model = fitting_model(ds)
+    X = ds.for_model(model)
+    try:
+        prepare.iteration_cap(SimpleNamespace(model=model), SimpleNamespace(X=X, n_classes=int(ds.n_classes)),
+                              nbcore.get_model(model).suggested_options(X))
+    except ValueError as e:
+        return str(e)
+    return None
 
 
 def max_upload_words() -> int:

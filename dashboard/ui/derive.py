@@ -49,12 +49,29 @@ def md_escape(text, limit: int = 80) -> str:
     """A user-supplied string for a Markdown context, shown literally: on one line, at most ``limit``
     characters, every Markdown-active character backslash-escaped (CommonMark lets any ASCII
     punctuation be escaped, and Streamlit's $…$ maths and :colour[…] directives then do not fire).
-    A block marker at the start (``- ``, ``# ``, ``1. ``) is escaped too; a ``www.`` that GFM would
-    turn into a link loses its dot's meaning."""
+    A block marker at the start (``- ``, ``# ``, ``1. ``) is escaped too, and URLs and e-mail addresses
+    cannot become links (:func:`no_autolink`)."""
     s = one_line(text, limit)
     out = "".join("\\" + ch if ch in _MD_ACTIVE else ch for ch in s)
     out = _MD_LINE_START.sub(lambda m: m.group(1) + m.group(2)[:-1] + "\\" + m.group(2)[-1], out)
-    return re.sub(r"(?i)(www)\.", r"\1\\.", out)
+    return no_autolink(out)
+
+
+#: An invisible character that joins its neighbours (U+2060 WORD JOINER). GFM turns URLs and e-mail
+#: addresses in plain text into links *after* Markdown escapes are read (remark-gfm's autolink-literal
+#: transform), so a backslash alone does not stop ``http\://host`` from becoming a link. A joiner
+#: between the scheme and its ``:``, between ``www`` and its dot, and before an ``@`` breaks the
+#: patterns it looks for (``https?://``, ``www.``, ``word@domain``) while the text reads the same.
+JOINER = "\u2060"
+_AUTOLINK = re.compile(r"(?i)(?<![a-z0-9])(?:https?|ftp|mailto|xmpp)(?=\\?:)|(?<![a-z0-9])www(?=\\?\.)|\\?@")
+
+
+def no_autolink(markdown: str) -> str:
+    """``markdown`` (already escaped) with every place GFM would auto-link broken by :data:`JOINER`:
+    ``http://`` / ``https://`` / ``ftp://`` / ``mailto:`` / ``xmpp:``, ``www.`` and ``name@domain``.
+    The one rule for every user string that reaches Markdown (``md_escape`` applies it)."""
+    return _AUTOLINK.sub(lambda m: JOINER + m.group(0) if m.group(0).endswith("@") else m.group(0) + JOINER,
+                         markdown)
 
 
 #: LaTeX (KaTeX) special characters in text mode and how to write them literally (the text-mode

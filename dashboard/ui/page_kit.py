@@ -110,6 +110,10 @@ def page_start(name: str) -> PageContext:
     state.init()
     sharing.apply_url()  # data=<id>: load the shared data set before any data-set picker is drawn
     urlguard.begin(name)
+    # the lesson's browser player reads player=on|off itself (dashboard/lesson/player); any other value
+    # is named here, on every page, instead of being ignored without a word
+    urlguard.one_of("player", ("on", "off", "true", "false", "1", "0", "yes", "no"),
+                    "the charts are drawn the usual way (player=on or player=off choose)")
     st.html(BASE_CSS)  # style only: goes to the page's event container, takes no room
     classroom = controls.classroom_toggle()
     if classroom:

@@ -128,7 +128,9 @@ class Number:
         why = None
         if v < self.lo or v > self.hi:
             c = min(max(v, self.lo), self.hi)
-            why = f"`{key}={code(s)}` is outside {_num(self.lo)}–{_num(self.hi)}; used {_num(self._cast(c))}"
+            side = f"larger than {_num(self.hi)}, the most" if v > self.hi else f"smaller than {_num(self.lo)}, the least"
+            why = (f"`{key}={code(s)}` is {side} this setting takes (it goes from {_num(self.lo)} to "
+                   f"{_num(self.hi)}); used {_num(self._cast(c))}")
             v = c
         if self.step:
             snapped = self.lo + round((v - self.lo) / self.step) * self.step
@@ -317,6 +319,10 @@ class Many:
         items = []
         for r in raw:
             items += [r] if r in by_text else [p.strip() for p in str(r).split(",") if p.strip()]
+        if not items:  # ``k=`` (or only commas and spaces): names nothing, so the default stays
+            listed = ", ".join(shown(g, 20) for g in self.default[:8]) if self.default else "nothing selected"
+            return Decision(list(self.default), f"`{key}=` is empty (no value after the =); used the default: "
+                                                f"{listed}", refused=True)
         good, bad = [], []
         for it in items:
             o = by_text.get(it, by_lower.get(it.lower(), _MISSING))
@@ -522,6 +528,24 @@ def note(key: str, why: str) -> None:
         return
     g["checked"].add(key)
     _add(key, f"`{key}={code(raw[-1])}` {why}")
+
+
+def one_of(key: str, allowed: Sequence[str], what: str) -> None:
+    """A URL value that is not a widget's but must be one of ``allowed`` (case-insensitive), e.g.
+    ``player=on|off``: any other value, an empty one included, gets a notice naming it and ``what``
+    is used instead. A value in the list is taken silently."""
+    g = _guard()
+    raw = g["raw"].get(key)
+    if not raw or key in g["checked"]:
+        return
+    g["checked"].add(key)
+    s, dup = _last(raw, key)
+    if s.strip().lower() in {a.lower() for a in allowed}:
+        if dup:
+            _add(key, dup)
+        return
+    listed = ", ".join(allowed)
+    _add(key, _join(dup, f"`{key}={code(s)}` is not one of {listed}; {what}"))
 
 
 def notices() -> list[str]:

@@ -150,3 +150,87 @@ def test_class_link_while_postgresql_is_down_then_back(own_pg, monkeypatch):
     finally:
         sharing._open.clear()
         sharing._parsed.clear()
+
+
+# ---- a database that holds a lock or stops answering: every call ends within its deadline ----------
+
+NOTICE_BUDGET = 3.0   # s: the longest a student may wait for the page's notice (store calls end at 2.5 s)
+
+
+def _pg_pids(tmp: Path) -> list[int]:
+    """The postmaster of the test's server and every backend process it started."""
+    master = int((tmp / "data" / "postmaster.pid").read_text().split()[0])
+    kids = subprocess.run(["ps", "-o", "pid=", "--ppid", str(master)], capture_output=True, text=True).stdout
+    return [master] + [int(p) for p in kids.split()]
+
+
+def test_a_locked_table_ends_every_call_within_the_deadline(own_pg):
+    """Another session holds an exclusive lock on the shares table (a migration, a stuck admin
+    transaction): lookups, reads and shares fail within the deadline with the short message (the
+    server's lock_timeout and the call's own deadline), and work at once when the lock is gone."""
+    import psycopg
+
+    url, _stop, _start = own_pg
+    st = S.open_store(url)
+    try:
+        r = st.put("lesson.csv", CSV, owner="teacher")
+        with psycopg.connect(url) as admin:          # a transaction holding ACCESS EXCLUSIVE
+            admin.execute("LOCK TABLE nblab_shares IN ACCESS EXCLUSIVE MODE")
+            for call in (lambda: st.lookup(r.id), lambda: st.read(r.id),
+                         lambda: st.put("b.csv", CSV, owner="teacher")):
+                err, took = _timed(call)
+                assert isinstance(err, S.StoreUnavailable), err
+                assert took < NOTICE_BUDGET, f"a call waited {took:.1f} s behind a locked table"
+            admin.rollback()
+        got, took = _timed(lambda: st.lookup(r.id))
+        assert not isinstance(got, Exception) and got.id == r.id, got
+    finally:
+        st.close()
+
+
+def test_a_frozen_server_on_a_unix_socket_ends_every_call_within_the_deadline(own_pg):
+    """The database server is frozen (SIGSTOP: every backend and the postmaster), reached over a Unix
+    socket where no TCP timeout applies: an open store's calls and a new store's opening both give
+    up within the deadline; once the server runs again the same store works."""
+    import signal
+
+    url, _stop, _start = own_pg
+    tmp = Path(parse_qs(urlparse(url).query)["host"][0])
+    st = S.open_store(url)
+    r = st.put("lesson.csv", CSV, owner="teacher")
+    pids = _pg_pids(tmp)
+    try:
+        for pid in pids:
+            os.kill(pid, signal.SIGSTOP)
+        for call in (lambda: st.lookup(r.id), lambda: S.open_store(url)):
+            err, took = _timed(call)
+            assert isinstance(err, S.StoreUnavailable), err
+            assert took < NOTICE_BUDGET, f"waited {took:.1f} s for a frozen server"
+    finally:
+        for pid in pids:
+            os.kill(pid, signal.SIGCONT)
+    deadline = time.monotonic() + 30
+    while True:                                      # the stalled calls finish; the store answers again
+        got, _ = _timed(lambda: st.lookup(r.id))
+        if not isinstance(got, Exception) or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert not isinstance(got, Exception), got
+    st.close()
+
+
+def test_sqlite_busy_with_another_writer_ends_within_the_deadline(tmp_path):
+    """Another process holds SQLite's write lock: a share waits at most the busy timeout (2 s), not 30 s."""
+    import sqlite3
+
+    st = S.open_store(f"sqlite:///{tmp_path / 'shares.sqlite3'}")
+    other = sqlite3.connect(tmp_path / "shares.sqlite3", isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        err, took = _timed(lambda: st.put("a.csv", CSV, owner="teacher"))
+        assert isinstance(err, S.StoreUnavailable), err
+        assert took < NOTICE_BUDGET, f"waited {took:.1f} s for SQLite's write lock"
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert st.put("a.csv", CSV, owner="teacher").id

@@ -39,6 +39,7 @@ import math
 import os
 import re
 import secrets
+import threading
 import time
 from abc import ABC, abstractmethod
 from contextlib import contextmanager
@@ -63,6 +64,14 @@ GONE_KEEP = 400 * 86400.0         # tombstones ("expired", "deleted") are kept t
 MAX_OPTIONS_CHARS = 4000          # the JSON of the reading options
 MAX_NAME_CHARS = 120
 MB = 1024 * 1024
+
+#: Seconds any one store call may take, whatever the database does: a page that opens a class link
+#: while the database is stopped, frozen or holding a lock shows its notice within this (plus the
+#: page's own work), inside 3 s. The databases' own timeouts (see the backends) are shorter still.
+CALL_TIMEOUT = 2.5
+#: Store calls that may be running at once per store (each in a thread until the database answers).
+MAX_STALLED = 16
+_STALLED_LOCK = threading.Lock()
 
 REASONS = {
     "expired": "it was not opened for {ttl} and was removed",
@@ -255,9 +264,12 @@ class ShareStore(ABC):
     All SQL below uses ``?`` placeholders (translated by backends that need ``%s``) and
     standard types, so the same statements run on SQLite and PostgreSQL."""
 
-    def __init__(self, limits: Limits | None = None, clock: Callable[[], float] = time.time):
+    def __init__(self, limits: Limits | None = None, clock: Callable[[], float] = time.time,
+                 deadline: float | None = None):
         self.limits = limits or Limits()
         self.clock = clock
+        self.deadline = CALL_TIMEOUT if deadline is None else (deadline or None)   # 0: no deadline
+        self._waiting = 0   # calls running in their own thread right now
 
     # backend hooks
     @abstractmethod
@@ -275,7 +287,7 @@ class ShareStore(ABC):
         ...
 
     # public API
-    def put(self, name: str, data: bytes, options: Mapping | None = None, owner: str = "") -> Receipt:
+    def _put(self, name: str, data: bytes, options: Mapping | None = None, owner: str = "") -> Receipt:
         """Store a file; returns the id and the one-time delete secret.
 
         ``owner`` names the client (its network address, else its session); only its hash is
@@ -335,7 +347,7 @@ class ShareStore(ABC):
         """Minutes until the oldest share of the last hour leaves the hourly window."""
         return max(1, math.ceil((float(first_at) + 3600.0 - now) / 60.0)) if first_at is not None else 60
 
-    def lookup(self, share_id: str) -> Share:
+    def _lookup(self, share_id: str) -> Share:
         """The share's metadata (not its bytes); marks it as used (at most every TOUCH_EVERY s).
 
         Raises BadId (not an id), NotFound, Gone (expired / evicted / deleted) or StoreUnavailable."""
@@ -363,7 +375,7 @@ class ShareStore(ABC):
                                (now, share_id, now))
         return share
 
-    def read(self, share_id: str) -> bytes:
+    def _read(self, share_id: str) -> bytes:
         """The stored file's bytes (call lookup() first: read() does not touch or expire)."""
         _check_id(share_id)
         with self._guard("read"):
@@ -374,7 +386,7 @@ class ShareStore(ABC):
                            "is shown instead.")
         return bytes(row[0])
 
-    def delete(self, share_id: str, secret: str) -> bool:
+    def _delete(self, share_id: str, secret: str) -> bool:
         """Delete a share if ``secret`` is its delete secret. A wrong secret (or an unknown
         id) changes nothing and returns False; each secret works once."""
         if not valid_id(share_id) or not isinstance(secret, str) or not _SECRET_RE.fullmatch(secret):
@@ -387,18 +399,81 @@ class ShareStore(ABC):
                 self._remove(db, [share_id], "deleted", self.clock())
         return True
 
-    def evict(self) -> int:
-        """Remove expired shares now (put() does this too). Returns how many were removed."""
+    def _evict_now(self) -> int:
         with self._guard("evict"):
             with self._tx(write=True) as db:
                 return self._evict(db, self.clock(), need=0)
 
-    def usage(self) -> tuple[int, int]:
-        """(number of shares, bytes stored): for the operator and tests, never shown to students."""
+    def _usage(self) -> tuple[int, int]:
         with self._guard("usage"):
             with self._tx(write=False) as db:
                 n, total = db.execute("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM nblab_shares").fetchone()
         return int(n), int(total)
+
+    # public API: every call has a deadline (CALL_TIMEOUT), whatever the database does
+    def put(self, name: str, data: bytes, options: Mapping | None = None, owner: str = "") -> Receipt:
+        """Store a file (see :meth:`_put`); raises ShareError subclasses with a message."""
+        return self._bounded("put", self._put, name, data, options, owner)
+
+    def lookup(self, share_id: str) -> Share:
+        """The share's metadata, marked as used (see :meth:`_lookup`)."""
+        return self._bounded("lookup", self._lookup, share_id)
+
+    def read(self, share_id: str) -> bytes:
+        """The stored file's bytes (see :meth:`_read`)."""
+        return self._bounded("read", self._read, share_id)
+
+    def delete(self, share_id: str, secret: str) -> bool:
+        """Delete with the one-time secret (see :meth:`_delete`)."""
+        return self._bounded("delete", self._delete, share_id, secret)
+
+    def evict(self) -> int:
+        """Remove expired shares now (put() does this too). Returns how many were removed."""
+        return self._bounded("evict", self._evict_now)
+
+    def usage(self) -> tuple[int, int]:
+        """(number of shares, bytes stored): for the operator and tests, never shown to students."""
+        return self._bounded("usage", self._usage)
+
+    def _bounded(self, op: str, fn, *args):
+        """``fn(*args)`` with a deadline of ``self.deadline`` seconds. The database's own timeouts
+        (PostgreSQL's statement_timeout and lock_timeout, SQLite's busy timeout) end most waits,
+        but not a server that stopped answering mid-call (frozen, or gone without closing its
+        socket: a Unix socket has no TCP timeout). So the call runs in a thread of its own and the
+        page gets StoreUnavailable when the deadline passes; the abandoned thread finishes (and
+        gives its connection back) whenever the database answers. At most MAX_STALLED calls may be
+        waiting at once: beyond that a call fails at once instead of starting another thread."""
+        if self.deadline is None:
+            return fn(*args)
+        with _STALLED_LOCK:
+            busy = self._waiting
+            if busy < MAX_STALLED:
+                self._waiting += 1
+        if busy >= MAX_STALLED:
+            log.error("share store %r: %s refused at once: %d earlier calls are still waiting for the "
+                      "database", self, op, busy)
+            raise StoreUnavailable(UNAVAILABLE_MSG)
+        box: dict = {}
+        done = threading.Event()
+
+        def work():
+            try:
+                box["value"] = fn(*args)
+            except BaseException as e:  # noqa: BLE001 - handed to the caller below
+                box["error"] = e
+            finally:
+                with _STALLED_LOCK:
+                    self._waiting -= 1
+                done.set()
+
+        threading.Thread(target=work, name=f"nblab-store-{op}", daemon=True).start()
+        if not done.wait(self.deadline):
+            log.error("share store %r: %s did not finish within %g s (the database does not answer); "
+                      "the page was answered without it", self, op, self.deadline)
+            raise StoreUnavailable(UNAVAILABLE_MSG)
+        if "error" in box:
+            raise box["error"]
+        return box["value"]
 
     # helpers
     def _gone(self, reason: str) -> Gone:

@@ -6,6 +6,10 @@ of SQLite's ``BEGIN IMMEDIATE``, so eviction (read sizes, then delete) is never
 interleaved with another replica's write. The schema is created on first use under
 the same lock (concurrent ``CREATE TABLE IF NOT EXISTS`` can otherwise collide).
 
+Every connection carries server-side timeouts (SESSION_TIMEOUTS: statement, lock wait, a
+transaction left idle), and every store call has a deadline of its own (ShareStore._bounded), so a
+locked table, a frozen server or a Unix socket nobody answers never holds a page longer than that.
+
 Connections come from a small pool of our own (:class:`_Pool`) that never waits for a
 background reconnection: a page asks for a connection, gets an idle one that answers,
 else opens a new one at once, with a short connect timeout (CONNECT_TIMEOUT). So while
@@ -29,6 +33,10 @@ log = logging.getLogger(__name__)
 LOCK_KEY = 0x6E626C6162  # "nblab": the advisory lock every writer takes
 POOL_MAX = 8             # connections per server process at most
 CONNECT_TIMEOUT = 2.0    # s: to connect, and to wait for a free connection (libpq's minimum is 2 s)
+#: Server-side limits set on every connection (milliseconds): a statement may run 2 s, wait 1 s for
+#: a lock (a table another session locked, or the writers' advisory lock), and a transaction left
+#: open by a stalled client is ended after 30 s, so it cannot hold the writers' lock for longer.
+SESSION_TIMEOUTS = {"statement_timeout": 2000, "lock_timeout": 1000, "idle_in_transaction_session_timeout": 30000}
 DAMAGED_SQLSTATES = ("XX001", "XX002")   # data_corrupted, index_corrupted
 
 UNREACHABLE_MSG = ("The PostgreSQL data store cannot be reached, so shared data sets cannot be opened or made. "
@@ -65,10 +73,15 @@ class _Pool:
 
     def _connect(self):
         import psycopg
+        from psycopg.conninfo import conninfo_to_dict
         # tcp_user_timeout (ms): a connection whose sent data stays unacknowledged that long (the
-        # server's machine or the network is gone) fails instead of hanging a page; unused on a Unix socket
+        # server's machine or the network is gone) fails instead of hanging a page; unused on a Unix
+        # socket, where the store's per-call deadline (ShareStore._bounded) is what ends the wait.
+        # The session's timeouts go in libpq's "options" (after any the URL sets, so ours win).
+        own = conninfo_to_dict(self._url).get("options") or ""
+        options = " ".join([own] + [f"-c {k}={v}" for k, v in SESSION_TIMEOUTS.items()]).strip()
         return psycopg.connect(self._url, autocommit=True, connect_timeout=max(2, math.ceil(self._timeout)),
-                               tcp_user_timeout=int(max(2.0, self._timeout) * 1000))
+                               tcp_user_timeout=int(max(2.0, self._timeout) * 1000), options=options)
 
     def _drop_idle(self) -> None:
         with self._lock:
@@ -129,9 +142,7 @@ class PostgresStore(ShareStore):
             raise StoreUnavailable("A postgresql:// store needs psycopg: pip install 'psycopg[binary,pool]'.") from e
         self.pool = _Pool(url, POOL_MAX, timeout)
         try:
-            with self._tx(write=True) as db:
-                for stmt in schema_statements("BYTEA"):
-                    db.execute(stmt)
+            self._bounded("open", self._create_schema)
         except Exception as e:
             self.pool.close()
             # the exception names host and port, never the password; the URL itself is not logged
@@ -140,6 +151,11 @@ class PostgresStore(ShareStore):
 
     def __repr__(self) -> str:
         return "PostgresStore(<url hidden>)"
+
+    def _create_schema(self) -> None:
+        with self._tx(write=True) as db:
+            for stmt in schema_statements("BYTEA"):
+                db.execute(stmt)
 
     def _damaged(self, error: BaseException) -> bool:
         return getattr(error, "sqlstate", None) in DAMAGED_SQLSTATES

@@ -24,7 +24,9 @@ from . import DAMAGED_MSG, Limits, ShareStore, StoreDamaged, StoreUnavailable, s
 
 log = logging.getLogger(__name__)
 
-BUSY_TIMEOUT_MS = 30_000
+#: How long a call waits for another process's write lock before the store says it is busy: inside
+#: the per-call deadline (store.CALL_TIMEOUT), so a page never waits longer than that.
+BUSY_TIMEOUT_MS = 2_000
 SQLITE_CORRUPT, SQLITE_NOTADB = 11, 26   # sqlite3 primary result codes of a damaged file
 
 UNUSABLE_MSG = ("The server's data store cannot be used: its folder or file cannot be created or opened, so "
