@@ -21,11 +21,15 @@ SEED_MAX = 9999
 #: the iteration budget's range
 MAX_ITER_MAX = 1000
 
-#: the ready-made lesson
+#: the ready-made lesson: real text where the unlabelled messages really help. Chosen by
+#: scripts/choose_default_lesson.py (EM against the best supervised baseline, seeds 0–9): with 56 labelled
+#: messages and λ = 0.01 (as good as the λ leave-one-out picks for supervised NB), Bernoulli EM gains
+#: +2.3 ± 0.3 pts (min +1.7) over the best supervised baseline; at 90 % hidden and λ = 1 its "gain" was
+#: over-smoothing (guided lesson "Is it EM, or is it λ?").
 DEFAULTS = dict(
     dataset="sms_spam",     # real text; synthetic_spam (known truth) is one pick away
-    hidden=90,
-    lam=1.0,
+    hidden=99,
+    lam=0.01,
     init="labeled",
     seed=0,
     uw=1.0,

@@ -150,11 +150,23 @@ def likelihood_figure(loglik: Sequence[float], objective: Sequence[float], lams:
     ob = np.asarray(objective, dtype=float)
     T = len(ll)
     x = list(range(T))
-    data = [dict(type="scatter", x=x, y=theme.floats(ob), mode="lines+markers", name="objective",
+    # the MAP objective includes log p(θ | λ): a λ change mid-run changes the function EM climbs, so the
+    # line is broken there and each piece is a climb of its own
+    starts = [t for t in range(1, T) if lams[t] != lams[t - 1]]
+    ox, oy = [], []
+    for t in range(T):
+        if t in starts:
+            ox.append(None)
+            oy.append(None)
+        ox.append(t)
+        oy.append(float(ob[t]) if np.isfinite(ob[t]) else None)
+    data = [dict(type="scatter", x=ox, y=oy, mode="lines+markers", name="objective", connectgaps=False,
                  line=dict(color="#0072B2", width=3), xaxis="x", yaxis="y"),
             dict(type="scatter", x=x, y=theme.floats(ll), mode="lines+markers", name="log-likelihood",
                  line=dict(color="#009E73", width=3), xaxis="x2", yaxis="y2")]
-    annotations = [dict(text="MAP objective (never goes down)", x=0.5, y=1.0, xref="paper", yref="paper",
+    title = ("MAP objective (never goes down)" if not starts
+             else "MAP objective, one piece per λ (never goes down within one)")
+    annotations = [dict(text=title, x=0.5, y=1.0, xref="paper", yref="paper",
                         xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=font_size)),
                    dict(text="log-likelihood", x=0.5, y=0.44, xref="paper", yref="paper",
                         xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=font_size))]
@@ -171,10 +183,11 @@ def likelihood_figure(loglik: Sequence[float], objective: Sequence[float], lams:
     shapes = []
     if t_sel is not None:
         shapes += theme.iteration_marker(t_sel, "x", "y domain") + theme.iteration_marker(t_sel, "x2", "y2 domain")
-    for t in range(1, T):
-        if lams[t] != lams[t - 1]:
-            for xr, yr in (("x", "y domain"), ("x2", "y2 domain")):
-                shapes.append(theme.vline(t - 0.5, dict(color="#555555", dash="dash", width=1.5), xr, yr))
+    for t in starts:
+        for xr, yr in (("x", "y domain"), ("x2", "y2 domain")):
+            shapes.append(theme.vline(t - 0.5, dict(color="#555555", dash="dash", width=1.5), xr, yr))
+        annotations.append(dict(x=t - 0.5, y=0.98, xref="x", yref="paper", text=f"λ→{lams[t]:g}", showarrow=False,
+                                xanchor="left", yanchor="top", font=dict(size=font_size - 3, color="#555555")))
     ticks = theme.int_ticks(T)
     layout = dict(shapes=shapes, annotations=annotations, showlegend=bool(bad or dips),
                   xaxis=dict(anchor="y", domain=[0.0, 1.0], matches="x2", showticklabels=False, **ticks),
@@ -184,28 +197,77 @@ def likelihood_figure(loglik: Sequence[float], objective: Sequence[float], lams:
     return theme.figure_spec(data, layout, "Does EM climb?", font_size, height)
 
 
+#: the baselines' look on the accuracy chart (Okabe–Ito colours, a dash each: told apart without colour)
+MAJORITY_LINE = dict(color="#666666", dash="dot", width=2.5)
+AT_LAMBDA_LINE = dict(color="#D55E00", dash="dash", width=3)
+CV_LINE = dict(color="#009E73", dash="dashdot", width=3)
+
+
 def accuracy_figure(acc: Sequence[float], baseline: float | None, t_sel: int | None = None,
-                    font_size: int = 16, height: int = 330, n_hidden: int | None = None) -> dict:
-    """Accuracy on the hidden labels against iteration, with the supervised-only baseline."""
+                    font_size: int = 16, height: int = 330, n_hidden: int | None = None, ref=None) -> dict:
+    """Accuracy on the hidden labels against iteration, with the supervised baselines.
+
+    ``ref`` (a :class:`nblab.numbers.Reference`) draws each baseline, named with its accuracy: the majority
+    class, supervised NB at each λ segment's λ (a step at every λ change mid-run: each segment is compared
+    with supervised NB at its own λ) and supervised NB at the λ chosen by leave-one-out on the labelled rows.
+    Without it, ``baseline`` is drawn as one "supervised only" line."""
     acc = np.asarray(acc, dtype=float)
-    data = [dict(type="scatter", x=list(range(len(acc))), y=theme.floats(acc), mode="lines+markers", name="EM",
+    T = len(acc)
+    data = [dict(type="scatter", x=list(range(T)), y=theme.floats(acc), mode="lines+markers", name="EM",
                  line=dict(color="#0072B2", width=3))]
-    shapes = []
-    if baseline is not None and np.isfinite(baseline):
+    shapes, annotations = [], []
+    levels = [baseline] if ref is None else []
+    if ref is None and baseline is not None and np.isfinite(baseline):
         line = dict(color=theme.WARN, dash="dash", width=3)
         shapes.append(dict(type="line", x0=0, x1=1, xref="x domain", y0=baseline, y1=baseline, yref="y", line=line))
         data.append(dict(type="scatter", x=[None], y=[None], mode="lines", name=f"supervised only: {baseline:.1%}",
                          line=line))
+    elif ref is not None:
+        right = max(T - 1, 0) + 0.5
+
+        def flat(value, name, line):
+            levels.append(value)
+            data.append(dict(type="scatter", x=[-0.5, right], y=[value, value], mode="lines", name=name, line=line,
+                             hovertemplate=f"{name}<extra></extra>"))
+
+        segs = [s for s in ref.segments if s[3] is not None and np.isfinite(s[3])]
+        if segs:
+            xs, ys = [], []
+            for a, b, lam, v in segs:
+                xs += [a - 0.5, b + 0.5, None]
+                ys += [v, v, None]
+                levels.append(v)
+            name = (f"NB at λ = {segs[0][2]:g}: {segs[0][3]:.1%}" if len(segs) == 1
+                    else "NB at each segment's λ")
+            data.append(dict(type="scatter", x=xs[:-1], y=ys[:-1], mode="lines", name=name, line=AT_LAMBDA_LINE,
+                             hovertemplate="supervised NB at this segment's λ: %{y:.1%}<extra></extra>"))
+            if len(segs) > 1:
+                for a, b, lam, v in segs:
+                    annotations.append(dict(x=(a + b) / 2, y=v, xref="x", yref="y", text=f"λ={lam:g}: {v:.1%}",
+                                            showarrow=False, yanchor="bottom",
+                                            font=dict(size=font_size - 3, color=AT_LAMBDA_LINE["color"])))
+                for a, _, lam, _ in segs[1:]:
+                    shapes.append(theme.vline(a - 0.5, dict(color="#555555", dash="dash", width=1.5)))
+        if ref.cv is not None and np.isfinite(ref.cv):
+            flat(ref.cv, f"NB at λ = {ref.cv_lambda:g} (leave-one-out): {ref.cv:.1%}", CV_LINE)
+        if ref.majority is not None and np.isfinite(ref.majority):
+            flat(ref.majority, f"majority class: {ref.majority:.1%}", MAJORITY_LINE)
     shapes += theme.iteration_marker(t_sel)
-    lo = np.nanmin(np.r_[acc, [baseline if baseline is not None else np.nan]]) if len(acc) else 0.0
+    finite = [v for v in levels if v is not None and np.isfinite(v)]
+    lo = np.nanmin(np.r_[acc, finite]) if (len(acc) or finite) else 0.0
     lo = 0.0 if not np.isfinite(lo) else max(0.0, min(0.5, float(lo) - 0.05))
     # two lines: a lesson chart is a third of a projector page, too narrow for both on one
     xtitle = f"iteration t<br>({n_hidden} hidden documents)" if n_hidden else "iteration t"
-    layout = dict(shapes=shapes,
+    layout = dict(shapes=shapes, annotations=annotations,
                   yaxis=dict(title=dict(text="accuracy"), tickformat=".0%", range=[lo, 1.0]),
-                  xaxis=dict(title=dict(text=xtitle), **theme.int_ticks(len(acc))))
-    # "EM" and "supervised only: 87.7 %" take two legend rows in a third of the page: room for both
-    return theme.figure_spec(data, layout, "Accuracy on hidden labels", font_size, height, legend_rows=2 if len(data) > 1 else 1)
+                  xaxis=dict(title=dict(text=xtitle), **theme.int_ticks(T)))
+    if ref is not None and T:
+        layout["xaxis"]["range"] = [-0.5, T - 0.5]
+    if ref is None:  # "EM" and "supervised only: 87.7 %" take two legend rows in a third of the page
+        rows = 2 if len(data) > 1 else 1
+    else:  # every line is named with its accuracy: rows counted from the names
+        rows = None
+    return theme.figure_spec(data, layout, "Accuracy on hidden labels", font_size, height, legend_rows=rows)
 
 
 def truth_figure(true_mat: np.ndarray, est_mat: np.ndarray, class_names: Sequence[str],

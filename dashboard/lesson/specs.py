@@ -46,15 +46,19 @@ def series_names(prep) -> list[str]:
     return [n for n in SERIES if n != "acc" or int(prep.score_mask.sum())]
 
 
-def series_spec(name: str, run, prep, acc, base, font_size: int, t_sel: int | None = None) -> dict:
+def series_spec(name: str, run, prep, acc, base, font_size: int, t_sel: int | None = None, ref=None) -> dict:
     """One time-series chart over the whole run; ``t_sel`` draws the iteration marker (None: the
-    browser draws its own)."""
+    browser draws its own). ``ref``: the run's baselines (:class:`nblab.numbers.Reference`); None computes
+    them from the run (:func:`nblab.outcome.run_reference`)."""
     if name == "alpha":
         return lesson_charts.alpha_figure(np.array([s.alpha for s in run.history]), prep.class_names, t_sel,
                                           smoothing_changes(run), font_size=font_size)
     if name == "acc":
+        if ref is None:
+            from nblab.outcome import run_reference
+            ref = run_reference(run, prep)
         return lesson_charts.accuracy_figure(acc, base, t_sel, font_size=font_size,
-                                             n_hidden=int(prep.score_mask.sum()))
+                                             n_hidden=int(prep.score_mask.sum()), ref=ref)
     if name == "ll":
         return lesson_charts.likelihood_figure([s.log_likelihood for s in run.history],
                                                [s.objective for s in run.history],
@@ -62,9 +66,9 @@ def series_spec(name: str, run, prep, acc, base, font_size: int, t_sel: int | No
     raise ValueError(f"No time-series chart called {name!r}; the charts are {', '.join(SERIES)}.")
 
 
-def series_specs(run, prep, acc, base, font_size: int, t_sel: int | None = None) -> list[tuple[str, dict]]:
+def series_specs(run, prep, acc, base, font_size: int, t_sel: int | None = None, ref=None) -> list[tuple[str, dict]]:
     """(name, spec) of every time-series chart of the run."""
-    return [(n, series_spec(n, run, prep, acc, base, font_size, t_sel)) for n in series_names(prep)]
+    return [(n, series_spec(n, run, prep, acc, base, font_size, t_sel, ref)) for n in series_names(prep)]
 
 
 def param_view(run, model: str, prep, t: int):

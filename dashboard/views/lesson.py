@@ -11,9 +11,11 @@ import streamlit as st
 
 from dashboard.data import datasets, sharing, uploads
 from dashboard.lesson import guided, metrics, player, session, specs
+from nblab import numbers
 from nblab.frame import Frame
-from dashboard.lesson.panels import (class_emptied, climb, documents, download, exports, half_steps, history, maths,
-                                     metrics_row, notices, parameters, responsibilities, run_controls, stop_rules)
+from dashboard.lesson.panels import (class_emptied, climb, documents, download, em_drift, exports, half_steps, history,
+                                     maths, metrics_row, model_advice, notices, parameters, responsibilities,
+                                     run_controls, stop_rules)
 from dashboard.ui import controls, page_kit, state, text_controls
 from dashboard.ui.controls import Settings
 
@@ -58,11 +60,17 @@ def current_frame(classroom: bool) -> Frame:
     """The session's run at the iteration on screen."""
     lr = session.lesson()
     use_player = player.enabled()
+    acc = metrics.accuracy_series(lr.run, lr.prep, lr.serial)
+    ref = metrics.reference(lr.run, lr.cfg, lr.prep)
+    base = None
+    if ref is not None:  # each iteration carries the best baseline of its λ segment: the pill compares like with like
+        acc = numbers.with_refs(acc, ref.refs(len(acc)))
+        best = ref.best(lr.latest)
+        base = None if best is None else best[1]
     return Frame(run=lr.run, prep=lr.prep, cfg=lr.cfg, smoothing=lr.smoothing, t=lr.t, latest=lr.latest,
-                 view_t=lr.view_t, acc=metrics.accuracy_series(lr.run, lr.prep, lr.serial),
-                 base=metrics.baseline_accuracy(lr.cfg, lr.smoothing, lr.prep), classroom=classroom,
+                 view_t=lr.view_t, acc=acc, base=base, classroom=classroom,
                  fs=22 if classroom else 15, player=use_player,
-                 playing=lr.playing or (use_player and player.playing()), serial=lr.serial)
+                 playing=lr.playing or (use_player and player.playing()), serial=lr.serial, ref=ref)
 
 
 def live(speed: str, classroom: bool) -> None:
@@ -80,6 +88,9 @@ def live(speed: str, classroom: bool) -> None:
     with top:
         notices.show(f)
         class_emptied.show(f)
+        em_drift.show(f)  # α far from the labelled share, EM below the best supervised baseline
+        if not f.playing:
+            model_advice.show(f)  # the teacher's own text: which event model suits it
     if not classroom:
         metrics_row.show(f)
     run_controls.show(f)

@@ -21,9 +21,11 @@ def show(f: Frame):
     if lesson_charts.decreases([s.objective for s in run.history], smoothings):
         warn.warning("The MAP objective went down at fixed λ — EM should never do that. Please report it.")
     if f.player:
+        # no λ alternatives (cfg, smoothing): a λ change mid-run starts a new segment at the next step and
+        # leaves the charts of the iterations already made as they are, so there is nothing to draw ahead
         player.show_series(st.container(), run=run, prep=f.prep, acc=f.acc, base=f.base, font_size=fs,
                            classroom=f.classroom, speed=state.get(controls.K_SPEED) or "normal", view_t=f.view_t,
-                           cfg=f.cfg, smoothing=f.smoothing, lower=player.lower_key(f))
+                           lower=player.lower_key(f))
         with st.container():  # always one element: the parameter charts after it keep their place
             below_supervised_note(f)
         return None
@@ -36,11 +38,11 @@ def show(f: Frame):
     T = len(run.history)
 
     def spec(name):  # the same builder the player and the offline lesson use, with the marker at t
-        return lambda: specs.series_spec(name, run, f.prep, f.acc, f.base, fs, t_sel=t)
+        return lambda: specs.series_spec(name, run, f.prep, f.acc, f.base, fs, t_sel=t, ref=f.ref)
 
     memo_chart(c1, "fig_alpha", (T, t, fs), spec("alpha"))
     if "acc" in specs.series_names(f.prep):
-        memo_chart(c2, "fig_acc", (T, t, fs, f.base), spec("acc"))
+        memo_chart(c2, "fig_acc", (T, t, fs, f.base, None if f.ref is None else f.ref.segments), spec("acc"))
     else:
         c2.info("No hidden labels to score: raise “Labels hidden” to measure accuracy.")
     memo_chart(c3, "fig_ll", (T, t, fs), spec("ll"))
@@ -49,18 +51,20 @@ def show(f: Frame):
 
 
 def below_supervised_note(f: Frame) -> None:
-    """EM finished less accurate than Naive Bayes on the labelled documents alone (digits at the
-    default settings: 81.9 % -> 77.5 %): say why, or a class thinks EM is broken."""
-    if not f.run.done or f.base is None or not f.acc or f.t != f.latest:
+    """EM finished less accurate than the best supervised baseline (digits at the default settings:
+    81.9 % -> 77.5 %): say why, or a class thinks EM is broken."""
+    if not f.run.done or f.ref is None or not f.acc or f.t != f.latest:
         return
     final = f.acc[-1]
-    if not np.isfinite(final) or final >= f.base - 0.0005:
+    best = f.ref.best(f.latest)
+    if best is None or not np.isfinite(final) or final >= best[1] - 0.0005:
         return
+    name, base = best
     st.info(
-        f"EM ended **below supervised** ({final:.1%} vs {f.base:.1%}), although its objective went up at "
-        "every step. EM maximises the likelihood of *all* documents, labelled or not, under the Naive "
-        "Bayes model; when that model is wrong for the data (pixels or words are not independent given "
-        "the class), the clusters that explain the unlabelled documents best need not be the classes. "
-        "With many unlabelled documents they outvote the few labels. Try a smaller *unlabelled weight* "
-        "(Advanced), fewer hidden labels, or see the **Label-budget curve**.",
+        f"EM ended **below the best supervised baseline** ({final:.1%} vs {base:.1%}, {name}), although its "
+        "objective went up at every step. EM maximises the likelihood of *all* documents, labelled or not, "
+        "under the Naive Bayes model; when that model is wrong for the data (pixels or words are not "
+        "independent given the class), the clusters that explain the unlabelled documents best need not be "
+        "the classes. With many unlabelled documents they outvote the few labels. Try a smaller *unlabelled "
+        "weight* (Advanced), fewer hidden labels, another event model, or see the **Label-budget curve**.",
         icon=":material/trending_down:")

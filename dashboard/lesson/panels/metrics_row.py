@@ -10,16 +10,17 @@ from dashboard.lesson import player
 from nblab.frame import Frame
 from nblab.prepare import effective_init
 from dashboard.lesson.session import lesson
+from dashboard.ui import derive
 
 
 def show(f: Frame) -> None:
     """Iteration, accuracy at t (vs supervised only), supervised-only accuracy, status."""
     kind, status = lesson().status()
     if f.classroom:  # big numbers need room: status on a row of its own
-        m1, m2, m3 = st.columns(3)
+        m1, m2, m3, m5 = st.columns(4)
         m4 = st.container()
-    else:
-        m1, m2, m3, m4 = st.columns([1, 1.4, 1, 2.6])  # the accuracy's "+10.2 pts vs supervised" needs room
+    else:  # the accuracy's "+10.2 pts vs best supervised" needs room
+        m1, m2, m3, m5, m4 = st.columns([0.8, 1.4, 1, 1, 2.4])
     if f.player and f.playing:  # the browser plays: say where the audience is, not how far EM has got
         status = f"Running … t = {player.shown(f.latest)}"
     # One iteration for both numbers: the one on screen (scrubbed back, or, while the browser plays
@@ -28,14 +29,26 @@ def show(f: Frame) -> None:
     m1.metric("Iteration", t_acc, help=f"The iteration shown; EM has computed {f.latest}."
               if t_acc != f.latest else None)
     a_now = f.acc[t_acc] if t_acc < len(f.acc) else float("nan")
-    base = f.base
+    ref = f.ref
+    best = ref.best(t_acc) if ref is not None else None
+    base = best[1] if best is not None else f.base
     has_delta = base is not None and np.isfinite(a_now)
     m2.metric(f"Accuracy (t={t_acc})", numbers.percent(a_now) or "—",
               delta=numbers.delta_text(a_now, base) if has_delta else None,
               delta_color=numbers.delta_color(a_now, base) if has_delta else "normal",
-              delta_arrow="off" if has_delta and numbers.delta_color(a_now, base) == "off" else "auto")
-    m3.metric("Supervised only", "—" if base is None else f"{base:.1%}",
-              help="Naive Bayes trained on the visible labels alone, scored on the same hidden documents.")
+              delta_arrow="off" if has_delta and numbers.delta_color(a_now, base) == "off" else "auto",
+              help="EM's accuracy on the hidden documents at this iteration, against the best supervised "
+                   "baseline of its λ segment (see *Best supervised*).")
+    seg = ref.segment_of(t_acc) if ref is not None else None
+    sup = seg[3] if seg is not None else None
+    m3.metric("Supervised only", "—" if sup is None else f"{sup:.1%}",
+              help=f"Naive Bayes trained on the visible labels alone at the λ of this iteration "
+                   f"(λ = {seg[2]:g}), scored on the same hidden documents." if seg is not None else
+              "Naive Bayes trained on the visible labels alone, scored on the same hidden documents.")
+    m5.metric("Best supervised", "—" if best is None else f"{best[1]:.1%}",
+              help=("The best of: " + "; ".join(f"{n}: {a:.1%}" for n, a in ref.candidates(t_acc))
+                     + ". None of them reads a hidden label (λ is chosen on the labelled documents alone).")
+              if ref is not None else None)
     cfg = f.cfg
     with m4:
         st.markdown(f"**Status:** {status}")
@@ -44,3 +57,8 @@ def show(f: Frame) -> None:
                    f"init {init}" + (" (no label visible)" if init != cfg.init else "") + f" · seed {cfg.seed}"
                    + (f" · features: {cfg.text.describe()}, V = {f.prep.X.shape[1]:,}"
                       if getattr(cfg, "text", None) is not None else ""))
+        # class names come from the data (an upload): escaped before they go into Markdown
+        gain = (numbers.gain_sentence(a_now, (derive.md_escape(best[0], 120), best[1]))
+                if t_acc > 0 and best is not None and not f.playing else None)
+        if gain:
+            st.markdown(gain)
