@@ -347,3 +347,19 @@ export function listen(ctx, el, name, fn) {
 
 /** Classroom mode on a panel: its text at 18 px or more (panels.css). */
 export function classroom(el, on) { el.classList.toggle("nbl-classroom", !!on); }
+
+/** The labels the hidden documents are scored against: prep.yEval (the data's true labels, −1 unknown),
+ * else prep.y. */
+export const trueLabels = (prep) => prep.yEval || prep.y;
+
+/** The event model's name: the prep's, the settings', or the run's model's. */
+export function modelName(view) {
+  const m = (view.prep && view.prep.model) || (view.settings && view.settings.model) || (view.run && view.run.model);
+  return typeof m === "string" ? m : (m && m.name) || "";
+}
+
+/** Document i as the model reads it (the vector run.explain takes): prep.row(i) when the prep has it
+ * (Bernoulli's binarized words; categorical codes), else row i of prep.X. */
+export function docRow(prep, i) {
+  return typeof prep.row === "function" ? prep.row(i) : denseRow(prep.X, i);
+}

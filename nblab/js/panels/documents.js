@@ -4,7 +4,7 @@
 // class flipped most often during the run, then the ones EM is least sure about at the iteration
 // shown — ordered as the app orders its table. A click on a row (or Enter on its button) puts that
 // document in the maths panel: the panel dispatches a bubbling "nblab-doc" event {detail: {doc}}.
-import { h, table, section, fmt, int, pct, codePoints, argmaxRow, lexsort, eachNonzero, emit, listen, classroom } from "./common.js";
+import { h, table, section, fmt, int, pct, codePoints, argmaxRow, lexsort, eachNonzero, emit, listen, classroom, trueLabels, modelName } from "./common.js";
 
 /** the table holds at most this many hidden documents (export.MAX_DOCS) */
 export const MAX_DOCS = 200;
@@ -126,7 +126,7 @@ export class DocumentsCache {
     this.bySnap = new WeakMap();
     this.texts = new Map();
     this.rows = scoreRows(prep.scoreMask);
-    this.yt = Int32Array.from(this.rows, (i) => prep.y[i]);
+    this.yt = Int32Array.from(this.rows, (i) => trueLabels(prep)[i]);
   }
   at(run, t, post) {
     const snap = run.history[t];
@@ -215,7 +215,7 @@ export function mount(el, ctx) {
 
   function draw(view) {
     const { prep, run, t } = view;
-    const model = (view.settings && view.settings.model) || run.model;
+    const model = modelName(view);
     const names = prep.classNames, K = prep.K;
     const anyLabel = Array.prototype.some.call(prep.yObs, (y) => y >= 0);
     const anyScore = Array.prototype.some.call(prep.scoreMask, (m) => !!m);

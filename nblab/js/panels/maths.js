@@ -7,7 +7,7 @@
 // The document: the hidden one EM is least sure about under θ⁽⁰⁾ (as the app), until one is picked
 // in the documents table ("nblab-doc" event) or typed in the box. The row: the one that separates
 // the classes most at t, until one is picked.
-import { h, table, section, fmt, gfmt, int, math, maxRow, denseRow, matCols, csrOf, denseOf, categoriesOf, listen, classroom } from "./common.js";
+import { h, table, section, fmt, gfmt, int, math, maxRow, matCols, csrOf, denseOf, categoriesOf, listen, classroom, trueLabels, modelName, docRow } from "./common.js";
 import { paramTable, topSeparating } from "./params.js";
 import { PICK_EVENT, cutText } from "./documents.js";
 
@@ -99,9 +99,9 @@ export function mStepNumbers({ model, X, w, N, K, lam, row, theta }) {
   if (!["bernoulli", "multinomial", "categorical"].includes(model) || row === null || row === undefined) return out;
   const counts = new Float64Array(K);
   let totals = cw, den;
-  if (model === "categorical") {
+  if (model === "categorical" && !csrOf(X)) {
     const at = categoricalRow(theta, K, row);
-    const V = matCols(X), D = denseOf(X);
+    const V = X.nFeatures ?? matCols(X), D = denseOf(X);
     for (let i = 0; i < N; i++) if (D[i * V + at.j] === at.d) for (let k = 0; k < K; k++) counts[k] += w[i * K + k];
     den = at.D;
   } else {
@@ -120,7 +120,8 @@ export function mStepNumbers({ model, X, w, N, K, lam, row, theta }) {
       for (let i = 0; i < N; i++) for (let j = 0; j < V; j++) { const v = D[i * V + j]; if (v !== 0) add(i, j, v); }
     }
     if (tot) totals = tot;
-    den = model === "multinomial" ? V : 2;
+    // the categorical model's one-hot columns: row r is feature j's value d, its λ counts D_j times
+    den = model === "multinomial" ? V : model === "categorical" ? categoricalRow(theta, K, row).D : 2;
   }
   out.counts = Array.from(counts);
   out.totals = Array.from(totals);
@@ -173,7 +174,7 @@ export function mount(el, ctx) {
     const { prep, run } = view;
     const hist = run.history;
     const t = Math.max(0, Math.min(view.t, hist.length - 1));
-    const model = (view.settings && view.settings.model) || run.model;
+    const model = modelName(view);
     const K = prep.K, N = prep.yObs.length, names = prep.classNames;
     const cats = categoriesOf(prep, ctx && ctx.data);
     // the default document, once per run start (θ⁽⁰⁾): it stays put while the run goes on
@@ -192,7 +193,7 @@ export function mount(el, ctx) {
     const tab = paramTable(hist[t].params, model, prep.featureNames, cats, K);
     const hasRatio = ["bernoulli", "multinomial", "categorical"].includes(model);
     const top = topSeparating(tab.mat, tab.R, K, N_TOP_CHOICES, tab.logScale);
-    const x = denseRow(prep.X, i);
+    const x = docRow(prep, i);
     let choices;
     if (tab.R > FULL_FEATURE_LIST && tab.R === x.length) {
       choices = featureChoices(top, x);
@@ -223,7 +224,7 @@ export function mount(el, ctx) {
     // ---- E-step (eq. 21 / 22)
     colE.textContent = "";
     colE.append(h("h3", null, "E-step for document ", h("i", { text: "i" }), ` = ${i}`));
-    const yo = prep.yObs[i], yt = prep.y[i];
+    const yo = prep.yObs[i], yt = trueLabels(prep)[i];
     if (yo >= 0) {
       colE.append(math("p(y_i = y′ | X_i, α^t, β^t) = 1 if y′ = y_i, 0 otherwise   (22)"),
         h("p", null, `Document ${i} is labelled (${names[yo]}), so EM keeps its label (eq. 22): `,
@@ -259,7 +260,7 @@ export function mount(el, ctx) {
       return;
     }
     const uw = unlabeledWeight(view, run);
-    const w = mStepWeights(run.responsibilities(t), prep.yObs, K, uw);
+    const w = typeof run.mStepWeights === "function" ? run.mStepWeights(t) : mStepWeights(run.responsibilities(t), prep.yObs, K, uw);
     const lam = Number(hist[t].lam ?? hist[t].smoothing);
     const m = mStepNumbers({ model, X: prep.X, w, N, K, lam, row: hasRatio ? j : null, theta: hist[t].params.theta });
     const denText = uw === 1 ? int(N) : fmt(m.total, 1);

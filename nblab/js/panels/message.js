@@ -3,7 +3,7 @@
 // (the engine's text.js, passed in as ctx.vectorize or found on ctx.data), run.explain(x, t) gives
 // eq. 21's numbers, and the words that pushed the message towards each class are listed with their
 // log-odds (eq. 11's terms, one class against the other).
-import { h, table, section, pyFixed, signed, classroom } from "./common.js";
+import { h, table, section, pyFixed, signed, classroom, modelName } from "./common.js";
 
 /** Shown in place of a space at the edge of a term (character n-grams " en" / "en "). */
 export const SPACE = "␣";
@@ -92,7 +92,7 @@ export function mount(el, ctx) {
 
   function draw(view) {
     const { prep, run, t } = view;
-    const model = (view.settings && view.settings.model) || run.model;
+    const model = modelName(view);
     const vec = vectorizer(view);
     const textData = !!prep.texts && model !== "categorical" && model !== "gaussian";
     const usable = !!vec && textData;

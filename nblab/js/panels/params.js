@@ -6,7 +6,7 @@
 // that truth. Every chart has its numbers in a table beside it.
 import {
   h, table, section, fmt, pyFixed, classColor, fontSize, figureLayout, drawChart, plotText, stableArgsort,
-  argmaxRow, GREY, classroom, categoriesOf, imageShapeOf,
+  argmaxRow, GREY, classroom, categoriesOf, imageShapeOf, trueLabels, modelName,
 } from "./common.js";
 
 export const IMAGES = "Images";
@@ -273,7 +273,7 @@ export function mount(el, ctx) {
 
   function draw(view) {
     const { prep, run, t } = view;
-    const model = (view.settings && view.settings.model) || prep.model || run.model;
+    const model = modelName(view);
     const K = prep.K, names = prep.classNames;
     const cats = categoriesOf(prep, data);
     const shape = imageShapeOf(prep, data);
@@ -330,7 +330,7 @@ export function mount(el, ctx) {
     truthBox.hidden = !tb || model === "categorical" || model === "gaussian";
     if (truthBox.hidden) return;
     const post = view.posterior || run.posterior(t);
-    const est = alignedColumns(tab.mat, tab.R, K, Array.from(prep.yObs), Array.from(prep.y), post);
+    const est = alignedColumns(tab.mat, tab.R, K, Array.from(prep.yObs), Array.from(trueLabels(prep)), post);
     const s = truthSpec(tb, est, K, prep.classNames, fs);
     truthCaption.textContent = `Each point is one word and class: the β that generated the data against EM's at t = ${t}. ` +
       `On the dotted line the estimate is exact (RMSE ${pyFixed(s.rmse, 3)}).`;

@@ -4,7 +4,7 @@
 // every document in a table; else the histogram of the hidden documents' responsibilities (bins of
 // 0.05, dashboard.charts.lesson.responsibility_histogram), how many are unsure (no class above
 // 0.8) and the 12 most uncertain.
-import { h, table, section, fmt, int, classColor, fontSize, figureLayout, drawChart, plotText, stableArgsort, codePoints, classroom, categoriesOf, csrOf, denseOf, eachNonzero, matCols } from "./common.js";
+import { h, table, section, fmt, int, classColor, fontSize, figureLayout, drawChart, plotText, stableArgsort, codePoints, classroom, categoriesOf, csrOf, denseOf, eachNonzero, matCols, trueLabels } from "./common.js";
 
 export const SMALL = 60;
 export const UNSURE = 0.8;
@@ -162,7 +162,7 @@ function respTable(prep, resp, rows, K, names, texts) {
   const head = ["doc", "document", "label EM sees", "true label", ...names.map((c) => `r(${c})`)];
   const out = rows.map((i) => {
     const cells = [String(i), { text: summaryOf(prep, i, texts), class: "nbl-text" },
-      prep.yObs[i] >= 0 ? names[prep.yObs[i]] : "hidden", prep.y[i] >= 0 ? names[prep.y[i]] : "—"];
+      prep.yObs[i] >= 0 ? names[prep.yObs[i]] : "hidden", trueLabels(prep)[i] >= 0 ? names[trueLabels(prep)[i]] : "—"];
     for (let k = 0; k < K; k++) {
       const r = resp[i * K + k];
       cells.push({ class: "nbl-num", kids: [h("span", { class: "nbl-bar", style: `width:${(100 * r).toFixed(1)}%`, "aria-hidden": "true" }),

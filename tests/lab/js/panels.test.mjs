@@ -286,6 +286,11 @@ test("mStepNumbers: eq. 23 and eq. 24 for one row (Bernoulli, multinomial, categ
   const c = M.mStepNumbers({ model: "categorical", X: Xc, w, N: 3, K: 2, lam: 1, row: 2, theta });  // feature 1, value 0
   assert.equal(c.den, 3);
   assert.deepEqual(c.counts, [0.5, 0.5]);     // only row 2 has value 0 for feature 1
+  // the engine's categorical matrix: one-hot CSR columns (feature j's value d at offsets[j] + d)
+  const oneHot = { format: "csr", n: 3, v: 5, indptr: Int32Array.from([0, 2, 4, 6]), indices: Int32Array.from([0, 3, 1, 4, 0, 2]),
+    data: new Float64Array(6).fill(1), codes: Int32Array.from([0, 1, 1, 2, 0, 0]), nFeatures: 2 };
+  const c1 = M.mStepNumbers({ model: "categorical", X: oneHot, w, N: 3, K: 2, lam: 1, row: 2, theta });
+  assert.deepEqual([c1.counts, c1.totals, c1.den], [c.counts, c.totals, c.den]);
   const g = M.mStepNumbers({ model: "gaussian", X: Xc, w, N: 3, K: 2, lam: 1, row: 0 });
   assert.equal(g.values, null);
   assert.deepEqual(M.categoricalRow(theta, 2, 4), { j: 1, d: 2, D: 3 });
