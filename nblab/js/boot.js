@@ -88,6 +88,8 @@ export function start(root) {
     converging: false, lastStep: 0, frames: 0, panelsAt: 0, drawnKey: null, Plotly: null, panels: [], t0, firstChart: null,
     reducedMotion: () => !!(reduced && reduced.matches) };
   window.__nblab = G;
+  G.marks = { start: t0 };
+  const mark = (k) => { G.marks[k] = performance.now() - t0; };
   let rafPending = false, rafForce = false;   // one draw per animation frame (render())
 
   // ---- the skeleton ----
@@ -133,9 +135,13 @@ export function start(root) {
   G.controls.setSettings(G.settings);
   root.classList.toggle("lab-classroom", !!G.settings.classroom);
 
-  // ---- the run ----
+  // ---- the run (plotly.js unpacks meanwhile: its gzip stream runs off the main thread) ----
+  const plotlyLoading = loadPlotly(document.getElementById("nblab-plotly").textContent.trim());
+  plotlyLoading.catch(() => {});
+  mark("skeleton");
   try {
     G.lab = new Lab(data, G.settings);
+    mark("lab");
   } catch (e) {
     G.errorBox.hidden = false;
     G.errorBox.textContent = `Can't start a run with these settings: ${e && e.message ? e.message : e}`;
@@ -144,18 +150,21 @@ export function start(root) {
   }
   if (G.settings.t > 0) G.lab.restoreTo(G.settings.t);
   G.settings.t = G.lab.t;
-  G.charts = mountCharts(grid, { Plotly: null, template: cfg.template && (cfg.template.layout || cfg.template.data) ? cfg.template : null,
-    reducedMotion: G.reducedMotion });
+  G.chartCtx = { Plotly: null, template: cfg.template && (cfg.template.layout || cfg.template.data) ? cfg.template : null,
+    reducedMotion: G.reducedMotion };
+  G.charts = mountCharts(grid, G.chartCtx);
   drawAbout();
   drawLinkNotice();
   render();
 
-  const b64 = document.getElementById("nblab-plotly").textContent.trim();
-  G.plotlyReady = loadPlotly(b64).then((P) => {
+  mark("drawn");
+  G.plotlyReady = plotlyLoading.then((P) => {
+    mark("plotly");
     G.Plotly = P;
-    G.charts.Plotly = P;
+    G.chartCtx.Plotly = P;
     mountPanels();
-    return drawCharts(true).then(() => { G.firstChart = performance.now() - t0; G.ready = true; });
+    mark("panels");
+    return drawCharts(true).then(() => { G.firstChart = G.charts.first - t0; G.ready = true; });
   }).catch((e) => {
     G.error.hidden = false;
     G.error.textContent = "The charts could not load here: " + (e && e.message ? e.message : e) + ". The numbers above still follow the run.";

@@ -350,10 +350,12 @@ export function mountCharts(grid, ctx) {
       box.key = key;
       const spec = box.name === "alpha" ? alphaSpec(S, api.fs, width) : box.name === "acc" ? accSpec(S, api.fs, width) : llSpec(S, api.fs, width);
       box.spec = spec;
-      if (ctx.Plotly) jobs.push(react(box, spec));
+      if (ctx.Plotly) jobs.push(box);
     }
     mark(lab.t);
-    return Promise.all(jobs);
+    // one chart after the other: the first is on screen before the next is laid out
+    return jobs.reduce((p, box) => p.then(() => react(box, box.spec)).then(() => { if (!api.first) api.first = performance.now(); }),
+      Promise.resolve());
   }
 
   function placeMark(box) {

@@ -123,8 +123,8 @@ export function mountControls(side, bar, opts) {
   c.e = button("e", "E-step", "E-step only (E)");
   c.m = button("m", "M-step", "M-step only (M)");
   c.play = button("play", "▶ Play", "Play / Pause (P)", "lab-play");
-  c.converge = button("converge", "Run to convergence ⏩", "Step until EM stops");
-  c.reset = button("reset", "Reset ⟲", "A new run from iteration 0 (Home)");
+  c.converge = button("converge", "Run to convergence", "Step until EM stops");
+  c.reset = button("reset", "Reset", "A new run from iteration 0 (Home)");
   const buttons = el("div", { class: "lab-buttons", role: "group", "aria-label": "Run" }, c.step, c.e, c.m, c.play, c.converge, c.reset);
   c.iter = el("input", { type: "range", min: 0, max: 1, step: 1, value: 0, id: id("iter"), class: "lab-iter" });
   c.iterLabel = el("label", { for: c.iter.id, class: "lab-iter-label", text: "Show iteration" });

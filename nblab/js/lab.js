@@ -10,6 +10,9 @@
 // Either way `notice` says which happened, in words.
 
 import * as EM from "./em.js";
+import { decodeLabData } from "./data.js";
+import { supervisedFit, predictProba } from "./equations.js";
+import { getModel } from "./models.js";
 import { changes, fmtLam, fmtTol } from "./state.js";
 
 //: the app's names of the settings, for the notices ("labels hidden 90% → 95%")
@@ -102,7 +105,7 @@ const STOP_WHY = { tol: "objective changed less than the tolerance", theta: "par
 export class Lab {
   /** labData: the page's data (nblab.data.lab_data); settings: state.js's settings (every key). */
   constructor(labData, settings, engine = EM) {
-    this.data = labData;
+    this.data = decodeLabData(labData);   // once: every rebuild prepares from the decoded arrays
     this.engine = engine;
     this.settings = Object.assign({}, settings);
     this.serial = 0;
@@ -130,8 +133,9 @@ export class Lab {
     let visible = 0;
     for (let i = 0; i < N; i++) if (yObs[i] >= 0) visible++;
     // "from the labelled documents" needs one label: with none, EM starts at random (as the app)
-    const init = s.init === "labeled" && visible === 0 ? "random" : s.init;
+    let init = s.init === "labeled" && visible === 0 ? "random" : s.init;
     const run = E.startRun(prep, this.runOptions(s, init));
+    if (run.init) init = run.init;
     this.prep = prep;
     this.run = run;
     this.effectiveInit = init;
@@ -145,23 +149,26 @@ export class Lab {
     this.acc = [];
     this._post.clear();
     // the rows scored: hidden from EM, true label known
-    const y = prep.y, rows = [];
+    const y = prep.yEval || prep.y, rows = [];
     for (let i = 0; i < N; i++) if (yObs[i] < 0 && y[i] >= 0) rows.push(i);
     this.scoreRows = rows;
+    this.yEval = y;
     this.visible = visible;
     this.baselines = { supervised: this.supervisedAccuracy(s.lam), majority: this.majorityAccuracy(), lam: s.lam };
   }
 
   /** Supervised Naive Bayes on the visible labels at λ (the labelled M-step), scored on the hidden rows. */
   supervisedAccuracy(lam) {
-    const E = this.engine, prep = this.prep;
+    const prep = this.prep, run = this.run;
     if (!this.visible || !this.scoreRows.length) return null;
     try {
-      const model = this.settings.model;
-      const opts = this.run.modelOptions || (this.run.settings && this.run.settings.modelOptions) || {};
-      const fit = E.supervisedFit(model, prep, prep.yObs, prep.K, lam, opts);
-      const P = E.predictProba(model, fit.alpha, fit.params, prep, opts);
-      return hiddenAccuracy(argmaxRows(P, prep.yObs.length, prep.K), prep.y, this.scoreRows, prep.K, false);
+      // the run's own event model and matrix (its options, e.g. the Gaussian variance floor, included)
+      const model = run.model && typeof run.model === "object" ? run.model
+        : getModel(this.settings.model, (run.settings && run.settings.modelOptions) || prep.modelOptions || {});
+      const Xp = run.Xp || prep.X;
+      const fit = supervisedFit(model, Xp, prep.yObs, prep.K, lam);
+      const P = predictProba(model, fit.alpha, fit.params, Xp);
+      return hiddenAccuracy(argmaxRows(P, prep.yObs.length, prep.K), this.yEval, this.scoreRows, prep.K, false);
     } catch (e) {
       return null;
     }
@@ -176,7 +183,7 @@ export class Lab {
     let best = 0;
     for (let k = 1; k < prep.K; k++) if (counts[k] > counts[best]) best = k;
     let right = 0;
-    for (const i of this.scoreRows) right += prep.y[i] === best ? 1 : 0;
+    for (const i of this.scoreRows) right += this.yEval[i] === best ? 1 : 0;
     return right / this.scoreRows.length;
   }
 
@@ -206,7 +213,7 @@ export class Lab {
     while (this.acc.length <= t) {
       const k = this.acc.length;
       const P = this.posterior(k);
-      this.acc.push(hiddenAccuracy(argmaxRows(P, this.prep.yObs.length, this.prep.K), this.prep.y, this.scoreRows,
+      this.acc.push(hiddenAccuracy(argmaxRows(P, this.prep.yObs.length, this.prep.K), this.yEval, this.scoreRows,
         this.prep.K, this.visible === 0));
     }
     return this.acc[t];

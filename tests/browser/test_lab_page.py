@@ -1,0 +1,520 @@
+"""The lab page (nblab/page.py): EM in the browser, opened from file:// in Chromium with the network off.
+
+Every request that is not file: is blocked (Playwright routes) and recorded: the page must make none.
+The numbers on screen (α, the accuracy on the hidden labels, the log-likelihood) are compared with the same
+run computed here with plain nbcore (EM is deterministic): nbcore is the oracle, never anything the page
+computed. Also: Step / E-step / M-step / Play / Pause / drag / Reset / Run to convergence, a λ change
+mid-run that continues (nbcore's run.with_settings), data changes that rebuild, the URL fragment's round
+trip, hostile values in the link and in the data (shown as text), a phone's viewport, classroom fonts,
+reduced motion and axe-core. Screenshots go to artifacts/screenshots/ (lab_*.png).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import nbcore
+from conftest import ROOT
+from browser_kit import ARGS, CHROMIUM, require_chromium
+
+pytestmark = pytest.mark.browser
+sync_api = require_chromium()
+
+SHOTS = ROOT / "artifacts" / "screenshots"
+AXE = Path(__file__).resolve().parent / "vendor" / "axe.min.js"
+READY = "() => !!(window.__nblab && window.__nblab.ready && window.__nblab.lab)"
+DEFAULT_MODEL = {"sms_spam": "bernoulli", "udhr_langid": "multinomial", "digits": "bernoulli"}
+
+
+# ---- the oracle: the same run with plain nbcore --------------------------------------------------------------
+
+class Oracle:
+    """nbcore's run for a data set and the lab's settings, with the numbers the page shows."""
+
+    def __init__(self, name, model=None, hidden=90, lam=1.0, init="labeled", seed=0, max_iter=100, tol=1e-6):
+        ds = nbcore.load_dataset(name)
+        model = model or DEFAULT_MODEL.get(name, ds.models[0])
+        self.ds, self.model = ds, model
+        self.X = ds.for_model(model)
+        self.y = np.asarray(getattr(ds, "y_true", None) if getattr(ds, "y_true", None) is not None else ds.y)
+        y_obs, _ = nbcore.hide_labels(np.asarray(ds.y), fraction=hidden / 100.0, random_state=seed)
+        self.y_obs = np.asarray(y_obs)
+        self.K = int(ds.n_classes)
+        self.opts = nbcore.get_model(model).suggested_options(self.X)
+        self.no_labels = not (self.y_obs >= 0).any()
+        eff = "random" if init == "labeled" and self.no_labels else init
+        self.run = nbcore.EM(model=model, n_classes=self.K, smoothing=lam, init=eff, random_state=seed,
+                             max_iter=max_iter, tol=tol, model_options=self.opts).start(self.X, self.y_obs)
+        self.lam = lam
+
+    def to(self, t):
+        while len(self.run.history) - 1 < t and not self.run.done:
+            self.run.step()
+        return self
+
+    def alpha(self, t):
+        return np.asarray(self.run.history[t].alpha, dtype=float)
+
+    def ll(self, t):
+        return float(self.run.history[t].log_likelihood)
+
+    def objective(self, t):
+        return float(self.run.history[t].objective)
+
+    def acc(self, t):
+        pred = np.asarray(self.run.predict_proba(t=t)).argmax(axis=1)
+        return nbcore.hidden_accuracy(pred, self.y, self.y_obs < 0, n_classes=self.K if self.no_labels else None)
+
+    def supervised(self, lam=None):
+        lam = self.lam if lam is None else lam
+        alpha, params = nbcore.supervised_fit(self.model, self.X, self.y_obs, self.K, lam, **self.opts)
+        proba = nbcore.predict_proba(self.model, alpha, params, self.X, **self.opts)
+        return nbcore.hidden_accuracy(np.asarray(proba).argmax(axis=1), self.y, self.y_obs < 0)
+
+
+def words(o: Oracle, t: int, names) -> str:
+    """export.iteration_words for iteration t (the page's status sentence after "Iteration t of n: ")."""
+    text = "α " + ", ".join(f"{n} {a:.2f}" for n, a in zip(names, o.alpha(t)))
+    a, base = o.acc(t), o.supervised()
+    text += f"; accuracy {a:.1%}"
+    d = (a - base) * 100
+    text += ", the same as supervised" if abs(d) < 0.05 else f", {abs(d):.1f} points {'above' if d > 0 else 'below'} supervised"
+    return text
+
+
+# ---- the pages -------------------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def template():
+    from dashboard.lesson import export
+    return export.chart_template()
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory, template):
+    """The lab page of each shipped set the tests open (written once)."""
+    from nblab.page import write_lab
+
+    out = tmp_path_factory.mktemp("lab")
+    return {name: write_lab(out / f"{name}.html", name, template=template) for name in ("sms_spam", "udhr_langid", "digits")}
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        yield b
+        b.close()
+
+
+class Opened:
+    def __init__(self, page, blocked, errors, dialogs):
+        self.page, self.blocked, self.errors, self.dialogs = page, blocked, errors, dialogs
+
+    def ev(self, js, arg=None):
+        return self.page.evaluate(js, arg) if arg is not None else self.page.evaluate(js)
+
+    @property
+    def t(self):
+        return self.ev("() => __nblab.lab.t")
+
+    @property
+    def latest(self):
+        return self.ev("() => __nblab.lab.latest")
+
+    def sentence(self):
+        return self.page.locator("#lab-sentence").inner_text()
+
+    def metric(self, i):
+        return self.page.locator(".lab-metric-value").nth(i).inner_text()
+
+    def settle(self):
+        """Every queued draw done (two animation frames)."""
+        self.ev("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+    def press(self, key, times=1):
+        for _ in range(times):
+            self.page.keyboard.press(key)
+            self.settle()
+
+    def click(self, act):
+        self.page.locator(f'button[data-act="{act}"]').click()
+        self.settle()
+
+    def snap(self, t):
+        return self.ev("t => { const s = __nblab.lab.run.history[t]; return { alpha: Array.from(s.alpha), ll: s.logLikelihood,"
+                       " obj: s.objective, lam: s.lam, acc: __nblab.lab.accuracy(t) }; }", t)
+
+    def set_range(self, label, index):
+        """Move a settings slider to `index` and release it (input + change), as a user does."""
+        self.page.get_by_label(label, exact=True).evaluate(
+            "(e, v) => { e.value = String(v); e.dispatchEvent(new Event('input', {bubbles: true}));"
+            " e.dispatchEvent(new Event('change', {bubbles: true})); }", index)
+        self.settle()
+
+
+def open_lab(browser, path: Path, fragment: str = "", **ctx) -> Opened:
+    """The page opened with every non-file request blocked (and recorded)."""
+    page = browser.new_page(**ctx)
+    blocked, errors, dialogs = [], [], []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append("console: " + m.text) if m.type == "error" else None)
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+
+    def route(r):
+        if r.request.url.startswith("file:"):
+            return r.continue_()
+        blocked.append(r.request.url)
+        return r.abort()
+
+    page.route("**/*", route)
+    page.goto(path.as_uri() + (("#" + fragment) if fragment else ""))
+    page.wait_for_function(READY, timeout=60_000)
+    o = Opened(page, blocked, errors, dialogs)
+    o.settle()
+    return o
+
+
+def close_ok(o: Opened):
+    assert o.blocked == [], o.blocked
+    assert o.dialogs == [], o.dialogs
+    assert [e for e in o.errors if "favicon" not in e] == [], o.errors
+    o.page.close()
+
+
+def check_numbers(o: Opened, orc: Oracle, t: int, names):
+    """The numbers of iteration t: the engine's to 1e-9 (relative) of nbcore's, and on screen as nbcore's."""
+    orc.to(t)
+    s = o.snap(t)
+    np.testing.assert_allclose(s["alpha"], orc.alpha(t), rtol=1e-9, atol=1e-12)
+    assert s["ll"] == pytest.approx(orc.ll(t), rel=1e-9)
+    assert s["obj"] == pytest.approx(orc.objective(t), rel=1e-9)
+    assert s["acc"] == pytest.approx(orc.acc(t), abs=1e-12)
+    assert o.sentence() == f"Iteration {t} of {o.latest}: {words(orc, t, names)}"
+    assert o.metric(1) == f"{orc.acc(t):.1%}"                                  # accuracy at t
+    assert o.metric(2) == f"{orc.supervised():.1%}"                            # supervised only
+    shown_ll = float(o.metric(4).replace("\u2212", "-").replace(",", ""))
+    assert shown_ll == pytest.approx(orc.ll(t), abs=0.051)                     # log-likelihood, 1 decimal
+
+
+# ---- the tests -----------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["sms_spam", "udhr_langid", "digits"])
+def test_numbers_on_screen_are_nbcores(browser, pages, name):
+    o = open_lab(browser, pages[name], viewport={"width": 1280, "height": 900})
+    orc = Oracle(name)
+    names = o.ev("() => __nblab.lab.prep.classNames.map(String)")
+    assert o.t == 0 and o.latest == 0
+    check_numbers(o, orc, 0, names)
+    o.click("step")
+    assert o.t == 1
+    check_numbers(o, orc, 1, names)
+    o.press("ArrowRight", 2)
+    o.press("PageDown", 2)
+    assert o.t == 5
+    check_numbers(o, orc, 5, names)
+    # the charts hold every iteration and say their numbers in words
+    assert o.ev("() => document.querySelectorAll('.lab-chart[role=figure] .js-plotly-plot').length") >= 2
+    summary = o.page.locator("#lab-sum-alpha").inner_text()
+    assert summary.startswith("Class priors α at iteration t = 5: ")
+    assert f"{names[0]} {orc.alpha(5)[0]:.3f}" in summary
+    close_ok(o)
+
+
+def test_controls_step_halves_play_drag_reset_converge(browser, pages):
+    o = open_lab(browser, pages["sms_spam"], viewport={"width": 1280, "height": 900})
+    orc = Oracle("sms_spam")
+    names = o.ev("() => __nblab.lab.prep.classNames.map(String)")
+    # E-step then M-step: one iteration, the same as a Step
+    o.click("e")
+    assert o.ev("() => __nblab.lab.half") == "e" and o.latest == 0
+    assert "E-step done" in o.sentence()
+    assert o.page.locator('button[data-act="m"]').is_enabled()
+    o.click("m")
+    assert o.latest == 1 and o.ev("() => __nblab.lab.half") is None
+    check_numbers(o, orc, 1, names)
+    o.press("e")
+    o.press("m")
+    assert o.latest == 2
+    # Play computes new iterations, Pause stops them
+    o.page.select_option(".lab-settings select >> nth=0", "fastest")
+    o.click("play")
+    o.page.wait_for_function("() => __nblab.lab.latest >= 8", timeout=20_000)
+    o.click("play")
+    stopped = o.latest
+    o.page.wait_for_timeout(400)
+    assert o.latest == stopped and not o.ev("() => __nblab.lab.playing")
+    # drag the slider back: the view moves, nothing is computed
+    o.page.locator(".lab-iter").evaluate("(e) => { e.value = '3'; e.dispatchEvent(new Event('input', {bubbles: true})); }")
+    o.settle()
+    assert o.t == 3 and o.latest == stopped
+    check_numbers(o, orc, 3, names)
+    assert "t = 3" in o.page.locator("#lab-sum-acc").inner_text()
+    # P plays from there through the iterations already computed
+    o.press("p")
+    o.page.wait_for_function(f"() => __nblab.lab.t >= {stopped}", timeout=20_000)
+    o.press("p")
+    # Run to convergence, then Reset (Home)
+    o.click("converge")
+    o.page.wait_for_function("() => __nblab.lab.done && !__nblab.converging", timeout=120_000)
+    o.settle()
+    orc.run.run_to_convergence()
+    assert o.latest == len(orc.run.history) - 1
+    assert o.page.locator(".lab-status").inner_text().startswith(f"Status: Converged at t = {o.latest}")
+    check_numbers(o, orc, o.latest, names)
+    o.press("Home")
+    assert o.t == 0 and o.latest == 0
+    assert "Reset: new run from iteration 0" in o.page.locator(".lab-change").inner_text()
+    close_ok(o)
+
+
+def test_lambda_mid_run_continues_as_nbcore_with_settings(browser, pages):
+    o = open_lab(browser, pages["sms_spam"], viewport={"width": 1280, "height": 900})
+    names = o.ev("() => __nblab.lab.prep.classNames.map(String)")
+    o.press("ArrowRight", 3)
+    assert o.latest == 3
+    lams = o.ev("() => __nblab.cfg.lambdas")
+    o.set_range("Smoothing λ", lams.index(0.1))
+    notice = o.page.locator(".lab-change").inner_text()
+    assert "λ changed 1 → 0.1: EM continues from iteration 3" in notice and "history kept" in notice
+    assert o.latest == 3 and o.t == 3                                     # history kept
+    assert o.ev("() => location.hash").find("lam=0.1") > 0
+    o.press("ArrowRight", 2)
+    # the oracle: three steps at λ = 1, then run.with_settings(smoothing=0.1), two more steps
+    orc = Oracle("sms_spam").to(3)
+    orc.run = orc.run.with_settings(smoothing=0.1)
+    orc.lam = 0.1
+    for t in range(6):
+        orc.to(t)
+    for t in (3, 4, 5):
+        check_numbers(o, orc, t, names)
+    assert o.snap(5)["lam"] == 0.1 and o.snap(3)["lam"] == 1
+    # the charts mark the change, and say it
+    assert "λ changed at t = 4 (λ = 0.1)" in o.page.locator("#lab-sum-ll").inner_text()
+    o.page.screenshot(path=str(SHOTS / "lab_lambda_mid_run.png"))
+    close_ok(o)
+
+
+@pytest.mark.parametrize("change, fragment_key", [
+    (("Labels hidden", 95), "hidden=95"),
+    (("model", "multinomial"), "model=multinomial"),
+    (("init", "uniform"), "init=uniform"),
+    (("seed", 7), "seed=7"),
+])
+def test_data_changes_rebuild_from_t0(browser, pages, change, fragment_key):
+    o = open_lab(browser, pages["sms_spam"], viewport={"width": 1280, "height": 900})
+    names = o.ev("() => __nblab.lab.prep.classNames.map(String)")
+    o.press("ArrowRight", 2)
+    what, value = change
+    settings = dict(hidden=90, model="bernoulli", init="labeled", seed=0)
+    if what == "Labels hidden":
+        o.set_range("Labels hidden", value)
+        settings["hidden"] = value
+    elif what == "model":
+        o.page.get_by_label(value, exact=True).check()
+        settings["model"] = value
+    elif what == "init":
+        o.page.locator(".lab-advanced > summary").click()
+        o.page.get_by_label("Initialisation", exact=True).select_option(value)
+        settings["init"] = value
+    else:
+        o.page.locator(".lab-advanced > summary").click()
+        box = o.page.get_by_label("Seed (0–9999)", exact=True)
+        box.fill(str(value))
+        box.press("Tab")
+        settings["seed"] = value
+    o.settle()
+    assert o.t == 0 and o.latest == 0
+    notice = o.page.locator(".lab-change").inner_text()
+    assert "new run from iteration 0" in notice
+    assert fragment_key in o.ev("() => location.hash")
+    orc = Oracle("sms_spam", **settings)
+    check_numbers(o, orc, 0, names)
+    o.press("ArrowRight")
+    check_numbers(o, orc, 1, names)
+    close_ok(o)
+
+
+def test_url_fragment_round_trip(browser, pages):
+    frag = "dataset=sms_spam&model=multinomial&hidden=95&lam=0.1&init=uniform&seed=3&max_iter=50&tol=1e-04&t=4"
+    o = open_lab(browser, pages["sms_spam"], frag, viewport={"width": 1280, "height": 900})
+    names = o.ev("() => __nblab.lab.prep.classNames.map(String)")
+    assert o.page.locator(".lab-link-notice").is_hidden()
+    assert o.t == 4 and o.latest == 4
+    assert "Recomputed to iteration 4, as the link says" in o.page.locator(".lab-change").inner_text()
+    assert o.ev("() => location.hash") == "#" + frag
+    orc = Oracle("sms_spam", model="multinomial", hidden=95, lam=0.1, init="uniform", seed=3, max_iter=50, tol=1e-4)
+    check_numbers(o, orc, 4, names)
+    # the controls show the link's settings
+    assert o.page.get_by_label("multinomial", exact=True).is_checked()
+    assert o.page.get_by_label("Labels hidden", exact=True).input_value() == "95"
+    # a step: the link follows; opened again, it shows the same
+    o.press("ArrowRight")
+    href = o.ev("() => location.href")
+    assert href.endswith("t=5")
+    sentence = o.sentence()
+    close_ok(o)
+    o2 = open_lab(browser, pages["sms_spam"], href.split("#", 1)[1], viewport={"width": 1280, "height": 900})
+    assert o2.sentence() == sentence
+    # classroom=true in the link: the page's bigger type
+    close_ok(o2)
+
+
+def test_hostile_url_values_are_refused_with_a_notice(browser, pages):
+    frag = ("hidden=150&lam=abc&model=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E&seed=1e400&max_iter=" + "9" * 300
+            + "&tol=0x10&init=%3Cscript%3Ealert(1)%3C%2Fscript%3E&t=-3&classroom=maybe&dataset=..%2F..%2Fetc%2Fpasswd&foo=bar")
+    o = open_lab(browser, pages["sms_spam"], frag, viewport={"width": 1280, "height": 900})
+    box = o.page.locator(".lab-link-notice")
+    assert box.is_visible()
+    text = box.inner_text()
+    for key in ("hidden", "lam", "model", "seed", "max_iter", "tol", "init", "t", "classroom", "dataset", "foo"):
+        assert f"{key}=" in text, key
+    assert "hidden=150 is outside 0–100; used 90" in text
+    assert "lam=abc is not a number" in text and "used 1" in text
+    assert "model=<img src=x onerror=alert(1)> is not a event model" in text     # the value, as text
+    assert o.ev("() => document.querySelectorAll('img').length") == 0
+    assert o.ev("() => document.querySelectorAll('script:not([type]):not([id])').length") == 1
+    # the defaults are used
+    assert o.ev("() => __nblab.settings") | {} == {**o.ev("() => __nblab.settings"), "hidden": 90, "lam": 1, "model": "bernoulli",
+                                                      "seed": 0, "max_iter": 100, "tol": 1e-6, "init": "labeled", "classroom": False}
+    o.page.screenshot(path=str(SHOTS / "lab_hostile_link.png"))
+    o.page.get_by_role("button", name="OK, hide this note").click()
+    assert box.is_hidden()
+    # a number typed out of range in the settings: refused the same way
+    o.page.locator(".lab-advanced > summary").click()
+    seed = o.page.get_by_label("Seed (0–9999)", exact=True)
+    seed.fill("123456")
+    seed.press("Tab")
+    o.settle()
+    assert "seed=123456 is outside 0–9999; used 0" in box.inner_text()
+    assert seed.input_value() == "0"
+    close_ok(o)
+
+
+def hostile_lab_data():
+    """A small text data set whose class and feature names and texts are hostile."""
+    from nblab.data import lab_data_from_arrays
+    rng = np.random.default_rng(0)
+    N, V = 60, 8
+    X = (rng.random((N, V)) < 0.3).astype(float)
+    y = np.r_[np.zeros(30, int), np.ones(30, int)]
+    X[y == 1, :3] = 1
+    names = ['<img src=x onerror=alert(1)>', '=HYPERLINK("http://x")']
+    feats = ['<script>alert(2)</script>', '=HYPERLINK("http://x")', "&amp;", "\u202eevil", "a\nb", "x" * 300, "<b>bold</b>", "ok"]
+    texts = [f"<img src=x onerror=alert({i})> =HYPERLINK(\"http://x\")" for i in range(N)]
+    return lab_data_from_arrays(X, y, class_names=names, feature_names=feats, texts=texts,
+                                name='<svg onload=alert(3)>', models=["bernoulli"])
+
+
+def test_hostile_data_names_are_text(browser, tmp_path, template):
+    from nblab.page import write_lab
+    path = write_lab(tmp_path / "hostile.html", hostile_lab_data(), template=template, hidden=50)
+    html = path.read_text(encoding="utf-8")
+    assert "<img src=x" not in html and "<svg onload" not in html.split("<title>")[1]
+    o = open_lab(browser, path, viewport={"width": 1280, "height": 900})
+    o.press("ArrowRight", 2)
+    o.page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
+    o.settle()
+    assert o.dialogs == []
+    assert o.ev("() => document.querySelectorAll('img, svg[onload], script:not([type]):not([id])').length") \
+        == o.ev("() => document.querySelectorAll('svg.main-svg, svg').length - document.querySelectorAll('svg[onload]').length") \
+        - o.ev("() => document.querySelectorAll('svg').length") + 1
+    body = o.page.locator("body").inner_text()
+    assert "<img src=x onerror=alert(1)>" in body
+    assert '=HYPERLINK("http://x")' in body
+    assert o.ev("() => [...document.querySelectorAll('*')].some(e => [...e.attributes].some(a => a.name.startsWith('on')))") is False
+    close_ok(o)
+
+
+def test_phone_viewport(browser, pages):
+    o = open_lab(browser, pages["sms_spam"], viewport={"width": 390, "height": 844}, device_scale_factor=2,
+                 is_mobile=True, has_touch=True)
+    o.press("ArrowRight", 3)
+    width = o.ev("() => document.documentElement.scrollWidth")
+    assert width <= 390, width
+    lefts = o.ev("() => [...document.querySelectorAll('.lab-chart:not([hidden])')].map(e => Math.round(e.getBoundingClientRect().left))")
+    assert len(lefts) == 3 and len(set(lefts)) == 1                   # one chart per row
+    # the settings stack above the charts, full width
+    side = o.ev("() => { const r = document.querySelector('.lab-side').getBoundingClientRect(); return [r.left, r.width]; }")
+    assert side[1] > 330
+    o.page.screenshot(path=str(SHOTS / "lab_phone.png"), full_page=False)
+    close_ok(o)
+
+
+def test_classroom_mode_fonts(browser, pages):
+    o = open_lab(browser, pages["sms_spam"], "classroom=true", viewport={"width": 1280, "height": 720})
+    o.press("ArrowRight")
+    o.page.evaluate("() => document.querySelectorAll('.lab-root details').forEach(d => d.open = true)")
+    o.settle()
+    small = o.ev("""() => {
+      const out = [];
+      const walk = document.createTreeWalker(document.querySelector('.lab-root'), NodeFilter.SHOW_TEXT);
+      while (walk.nextNode()) {
+        const n = walk.currentNode, e = n.parentElement;
+        if (!n.textContent.trim() || !e || e.closest('svg') || !e.getClientRects().length) continue;
+        const fs = parseFloat(getComputedStyle(e).fontSize);
+        if (fs < 18) out.push([e.tagName, e.className, n.textContent.trim().slice(0, 30), fs]);
+      }
+      return out.slice(0, 20);
+    }""")
+    assert small == []
+    tick = o.ev("() => parseFloat(getComputedStyle(document.querySelector('.lab-chart .xtick text')).fontSize)")
+    assert tick >= 18
+    assert o.ev("() => document.querySelector('.lab-root').classList.contains('lab-classroom')")
+    o.page.keyboard.press("c")
+    o.settle()
+    assert "classroom" not in o.ev("() => location.hash")
+    close_ok(o)
+
+
+def test_reduced_motion_play(browser, pages):
+    o = open_lab(browser, pages["sms_spam"], "speed=fastest", viewport={"width": 1280, "height": 900}, reduced_motion="reduce")
+    assert o.ev("() => __nblab.reducedMotion()") is True
+    o.press("p")
+    o.page.wait_for_function("() => __nblab.lab.latest >= 4", timeout=20_000)
+    o.press("p")
+    assert o.ev("() => getComputedStyle(document.querySelector('.lab-btn')).transitionDuration") in ("0s", "")
+    close_ok(o)
+
+
+def test_axe_finds_nothing(browser, pages):
+    if not AXE.exists():
+        pytest.skip("no vendored axe-core")
+    for vp, frag in (({"width": 1280, "height": 900}, ""), ({"width": 390, "height": 844}, "classroom=true")):
+        o = open_lab(browser, pages["sms_spam"], frag, viewport=vp)
+        o.press("ArrowRight", 2)
+        o.press("e")
+        o.page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
+        o.settle()
+        o.page.wait_for_timeout(300)
+        o.page.add_script_tag(content=AXE.read_text(encoding="utf-8"))
+        got = o.ev("""async () => {
+          const r = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+                                              resultTypes: ['violations'] });
+          return r.violations.map(v => [v.id, v.impact, v.nodes.length, v.nodes.slice(0, 3).map(n => n.target.join(' '))]);
+        }""")
+        assert got == [], got
+        close_ok(o)
+
+
+def test_screenshots(browser, pages):
+    """Desktop (1280×720) and phone (390×844) at t = 0, mid-run after a λ change, and at convergence."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for name in ("sms_spam", "udhr_langid", "digits"):
+        for tag, vp in (("desktop", {"width": 1280, "height": 720}), ("phone", {"width": 390, "height": 844})):
+            o = open_lab(browser, pages[name], viewport=vp)
+            o.page.screenshot(path=str(SHOTS / f"lab_{name}_{tag}_t0.png"))
+            o.press("ArrowRight", 3)
+            lams = o.ev("() => __nblab.cfg.lambdas")
+            o.set_range("Smoothing λ", lams.index(0.1))
+            o.press("ArrowRight", 2)
+            o.page.screenshot(path=str(SHOTS / f"lab_{name}_{tag}_lambda.png"))
+            o.click("converge")
+            o.page.wait_for_function("() => __nblab.lab.done && !__nblab.converging", timeout=120_000)
+            o.settle()
+            o.page.wait_for_timeout(200)
+            o.page.screenshot(path=str(SHOTS / f"lab_{name}_{tag}_converged.png"))
+            close_ok(o)
