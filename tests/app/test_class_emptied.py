@@ -46,7 +46,7 @@ def test_emptied_classes_rules():
 
 
 def test_bernoulli_on_sms_spam_with_97_percent_hidden_empties_spam():
-    at = lesson(dataset="sms_spam", model="bernoulli", hidden="97")
+    at = lesson(dataset="sms_spam", model="bernoulli", hidden="97", lam="1")
     assert "EM emptied" not in warnings_text(at)  # t = 0: EM has not run yet
     at.button(key="step").click().run()
     text = warnings_text(at)
@@ -65,7 +65,7 @@ def test_bernoulli_on_sms_spam_with_97_percent_hidden_empties_spam():
 def test_bernoulli_at_95_percent_counts_the_hidden_share_not_only_the_argmax():
     # two hidden messages stay spam, and α(spam) keeps the 37 labelled ones (0.7 %, 5 % of its start):
     # the hidden documents' share of spam (< 1 % of its start) is what says the class was emptied
-    at = lesson(dataset="sms_spam", model="bernoulli", hidden="95")
+    at = lesson(dataset="sms_spam", model="bernoulli", hidden="95", lam="1")
     at.button(key="converge").click().run()
     assert "EM emptied the class **spam** at iteration **1**" in warnings_text(at)
     assert "2 of the 5,295 hidden documents" in warnings_text(at)

@@ -49,20 +49,20 @@ def pipeline(params: dict) -> dict:
 
 
 @cache
-def lesson_view_run(name: str, hidden: int, model: str, text: tuple = ()):
+def lesson_view_run(name: str, hidden: int, model: str, text: tuple = (), lam: float = 1.0):
     """(supervised accuracy, EM accuracy at convergence, log-likelihoods, objectives, V) on the hidden rows,
-    the lesson view's defaults otherwise: λ = 1, seed 0, start from the labelled rows, ≤ 100 iterations,
-    tol 1e-6."""
+    the lesson view's defaults otherwise: seed 0, start from the labelled rows, ≤ 100 iterations,
+    tol 1e-6 (λ from the lesson's link)."""
     ds = nbcore.load_dataset(name, **dict(text))
     X, y = ds.for_model(model), np.asarray(ds.y)
     y_obs, _ = nbcore.hide_labels(y, fraction=hidden / 100, random_state=0)
     y_obs = np.asarray(y_obs)
     seen, scored = y_obs >= 0, (y_obs < 0) & (y >= 0)
-    nb = MultinomialNB(alpha=1.0) if model == "multinomial" else BernoulliNB(alpha=1.0, binarize=None)
+    nb = MultinomialNB(alpha=lam) if model == "multinomial" else BernoulliNB(alpha=lam, binarize=None)
     sup = float(np.mean(nb.fit(X[seen], y_obs[seen]).predict(X[scored]) == y[scored]))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        run = nbcore.EM(model=model, n_classes=ds.n_classes, smoothing=1.0, init="labeled", max_iter=100,
+        run = nbcore.EM(model=model, n_classes=ds.n_classes, smoothing=lam, init="labeled", max_iter=100,
                         tol=1e-6, random_state=0).start(X, y_obs)
         while not run.done:
             run.step()
@@ -74,7 +74,8 @@ def lesson_view_run(name: str, hidden: int, model: str, text: tuple = ()):
 
 def view_run(lesson_id: str, **changes):
     p = {**lessons.BY_ID[lesson_id].params, **changes}
-    return lesson_view_run(p["dataset"], int(p["hidden"]), p["model"], tuple(sorted(pipeline(p).items())))
+    return lesson_view_run(p["dataset"], int(p["hidden"]), p["model"], tuple(sorted(pipeline(p).items())),
+                           float(p["lam"]))
 
 
 def quotes_hide(lesson):
@@ -121,14 +122,56 @@ def quotes_components(lesson):
 
 
 def quotes_sms(lesson):
+    # the default lesson (nblab.defaults): the link opens it, and its figures are the app's own run's
+    # (nblab.outcome: the lesson run to convergence, nbcore.baselines), supervised checked with scikit-learn
+    from nblab.defaults import DEFAULTS
+    from nblab.outcome import lesson_outcome
+    p = lesson.params
+    assert (p["dataset"], int(p["hidden"]), float(p["lam"])) == (DEFAULTS["dataset"], DEFAULTS["hidden"], DEFAULTS["lam"])
     sup, em, *_, ds, y_obs = view_run("sms")
-    y = np.asarray(ds.y)
-    hidden = y_obs < 0
-    all_ham = float(np.mean(y[hidden] == ds.class_names.index("ham")))
+    out = lesson_outcome(p["dataset"], p["model"], int(p["hidden"]), float(p["lam"]))
+    assert out.at_lambda == pytest.approx(sup, abs=1e-12) and out.em == pytest.approx(em, abs=1e-12)
+    gains = [lesson_outcome(p["dataset"], p["model"], int(p["hidden"]), float(p["lam"]), seed).gain
+             for seed in range(10)]
+    spam = ds.class_names.index("spam")
     text = text_of(lesson)
-    assert f"alone gets {pct(sup)} %" in text and f"({pct(all_ham)} %)" in text
-    assert f"ends at about {pct(em, 0)} %" in text
-    return {pct(sup): "supervised", pct(all_ham): "all ham", pct(em, 0): "EM"}
+    assert f"labels of only {out.n_labelled} of them ({int((y_obs == spam).sum())} spam)" in text
+    assert f"alone gets {pct(sup)} %" in text and f"calling everything ham gets {pct(out.majority)} %" in text
+    assert f"(leave-one-out) gives {pct(out.cv)} %" in text and out.best == out.cv
+    assert f"reads the {out.n_hidden:,} unlabelled messages" in text and f"ends at {pct(em)} %" in text
+    assert f"{100 * out.gain:.1f} points above the best supervised baseline" in text
+    assert (f"over ten random choices of the {out.n_labelled}: {100 * np.mean(gains):.1f} ± "
+            f"{100 * np.std(gains, ddof=1):.1f} points") in text
+    return {pct(sup): "supervised", pct(out.majority): "all ham", pct(out.cv): "supervised at the LOO λ",
+            pct(em): "EM"}
+
+
+def quotes_lambda(lesson):
+    # the same split at λ = 1 (the link) and λ = 0.1 (its "also" link), supervised and EM; the fair
+    # baseline is supervised NB at the λ leave-one-out picks on the labelled rows
+    from nblab.outcome import lesson_outcome
+    (_, page, params), = lesson.also
+    assert page == pages.LESSON.path and {k: v for k, v in params.items() if k != "lam"} == \
+        {k: v for k, v in lesson.params.items() if k != "lam"}
+    p = lesson.params
+    sup1, em1, *_, ds, y_obs = view_run("lambda")
+    sup01, em01, *_ = view_run("lambda", lam=params["lam"])
+    o1 = lesson_outcome(p["dataset"], p["model"], int(p["hidden"]), float(p["lam"]))
+    o01 = lesson_outcome(p["dataset"], p["model"], int(p["hidden"]), float(params["lam"]))
+    assert (o1.at_lambda, o1.em, o01.at_lambda, o01.em) == pytest.approx((sup1, em1, sup01, em01), abs=1e-12)
+    assert o1.cv_lambda == o01.cv_lambda and o1.cv == o01.cv   # λ chosen on the labelled rows: the same split
+    spam = ds.class_names.index("spam")
+    text = text_of(lesson)
+    assert f"with {o1.n_labelled} labels ({int((y_obs == spam).sum())} spam) and λ = {p['lam']}" in text
+    assert f"supervised Naive Bayes gets {pct(sup1)} %, EM {pct(em1)} %" in text
+    assert f"set λ = {params['lam']}: supervised Naive Bayes alone gets {pct(sup01)} %, and EM {pct(em01)} %" in text
+    assert f"leave-one-out: λ = {o1.cv_lambda:g}, {pct(o1.cv)} %" in text
+    signed = lambda g: f"{100 * g:+.1f}".replace("-", "−")  # noqa: E731  (the text's minus sign)
+    assert f"EM gains {signed(o1.gain)} points at λ = 1 and {signed(o01.gain)} at λ = 0.1" in text
+    assert f"{o1.n_hidden:,} unlabelled messages" in text and f"{ds.X.shape[1]:,} words" in text
+    assert abs(o1.em - o1.at_lambda) > 0.09 and abs(o01.gain) < 0.01   # "ten points" that were λ
+    return {pct(sup1): "supervised at λ = 1", pct(em1): "EM at λ = 1", pct(sup01): "supervised at λ = 0.1",
+            pct(em01): "EM at λ = 0.1", pct(o1.cv): "supervised at the LOO λ"}
 
 
 def quotes_absent(lesson):
@@ -182,6 +225,7 @@ def quotes_hurts(lesson):
 
 
 QUOTES = {"hide": quotes_hide, "optima": quotes_optima, "components": quotes_components, "sms": quotes_sms,
+          "lambda": quotes_lambda,
           "absent": quotes_absent, "langid": quotes_langid, "mismatch": quotes_mismatch,
           "hurts": quotes_hurts}
 

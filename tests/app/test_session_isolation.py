@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from nblab.defaults import DEFAULTS
 from conftest import page_text, streamlit_server  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -82,7 +83,7 @@ def test_upload_and_run_stay_in_their_session():
         assert SECRET_NAME not in page, "another session's file name is on the page"
         assert SECRET_WORD not in page, "another session's data is on the page"
         assert metric(other, "Iteration") == "0", "another session's EM steps are visible"
-        assert other.slider(key="hidden").value == 90, "another session's slider moved"
+        assert other.slider(key="hidden").value == DEFAULTS["hidden"], "another session's slider moved"
         assert other.session_state["upload_ds"] is None
         assert other.session_state["upload_name"] is None
         assert other.session_state["lesson"].run is not a.session_state["lesson"].run

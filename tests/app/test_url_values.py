@@ -12,6 +12,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from nblab.defaults import DEFAULTS
 from conftest import ROOT
 
 APP = str(ROOT / "dashboard" / "app.py")
@@ -122,7 +123,7 @@ def test_lesson_page_refuses_lookalike_numbers_with_a_notice(query, key, used):
 def test_a_link_over_512_kb_says_it_was_too_long_and_names_what_it_ignored():
     # 600,000 characters of one setting, then two ordinary ones: Streamlit reads none of them
     at = open_lesson({"gs_note": "x" * 600_000, "hidden": "50", "lam": "0.1"})
-    assert at.session_state["hidden"] == 90 and at.session_state["lam"] == 1.0  # the defaults
+    assert at.session_state["hidden"] == DEFAULTS["hidden"] and at.session_state["lam"] == DEFAULTS["lam"]
     note = notice_text(at)
     assert "too long" in note, note
     for name in ("gs_note", "hidden", "lam"):
@@ -135,7 +136,7 @@ def test_a_link_with_over_1000_parameters_says_none_was_read():
     query = {f"p{i}": "1" for i in range(1200)}
     query["hidden"] = "50"
     at = open_lesson(query)
-    assert at.session_state["hidden"] == 90
+    assert at.session_state["hidden"] == DEFAULTS["hidden"]
     note = notice_text(at)
     assert "1,201 parameters" in note and "p0" in note, note
 
