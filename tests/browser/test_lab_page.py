@@ -405,8 +405,7 @@ def hostile_lab_data():
     names = ['<img src=x onerror=alert(1)>', '=HYPERLINK("http://x")']
     feats = ['<script>alert(2)</script>', '=HYPERLINK("http://x")', "&amp;", "\u202eevil", "a\nb", "x" * 300, "<b>bold</b>", "ok"]
     texts = [f"<img src=x onerror=alert({i})> =HYPERLINK(\"http://x\")" for i in range(N)]
-    return lab_data_from_arrays(X, y, class_names=names, feature_names=feats, texts=texts,
-                                name='<svg onload=alert(3)>', models=["bernoulli"])
+    return lab_data_from_arrays(X, y, class_names=names, feature_names=feats, texts=texts, name='<svg onload=alert(3)>')
 
 
 def test_hostile_data_names_are_text(browser, tmp_path, template):

@@ -7,8 +7,10 @@ translates, the order it writes them in, and the clear errors for what it does n
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
+import tempfile
 
 import pytest
 
@@ -18,8 +20,16 @@ NODE = shutil.which("node")
 needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")
 
 
-def run_node(js: str, timeout: float = 60) -> str:
-    p = subprocess.run([NODE, "-e", js], capture_output=True, text=True, timeout=timeout)
+def run_node(js: str, timeout: float = 60, ok: bool = True) -> subprocess.CompletedProcess | str:
+    """Run a script under node (from a file: a bundle is longer than a command line may be)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".js", encoding="utf-8", delete=False) as f:
+        f.write(js)
+    try:
+        p = subprocess.run([NODE, f.name], capture_output=True, text=True, timeout=timeout)
+    finally:
+        os.unlink(f.name)
+    if not ok:
+        return p
     assert p.returncode == 0, p.stderr[-3000:]
     return p.stdout
 
@@ -30,7 +40,7 @@ def test_real_modules_bundle_and_run_in_node():
     out = run_node(js + """
 const S = NBLab.require("state.js");
 const T = S.schema({defaults: {}, lambdas: [0, 0.1, 1], tols: [1e-6], inits: ["labeled"], seedMax: 9, maxIterMax: 10});
-const r = S.parseFragment("#lam=0.5&hidden=abc", T);
+const r = S.parseFragment("#lam=0.2&hidden=abc", T);
 console.log(JSON.stringify({mods: NBLab.modules, lam: r.settings.lam, n: r.notices.length,
   boot: Object.keys(NBLab.require("boot.js")), panels: NBLab.require("panels/registry.js").PANELS.map(p => p[0])}));
 """)
@@ -98,7 +108,7 @@ def test_each_module_has_its_own_scope_and_strict_mode():
 @needs_node
 def test_importing_a_name_that_is_not_exported_fails_clearly():
     files = {"x.js": "export const a = 1;\n", "y.js": 'import { b } from "./x.js";\nexport const c = b;\n'}
-    p = subprocess.run([NODE, "-e", bundle.bundle("y.js", files=files)], capture_output=True, text=True)
+    p = run_node(bundle.bundle("y.js", files=files), ok=False)
     assert p.returncode != 0 and "imports b from x.js, which does not export it" in p.stderr
 
 
