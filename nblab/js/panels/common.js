@@ -193,8 +193,8 @@ export function eachNonzero(X, i, fn) {
 
 /** The category names of categorical data (one list per feature), wherever the page keeps them. */
 export function categoriesOf(prep, data) {
-  return (prep && (prep.categories || (prep.X && prep.X.categories))) ||
-    (data && (data.categories || (data.matrix && data.matrix.categories))) || null;
+  const fromData = (d) => d && (d.categories || (d.matrix && d.matrix.categories));
+  return (prep && (prep.categories || (prep.X && prep.X.categories) || fromData(prep.data))) || fromData(data) || null;
 }
 
 /** The image shape [rows, cols] of image data (digits), or null. */
@@ -292,6 +292,17 @@ export function drawChart(ctx, el, data, layout) {
   const l = Object.assign({}, layout);
   if (ctx.template) l.template = ctx.template;
   Plotly.react(el, data, l, { displayModeBar: false, responsive: true });
+  // a chart follows its box's width (a column appearing beside it, classroom mode, a phone turned),
+  // not only the window's: plotly's "responsive" listens to the window alone
+  if (!el.__nblResize && typeof ResizeObserver !== "undefined") {
+    let w = el.clientWidth;
+    el.__nblResize = new ResizeObserver(() => {
+      if (el.clientWidth === w || !el.clientWidth) return;
+      w = el.clientWidth;
+      if (el._fullLayout) Plotly.Plots.resize(el);
+    });
+    el.__nblResize.observe(el);
+  }
   return true;
 }
 

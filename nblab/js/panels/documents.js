@@ -4,7 +4,7 @@
 // class flipped most often during the run, then the ones EM is least sure about at the iteration
 // shown — ordered as the app orders its table. A click on a row (or Enter on its button) puts that
 // document in the maths panel: the panel dispatches a bubbling "nblab-doc" event {detail: {doc}}.
-import { h, table, section, fmt, int, pct, codePoints, argmaxRow, lexsort, eachNonzero, emit, listen, classroom, trueLabels, modelName } from "./common.js";
+import { h, table, section, pyFixed, int, pct, codePoints, argmaxRow, lexsort, eachNonzero, emit, listen, classroom, trueLabels, modelName } from "./common.js";
 
 /** the table holds at most this many hidden documents (export.MAX_DOCS) */
 export const MAX_DOCS = 200;
@@ -256,8 +256,8 @@ export function mount(el, ctx) {
         h("td", { text: names[r.true] }),
         h("td", { text: names[r.pred] }),
         h("td", { class: "nbl-num" }, h("span", { class: "nbl-bar", style: `width:${(100 * r.r).toFixed(1)}%`, "aria-hidden": "true" }),
-          h("span", { text: fmt(r.r, 3) })),
-        h("td", { class: "nbl-num", text: fmt(r.conf, 3) }),
+          h("span", { text: pyFixed(r.r, 3) })),
+        h("td", { class: "nbl-num", text: pyFixed(r.conf, 3) }),
         h("td", { text: r.flipped ? `${names[r.prev]} → ${names[r.pred]}` : "" }),
         h("td", { class: r.correct ? "nbl-ok" : "nbl-bad", text: r.correct ? "✓" : "✗", title: r.correct ? "correct" : "wrong" },
           h("span", { class: "nbl-sr", text: r.correct ? " correct" : " wrong" }))));

@@ -235,7 +235,7 @@ export function mount(el, ctx) {
         h("p", null, math(`log α_k + Σ_j [ ${TERM[model] || "log p(x_{ij} | y = k)"} ]`)));
       colE.append(table({
         caption: `Document ${i} under θ⁽${src}⁾`,
-        head: ["class k", "log α_k", "+ log p(x | k)", "= log joint", "p(k | x)"],
+        head: ["class k", "log αₖ", "+ log p(x | k)", "= log joint", "p(k | x)"],
         rows: names.map((c, k) => [c, num(fmt(ex.prior[k], 3)), num(fmt(ex.like[k], 2)), num(fmt(ex.joint[k], 2)),
           num(fmt(ex.post[k], 3), { "data-post": k })]),
         className: "nbl-table nbl-estep",
@@ -266,7 +266,7 @@ export function mount(el, ctx) {
     const denText = uw === 1 ? int(N) : fmt(m.total, 1);
     colM.append(table({
       caption: "Class priors",
-      head: ["class k", "Σ_i r_ik", "÷", "α_k"],
+      head: ["class k", "Σᵢ rᵢₖ", "÷", "αₖ"],
       rows: names.map((c, k) => [c, num(fmt(m.cw[k], 2)), num(denText), num(fmt(m.alpha[k], 3), { "data-alpha": k })]),
       className: "nbl-table nbl-alpha",
     }));
@@ -277,7 +277,7 @@ export function mount(el, ctx) {
       colM.append(h("p", null, math(ESTIMATE[model])));
       colM.append(table({
         caption: `${sym} for “${tab.rows[j]}”`,
-        head: ["class k", "λ + Σ_i x_ij r_ik", `${cText}·λ + Σ r`, `${sym}`],
+        head: ["class k", model === "categorical" ? "λ + Σᵢ [xᵢⱼ = d] rᵢₖ" : "λ + Σᵢ xᵢⱼ rᵢₖ", `${cText}·λ + ${model === "multinomial" ? "Σⱼ′ Σᵢ xᵢⱼ′ rᵢₖ" : "Σᵢ rᵢₖ"}`, `${sym}`],
         rows: names.map((cn, k) => [cn, num(`${fmt(lam, 3)} + ${fmt(m.counts[k], 2)}`),
           num(`${cText}·${fmt(lam, 3)} + ${fmt(m.totals[k], 2)}`), num(fmt(m.values[k], 3), { "data-value": k })]),
         className: "nbl-table nbl-mstep",

@@ -62,7 +62,7 @@ export function forModel(x, model) {
 // ---- the panel ---------------------------------------------------------------------------------------
 
 export function mount(el, ctx) {
-  const { body } = section(el, "Type a message: which class at θ_t?", "nbl-message");
+  const { heading, body } = section(el, "Type a message: which class does EM give it?", "nbl-message");
   const id = "nbl-msg-" + Math.random().toString(36).slice(2, 8);
   const box = h("textarea", { id, class: "nbl-msg-input", rows: "3", placeholder: "e.g. win a free cruise now", spellcheck: "false" });
   const help = h("p", { class: "nbl-caption", id: id + "-help",
@@ -103,6 +103,7 @@ export function mount(el, ctx) {
         : "This data set has no text: pick a text data set (SMS spam, e-mail, languages) to type a message.";
       return;
     }
+    heading.textContent = `Type a message: which class does EM give it at t = ${t}?`;
     const text = box.value;
     result.textContent = ""; parts.textContent = ""; words.textContent = ""; note.textContent = "";
     if (!text.trim()) { scored.textContent = "Type a message above to see its posterior."; return; }

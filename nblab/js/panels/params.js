@@ -291,6 +291,8 @@ export function mount(el, ctx) {
     const prevSnap = t > 0 ? run.history[t - 1] : null;
     const prev = prevSnap ? paramTable(prevSnap.params, model, prep.featureNames, cats, K) : null;
     const fs = fontSize(view.classroom);
+    const truth = truthOf(prep.truth || data.truth, model, prep.featureNames.length, K);
+    truthBox.hidden = !truth || model === "categorical" || model === "gaussian";
     chart.hidden = pick === TABLES;
     tables.hidden = pick !== TABLES;
     numbers.hidden = pick === TABLES;
@@ -320,15 +322,12 @@ export function mount(el, ctx) {
       drawChart(ctx, chart, s.data, s.layout);
       numbers.append(h("summary", { text: "The numbers as a table" }), valuesTable(tab, prev, s.idx, names));
     }
-    drawTruth(view, tab, model, fs);
+    if (!truthBox.hidden) drawTruth(view, tab, truth, fs);
   }
 
-  function drawTruth(view, tab, model, fs) {
+  function drawTruth(view, tab, tb, fs) {
     const { prep, run, t } = view;
     const K = prep.K;
-    const tb = truthOf(prep.truth || data.truth, model, prep.featureNames.length, K);
-    truthBox.hidden = !tb || model === "categorical" || model === "gaussian";
-    if (truthBox.hidden) return;
     const post = view.posterior || run.posterior(t);
     const est = alignedColumns(tab.mat, tab.R, K, Array.from(prep.yObs), Array.from(trueLabels(prep)), post);
     const s = truthSpec(tb, est, K, prep.classNames, fs);

@@ -4,7 +4,7 @@
 // every document in a table; else the histogram of the hidden documents' responsibilities (bins of
 // 0.05, dashboard.charts.lesson.responsibility_histogram), how many are unsure (no class above
 // 0.8) and the 12 most uncertain.
-import { h, table, section, fmt, int, classColor, fontSize, figureLayout, drawChart, plotText, stableArgsort, codePoints, classroom, categoriesOf, csrOf, denseOf, eachNonzero, matCols, trueLabels } from "./common.js";
+import { h, table, section, fmt, pyFixed, int, classColor, fontSize, figureLayout, drawChart, plotText, stableArgsort, codePoints, classroom, categoriesOf, csrOf, denseOf, eachNonzero, matCols, trueLabels } from "./common.js";
 
 export const SMALL = 60;
 export const UNSURE = 0.8;
@@ -102,8 +102,8 @@ export function mount(el, ctx) {
   const numbers = h("details", { class: "nbl-numbers" });
   const listTitle = h("h3");
   const list = h("div", { class: "nbl-scroll" });
-  body.append(caption, h("div", { class: "nbl-resp-row" }, h("div", { class: "nbl-resp-chart" }, summary, chart, numbers),
-    h("div", { class: "nbl-resp-list" }, listTitle, list)));
+  const chartCol = h("div", { class: "nbl-resp-chart" }, summary, chart, numbers);
+  body.append(caption, h("div", { class: "nbl-resp-row" }, chartCol, h("div", { class: "nbl-resp-list" }, listTitle, list)));
   let key = null;
 
   return {
@@ -121,22 +121,22 @@ export function mount(el, ctx) {
       if (!got) {
         caption.textContent = "No E-step yet: press E-step (or Step) to compute p(class | document) for every document.";
         summary.textContent = ""; listTitle.textContent = ""; list.textContent = ""; numbers.textContent = "";
-        chart.hidden = true; numbers.hidden = true;
+        chartCol.hidden = true;
         return;
       }
       const resp = perClass(got.resp, N, K);
-      caption.textContent = `Responsibilities r_ik = p(y_i = k | x_i) from ${got.which}. Labelled documents are one-hot ` +
+      caption.textContent = `Responsibilities rᵢₖ = p(yᵢ = k | xᵢ) from ${got.which}. Labelled documents are one-hot ` +
         "(eq. 22): EM never changes a label it was given." + (got.pending ? " The parameters move at the M-step." : "");
       const hidden = hiddenRows(prep.yObs);
       const texts = prep.texts || null;
       if (N <= SMALL) {
-        chart.hidden = true; numbers.hidden = true; summary.textContent = "";
+        chartCol.hidden = true; summary.textContent = "";
         listTitle.textContent = `All ${int(N)} documents`;
         list.textContent = "";
         list.append(respTable(prep, resp, Array.from({ length: N }, (_, i) => i), K, names, texts));
         return;
       }
-      chart.hidden = false; numbers.hidden = false;
+      chartCol.hidden = false; chart.hidden = false; numbers.hidden = false;
       const unsure = unsureCount(resp, hidden, K);
       summary.textContent = `${int(unsure)} of the ${int(hidden.length)} hidden documents have no class above 0.8; ` +
         "the others lean clearly to one class.";
@@ -166,7 +166,7 @@ function respTable(prep, resp, rows, K, names, texts) {
     for (let k = 0; k < K; k++) {
       const r = resp[i * K + k];
       cells.push({ class: "nbl-num", kids: [h("span", { class: "nbl-bar", style: `width:${(100 * r).toFixed(1)}%`, "aria-hidden": "true" }),
-        h("span", { text: fmt(r, 3) })] });
+        h("span", { text: pyFixed(r, 3) })] });
     }
     return cells;
   });
@@ -186,9 +186,10 @@ export function summaryOf(prep, i, texts) {
   if (!X) return "";
   const cats = categoriesOf(prep, null);
   const V = matCols(X) ?? names.length;
-  if (cats && !csrOf(X)) {
-    const D = denseOf(X);
-    for (let j = 0; j < Math.min(6, V); j++) out.push(`${names[j]}=${cats[j] ? cats[j][D[i * V + j]] : D[i * V + j]}`);
+  if (X.codes || (cats && !csrOf(X))) {   // categorical: every feature's value (the engine keeps the codes)
+    const D = X.codes || denseOf(X);
+    const V = X.nFeatures ?? matCols(X);
+    for (let j = 0; j < Math.min(6, V); j++) out.push(`${names[j]}=${cats && cats[j] ? cats[j][D[i * V + j]] : D[i * V + j]}`);
     return out.join(", ");
   }
   let n = 0;
