@@ -4,6 +4,7 @@
 // eq. 21's numbers, and the words that pushed the message towards each class are listed with their
 // log-odds (eq. 11's terms, one class against the other).
 import { h, table, section, pyFixed, signed, classroom, modelName } from "./common.js";
+import { vectorizer as textVectorizer } from "../text.js";
 
 /** Shown in place of a space at the edge of a term (character n-grams " en" / "en "). */
 export const SPACE = "␣";
@@ -82,12 +83,17 @@ export function mount(el, ctx) {
     timer = setTimeout(() => last && draw(last), 120);
   });
 
+  // the data set's own text pipeline (text.js: its CountVectorizer's tokens, n-grams, vocabulary)
+  let vecFor = null, vec = null;
   function vectorizer(view) {
     if (ctx && typeof ctx.vectorize === "function") return (text) => ctx.vectorize(text, view.prep);
-    const d = ctx && ctx.data;
-    if (d && typeof d.vectorize === "function") return (text) => d.vectorize(text);
-    if (view.prep && typeof view.prep.vectorize === "function") return (text) => view.prep.vectorize(text);
-    return null;
+    const d = (view.prep && view.prep.data && view.prep.data.text ? view.prep.data : null) || (ctx && ctx.data);
+    if (!d || !d.text || !d.featureNames) return null;
+    if (vecFor !== d) {
+      vecFor = d;
+      try { const v = textVectorizer(d); vec = (text) => v.transform(text); } catch (e) { vec = null; }
+    }
+    return vec;
   }
 
   function draw(view) {
