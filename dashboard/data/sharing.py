@@ -15,9 +15,13 @@ keyed by id + SHA-256 + options) and re-validated exactly like an upload
 stops opening at once on every process. Nothing from the store is executed or rendered as
 HTML/Markdown: names are shown escaped, bytes are only ever parsed as CSV.
 
-Shares count against the client's network address (``st.context.ip_address``; an IPv6
-client by its /64 network), so opening a new tab or websocket does not give a fresh quota;
-when Streamlit gives no address (localhost, AppTest) they count against the browser session.
+Who may share is decided by role when the operator sets a share key (``NBLAB_SHARE_KEY``): only
+whoever types it (a teacher) may share, so a class behind one NAT address cannot use up its
+teacher's quota. Shares count against the client's network address (``st.context.ip_address``;
+an IPv6 client by its /64 network), so opening a new tab or websocket does not give a fresh quota;
+clients without an address (localhost, a proxy that does not forward it) count as one client.
+When the store cannot be asked (down, frozen, locked) a link is never cut: the page says so and
+stops with the URL intact (``_hold``).
 Store failures are logged by dashboard/store with their details; users see a short message.
 """
 from __future__ import annotations
@@ -40,6 +44,7 @@ log = logging.getLogger(__name__)
 
 DATA_PARAM = "data"        # ?data=<id>
 DELETE_PARAM = "delete"    # ?data=<id>&delete=<secret>
+ITERATION_PARAM = "t"      # the run's iteration a link restores (dashboard.lesson.session.K_ITERATION)
 
 # Per process, not per user: how many times a shared file was parsed (the load test reads
 # the log line; tests read the counter). Guarded by a lock (sessions run in threads).
@@ -72,6 +77,13 @@ def _open(url: str, limits: S.Limits) -> S.ShareStore:
     return S.open_store(url, limits)
 
 
+#: {store URL: time.monotonic() until which opening it is not tried again}: set when an opening
+#: waited a second or more and failed (a frozen or unanswering server). Pages asking meanwhile get
+#: the message at once instead of queueing, one after another, on st.cache_resource's lock.
+_OPEN_PAUSED: dict[str, float] = {}
+OPEN_PAUSE = 3.0
+
+
 def get_store() -> S.ShareStore:
     """The store (one per process and configuration). Raises ShareError with a message."""
     try:
@@ -79,9 +91,27 @@ def get_store() -> S.ShareStore:
     except ValueError as e:
         raise S.StoreUnavailable(f"Sharing is not configured correctly on this server: {e}") from None
     # A failed open is not cached (st.cache_resource keeps only results): the next page tries
-    # again, so the store works as soon as it is back. A try costs at most the store's short
-    # connect timeout; dashboard/store has logged the cause with its details.
-    return _open(url, limits)
+    # again, so the store works as soon as it is back. A try costs at most the store's deadline
+    # (store.CALL_TIMEOUT); dashboard/store has logged the cause with its details.
+    if time.monotonic() < _OPEN_PAUSED.get(url, 0.0):
+        raise S.StoreUnavailable(S.UNAVAILABLE_MSG)
+    t0 = time.monotonic()
+    try:
+        return _open(url, limits)
+    except S.StoreUnavailable:
+        if time.monotonic() - t0 >= 1.0:
+            _OPEN_PAUSED[url] = time.monotonic() + OPEN_PAUSE
+        raise
+
+
+def share_key() -> str | None:
+    """The share key the operator set (NBLAB_SHARE_KEY, else ``share_key`` in the [nblab] secrets):
+    with one, only whoever types it may share (a teacher), whatever their network address; None:
+    anyone may share, within the per-address quotas."""
+    import os
+
+    key = os.environ.get("NBLAB_SHARE_KEY") or _secrets().get("share_key")
+    return str(key) if key else None
 
 
 def limits_text() -> str:
@@ -177,11 +207,13 @@ def _client_address() -> str | None:
 
 def _client_owner() -> str:
     """Whom a share counts against in the store's hourly quota: the client's address (an
-    IPv6 address by its /64, which one household or device is usually given whole), else
-    the browser session."""
+    IPv6 address by its /64, which one household or device is usually given whole). Without an
+    address (localhost, or a proxy that does not forward it) every such client is one: counting
+    per browser session would give each new tab a fresh quota, and one client could use up the
+    whole store's hourly limit for everybody."""
     ip = _client_address()
     if ip is None:
-        return "session:" + _session_owner()
+        return "address:unknown"
     addr = ipaddress.ip_address(ip)
     if addr.version == 6:
         if addr.ipv4_mapped is not None:   # ::ffff:a.b.c.d is the IPv4 client a.b.c.d
@@ -198,14 +230,27 @@ def _use(share: S.Share, ds, select: bool = True) -> None:
         st.session_state[controls.K_DATASET] = controls.SHARED
 
 
+def _hold(message: str) -> None:
+    """The store cannot be asked right now (down, frozen, locked): the link's data set may well be
+    there, so nothing of the link is dropped (data=, dataset=, t= and every setting stay in the URL)
+    and the page stops before any widget could rewrite it. A reload, or Try again, once the store
+    answers opens the link's data set; the default lesson is never shown in its place."""
+    st.warning(message + " Your link is kept as it is: reload this page (or press Try again) in a "
+               "minute and it opens the shared data set.", icon=":material/cloud_off:")
+    st.button("Try again", key="share_retry", icon=":material/refresh:")
+    st.stop()
+
+
 def _forget(message: str | tuple | None = None) -> None:
-    """Drop the session's shared data set (and its id from the URL); fall back to the default lesson."""
+    """Drop the session's shared data set (and its id from the URL); fall back to the default lesson.
+    The link's iteration (t=) goes too: it was an iteration of a run on the data that is not here,
+    and recomputing it on the default lesson would say "as the link says" about other data."""
     had = state.get(state.SHARED_ID) is not None
     for key in (state.SHARED_ID, state.SHARED_DS, state.SHARED_NAME, state.SHARE_RECEIPT):
         state.put(key, None)
     if st.session_state.get(controls.K_DATASET) == controls.SHARED or had:
         st.session_state[controls.K_DATASET] = controls.DEFAULTS["dataset"]
-    for p in (DATA_PARAM, DELETE_PARAM):
+    for p in (DATA_PARAM, DELETE_PARAM, ITERATION_PARAM):
         if p in st.query_params:
             del st.query_params[p]
     # A data-set picker's URL value naming the shared set (dataset=shared, insp_dataset=... (shared))
@@ -253,12 +298,29 @@ def apply_url() -> None:
         return
     try:
         share, ds = load(wanted)
+    except S.StoreUnavailable as e:
+        _hold(str(e))   # the link is kept whole; the page stops here
+        return
     except S.ShareError as e:
         _forget(str(e))
         return
     # the link's data set is selected unless the URL picks another one (dataset=... beside data=)
     _use(share, ds, select=_url_dataset() in (None, controls.SHARED))
     st.query_params[DATA_PARAM] = share.id
+
+
+def drop_orphan_iteration() -> None:
+    """A link naming an uploaded file this session does not have (uploads live in one browser session
+    and are lost on a reload or a server restart): its t= is an iteration of a run on that file, so it
+    is taken out of the URL before the page reads it; the data-set picker's notice says what
+    happened to the upload. A link on a shipped data set keeps its t= (the same settings give the
+    same numbers after a restart)."""
+    if ITERATION_PARAM not in st.query_params or state.get(state.UPLOAD_DS) is not None \
+            or state.get(state.PENDING_UPLOAD):
+        return
+    v = st.query_params.get(controls.K_DATASET)
+    if v is not None and (v == controls.UPLOAD or v.endswith("(your upload)")):
+        del st.query_params[ITERATION_PARAM]
 
 
 def source_note(dataset: str) -> None:
@@ -304,6 +366,9 @@ def text_read_options(pipeline) -> dict:
             "stop_words": "english" if pipeline.stop_words else None, "lowercase": pipeline.lowercase}
 
 
+K_SHARE_KEY = "share_key_typed"   # the share key typed under the Share button (never in the URL)
+
+
 def _on_share() -> None:
     """Button callback: store the session's upload and switch the session to the shared copy."""
     data, name = state.get(state.UPLOAD_BYTES), state.get(state.UPLOAD_NAME)
@@ -316,8 +381,19 @@ def _on_share() -> None:
     if cfg is not None and cfg.dataset == controls.UPLOAD and getattr(state.get(state.UPLOAD_DS), "is_text", False):
         # the text settings the run uses (min df, n-grams, vocabulary…) travel with the file
         options.update(text_read_options(cfg.text))
+    key = share_key()
+    if key is not None:
+        import hmac
+        typed = str(st.session_state.get(K_SHARE_KEY) or "")
+        if not hmac.compare_digest(typed.encode(), key.encode()):
+            state.put(state.SHARE_ERROR, "Could not share this file: sharing on this server needs its share key "
+                                         "(the server's administrator gives it to teachers), and the key typed "
+                                         "is " + ("missing." if not typed else "not it."))
+            return
     try:
-        receipt = get_store().put(name, data, options, owner=_client_owner())
+        # a key holder (a teacher) counts against the key's quota, not the address a class shares
+        owner = "key:" + _client_owner() if key is not None else _client_owner()
+        receipt = get_store().put(name, data, options, owner=owner)
         share, ds = load(receipt.id)
     except S.ShareError as e:
         state.put(state.SHARE_ERROR, f"Could not share this file: {e}")
@@ -347,6 +423,9 @@ def share_panel() -> None:
         box.code(delete_link(receipt["id"], receipt["secret"]), language=None, wrap_lines=True)
     if state.get(state.UPLOAD_DS) is not None and data and not (
             receipt and receipt.get("sha256") == hashlib.sha256(data).hexdigest()):
+        if share_key() is not None:
+            st.text_input("Share key", type="password", key=K_SHARE_KEY,
+                          help="Sharing on this server is for teachers: its administrator gives them this key.")
         st.button("Share this data set", icon=":material/share:", key="share_upload", on_click=_on_share,
                   help="Stores your uploaded file on this server and gives you one link for the class. "
                        "Files you do not share stay in your session only. " + limits_text())

@@ -109,6 +109,7 @@ def page_start(name: str) -> PageContext:
     guard, the classroom toggle (shared by all pages) and its CSS."""
     state.init()
     sharing.apply_url()  # data=<id>: load the shared data set before any data-set picker is drawn
+    sharing.drop_orphan_iteration()  # t= of an upload this session does not have is not recomputed
     urlguard.begin(name)
     # the lesson's browser player reads player=on|off itself (dashboard/lesson/player); any other value
     # is named here, on every page, instead of being ignored without a word

@@ -26,16 +26,16 @@ APP = str(ROOT / "dashboard" / "app.py")
 
 
 def test_md_escape_hand_written():
-    from dashboard.ui.derive import md_escape
+    from dashboard.ui.derive import JOINER as J, md_escape
 
-    assert md_escape("![px](http://host/x.png)") == r"\!\[px\]\(http\://host/x.png\)"
+    assert md_escape("![px](http://host/x.png)") == r"\!\[px\]\(http" + J + r"\://host/x.png\)"
     assert md_escape("**bold**") == r"\*\*bold\*\*"
     assert md_escape(":red[RED]") == r"\:red\[RED\]"
     assert md_escape(r"\frac{a}{b}") == r"\\frac\{a\}\{b\}"
     assert md_escape("$$x$$") == r"\$\$x\$\$"
-    assert md_escape("[link](http://e.x)") == r"\[link\]\(http\://e.x\)"
+    assert md_escape("[link](http://e.x)") == r"\[link\]\(http" + J + r"\://e.x\)"
     assert md_escape("<img src=x>") == r"\<img src=x\>"
-    assert md_escape("a_b ~~c~~ `d` |e| #f &amp; g@h.io") == r"a\_b \~\~c\~\~ \`d\` \|e\| \#f \&amp; g\@h.io"
+    assert md_escape("a_b ~~c~~ `d` |e| #f &amp; g@h.io") == r"a\_b \~\~c\~\~ \`d\` \|e\| \#f \&amp; g" + J + r"\@h.io"
     # block markers only where they start the text; a dot or dash inside a name stays as it is
     assert md_escape("- item") == r"\- item"
     assert md_escape("+ item") == r"\+ item"
@@ -45,7 +45,11 @@ def test_md_escape_hand_written():
     assert md_escape("# title") == r"\# title"
     assert md_escape("> quote") == r"\> quote"
     assert md_escape("non-spam v1.2 notes.csv") == "non-spam v1.2 notes.csv"
-    assert md_escape("see www.example.com") == r"see www\.example.com"
+    # URLs and e-mail addresses never auto-link: a word joiner (invisible) breaks GFM's patterns
+    assert md_escape("see www.example.com") == "see www" + J + ".example.com"
+    assert md_escape('=HYPERLINK("https://x.io/a")') == r'\=HYPERLINK\("https' + J + r'\://x.io/a"\)'
+    assert md_escape("mailto:a") == "mailto" + J + r"\:a"
+    assert md_escape("xhttp://y") == r"xhttp\://y"       # not a scheme GFM links (a letter before it)
     # one line: a line break cannot start a new block or end a table row
     assert md_escape("a\n\n# b\r\tc") == r"a \# b c"
     # long names are cut, with an ellipsis
@@ -82,7 +86,7 @@ HOSTILE = ["![px](http://host/x.png)", "**bold**", ":red[RED]", r"\frac{a}{b}", 
            "<img src=x>"]
 #: class names: every form above, twice over
 CLASSES = ["![c](http://host/c.png) **bold** :red[RED]", r"$$x$$ \frac{a}{b} [link](http://e.x) <img src=x>"]
-CLASSES3 = CLASSES + [":blue[B] ~~s~~ `c` |t| #h & &amp; $y$"]
+CLASSES3 = CLASSES + ["www.evil.example :blue[B] ~~s~~ `c` |t| #h & &amp; $y$ pupil@school.example"]
 FILE_NAME = "![f](http://host/f.png) **up** $$.csv"
 
 
@@ -138,6 +142,10 @@ ACTIVE = ["![px](", "![c](", "![f](", "![v](", "**bold**", "**up**", ":red[", ":
 MARKERS = ["host/", "bold", "RED", "frac{a}", "frac{v}", "$$x", "$$v", "link", "img", "src", "e.x", "blue", ":red"]
 
 _ESCAPED = re.compile(r"\\[!-/:-@\[-`{-~]")
+#: GFM links URLs and e-mail addresses in text after reading the escapes (remark-gfm's autolink
+#: literals): the names' URLs, as its patterns see them once the escapes are read, must not appear
+_AUTOLINKED = re.compile(r"(?i)(?<![a-z0-9])(?:https?://(?:host|e\.x)|www\.evil)|pupil@school")
+_CODE_SPAN = re.compile(r"`[^`]*`")
 _TEXT_GROUP = re.compile(r"\\text\{(?:[^\\{}$&#^_%~]|\\text(?:backslash|asciicircum|asciitilde)\{\}|\\[{}$&#%_])*\}")
 
 
@@ -184,6 +192,8 @@ def active_forms(at: AppTest, where: str) -> list[tuple]:
     for s in md:
         read = _ESCAPED.sub("\x01", s)  # an escaped character is literal text: take it out
         found += [(where, "markdown", form, s[:300]) for form in ACTIVE if form in read]
+        as_text = re.sub(r"\\(.)", r"\1", _CODE_SPAN.sub("", s))   # what GFM's autolink pass reads
+        found += [(where, "autolink", m.group(0), s[:300]) for m in _AUTOLINKED.finditer(as_text)]
     for body in tex:
         inner = body.removeprefix("$$\n").removesuffix("\n$$")
         if "$$" in inner.replace(r"\$", ""):
@@ -320,3 +330,17 @@ def test_katex_renders_every_escaped_name_as_typed(tmp_path):
                          capture_output=True, text=True, timeout=60, check=True).stdout
     for name, shown in zip(names, json.loads(out.strip().splitlines()[-1])):
         assert f"p({name})=0.5" in shown.replace("\u200b", "").replace("\xa0", " "), (name, shown)
+
+
+def test_url_values_in_a_links_notice_are_not_links():
+    """Values of a hostile link are named in the page's notice: URLs among them stay text."""
+    at = AppTest.from_file(APP, default_timeout=120)
+    for key, value in {"dataset": "http://host/x", "hidden": "https://host/y", "lam": "www.evil.example",
+                       "speed": "mailto:pupil@school.example", "player": "http://host/p",
+                       "classroom": "http://e.x/z"}.items():
+        at.query_params[key] = value
+    at.run()
+    notice = " ".join(w.value for w in at.warning)
+    assert "player" in notice and "dataset" in notice, notice   # the values were named
+    found = active_forms(at, "notice")
+    assert not found, "\n".join(map(repr, found))

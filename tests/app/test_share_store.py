@@ -310,7 +310,7 @@ def test_settings_from_environment_and_secrets(tmp_path):
     assert lim.store_shares_per_hour == 7 and lim.keep_recent_seconds == 2 * 86400.0
     text = S.describe_limits(S.Limits(shares_per_hour=3, store_shares_per_hour=40, keep_recent_seconds=6 * 3600.0))
     assert "3 shares per hour from one computer" in text and "40 per hour on this server" in text
-    assert "never one opened in the last 6 hours" in text
+    assert "never one made in the last 6 hours" in text
     url, lim = S.settings({"NBLAB_STORE_MAX_MB": "3"}, {"store_url": "postgresql://h/db", "store_max_mb": 9,
                                                         "shares_per_hour": 2})
     assert url == "postgresql://h/db" and lim.max_total_bytes == 3 * 1024 * 1024 and lim.shares_per_hour == 2
@@ -451,3 +451,34 @@ def test_two_processes_writing_at_once_keep_the_store_consistent(make):
     st.limits = S.Limits(max_total_bytes=64 * 1024)
     n, total = st.usage()
     assert total <= 64 * 1024 and total == n * 1500
+
+
+def test_opening_a_share_every_day_does_not_keep_it_for_ever(make):
+    # a full store of shares someone opens every day: once a share is older than the week in which
+    # opening protects it, it can make room for a new one (least recently used first), so nobody can
+    # keep the store full by opening their own shares
+    st, clock = make(max_total_bytes=3 * KB, max_file_bytes=2 * KB)
+    kept = [st.put(f"k{i}.csv", b"k" * KB, owner=f"address:192.0.2.{i}").id for i in range(3)]
+    for _ in range(6):                                   # opened daily for six days: still protected
+        clock.advance(DAY)
+        for sid in kept:
+            st.lookup(sid)
+    with pytest.raises(S.StoreFull):
+        st.put("teacher.csv", b"t" * KB, owner="address:203.0.113.5")
+    for _ in range(2):                                   # a week on, the openings no longer protect them
+        clock.advance(DAY)
+        for sid in kept:
+            st.lookup(sid)
+    sid = st.put("teacher.csv", b"t" * KB, owner="address:203.0.113.5").id
+    assert st.read(sid) == b"t" * KB and st.usage() == (3, 3 * KB)
+
+
+def test_one_client_cannot_fill_the_store(make):
+    # one address may keep owner_max_bytes in the store; others still have room
+    st, _ = make(max_total_bytes=10 * KB, max_file_bytes=2 * KB, owner_max_bytes=3 * KB)
+    for _ in range(3):
+        st.put("a.csv", b"a" * KB, owner="address:192.0.2.1")
+    with pytest.raises(S.StoreFull, match="from this computer already take 3 KB"):
+        st.put("a.csv", b"a" * KB, owner="address:192.0.2.1")
+    st.put("b.csv", b"b" * KB, owner="address:192.0.2.2")
+    assert st.usage() == (4, 4 * KB)

@@ -134,19 +134,29 @@ def test_class_link_while_postgresql_is_down_then_back(own_pg, monkeypatch):
         at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
         at.query_params["dataset"] = "shared"
         at.query_params["data"] = r.id
+        at.query_params["t"] = "3"
         at.run()
         assert not at.exception, at.exception
         return at
 
     try:
         stop()
+        t0 = time.monotonic()
         down = page()
+        took = time.monotonic() - t0
         shown = " ".join(e.value for e in list(down.warning) + list(down.error))
         assert "cannot be reached" in shown and "is not a data set here" not in page_text(down)
+        assert "link is kept" in shown
         assert url not in page_text(down) and "nblab_pg_" not in page_text(down)   # no server address or path
+        # the student's link is whole: nothing was dropped from the URL, and no default lesson was shown
+        assert down.query_params["data"] == r.id and down.query_params["dataset"] == "shared"
+        assert down.query_params["t"] == "3" and not down.selectbox
+        assert took < 15, f"the page took {took:.1f} s"   # an AppTest page on a busy machine; the store's part is < 3 s
         start()
         up = page()                      # the very next page after the database is back
         assert up.selectbox(key="dataset").value == "shared"
+        assert any("as the link says" in e.value for e in list(up.info) + list(up.success) + list(up.markdown)
+                   + list(up.caption)) or up.query_params.get("t") == "3"
     finally:
         sharing._open.clear()
         sharing._parsed.clear()

@@ -361,16 +361,43 @@ def test_share_quota_is_per_client_address_not_per_session(store_url, monkeypatc
     assert store_of(store_url).usage()[0] == 2
 
 
-def test_without_an_address_each_session_has_its_quota(store_url, monkeypatch):
-    # no address (localhost): a session's quota is its own, and a second session may share
+def test_without_an_address_every_session_is_one_client(store_url, monkeypatch):
+    # no address (localhost, a proxy that does not forward it): new sessions are not new quotas
     monkeypatch.setenv("NBLAB_SHARES_PER_HOUR", "1")
     from dashboard.data import sharing
     sharing._open.clear()
     _own_session_ids(monkeypatch)
     _from_address(monkeypatch, None)
     share(upload(new_app()))
-    share(upload(new_app(), "second.csv", CSV.replace(b"lunch", b"dinner")))
-    assert store_of(store_url).usage()[0] == 2
+    again = upload(new_app(), "second.csv", CSV.replace(b"lunch", b"dinner"))
+    again.button(key="share_upload").click()
+    run(again)
+    assert "the limit is 1" in messages(again) and store_of(store_url).usage()[0] == 1
+
+
+def test_with_a_share_key_only_its_holder_shares_and_a_class_cannot_use_up_the_teachers_quota(store_url,
+                                                                                                monkeypatch):
+    # the operator sets a key; students behind the school's one address cannot share at all, so the
+    # teacher (same address) still can
+    monkeypatch.setenv("NBLAB_SHARES_PER_HOUR", "2")
+    monkeypatch.setenv("NBLAB_SHARE_KEY", "k3y-for-teachers-only")
+    from dashboard.data import sharing
+    sharing._open.clear()
+    _own_session_ids(monkeypatch)
+    _from_address(monkeypatch, "198.51.100.7")
+    for typed in (None, "guess", "k3y-for-teachers-only "):
+        pupil = upload(new_app())
+        if typed is not None:
+            pupil.text_input(key=sharing.K_SHARE_KEY).set_value(typed)
+        pupil.button(key="share_upload").click()
+        run(pupil)
+        assert "needs its share key" in messages(pupil) and "data" not in pupil.query_params
+    assert store_of(store_url).usage()[0] == 0
+    teacher = upload(new_app())
+    teacher.text_input(key=sharing.K_SHARE_KEY).set_value("k3y-for-teachers-only")
+    share(teacher)
+    assert store_of(store_url).usage()[0] == 1
+    assert "k3y" not in " ".join(f"{k}={v}" for k, v in teacher.query_params.items())
 
 
 def test_ipv6_clients_count_by_their_64_network(monkeypatch):
@@ -385,9 +412,9 @@ def test_ipv6_clients_count_by_their_64_network(monkeypatch):
     v4 = sharing._client_owner()
     _from_address(monkeypatch, "::ffff:192.0.2.9")                # the same IPv4 client, written as IPv6
     assert sharing._client_owner() == v4 != a
-    for none in (None, "", "not an address"):                    # no usable address: the session
+    for none in (None, "", "not an address"):                    # no usable address: one client
         _from_address(monkeypatch, none)
-        assert sharing._client_owner().startswith("session:")
+        assert sharing._client_owner() == "address:unknown"
 
 
 def test_a_full_store_refuses_a_new_share_and_keeps_the_one_students_opened(store_url, monkeypatch):

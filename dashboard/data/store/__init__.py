@@ -71,6 +71,8 @@ MB = 1024 * 1024
 CALL_TIMEOUT = 2.5
 #: Store calls that may be running at once per store (each in a thread until the database answers).
 MAX_STALLED = 16
+#: After a call waited out its whole deadline, calls fail at once for this many seconds (then try again).
+STALL_PAUSE = 3.0
 _STALLED_LOCK = threading.Lock()
 
 REASONS = {
@@ -150,11 +152,18 @@ class Limits:
     shares_per_hour: int = 10
     store_shares_per_hour: int = 100
     keep_recent_seconds: float = 86400.0
+    #: opening a share keeps it safe from eviction only within this long after it was made: a share
+    #: opened every day is not kept forever by its openings, so nobody can keep the store full
+    keep_opened_max_seconds: float = 7 * 86400.0
+    #: bytes one client (address, or share key holder) may have in the store at once
+    owner_max_bytes: int = 100 * MB
 
     def __post_init__(self):
         if self.max_file_bytes <= 0 or self.max_total_bytes <= 0 or self.ttl_seconds <= 0 or self.shares_per_hour < 0:
             raise ValueError("store limits must be positive")
         if self.store_shares_per_hour < 0 or not self.keep_recent_seconds >= 0:
+            raise ValueError("store limits must be positive")
+        if not self.keep_opened_max_seconds >= 0 or self.owner_max_bytes <= 0:
             raise ValueError("store limits must be positive")
 
 
@@ -181,8 +190,9 @@ def describe_limits(limits: Limits) -> str:
     return (f"Shared files: at most {_fmt_bytes(limits.max_file_bytes)} each, "
             f"{_fmt_bytes(limits.max_total_bytes)} on this server in all; a shared data set is removed "
             f"after {_fmt_duration(limits.ttl_seconds)} without being opened (the least recently used goes first "
-            f"when the store is full, but never one opened in the last {_fmt_duration(limits.keep_recent_seconds)}: "
-            f"then a new share is refused instead); at most {limits.shares_per_hour} shares per hour from one "
+            f"when the store is full, but never one made in the last {_fmt_duration(limits.keep_recent_seconds)}, nor "
+            f"one opened in that time during its first {_fmt_duration(limits.keep_opened_max_seconds)}: then a new "
+            f"share is refused instead); {_fmt_bytes(limits.owner_max_bytes)} in all from one computer; at most {limits.shares_per_hour} shares per hour from one "
             f"computer and {limits.store_shares_per_hour} per hour on this server in all.")
 
 
@@ -270,6 +280,7 @@ class ShareStore(ABC):
         self.clock = clock
         self.deadline = CALL_TIMEOUT if deadline is None else (deadline or None)   # 0: no deadline
         self._waiting = 0   # calls running in their own thread right now
+        self._stalled_until = 0.0   # time.monotonic() until which calls fail at once (after a stall)
 
     # backend hooks
     @abstractmethod
@@ -334,6 +345,13 @@ class ShareStore(ABC):
                                       f"({lim.store_shares_per_hour} an hour). Try again in about "
                                       f"{self._wait_minutes(first_all, now)} minutes, or use a link you "
                                       "already made.")
+                held = int(db.execute("SELECT COALESCE(SUM(size), 0) FROM nblab_shares WHERE owner = ?",
+                                      (owner_h,)).fetchone()[0])
+                if held + size > lim.owner_max_bytes:
+                    raise StoreFull(f"Files shared from this computer already take {_fmt_bytes(held)} on this "
+                                    f"server, and one client may keep at most {_fmt_bytes(lim.owner_max_bytes)}. "
+                                    "Delete a shared data set you no longer need (its delete link), or share "
+                                    "a smaller sample of the rows.")
                 self._evict(db, now, need=size)
                 db.execute(f"INSERT INTO nblab_shares ({_META}, data, delete_hash, owner) "
                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -445,6 +463,10 @@ class ShareStore(ABC):
         waiting at once: beyond that a call fails at once instead of starting another thread."""
         if self.deadline is None:
             return fn(*args)
+        if time.monotonic() < self._stalled_until:
+            # a call just waited out the whole deadline: for a few seconds, answer at once rather than
+            # make every page (queued behind one another on a cache's lock) wait the deadline again
+            raise StoreUnavailable(UNAVAILABLE_MSG)
         with _STALLED_LOCK:
             busy = self._waiting
             if busy < MAX_STALLED:
@@ -468,6 +490,7 @@ class ShareStore(ABC):
 
         threading.Thread(target=work, name=f"nblab-store-{op}", daemon=True).start()
         if not done.wait(self.deadline):
+            self._stalled_until = time.monotonic() + STALL_PAUSE
             log.error("share store %r: %s did not finish within %g s (the database does not answer); "
                       "the page was answered without it", self, op, self.deadline)
             raise StoreUnavailable(UNAVAILABLE_MSG)
@@ -509,10 +532,14 @@ class ShareStore(ABC):
         if total + need > lim.max_total_bytes:
             # Only shares neither opened nor created within keep_recent_seconds may make room
             # (least recently used first): a link a class opened today keeps working.
+            # A share opened recently is safe only within keep_opened_max_seconds of being made, so
+            # opening shares every day cannot keep the store full for ever.
             recent = now - lim.keep_recent_seconds
+            made_long_ago = now - lim.keep_opened_max_seconds
             victims = []
-            for sid, size in db.execute("SELECT id, size FROM nblab_shares WHERE last_used < ? AND created < ? "
-                                        "ORDER BY last_used, created", (recent, recent)).fetchall():
+            for sid, size in db.execute("SELECT id, size FROM nblab_shares WHERE created < ? AND "
+                                        "(last_used < ? OR created < ?) ORDER BY last_used, created",
+                                        (recent, recent, made_long_ago)).fetchall():
                 if total + need <= lim.max_total_bytes:
                     break
                 victims.append(sid)
@@ -597,6 +624,8 @@ ENV = {
     "shares_per_hour": "NBLAB_SHARES_PER_HOUR",
     "store_shares_per_hour": "NBLAB_STORE_SHARES_PER_HOUR",
     "share_keep_hours": "NBLAB_SHARE_KEEP_HOURS",
+    "share_keep_opened_days": "NBLAB_SHARE_KEEP_OPENED_DAYS",
+    "owner_max_mb": "NBLAB_SHARE_OWNER_MAX_MB",
 }
 SQLITE_FILE = "shares.sqlite3"
 
@@ -640,6 +669,9 @@ def settings(env: Mapping[str, str] | None = None, secrets_: Mapping | None = No
         shares_per_hour=int(num("shares_per_hour", d.shares_per_hour, 1.0, 0)),
         store_shares_per_hour=int(num("store_shares_per_hour", d.store_shares_per_hour, 1.0, 0)),
         keep_recent_seconds=float(num("share_keep_hours", d.keep_recent_seconds / 3600.0, 3600.0, 0)),
+        keep_opened_max_seconds=float(num("share_keep_opened_days", d.keep_opened_max_seconds / 86400.0,
+                                          86400.0, 0)),
+        owner_max_bytes=int(num("owner_max_mb", d.owner_max_bytes / MB, MB, 0.001)),
     )
     url = get("store_url")
     if url is None:
