@@ -56,8 +56,8 @@ class Advice:
         why = ""
         if absent is not None and self.median_words <= SHORT_TEXT:
             why = (f" The {absent.title} model scores each document on the ~{self.vocabulary - self.median_distinct:,.0f} "
-                   "words it *lacks* as well as the few it has, so the absent words weigh most; the model of "
-                   "counts looks only at the words present.")
+                   "words it *lacks* as well as the few it has, and the absent words can outweigh the present ones; "
+                   "the model of counts looks only at the words present.")
         elif self.repeats >= 0.5:
             why = " Words repeat within a document, which only the model of counts can use."
         if self.better is None:
@@ -99,7 +99,8 @@ def model_advice(ds, y_obs, current: str, cap: int | None = limits.VOCABULARY_CA
                                                                          cap=cap)
         res = baselines.loo_scores(name, data.for_model(name), y_obs, ds.n_classes, CV_LAMBDAS)
         i = int(np.argmax(np.array(res.lambdas) == res.best))
-        scores[name] = ModelScore(name, model.title() if callable(getattr(model, "title", None)) else name, counts,
+        title = getattr(model, "title", name)
+        scores[name] = ModelScore(name, title() if callable(title) else str(title), counts,
                                   float(res.accuracy[i]), res.best)
         if counts:
             X = data.for_model(name)
