@@ -140,3 +140,23 @@ def gain_sentence(acc: float, best: tuple[str, float] | None) -> str | None:
         return head + (" That is a **small** gain: the labelled documents alone, with a well-chosen λ, do almost "
                        "as well — here the unlabelled documents add little.")
     return head + " That gain is what the unlabelled documents add."
+
+
+def iteration_words(run, prep, acc, base) -> list[str]:
+    """Each iteration's state in words, after "Iteration t of n: " (the player's status sentence, shown
+    above the charts and announced to screen readers): the class priors and the accuracy against
+    supervised-only ("α ham 0.87, spam 0.13; accuracy 97.0%, 9.3 points above supervised")."""
+    names = [str(c) for c in prep.class_names]
+    out = []
+    for i, snap in enumerate(run.history):
+        text = "α " + ", ".join(f"{n} {a:.2f}" for n, a in zip(names, np.asarray(snap.alpha, dtype=float)))
+        a = acc[i] if i < len(acc) else None
+        shown = percent(a)
+        if shown is not None:
+            text += f"; accuracy {shown}"
+            if base is not None:
+                d = (a - base) * 100
+                text += (", the same as supervised" if abs(d) < 0.05
+                         else f", {abs(d):.1f} points {'above' if d > 0 else 'below'} supervised")
+        out.append(text)
+    return out

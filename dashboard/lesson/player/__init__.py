@@ -44,7 +44,7 @@ import streamlit as st
 from dashboard.charts import lesson as lesson_charts
 from nblab import numbers
 from dashboard.lesson import specs
-from dashboard.lesson.export import chart_template, iteration_words
+from dashboard.lesson.player.template import chart_template
 from nblab.lesson_run import PlayerState
 from dashboard.lesson.session import lesson
 from dashboard.ui import state
@@ -344,7 +344,7 @@ def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool,
         "accDelta": _deltas(acc[: latest + 1], base),
         # each iteration in words (the player's text summary, read by screen readers)
         "words": state.memo(("player_words", _acc_version(run, acc[: latest + 1], base, 0)),
-                            lambda: iteration_words(run, prep, acc[: latest + 1], base)),
+                            lambda: numbers.iteration_words(run, prep, acc[: latest + 1], base)),
         # each chart's own version: a λ change moves the supervised baseline (the accuracy chart) only,
         # so α and the likelihood are not redrawn
         "series": [{"name": n, "ver": vers[n], "spec": s} for n, s in series],
@@ -364,7 +364,7 @@ def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool,
         data["next"] = {"from": latest + 1, "n": latest + 2, "done": bool(nxt.done),
                         "acc": [numbers.percent(a) for a in acc_next],
                         "accDelta": _deltas(acc_next, base),
-                        "words": iteration_words(nxt, prep, acc_next, base),
+                        "words": numbers.iteration_words(nxt, prep, acc_next, base),
                         "series": [{"name": n, "ver": nvers[n], "spec": s} for n, s in nspecs]}
     with where:
         _mount(MAIN_KEY, data, default={"view": None}, on_view_change=_on_view,
