@@ -179,8 +179,12 @@ def label_budget_curve(model, X, y_true, n_labelled, seeds, n_classes, smoothing
     only, EM (init "labeled") also uses the hidden rows with weight
     ``unlabeled_weight``. Accuracy is measured on the hidden rows.
 
-    Returns a list of dicts ``{"n_labelled", "seed", "acc_supervised", "acc_em"}``.
+    Returns a list of dicts ``{"n_labelled", "seed", "acc_supervised", "acc_em", "acc_majority",
+    "cv_lambda", "acc_supervised_cv"}``: the last three are the other baselines of
+    :mod:`nbcore.baselines` (the labelled rows' majority class, and supervised NB at the λ chosen by
+    leave-one-out on the labelled rows alone; None when fewer than two rows are labelled).
     """
+    from .baselines import LAMBDA_GRID, loo_scores, majority_accuracy, supervised_accuracy
     y_true = np.asarray(y_true)
     n_rows = y_true.shape[0]
     budgets = [int(n) for n in n_labelled]
@@ -208,8 +212,14 @@ def label_budget_curve(model, X, y_true, n_labelled, seeds, n_classes, smoothing
                 run = EM(model=model, n_classes=n_classes, smoothing=smoothing, init="labeled",
                          unlabeled_weight=unlabeled_weight, max_iter=max_iter).start(X, y_obs)
                 run.run_to_convergence()
+                cv_lam = acc_cv = None
+                if n >= 2:
+                    cv_lam = loo_scores(model, X, y_obs, n_classes, LAMBDA_GRID).best
+                    acc_cv = supervised_accuracy(model, X, y_obs, y_true, n_classes, cv_lam)
             out.append({"n_labelled": n, "seed": seed, "acc_supervised": acc_s,
-                        "acc_em": hidden_accuracy(run.predict(), y_true, hidden)})
+                        "acc_em": hidden_accuracy(run.predict(), y_true, hidden),
+                        "acc_majority": majority_accuracy(y_obs, y_true, n_classes),
+                        "cv_lambda": cv_lam, "acc_supervised_cv": acc_cv})
             done += 1
             if callback is not None:
                 callback(done, total)

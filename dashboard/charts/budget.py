@@ -12,13 +12,22 @@ from dashboard.charts import theme
 
 
 def budget_figure(ns: Sequence[int], sup: dict, em: dict, font_size: int = 16, height: int = 480,
-                  n_seeds: int | None = None, uw: float | None = None) -> go.Figure:
+                  n_seeds: int | None = None, uw: float | None = None, cv: Sequence[float] | None = None,
+                  majority: Sequence[float] | None = None, lam: float | None = None) -> go.Figure:
     """Accuracy against the number of labelled documents; mean line and min–max band over seeds.
 
-    sup/em: {"mean": [...], "lo": [...], "hi": [...]} aligned with ns."""
+    sup/em: {"mean": [...], "lo": [...], "hi": [...]} aligned with ns. ``cv`` and ``majority``: the means of
+    the other baselines (supervised NB at the λ leave-one-out chooses; the majority class), drawn as lines."""
     x = np.asarray(ns, dtype=float)
     fig = go.Figure()
-    for name, d, col, fill in (("supervised NB (labelled only)", sup, theme.SUP_COLOR, "rgba(213,94,0,0.18)"),
+    for name, ys, line in (("majority class", majority, dict(color="#666666", dash="dot", width=2.5)),
+                           ("supervised NB, λ by leave-one-out", cv, dict(color="#009E73", dash="dashdot", width=3))):
+        if ys is not None:
+            fig.add_trace(go.Scatter(x=x, y=list(ys), mode="lines+markers", name=name, line=line,
+                                     marker=dict(size=7), hovertemplate="%{x} labelled: %{y:.1%}<extra>" + name
+                                     + "</extra>"))
+    sup_name = "supervised NB (labelled only" + (f", λ = {lam:g})" if lam is not None else ")")
+    for name, d, col, fill in ((sup_name, sup, theme.SUP_COLOR, "rgba(213,94,0,0.18)"),
                                ("EM (+ the rest unlabelled" + (f", weight {uw:g})" if uw is not None else ")"),
                                 em, theme.EM_COLOR, "rgba(0,114,178,0.18)")):
         lo, hi = np.asarray(d["lo"], dtype=float), np.asarray(d["hi"], dtype=float)

@@ -9,6 +9,9 @@ import streamlit as st
 import nbcore
 from dashboard.charts import side_by_side as side_by_side_charts
 from dashboard.charts import theme
+from dashboard.charts import lesson as lesson_charts
+from nbcore import baselines
+from nblab.outcome import CV_LAMBDAS
 from dashboard import pages
 from dashboard.ui import controls, figures, page_kit, urlguard
 from nblab import numbers
@@ -113,14 +116,38 @@ for side, col in zip("ab", cols):
 name_a, name_b = label("a"), label("b")
 c1, c2 = st.columns(2)
 if prep.score_mask.any():
+    # the supervised baselines (nbcore.baselines: none reads a hidden label), once per data split and λ pair
+    lams = (settings["a"][0], settings["b"][0])
+    bkey = ("sbs_baselines", dataset, model, int(hidden), int(seed), lams)
+    if st.session_state.get("sbs_bkey") != bkey:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            st.session_state["sbs_base"] = (baselines.baselines(model, prep.X, prep.y_obs, prep.y_eval, prep.n_classes,
+                                                                lams, CV_LAMBDAS) if has_labels else None)
+        st.session_state["sbs_bkey"] = bkey
+    base = st.session_state["sbs_base"]
+    lines = []
+    if base is not None:
+        lines = [("majority class", base.majority, lesson_charts.MAJORITY_LINE)]
+        for lam_, dash in zip(sorted(set(lams)), ("dash", "longdash")):
+            lines.append((f"NB at λ = {lam_:g}", base.at_lambda[float(lam_)], {**lesson_charts.AT_LAMBDA_LINE, "dash": dash}))
+        if base.cv_lambda is not None:
+            lines.append((f"NB at λ = {base.cv_lambda:g} (leave-one-out)", base.cv, lesson_charts.CV_LINE))
     figures.show_chart(
         c1, side_by_side_charts.two_runs_figure(acc["a"], acc["b"], name_a, name_b, "accuracy",
                                                 f"Accuracy on the {int(prep.score_mask.sum())} hidden labels",
-                                                FS, percent=True, width=theme.chart_width(FS, 2)),
+                                                FS, percent=True, width=theme.chart_width(FS, 2), baselines=lines),
         key="sbs_acc_fig", name="Line chart: accuracy on the hidden labels over the iterations, run A against run B",
         summary=" ".join(f"{nm}: {theme.pct(acc[side][0])} at t = 0, {theme.pct(acc[side][-1])} at "
-                         f"t = {len(acc[side]) - 1}." for side, nm in (("a", name_a), ("b", name_b))),
+                         f"t = {len(acc[side]) - 1}." for side, nm in (("a", name_a), ("b", name_b)))
+        + "".join(f" {n}: {theme.pct(v)}." for n, v, _ in lines if v is not None),
         config={"displayModeBar": False})
+    if base is not None:
+        for side in "ab":
+            best = base.best(settings[side][0])
+            sentence = numbers.gain_sentence(acc[side][-1], best) if best is not None and len(acc[side]) > 1 else None
+            if sentence:
+                c1.markdown(f"Run {side.upper()} (t = {len(acc[side]) - 1}): {sentence}")
 else:
     c1.info("No hidden labels: raise “Labels hidden” to compare accuracy.")
 lls = {side: [s.log_likelihood for s in runs[side].history] for side in ("a", "b")}

@@ -251,3 +251,62 @@ def test_an_upload_of_short_comments_gets_model_advice_and_the_other_model_in_on
 def test_shipped_data_get_no_model_advice():
     at = new_app(player="off")
     assert "Which event model suits your data?" not in markdown(at)
+
+
+# ---- the side-by-side and label-budget pages -----------------------------------------------------------------
+
+def open_view(page: str, **query) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.run()
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.switch_page(f"views/{page}.py")
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_side_by_side_draws_and_names_every_baseline():
+    import nbcore
+    from conftest import chart_with
+    from nbcore import baselines
+    from nblab.outcome import CV_LAMBDAS
+    at = open_view("side_by_side")
+    at.button(key="sbs_conv").click().run()
+    assert not at.exception, at.exception
+    ds = nbcore.load_dataset("synthetic_spam")
+    y_obs = np.asarray(nbcore.hide_labels(np.asarray(ds.y), fraction=0.9, random_state=0)[0])
+    y_eval = np.asarray(ds.y_true if getattr(ds, "y_true", None) is not None else ds.y)
+    b = baselines.baselines("bernoulli", ds.for_model("bernoulli"), y_obs, y_eval, ds.n_classes, (0.01, 1.0),
+                            CV_LAMBDAS)
+    spec = chart_with(at, "majority class")
+    names = [d.get("name") for d in spec["data"]]
+    for want in (f"majority class: {b.majority:.1%}", f"NB at λ = 0.01: {b.at_lambda[0.01]:.1%}",
+                 f"NB at λ = 1: {b.at_lambda[1.0]:.1%}", f"NB at λ = {b.cv_lambda:g} (leave-one-out): {b.cv:.1%}"):
+        assert want in names, (want, names)
+    assert sum("EM against the best supervised baseline" in m for m in markdown(at).split("Run ")) == 2
+
+
+def test_the_label_budget_curve_carries_the_other_baselines():
+    import nbcore
+    from nbcore import baselines
+    ds = nbcore.load_dataset("synthetic_spam")
+    X, y = ds.for_model("bernoulli"), np.asarray(ds.y)
+    rows = nbcore.label_budget_curve("bernoulli", X, y, [4, 32], [0], 2, max_iter=20)
+    for r in rows:
+        rng = np.random.default_rng(0)  # the rows label_budget_curve labels (one per class first)
+        order = rng.permutation(len(y))
+        first = [order[y[order] == k][0] for k in range(2)]
+        rest = [i for i in order if i not in set(first)][: r["n_labelled"] - 2]
+        y_obs = np.full(len(y), -1)
+        y_obs[first + rest] = y[first + rest]
+        assert r["cv_lambda"] == baselines.choose_smoothing("bernoulli", X, y_obs, 2)
+        assert r["acc_supervised_cv"] == baselines.supervised_accuracy("bernoulli", X, y_obs, y, 2, r["cv_lambda"])
+        assert r["acc_majority"] == baselines.majority_accuracy(y_obs, y, 2)
+    at = open_view("budget")
+    at.button(key="lb_go").click().run()
+    assert not at.exception, at.exception
+    from conftest import chart_with
+    spec = chart_with(at, "supervised NB, λ by leave-one-out")
+    assert "majority class" in [d.get("name") for d in spec["data"]]
+    assert "**Against the best supervised baseline**" in markdown(at)
