@@ -284,14 +284,39 @@ export function figureLayout(layout, title, fs, height, legendRows = 1) {
   return out;
 }
 
+/** A chart title too long for a narrow chart (a phone) on two or more lines: plotly does not wrap
+ * titles, so "<br>" is put between words and the title band (and the figure) grow to hold them. */
+export function fitTitle(layout, width) {
+  const title = layout.title, fs = title && title.font && title.font.size;
+  if (!width || !fs || typeof title.text !== "string") return layout;
+  const perLine = Math.max(12, Math.floor((width - 20) / (0.52 * fs)));
+  if (title.text.length <= perLine) return layout;
+  const lines = [];
+  let line = "";
+  for (const w of title.text.split(" ")) {
+    if (line && (line + " " + w).length > perLine) { lines.push(line); line = w; } else line = line ? line + " " + w : w;
+  }
+  if (line) lines.push(line);
+  const extra = Math.round((lines.length - 1) * fs * 1.25);
+  const height = layout.height + extra;
+  const out = Object.assign({}, layout, { height, title: Object.assign({}, title, { text: lines.join("<br>"), yanchor: "top", y: 1 - 4 / height }),
+    margin: Object.assign({}, layout.margin, { t: layout.margin.t + extra }) });
+  if (layout.legend && layout.legend.yref === "container") {
+    const band = (1 - layout.legend.y) * layout.height + extra;
+    out.legend = Object.assign({}, layout.legend, { y: Math.max(0, 1 - band / height) });
+  }
+  return out;
+}
+
 /** Plotly.react into `el` with the lesson's template (ctx.template: a template object or
  * {layout: …}); a chart that cannot be drawn (no Plotly) leaves its data table only. */
 export function drawChart(ctx, el, data, layout) {
   const Plotly = ctx && ctx.Plotly;
   if (!Plotly) return false;
-  const l = Object.assign({}, layout);
+  const l = fitTitle(Object.assign({}, layout), el.clientWidth);
   if (ctx.template) l.template = ctx.template;
   Plotly.react(el, data, l, { displayModeBar: false, responsive: true });
+  el.__nblLayout = layout;
   // a chart follows its box's width (a column appearing beside it, classroom mode, a phone turned),
   // not only the window's: plotly's "responsive" listens to the window alone
   if (!el.__nblResize && typeof ResizeObserver !== "undefined") {
@@ -299,7 +324,8 @@ export function drawChart(ctx, el, data, layout) {
     el.__nblResize = new ResizeObserver(() => {
       if (el.clientWidth === w || !el.clientWidth) return;
       w = el.clientWidth;
-      if (el._fullLayout) Plotly.Plots.resize(el);
+      if (el._fullLayout && el.__nblLayout) Plotly.react(el, el.data, Object.assign(fitTitle(Object.assign({}, el.__nblLayout), w),
+        ctx.template ? { template: ctx.template } : {}), { displayModeBar: false, responsive: true });
     });
     el.__nblResize.observe(el);
   }
