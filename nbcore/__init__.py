@@ -72,8 +72,8 @@ __all__ = [
 ]
 
 _ESTIMATORS = ("BernoulliNB", "MultinomialNB", "CategoricalNB", "GaussianNB", "SemiSupervisedNB")
-#: a run as one offline HTML file (export_lesson) and as a notebook widget (show)
-_LESSON = ("export_lesson", "show")
+#: the lesson as one offline file and in a notebook live in the lesson core (nblab), which nbcore never imports
+_MOVED = {"export_lesson": "nblab.export_lesson(run, ds, 'lesson.html')", "show": "nblab.show(run, ds)"}
 
 
 def __getattr__(name):
@@ -83,18 +83,11 @@ def __getattr__(name):
         from . import estimators
 
         return getattr(estimators, name)
-    if name in _LESSON:
-        # the lesson player lives with the dashboard's code (it draws with the app's chart specs); it
-        # needs plotly and pandas (pip install 'nbcore[widget]'), so it is imported on first use only
-        if name == "export_lesson":
-            from dashboard.lesson.export import export_lesson
-
-            return export_lesson
-        from dashboard.lesson.widget import show
-
-        return show
+    if name in _MOVED:
+        raise AttributeError(f"nbcore.{name} has moved to the lesson core: use {_MOVED[name]} "
+                             f"(import nblab; it ships with nbcore)")
     raise AttributeError(f"module 'nbcore' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(list(globals()) + list(_ESTIMATORS) + list(_LESSON))
+    return sorted(list(globals()) + list(_ESTIMATORS))

@@ -75,7 +75,7 @@ def test_streamlit_grey_alone_fails_aa():
 
 
 def test_player_template_text_is_at_least_4_5_to_1():
-    from dashboard.lesson.export import chart_template
+    from dashboard.charts.player_template import chart_template
 
     layout = chart_template()["layout"]
     found = dict(_font_colours(layout))
@@ -280,11 +280,11 @@ def test_no_page_calls_plotly_chart_itself():
     assert not offenders, offenders
 
 
-# ---- the offline file's status sentence ---------------------------------------------------------------------
+# ---- the player's status sentence ------------------------------------------------------------------------------
 
-def test_offline_file_has_the_status_sentence_of_every_iteration():
+def test_status_words_of_every_iteration():
     import nbcore
-    from dashboard.lesson import export
+    from nblab import numbers
     from nblab.prepare import Prepared
 
     ds = nbcore.load_dataset("synthetic_spam")
@@ -295,20 +295,18 @@ def test_offline_file_has_the_status_sentence_of_every_iteration():
         run.step()
     names = [str(c) for c in ds.class_names]
     prep = Prepared(ds, X, y_obs, hidden, np.asarray(ds.y), 2, names, list(ds.feature_names))
-    data = export.lesson_data(run, prep)
-    words = data["main"]["words"]
-    assert len(words) == len(run.history) == data["main"]["n"]
+    truth = np.asarray(ds.y)[hidden]
+    acc = [float(np.mean(np.asarray(run.predict_proba(t=t)).argmax(axis=1)[hidden] == truth))
+           for t in range(len(run.history))]
+    alpha_s, params = nbcore.supervised_fit("bernoulli", X, y_obs, 2, 1.0)
+    base = float(np.mean(nbcore.predict_proba("bernoulli", alpha_s, params, X).argmax(axis=1)[hidden] == truth))
+    words = numbers.iteration_words(run, prep, acc, base)
+    assert len(words) == len(run.history)
     for t, text in enumerate(words):
         alpha = np.asarray(run.history[t].alpha, dtype=float)
         assert text.startswith("α " + ", ".join(f"{n} {a:.2f}" for n, a in zip(names, alpha)))
-        pred = np.asarray(run.predict_proba(t=t)).argmax(axis=1)
-        acc = float(np.mean(pred[hidden] == np.asarray(ds.y)[hidden]))
-        assert f"accuracy {100 * acc:.1f}" in text
-    # the baseline's clause: points above or below supervised-only, from its own accuracy
-    base = export.baseline_accuracy(run, prep, 1.0)
-    last = float(np.mean(np.asarray(run.predict_proba(t=len(run.history) - 1)).argmax(axis=1)[hidden]
-                         == np.asarray(ds.y)[hidden]))
-    d = 100 * (last - base)
+        assert f"accuracy {100 * acc[t]:.1f}" in text
+    d = 100 * (acc[-1] - base)
     assert words[-1].endswith(f"{abs(d):.1f} points {'above' if d > 0 else 'below'} supervised")
 
 

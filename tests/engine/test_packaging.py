@@ -147,28 +147,36 @@ def test_the_wheel_carries_the_licence_and_the_third_party_notice(venv_python):
 
 
 EXPORT = textwrap.dedent("""
-    import json, sys, numpy as np, nbcore
+    import json, sys, numpy as np, nbcore, nblab
+    from nblab.config import DataConfig
+    from nblab.lesson_run import LessonRun
     ds = nbcore.load_dataset("toy_spam")
     y_obs, _ = nbcore.hide_labels(np.asarray(ds.y), fraction=0.5, random_state=0)
     run = nbcore.EM(model=ds.models[0], n_classes=ds.n_classes, random_state=0).start(ds.for_model(ds.models[0]), y_obs)
     run.run_to_convergence()
-    path = nbcore.export_lesson(run, ds, sys.argv[1])
-    import dashboard, dashboard.lesson.widget
+    path = nblab.export_lesson(run, ds, sys.argv[1])
+    lesson = LessonRun()
+    lesson.sync(DataConfig("synthetic_spam", "bernoulli", 90, "labeled", 0, 1.0, 100, 1e-6), 1.0)
+    lesson.step(2)
+    built = nblab.export_lesson(lesson, None, sys.argv[1] + ".lesson.html")
     page = path.read_text(encoding="utf-8")
-    print(json.dumps({"dashboard": dashboard.__file__, "size": len(page), "streamlit": "streamlit" in sys.modules,
-                      "player": "export default function" in page, "offline": "NBEMOffline" in page}))
+    print(json.dumps({"nblab": nblab.__file__, "size": len(page), "streamlit": "streamlit" in sys.modules,
+                      "dashboard": "dashboard" in sys.modules, "engine": "nblab/js/em.js" in page,
+                      "lesson": built.stat().st_size}))
 """)
 
 
-def test_installed_wheel_exports_an_offline_lesson(venv_python, tmp_path):
-    """nbcore.export_lesson from the installed wheel: the player's JS/CSS, the plotly.js build and the chart
-    theme are package data (the file inlines them all), and Streamlit is not needed."""
+def test_installed_wheel_exports_a_lesson_without_streamlit(venv_python, tmp_path):
+    """nblab.export_lesson from the installed wheel, for a plain nbcore run and for a LessonRun built and
+    stepped there: the lab's JavaScript, CSS, template and the plotly.js build are package data (the file
+    inlines them all), and neither Streamlit nor the app is imported."""
     py, tmp = venv_python
     env = {k: v for k, v in os.environ.items() if k not in ("NBCORE_DATASETS", "PYTHONPATH")}
     res = subprocess.run([str(py), "-c", EXPORT, str(tmp_path / "lesson.html")], cwd=tmp, env=env,
                          capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout.strip().splitlines()[-1])
-    assert out["dashboard"].startswith(str((tmp / "venv").resolve())), out["dashboard"]
-    assert out["player"] and out["offline"] and not out["streamlit"]
-    assert out["size"] > 500_000  # plotly.js (gzip + base64) is inside
+    assert out["nblab"].startswith(str((tmp / "venv").resolve())), out["nblab"]
+    assert out["engine"], "the browser's EM engine is not in the file"
+    assert not out["streamlit"] and not out["dashboard"]
+    assert out["size"] > 500_000 and out["lesson"] > 500_000  # plotly.js (gzip + base64) is inside

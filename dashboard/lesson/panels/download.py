@@ -28,9 +28,7 @@ def show(f: Frame) -> None:
 
         def make() -> bytes:  # made only when the button is clicked (nothing is built on every rerun)
             from nblab import export
-            from dashboard.lesson.player.template import chart_template
-            return export.export_bytes(lesson, None, t=t, classroom=classroom, converge=to_end,
-                                       template=chart_template())
+            return export.export_bytes(lesson, None, t=t, classroom=classroom, converge=to_end)
 
         name = f.cfg.dataset if f.cfg.dataset not in controls.USER_DATA else "my_data"
         at = "converged" if to_end else f"t{f.t}"

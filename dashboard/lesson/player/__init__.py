@@ -44,7 +44,7 @@ import streamlit as st
 from dashboard.charts import lesson as lesson_charts
 from nblab import numbers
 from dashboard.lesson import specs
-from dashboard.lesson.player.template import chart_template
+from dashboard.charts.player_template import chart_template
 from nblab.lesson_run import PlayerState
 from dashboard.lesson.session import lesson
 from dashboard.ui import state
