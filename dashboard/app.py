@@ -56,4 +56,9 @@ if not getattr(dashboard, "_gc_frozen", False):
 st.set_page_config(page_title="Naive Bayes + EM Lab", page_icon="🧪", layout="wide",
                    initial_sidebar_state="expanded")
 
-st.navigation(pages.navigation()).run()  # the page list is dashboard/pages.py
+from dashboard import serve  # noqa: E402
+
+# A fair share of the server per client: a tab over its client's limit of sessions is refused, and a
+# run that does heavy work from its start holds one of the process's heavy-work slots (dashboard/serve).
+with serve.page_run():
+    st.navigation(pages.navigation()).run()  # the page list is dashboard/pages.py

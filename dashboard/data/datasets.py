@@ -62,7 +62,9 @@ def _with_text(ds, text):
     cache = state.get(state.UPLOAD_TEXT) or {}
     key = (id(ds), text)
     if key not in cache:
-        cache = {key: ds.with_pipeline(text, cap=limits.VOCABULARY_CAP)}
+        from dashboard import serve
+        with serve.heavy():   # re-vectorising the session's text: one of the server's heavy-work slots
+            cache = {key: ds.with_pipeline(text, cap=limits.VOCABULARY_CAP)}
         state.put(state.UPLOAD_TEXT, cache)
     return cache[key]
 

@@ -39,6 +39,7 @@ import streamlit as st
 from dashboard.ui import controls, state
 from dashboard.data import store as S
 from dashboard.lesson import session
+from dashboard import serve
 
 log = logging.getLogger(__name__)
 
@@ -155,7 +156,9 @@ def _parsed(share_id: str, sha256: str, options_json: str):
         return None, "The stored file does not match its checksum; it was not loaded. Ask for a new link."
     t0 = time.perf_counter()
     try:
-        ds = _read_like_upload(data, json.loads(options_json))
+        with serve.heavy(notice=False):   # parsing: one of the server's heavy-work slots (no element here:
+            # Streamlit replays a cached function's elements)
+            ds = _read_like_upload(data, json.loads(options_json))
     except ValueError as e:
         return None, f"The shared file can no longer be read: {e}"
     except Exception as e:  # a parser crash must not reach the class as a traceback

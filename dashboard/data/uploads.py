@@ -14,6 +14,7 @@ import nbcore
 from dashboard.ui import controls, derive, state, text_controls
 from nblab import limits
 from dashboard.data import upload_columns
+from dashboard import serve
 
 
 #: characters of a parser message (which may quote the user's file) shown at most
@@ -107,17 +108,24 @@ def handle_upload(name: str, data: bytes, options: dict | None = None) -> tuple[
     data set and run stay. Must be called before the sidebar widgets are drawn."""
     info = choice = None
     shown = derive.md_escape(name, 80)  # the file name, literally (never Markdown)
+    refusal = serve.upload_refusal()
+    if refusal:
+        msg = f"Could not use “{shown}”: {refusal}"
+        state.put(state.UPLOAD_ERROR, msg)
+        return False, msg
     if looks_binary(data):
         msg = (f"Could not use “{shown}”: this is not a text file (it looks like an image, a spreadsheet "
                "or another binary file). Save it as CSV (in a spreadsheet program: Save as → CSV UTF-8).")
         state.put(state.UPLOAD_ERROR, msg)
         return False, msg
     try:
-        if options is None:  # a fresh upload: guess the columns' roles (shown, and changeable)
-            info, choice = upload_columns.guess(data)
-            options = upload_columns.choice_options(choice)
-        ds = read_upload(data, options)  # per session; never cached across sessions
-        X = ds.for_model(ds.models[0])
+        with serve.heavy():  # parsing and vectorising: one of the server's heavy-work slots
+            if options is None:  # a fresh upload: guess the columns' roles (shown, and changeable)
+                info, choice = upload_columns.guess(data)
+                options = upload_columns.choice_options(choice)
+            ds = read_upload(data, options)  # per session; never cached across sessions
+            X = ds.for_model(ds.models[0])
+            too_big = over_budget(ds)
     except ValueError as e:  # nbcore.data.DataError is a ValueError
         msg = f"Could not use “{shown}”: {short_message(e)}"
         state.put(state.UPLOAD_ERROR, msg)
@@ -126,12 +134,12 @@ def handle_upload(name: str, data: bytes, options: dict | None = None) -> tuple[
         msg = f"Could not read “{shown}” as a CSV file ({type(e).__name__})."
         state.put(state.UPLOAD_ERROR, msg)
         return False, msg
-    too_big = over_budget(ds)
     if too_big:  # refused before it is selected: the sidebar stays on the data set the run uses
         msg = f"Could not use “{shown}”: {short_message(too_big, 600)}"
         state.put(state.UPLOAD_ERROR, msg)
         return False, msg
     state.put(state.UPLOAD_DS, ds)
+    serve.note_upload(True)
     state.put(state.UPLOAD_NAME, name)
     state.put(state.UPLOAD_ERROR, None)
     state.put(state.UPLOAD_BYTES, bytes(data))          # kept so "Share this data set" can store it
@@ -218,9 +226,10 @@ def columns_panel() -> None:
     if new is None:
         return
     try:
-        info, choice = upload_columns.guess(data, new)
-        options = upload_columns.choice_options(choice)
-        ds = read_upload(data, options)
+        with serve.heavy():
+            info, choice = upload_columns.guess(data, new)
+            options = upload_columns.choice_options(choice)
+            ds = read_upload(data, options)
     except ValueError as e:  # nbcore DataError: say why, keep everything
         state.put(state.UPLOAD_COLUMNS, {**box, "error": f"Could not use these columns: {short_message(e)}",
                                          "open": True})

@@ -441,7 +441,7 @@ def test_share_button_states_the_new_limits(store_url):
     a = upload(new_app())
     help_text = a.button(key="share_upload").proto.help
     assert "10 shares per hour from one computer" in help_text and "100 per hour on this server" in help_text
-    assert "never one opened in the last 24 hours" in help_text
+    assert "never one made in the last 24 hours" in help_text
 
 
 # ---- store faults: messages for the class, details for the log --------------------------------

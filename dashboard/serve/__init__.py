@@ -1,0 +1,242 @@
+"""A fair share of the server per client, and memory given back (the Streamlit side).
+
+* Heavy work (parsing and vectorising an upload or a shared file, a session's first build and a
+  link's recomputed iterations, running EM to convergence) goes through :func:`heavy`: at most
+  ``NBLAB_HEAVY_SLOTS`` such jobs run at once in a server process (default 1), queued fairly between
+  clients (dashboard/serve/gate.py). A job that waits shows a "waiting" notice with how many go
+  first. Light work (a Step, a λ change) never waits, so one client's heavy runs cannot starve
+  another student's Step.
+* Per client (its network address; every client without one counts as one): at most
+  ``NBLAB_SESSIONS_PER_CLIENT`` open sessions (tabs; default 80, enough for a class behind one NAT
+  address with two tabs each) and ``NBLAB_UPLOADS_PER_CLIENT`` sessions holding an upload (20).
+  A tab over the limit gets a short page saying so instead of the lesson.
+* Memory: after heavy work and when sessions end, free memory goes back to the system
+  (dashboard/serve/memory.py: gc + malloc_trim, at most every few seconds, from a janitor thread).
+
+Process-wide state here is about the server's load, never about what a user sees.
+"""
+from __future__ import annotations
+
+import ipaddress
+import os
+import threading
+from contextlib import contextmanager, nullcontext
+from typing import Iterator
+
+import streamlit as st
+
+from dashboard.serve import memory
+from dashboard.serve.gate import FairGate
+
+DEFAULT_SLOTS = 1
+DEFAULT_SESSIONS_PER_CLIENT = 80
+DEFAULT_UPLOADS_PER_CLIENT = 20
+
+
+def _env_int(name: str, default: int, minimum: int) -> int:
+    raw = os.environ.get(name, "")
+    try:
+        v = int(raw)
+    except ValueError:
+        return default
+    return v if v >= minimum else default
+
+
+GATE = FairGate(_env_int("NBLAB_HEAVY_SLOTS", DEFAULT_SLOTS, 1))
+
+_LOCK = threading.Lock()
+_SESSIONS: dict[str, str] = {}     # session id -> client
+_UPLOADS: set[str] = set()         # session ids holding an upload
+_JANITOR: list = []
+
+
+# ---- who is asking --------------------------------------------------------------------------------
+
+def client() -> str:
+    """The client a session belongs to: its network address (an IPv6 one by its /64), or
+    "address:unknown" for every client Streamlit gives no address for (localhost, a proxy that does
+    not forward it): the same rule as the share quota's (dashboard.data.sharing)."""
+    try:
+        ip = getattr(st.context, "ip_address", None)
+    except Exception:  # noqa: BLE001 - no script run context (a tool, a test)
+        ip = None
+    if not isinstance(ip, str):
+        return "address:unknown"
+    try:
+        addr = ipaddress.ip_address(ip.split("%")[0])
+    except ValueError:
+        return "address:unknown"
+    if addr.version == 6:
+        if addr.ipv4_mapped is not None:
+            return "address:" + str(addr.ipv4_mapped)
+        return "address:" + str(ipaddress.ip_network(f"{addr}/64", strict=False))
+    return "address:" + str(addr)
+
+
+def _session_id() -> str | None:
+    try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+        ctx = get_script_run_ctx()
+        return ctx.session_id if ctx else None
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _live_session_ids() -> set[str] | None:
+    """Ids of the sessions the Streamlit server holds now (connected, or kept for a reconnect);
+    None when there is no server (AppTest, a tool): then nothing is pruned."""
+    try:
+        from streamlit.runtime import Runtime
+        if not Runtime.exists():
+            return None
+        return {s.session.id for s in Runtime.instance()._session_mgr.list_sessions()}
+    except Exception:  # noqa: BLE001 - a Streamlit internals change: count what we registered
+        return None
+
+
+def _prune() -> None:
+    live = _live_session_ids()
+    if live is None:
+        return
+    with _LOCK:
+        for sid in [s for s in _SESSIONS if s not in live]:
+            _SESSIONS.pop(sid, None)
+        _UPLOADS.intersection_update(live)
+
+
+def sessions_of(who: str) -> int:
+    """Open sessions of a client (as registered by :func:`page_run`)."""
+    with _LOCK:
+        return sum(1 for c in _SESSIONS.values() if c == who)
+
+
+def uploads_of(who: str) -> int:
+    with _LOCK:
+        return sum(1 for s in _UPLOADS if _SESSIONS.get(s) == who)
+
+
+def sessions_per_client() -> int:
+    return _env_int("NBLAB_SESSIONS_PER_CLIENT", DEFAULT_SESSIONS_PER_CLIENT, 1)
+
+
+def uploads_per_client() -> int:
+    return _env_int("NBLAB_UPLOADS_PER_CLIENT", DEFAULT_UPLOADS_PER_CLIENT, 1)
+
+
+# ---- heavy work -------------------------------------------------------------------------------------
+
+def _waiting_notice():
+    """(on_wait, on_granted) drawing a "waiting" notice in the current container while a job waits."""
+    box: dict = {}
+
+    def on_wait(ahead: int) -> None:
+        slot = box.get("slot")
+        if slot is None:
+            slot = box["slot"] = st.empty()
+        jobs = "1 job goes" if ahead == 1 else f"{ahead} jobs go"
+        slot.info(f"Waiting for the server: {jobs} before yours. Uploads and long runs are done "
+                  f"{GATE.slots} at a time, so that every student's Step stays quick.",
+                  icon=":material/hourglass_top:")
+
+    def on_granted() -> None:
+        if box.get("slot") is not None:
+            box["slot"].empty()
+
+    return on_wait, on_granted
+
+
+@contextmanager
+def heavy(what: str | None = None, notice: bool = True) -> Iterator[None]:
+    """Hold one of the process's heavy-work slots for this client while the block runs (waiting,
+    with a visible notice, if they are taken), then let memory go back to the system. Re-entrant:
+    heavy work inside heavy work holds one slot. ``what`` (e.g. "Reading your file …"), when
+    given, is shown as a spinner while the work runs. ``notice=False`` waits without drawing
+    anything (inside a cached function, whose elements Streamlit would replay)."""
+    on_wait, on_granted = _waiting_notice() if notice else (None, None)
+    try:
+        with GATE.hold(client(), on_wait=on_wait, on_granted=on_granted):
+            with (st.spinner(what) if what else nullcontext()):
+                yield
+    finally:
+        memory.request()
+
+
+def busy(text: str):
+    """The lesson run's "working on it" indicator (nblab.lesson_run.Busy) as heavy work: pass it as
+    ``busy=`` to LessonRun.sync / restore_to instead of st.spinner."""
+    return heavy(text)
+
+
+# ---- a page run ---------------------------------------------------------------------------------------
+
+def _register() -> tuple[bool, str | None]:
+    """Register this session under its client. (new, refusal): ``new`` is True on the session's
+    first run; ``refusal`` is the message when the client already has its limit of sessions (then
+    this one is not registered)."""
+    sid = _session_id()
+    if sid is None:
+        return False, None
+    who = client()
+    with _LOCK:
+        if sid in _SESSIONS:
+            return False, None
+    _prune()
+    cap = sessions_per_client()
+    with _LOCK:
+        n = sum(1 for c in _SESSIONS.values() if c == who)
+        if n >= cap:
+            return True, (f"This computer already has {n} pages of the lab open on this server, its limit "
+                          f"({cap}), so that one computer cannot slow the lesson down for the class. Close "
+                          "some tabs of the lab, then reload this one.")
+        _SESSIONS[sid] = who
+    return True, None
+
+
+def note_upload(held: bool) -> None:
+    """This session now holds an upload (True) or no longer does (False)."""
+    sid = _session_id()
+    if sid is None:
+        return
+    with _LOCK:
+        (_UPLOADS.add if held else _UPLOADS.discard)(sid)
+
+
+def upload_refusal() -> str | None:
+    """Why this session may not take a new upload now (its client holds its limit of them), or None."""
+    sid = _session_id()
+    _prune()
+    who, cap = client(), uploads_per_client()
+    with _LOCK:
+        if sid in _UPLOADS:
+            return None            # replacing this session's own upload
+        n = sum(1 for s in _UPLOADS if _SESSIONS.get(s) == who)
+    if n >= cap:
+        return (f"this computer already has {n} uploaded files open on this server (its limit is {cap}). "
+                "Close a tab that holds an upload, or use the class link your teacher shares.")
+    return None
+
+
+def _start_janitor() -> None:
+    with _LOCK:
+        if _JANITOR:
+            return
+        live = _live_session_ids()
+        if live is None:
+            return                 # no server (AppTest): nothing ends sessions
+        _JANITOR.append(memory.Janitor(lambda: len(_live_session_ids() or ())).start())
+
+
+@contextmanager
+def page_run() -> Iterator[None]:
+    """Around a whole page run (dashboard/app.py): a tab over its client's limit of sessions gets a
+    short page instead; a run that does heavy work from its start (a session's first run, which
+    builds its run and recomputes a link's iterations, or a file the uploader just handed over)
+    holds a heavy-work slot for the whole run."""
+    _start_janitor()
+    new, refused = _register()
+    if refused is not None:
+        st.warning(refused, icon=":material/tab_close:")
+        st.stop()
+    heavy_now = new or bool(st.session_state.get("pending_upload"))  # dashboard.ui.state.PENDING_UPLOAD
+    with (heavy() if heavy_now else nullcontext()):
+        yield

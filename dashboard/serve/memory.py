@@ -1,0 +1,124 @@
+"""Memory handed back to the system when heavy work or sessions end (no Streamlit here).
+
+What held the memory of a wave of heavy sessions after Streamlit dropped them: not the sessions'
+objects (they are freed when a session goes: nothing user-specific is cached across sessions), but
+glibc's allocator. Parsing a CSV, vectorising it and running EM allocate many mid-sized blocks
+(below numpy's mmap threshold) in the arenas of the threads that ran them; freed, they stay in those
+arenas, and RSS stays at the peak. ``malloc_trim(0)`` gives every arena's free pages back to the
+system. It costs a few milliseconds per hundred MB, so :func:`trim` runs it at most once every
+``TRIM_EVERY`` seconds, and :class:`Janitor` calls it after heavy work finished and after sessions
+ended (it notices the count of sessions going down).
+
+The deployment also sets ``MALLOC_ARENA_MAX=2`` (deploy/nblab_deploy.py): fewer arenas, less memory
+kept per thread in the first place.
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import gc
+import logging
+import threading
+import time
+from typing import Callable
+
+log = logging.getLogger(__name__)
+
+TRIM_EVERY = 5.0    # s: malloc_trim at most this often
+_LOCK = threading.Lock()
+_STATE = {"last": 0.0, "trims": 0, "pending": False}
+
+
+def _libc():
+    name = ctypes.util.find_library("c")
+    try:
+        lib = ctypes.CDLL(name) if name else None
+        return lib if lib is not None and hasattr(lib, "malloc_trim") else None
+    except OSError:
+        return None
+
+
+_LIBC = _libc()
+
+
+def available() -> bool:
+    """Whether this process's C library can trim (glibc: yes; musl, macOS: no)."""
+    return _LIBC is not None
+
+
+def rss_bytes() -> int:
+    """This process's resident memory now (Linux /proc; 0 where there is none)."""
+    try:
+        with open("/proc/self/statm") as f:
+            import os
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def trim(force: bool = False) -> bool:
+    """Collect garbage and give the allocator's free memory back to the system; at most once every
+    TRIM_EVERY seconds unless ``force``. Returns whether it ran."""
+    now = time.monotonic()
+    with _LOCK:
+        if not force and now - _STATE["last"] < TRIM_EVERY:
+            _STATE["pending"] = True      # the janitor runs it when the interval has passed
+            return False
+        _STATE["last"], _STATE["pending"] = now, False
+    gc.collect()
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
+    with _LOCK:
+        _STATE["trims"] += 1
+    return True
+
+
+def trims() -> int:
+    """How many times :func:`trim` ran in this process."""
+    with _LOCK:
+        return _STATE["trims"]
+
+
+def request() -> None:
+    """Heavy work finished: trim soon (now if the last trim is old enough, else the janitor's next look)."""
+    trim()
+
+
+class Janitor:
+    """One daemon thread per process: every ``every`` seconds it asks ``count_sessions()`` and trims
+    when sessions ended since its last look, or a trim was asked for while the last one was recent."""
+
+    def __init__(self, count_sessions: Callable[[], int], every: float = 10.0):
+        self.count_sessions = count_sessions
+        self.every = every
+        self._last = None
+        self._stop = threading.Event()
+        self.thread = threading.Thread(target=self._loop, name="nblab-memory-janitor", daemon=True)
+
+    def start(self) -> "Janitor":
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def look(self) -> bool:
+        """One look: trims when sessions went away or a trim is pending. Returns whether it trimmed."""
+        try:
+            n = int(self.count_sessions())
+        except Exception:  # noqa: BLE001 - the runtime went away (shutdown): nothing to do
+            return False
+        fewer = self._last is not None and n < self._last
+        self._last = n
+        with _LOCK:
+            pending = _STATE["pending"]
+        if fewer or pending:
+            return trim(force=True)
+        return False
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.every):
+            try:
+                self.look()
+            except Exception:  # noqa: BLE001 - a janitor never takes the server down
+                log.exception("memory janitor")
