@@ -106,8 +106,8 @@ class Reference:
         if seg is not None:
             out.append((f"supervised NB at λ = {seg[2]:g}", seg[3]))
         if self.cv_lambda is not None:
-            out.append((f"supervised NB at λ = {self.cv_lambda:g} (chosen by {self.cv_method} on the "
-                        f"{self.n_labelled:,} labelled)", self.cv))
+            out.append((f"supervised NB at λ = {self.cv_lambda:g}, chosen by {self.cv_method} on the "
+                        f"{self.n_labelled:,} labelled", self.cv))
         return [(n, a) for n, a in out if a is not None and np.isfinite(a)]
 
     def best(self, t: int) -> tuple[str, float] | None:

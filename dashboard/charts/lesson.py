@@ -165,7 +165,7 @@ def likelihood_figure(loglik: Sequence[float], objective: Sequence[float], lams:
             dict(type="scatter", x=x, y=theme.floats(ll), mode="lines+markers", name="log-likelihood",
                  line=dict(color="#009E73", width=3), xaxis="x2", yaxis="y2")]
     title = ("MAP objective (never goes down)" if not starts
-             else "MAP objective, one piece per λ (never goes down within one)")
+             else "MAP objective (climbs within each λ)")
     annotations = [dict(text=title, x=0.5, y=1.0, xref="paper", yref="paper",
                         xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=font_size)),
                    dict(text="log-likelihood", x=0.5, y=0.44, xref="paper", yref="paper",
@@ -244,7 +244,7 @@ def accuracy_figure(acc: Sequence[float], baseline: float | None, t_sel: int | N
             if len(segs) > 1:
                 for a, b, lam, v in segs:
                     annotations.append(dict(x=(a + b) / 2, y=v, xref="x", yref="y", text=f"λ={lam:g}: {v:.1%}",
-                                            showarrow=False, yanchor="bottom",
+                                            showarrow=False, yanchor="bottom", bgcolor="rgba(255,255,255,0.85)",
                                             font=dict(size=font_size - 3, color=AT_LAMBDA_LINE["color"])))
                 for a, _, lam, _ in segs[1:]:
                     shapes.append(theme.vline(a - 0.5, dict(color="#555555", dash="dash", width=1.5)))

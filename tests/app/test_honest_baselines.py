@@ -74,7 +74,7 @@ def test_segments_and_the_best_baseline_of_each():
     sup = {1.0: 0.877, 0.1: 0.979, 10.0: 0.866}
     ref = numbers.reference(0.866, "ham", 0.03, 0.981, "leave-one-out", 557, [1.0, 1.0, 1.0, 0.1, 0.1, 10.0],
                             sup.get)
-    assert ref.best(0) == ("supervised NB at λ = 0.03 (chosen by leave-one-out on the 557 labelled)", 0.981)
+    assert ref.best(0) == ("supervised NB at λ = 0.03, chosen by leave-one-out on the 557 labelled", 0.981)
     assert [s[3] for s in ref.segments] == [0.877, 0.979, 0.866]
     ref2 = numbers.reference(0.866, "ham", 0.03, 0.95, "leave-one-out", 557, [1.0, 0.1], sup.get)
     assert ref2.best(0)[1] == 0.95 and ref2.best(1) == ("supervised NB at λ = 0.1", 0.979)  # like with like
@@ -150,7 +150,7 @@ def test_the_objective_is_one_piece_per_lambda_and_never_claims_to_climb_across_
     ob = spec["data"][0]
     assert ob["x"] == [0, 1, 2, None, 3] and ob["y"][3] is None
     texts = [a["text"] for a in spec["layout"]["annotations"]]
-    assert "MAP objective, one piece per λ (never goes down within one)" in texts and "λ→10" in texts
+    assert "MAP objective (climbs within each λ)" in texts and "λ→10" in texts
     assert "⚠ objective went DOWN" not in texts                    # −4 → −8 is another objective
     same = lesson_charts.likelihood_figure([-5, -4], [-6, -5], [1.0, 1.0])
     assert "MAP objective (never goes down)" in [a["text"] for a in same["layout"]["annotations"]]
