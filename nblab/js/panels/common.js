@@ -299,7 +299,7 @@ export function fitTitle(layout, width) {
   if (line) lines.push(line);
   const extra = Math.round((lines.length - 1) * fs * 1.25);
   const height = layout.height + extra;
-  const out = Object.assign({}, layout, { height, title: Object.assign({}, title, { text: lines.join("<br>"), yanchor: "top", y: 1 - 4 / height }),
+  const out = Object.assign({}, layout, { height, title: Object.assign({}, title, { text: lines.join("<br>"), yanchor: "top", y: 1 - Math.round(4 + fs * 0.35) / height }),
     margin: Object.assign({}, layout.margin, { t: layout.margin.t + extra }) });
   if (layout.legend && layout.legend.yref === "container") {
     const band = (1 - layout.legend.y) * layout.height + extra;
