@@ -18,7 +18,7 @@ from dashboard.charts import lesson as lesson_charts
 from dashboard.ui import derive
 
 SHOTS = ROOT / "artifacts" / "screenshots"
-LONG = "dataset=synthetic_spam&tol=1e-08&max_iter=40"
+LONG = "dataset=synthetic_spam&hidden=90&lam=1&tol=1e-08&max_iter=40"   # the run _expected_run computes
 
 pytestmark = pytest.mark.browser
 
@@ -212,29 +212,25 @@ def _baseline(ds, lam):
     return nbcore.hidden_accuracy(pred, y_eval, np.asarray(y_obs) < 0)
 
 
-def test_lambda_change_redraws_the_baseline_at_once_and_the_next_step_uses_the_new_lambda(server, browser):
-    """λ one notch down mid-run: the accuracy chart's supervised baseline is redrawn before the server's
-    rerun (from the chart sent ahead for that λ), the rerun redraws nothing, and the next Step is EM
-    continued with the new λ (not the iteration computed ahead with the old one)."""
+def test_lambda_change_mid_run_starts_a_new_segment_and_the_next_step_uses_the_new_lambda(server, browser):
+    """λ one notch down mid-run: the iterations already made keep their chart (supervised NB at λ = 1 for
+    t = 0…3: history is not rewritten), and the next Step is EM continued with the new λ (not the iteration
+    computed ahead with the old one), drawn as a new segment compared with supervised NB at λ = 0.3."""
     ds, run = _expected_run()
     page, errors = _open(browser, f"{server}/?{LONG}")
     for t in (1, 2, 3):
         page.locator(".st-key-step button").first.click()
         page.wait_for_function(f"() => ({METRIC})() === {t}", timeout=30_000)
-    acc_base = f"() => {P}.main.boxes.find(b => b.name === 'acc').gd.layout.shapes[0].y0"
-    assert page.evaluate(acc_base) == pytest.approx(_baseline(ds, 1.0), abs=1e-12)
-    page.wait_for_function(f"() => {P}.lam && {P}.lam.now === '1' && '0.3' in {P}.lam.alt", timeout=30_000)
-    reacts = f"() => [{P}.stats.reacts - {P}.stats.backDraws, {P}.stats.lams || 0]"
-    before = page.evaluate(reacts)
+    seg = f"() => {{ const d = {P}.main.boxes.find(b => b.name === 'acc').gd.data[1]; return [d.name, Array.from(d.y)]; }}"
+    name, ys = page.evaluate(seg)
+    b1 = _baseline(ds, 1.0)
+    assert name == f"NB at λ = 1: {b1:.1%}" and ys == pytest.approx([b1, b1], abs=1e-12)
     lam = page.get_by_role("slider", name="Smoothing λ")
     lam.focus()
     page.keyboard.press("ArrowLeft")
-    page.wait_for_function(f"() => ({acc_base})() !== {_baseline(ds, 1.0)!r}", timeout=10_000)
-    assert page.evaluate(acc_base) == pytest.approx(_baseline(ds, 0.3), abs=1e-12)
-    assert page.evaluate(reacts) == [before[0] + 1, before[1] + 1]  # one Plotly.react: the accuracy chart
     page.get_by_text("λ changed 1 → 0.3").first.wait_for(timeout=30_000)  # the server's rerun …
     page.wait_for_timeout(300)
-    assert page.evaluate(reacts)[0] == before[0] + 1  # … redrew nothing
+    assert page.evaluate(seg) == [name, ys]                               # … leaves t = 0…3 as they were
     # the next Step: θ_4 with λ = 0.3 (nbcore here), not the θ_4 computed ahead with λ = 1
     cont = nbcore.EM(model="bernoulli", n_classes=ds.n_classes, smoothing=1.0, init="labeled", max_iter=40,
                      tol=1e-8, random_state=0).start(ds.X, nbcore.hide_labels(np.asarray(ds.y), fraction=0.9,
@@ -250,6 +246,11 @@ def test_lambda_change_redraws_the_baseline_at_once_and_the_next_step_uses_the_n
     page.wait_for_timeout(200)
     _assert_shows(page, ds, cont, 4)
     assert not _bars_equal(page, ds, run, 4)  # θ_4 with λ = 1 differs: the test can tell them apart
+    page.wait_for_function(f"() => ({seg})()[0] === \"NB at each segment's λ\"", timeout=30_000)
+    b03 = _baseline(ds, 0.3)
+    got = page.evaluate(seg)[1]
+    assert got[:2] == pytest.approx([b1, b1], abs=1e-12) and got[2] is None
+    assert got[3:] == pytest.approx([b03, b03], abs=1e-12)
     assert not errors, errors
     page.close()
 

@@ -95,7 +95,9 @@ SAMPLE_JS = """() => {
 
 def test_while_playing_the_metrics_row_names_the_iteration_the_player_shows(server, browser):
     page = browser.new_page(viewport={"width": 1600, "height": 1400})
-    page.goto(server + "/?dataset=synthetic_spam&tol=1e-08&max_iter=40&speed=slow", wait_until="domcontentloaded")
+    # 90 % hidden and λ = 1 pinned: a run long enough to watch the player move on
+    page.goto(server + "/?dataset=synthetic_spam&hidden=90&lam=1&tol=1e-08&max_iter=40&speed=slow",
+              wait_until="domcontentloaded")
     _idle(page)
     page.wait_for_function("() => window.__nbemPlayer && window.__nbemPlayer.main", timeout=120_000)
     page.get_by_role("button", name=re.compile(r"^.?\s*Play\b")).first.click()
