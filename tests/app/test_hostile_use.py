@@ -470,23 +470,36 @@ def _converge(at: AppTest) -> str:
     return next(m.value for m in at.metric if m.label.startswith("Accuracy (t="))
 
 
-def test_guided_10_sms_557_labels_supervised_87_7_ham_86_6_em_about_98():
+def test_guided_10_sms_default_lesson_56_labels_supervised_em_and_the_best_baseline():
+    from nblab.outcome import lesson_outcome
     at = _open_link("sms")
-    prep = at.session_state["lesson"].prep
+    lr = at.session_state["lesson"]
+    prep, cfg = lr.prep, lr.cfg
+    out = lesson_outcome(cfg.dataset, cfg.model, cfg.hidden_pct, lr.smoothing)   # the figures the text quotes
     assert prep.X.shape[0] == 5574                                  # 5,574 real text messages
-    assert int((prep.y_obs >= 0).sum()) == 557                      # EM sees 557 labels
-    assert int(prep.score_mask.sum()) == 5017                       # 5,017 unlabelled messages
-    sup = _sklearn_supervised(prep, "bernoulli")
-    assert f"{sup:.1%}" == "87.7%" == metric(at, "Supervised only")
+    assert int((prep.y_obs >= 0).sum()) == out.n_labelled == 56     # EM sees 56 labels
+    assert int(prep.score_mask.sum()) == out.n_hidden
+    assert metric(at, "Supervised only") == f"{out.at_lambda:.1%}"
+    assert metric(at, "Best supervised") == f"{out.best:.1%}"
     ham = prep.class_names.index("ham")
-    all_ham = float((prep.y_eval[prep.score_mask] == ham).mean())
-    assert f"{all_ham:.1%}" == "86.6%"                              # calling everything ham
-    em_acc, _ = _em_end(prep, "bernoulli")
-    assert abs(em_acc - 0.98) < 0.01                                # "ends at about 98 %"
-    assert _converge(at) == f"{em_acc:.1%}"
+    assert float((prep.y_eval[prep.score_mask] == ham).mean()) == pytest.approx(out.majority)
+    assert _converge(at) == f"{out.em:.1%}"
 
 
-def test_guided_11_bernoulli_calls_everything_ham_multinomial_94_7_to_98_0():
+def test_guided_11_is_it_em_or_lambda_same_split_at_two_lambdas():
+    from nblab.outcome import lesson_outcome
+    at = _open_link("lambda")
+    prep = at.session_state["lesson"].prep
+    assert int((prep.y_obs >= 0).sum()) == 557 and at.session_state["lesson"].smoothing == 1.0
+    o1 = lesson_outcome("sms_spam", "bernoulli", 90, 1.0)
+    assert metric(at, "Supervised only") == f"{o1.at_lambda:.1%}" and _converge(at) == f"{o1.em:.1%}"
+    at = _open_link("lambda", 0)                                    # the same data at λ = 0.1
+    assert at.session_state["lesson"].smoothing == 0.1
+    o01 = lesson_outcome("sms_spam", "bernoulli", 90, 0.1)
+    assert metric(at, "Supervised only") == f"{o01.at_lambda:.1%}" and _converge(at) == f"{o01.em:.1%}"
+
+
+def test_guided_12_bernoulli_calls_everything_ham_multinomial_94_7_to_98_0():
     at = _open_link("absent")
     prep = at.session_state["lesson"].prep
     seen = prep.y_obs >= 0
@@ -507,7 +520,7 @@ def test_guided_11_bernoulli_calls_everything_ham_multinomial_94_7_to_98_0():
     assert f"{em_acc:.1%}" == "98.0%" == _converge(at)
 
 
-def test_guided_12_langid_char_ngrams_supervised_84_8_em_97_0():
+def test_guided_13_langid_char_ngrams_supervised_84_8_em_97_0():
     at = _open_link("langid")
     prep = at.session_state["lesson"].prep
     assert prep.n_classes == 10                                     # ten languages
@@ -517,7 +530,7 @@ def test_guided_12_langid_char_ngrams_supervised_84_8_em_97_0():
     assert f"{em_acc:.1%}" == "97.0%" == _converge(at)
 
 
-def test_guided_13_mismatch_7717_ngrams_supervised_60_9_em_falls_to_51_8_while_objective_climbs():
+def test_guided_14_mismatch_7717_ngrams_supervised_60_9_em_falls_to_51_8_while_objective_climbs():
     at = _open_link("mismatch")
     prep = at.session_state["lesson"].prep
     assert prep.X.shape[1] == 7717                                  # 7,717 character n-grams
