@@ -1,0 +1,182 @@
+"""A fair share of the server per client (dashboard/serve): the heavy-work gate's limit and its order,
+the waiting notice, the per-client caps, and memory handed back. Orders, limits and counters are
+checked, never milliseconds (a loaded 2-core CI machine must pass them the same)."""
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from dashboard.serve import memory
+from dashboard.serve.gate import FairGate, wait_until
+
+
+def _job(gate, client, started, release, log):
+    with gate.hold(client):
+        log.append(client)
+        started.set()
+        release.wait(30)
+
+
+def test_at_most_slots_heavy_jobs_run_at_once_and_the_rest_wait():
+    gate = FairGate(2, poll=0.05)
+    release = threading.Event()
+    log, threads = [], []
+    for i in range(6):
+        t = threading.Thread(target=_job, args=(gate, "address:a", threading.Event(), release, log), daemon=True)
+        t.start()
+        threads.append(t)
+    assert wait_until(lambda: gate.running == 2 and gate.waiting == 4)
+    assert len(log) == 2
+    release.set()
+    for t in threads:
+        t.join(30)
+    s = gate.stats()
+    assert s["granted"] == 6 and s["waited"] == 4 and s["peak_running"] == 2 and s["running"] == 0
+
+
+def test_one_clients_queue_does_not_hold_back_another_clients_job():
+    """Client A queues 10 heavy jobs; client B asks for one after them: B's goes next, not 11th."""
+    gate = FairGate(1, poll=0.05)
+    gates = {}
+    order = []
+
+    def job(client, i):
+        ev = gates[(client, i)] = threading.Event()
+        with gate.hold(client):
+            order.append((client, i))
+            ev.wait(30)
+
+    threads = [threading.Thread(target=job, args=("address:a", i), daemon=True) for i in range(10)]
+    threads[0].start()
+    assert wait_until(lambda: gate.running == 1)
+    for t in threads[1:]:
+        t.start()
+    assert wait_until(lambda: gate.waiting == 9)
+    tb = threading.Thread(target=job, args=("address:b", 0), daemon=True)
+    tb.start()
+    assert wait_until(lambda: gate.waiting == 10)
+    gates[("address:a", 0)].set()                       # A's first job ends: B's job is next
+    assert wait_until(lambda: len(order) == 2)
+    assert order[1] == ("address:b", 0), order
+    for ev in list(gates.values()):
+        ev.set()
+    assert wait_until(lambda: len(order) == 11 and gate.running == 0, timeout=30)
+    for ev in list(gates.values()):
+        ev.set()
+
+
+def test_heavy_work_is_reentrant_and_a_waiting_job_is_told_and_can_leave():
+    gate = FairGate(1, poll=0.05)
+    with gate.hold("address:a"):
+        with gate.hold("address:a"):                    # nested: no second slot, no deadlock
+            assert gate.running == 1
+        told = []
+
+        class Stop(Exception):
+            pass
+
+        def on_wait(ahead):
+            told.append(ahead)
+            if len(told) >= 3:
+                raise Stop                              # Streamlit stopping an outdated run
+
+        err = []
+
+        def waiter():
+            try:
+                with gate.hold("address:b", on_wait=on_wait):
+                    pass
+            except Stop:
+                err.append("stopped")
+
+        t = threading.Thread(target=waiter, daemon=True)
+        t.start()
+        t.join(30)
+        assert err == ["stopped"] and told[0] == 0 and gate.waiting == 0
+    assert gate.running == 0
+
+
+def test_memory_is_trimmed_after_heavy_work_and_when_sessions_end(monkeypatch):
+    monkeypatch.setattr(memory, "TRIM_EVERY", 0.0)
+    before = memory.trims()
+    assert memory.trim() and memory.trims() == before + 1
+    sessions = [30]
+    j = memory.Janitor(lambda: sessions[0], every=3600)
+    assert not j.look()                                  # first look: nothing ended yet
+    sessions[0] = 2                                      # the wave left
+    assert j.look() and memory.trims() == before + 2
+    assert not j.look()                                  # nothing new
+    if memory.available():
+        assert memory.rss_bytes() > 0
+
+
+def test_the_waiting_notice_is_shown_while_a_job_waits():
+    """AppTest: a page whose heavy work waits shows "Waiting for the server" and then runs."""
+    from streamlit.testing.v1 import AppTest
+
+    from dashboard import serve
+
+    def page():
+        import streamlit as st
+
+        from dashboard import serve
+        with serve.heavy():
+            st.write("done")
+
+    held = threading.Event()
+    release = threading.Event()
+
+    def other():
+        with serve.GATE.hold("address:someone-else"):
+            held.set()
+            release.wait(60)
+
+    t = threading.Thread(target=other, daemon=True)
+    t.start()
+    assert held.wait(10)
+    at = AppTest.from_function(page, default_timeout=60)
+    runner = threading.Thread(target=at.run, daemon=True)
+    runner.start()
+    assert wait_until(lambda: serve.GATE.waiting == 1, timeout=30)
+    release.set()
+    runner.join(60)
+    assert not at.exception
+    assert [m.value for m in at.markdown] == ["done"]
+    assert serve.GATE.stats()["waited"] >= 1
+
+
+def test_a_client_over_its_session_limit_gets_a_short_page(monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from conftest import ROOT
+    from dashboard import serve
+
+    monkeypatch.setenv("NBLAB_SESSIONS_PER_CLIENT", "2")
+    monkeypatch.setattr(serve, "_SESSIONS", {"s1": "address:unknown", "s2": "address:unknown"})
+    at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
+    at.run()
+    assert not at.exception
+    assert any("2 pages of the lab open" in w.value for w in at.warning), [w.value for w in at.warning]
+    assert not at.selectbox                               # no lesson drawn for it
+    monkeypatch.setenv("NBLAB_SESSIONS_PER_CLIENT", "3")
+    at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
+    at.run()
+    assert not at.exception and at.selectbox
+
+
+def test_uploads_per_client_are_capped(monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from conftest import ROOT
+    from dashboard import serve
+
+    monkeypatch.setenv("NBLAB_UPLOADS_PER_CLIENT", "1")
+    monkeypatch.setattr(serve, "_SESSIONS", {"s1": "address:unknown"})
+    monkeypatch.setattr(serve, "_UPLOADS", {"s1"})
+    at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
+    at.session_state["pending_upload"] = ("mine.csv", b"text,label\nwin cash,spam\nlunch now,ham\nhi,\n")
+    at.run()
+    assert not at.exception
+    shown = " ".join(e.value for e in at.error)
+    assert "1 uploaded files open" in shown and at.session_state["dataset"] != "upload"
