@@ -93,6 +93,20 @@ export function gfmt(v) {
 /** Python's len() and slicing count code points, not UTF-16 units. */
 export const codePoints = (s) => Array.from(String(s));
 
+/** Shown in place of a space at the edge of a term (character n-grams " en" / "en "). */
+export const SPACE = "␣";
+
+// ---- pure parts ------------------------------------------------------------------------------------
+
+/** A term as the inspector shows it (char n-grams " en" and "en " differ): leading and trailing spaces as ␣. */
+export function termLabel(term) {
+  const s = String(term);
+  const core = s.replace(/^ +| +$/g, "");
+  if (!core) return SPACE.repeat(s.length);
+  const lead = s.length - s.replace(/^ +/, "").length, trail = s.length - s.replace(/ +$/, "").length;
+  return SPACE.repeat(lead) + core + SPACE.repeat(trail);
+}
+
 // ---- arrays ------------------------------------------------------------------------------------------
 
 /** numpy's argmax over each row of a flat (N, K) array: the first of equal maxima; NaN wins. */

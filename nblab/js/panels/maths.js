@@ -7,7 +7,7 @@
 // The document: the hidden one EM is least sure about under θ⁽⁰⁾ (as the app), until one is picked
 // in the documents table ("nblab-doc" event) or typed in the box. The row: the one that separates
 // the classes most at t, until one is picked.
-import { h, table, section, fmt, gfmt, int, math, maxRow, matCols, csrOf, denseOf, categoriesOf, listen, classroom, trueLabels, modelName, docRow } from "./common.js";
+import { h, table, section, fmt, gfmt, int, math, maxRow, matCols, csrOf, denseOf, categoriesOf, listen, classroom, trueLabels, modelName, docRow, termLabel } from "./common.js";
 import { paramTable, topSeparating } from "./params.js";
 import { PICK_EVENT, cutText } from "./documents.js";
 
@@ -206,7 +206,7 @@ export function mount(el, ctx) {
     if (key !== rowsKey) {
       rowsKey = key;
       rowSelect.textContent = "";
-      for (const r of choices) rowSelect.append(h("option", { value: String(r), text: String(tab.rows[r]) }));
+      for (const r of choices) rowSelect.append(h("option", { value: String(r), text: termLabel(String(tab.rows[r])) }));
     }
     const j = row !== null && choices.includes(row) ? row : top[0];
     rowSelect.value = String(j);
@@ -276,7 +276,7 @@ export function mount(el, ctx) {
       const sym = tab.short, c = m.den, cText = Number.isInteger(c) ? String(c) : fmt(c, 2);
       colM.append(h("p", null, math(ESTIMATE[model])));
       colM.append(table({
-        caption: `${sym} for “${tab.rows[j]}”`,
+        caption: `${sym} for “${termLabel(tab.rows[j])}”`,
         head: ["class k", model === "categorical" ? "λ + Σᵢ [xᵢⱼ = d] rᵢₖ" : "λ + Σᵢ xᵢⱼ rᵢₖ", `${cText}·λ + ${model === "multinomial" ? "Σⱼ′ Σᵢ xᵢⱼ′ rᵢₖ" : "Σᵢ rᵢₖ"}`, `${sym}`],
         rows: names.map((cn, k) => [cn, num(`${fmt(lam, 3)} + ${fmt(m.counts[k], 2)}`),
           num(`${cText}·${fmt(lam, 3)} + ${fmt(m.totals[k], 2)}`), num(fmt(m.values[k], 3), { "data-value": k })]),

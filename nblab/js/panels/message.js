@@ -3,22 +3,8 @@
 // (the engine's text.js, passed in as ctx.vectorize or found on ctx.data), run.explain(x, t) gives
 // eq. 21's numbers, and the words that pushed the message towards each class are listed with their
 // log-odds (eq. 11's terms, one class against the other).
-import { h, table, section, pyFixed, signed, classroom, modelName } from "./common.js";
+import { h, table, section, pyFixed, signed, classroom, modelName, termLabel } from "./common.js";
 import { vectorizer as textVectorizer } from "../text.js";
-
-/** Shown in place of a space at the edge of a term (character n-grams " en" / "en "). */
-export const SPACE = "␣";
-
-// ---- pure parts ------------------------------------------------------------------------------------
-
-/** A term as the inspector shows it: leading and trailing spaces as ␣. */
-export function termLabel(term) {
-  const s = String(term);
-  const core = s.replace(/^ +| +$/g, "");
-  if (!core) return SPACE.repeat(s.length);
-  const lead = s.length - s.replace(/^ +/, "").length, trail = s.length - s.replace(/ +$/, "").length;
-  return SPACE.repeat(lead) + core + SPACE.repeat(trail);
-}
 
 /** The two classes compared: with two classes always class 1 against class 0 (spam against ham),
  * else the two most probable for this message. */

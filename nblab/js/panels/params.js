@@ -6,7 +6,7 @@
 // that truth. Every chart has its numbers in a table beside it.
 import {
   h, table, section, fmt, pyFixed, classColor, fontSize, figureLayout, drawChart, plotText, stableArgsort,
-  argmaxRow, GREY, classroom, categoriesOf, imageShapeOf, trueLabels, modelName,
+  argmaxRow, GREY, classroom, termLabel, categoriesOf, imageShapeOf, trueLabels, modelName,
 } from "./common.js";
 
 export const IMAGES = "Images";
@@ -162,7 +162,7 @@ export function barsSpec(tab, prev, classNames, nTop, fs) {
   const idx = topSeparating(mat, tab.R, K, nTop, tab.logScale).reverse();
   const n = idx.length, width = 0.8 / K;
   const ypos = idx.map((_, i) => i);
-  const names = idx.map((j) => plotText(rows[j]));
+  const names = idx.map((j) => plotText(termLabel(rows[j])));
   const data = [];
   for (let k = 0; k < K; k++) {
     const off = (k - (K - 1) / 2) * width;
@@ -192,7 +192,7 @@ function legendRowsFor(classNames, prev) {
 export function heatmapSpec(tab, classNames, fs, maxRows = 400) {
   const order = topSeparating(tab.mat, tab.R, tab.K, Math.min(maxRows, tab.R), tab.zmin === 0);
   const trace = { type: "heatmap", z: order.map((j) => Array.from(tab.mat.subarray(j * tab.K, (j + 1) * tab.K))),
-    x: classNames.map((c) => plotText(c)), y: order.map((j) => plotText(tab.rows[j])), colorscale: "Viridis",
+    x: classNames.map((c) => plotText(c)), y: order.map((j) => plotText(termLabel(tab.rows[j]))), colorscale: "Viridis",
     colorbar: { title: { text: tab.short } }, hovertemplate: "%{y} | %{x}: %{z:.3f}<extra></extra>" };
   if (tab.zmin !== null) trace.zmin = tab.zmin;
   if (tab.zmax !== null) trace.zmax = tab.zmax;
@@ -359,7 +359,7 @@ function valuesTable(tab, prev, idx, names) {
   const head = ["feature", ...names.map((c) => `${tab.short}(${c})`)];
   if (prev) head.push(...names.map((c) => `${tab.short}(${c}) at t − 1`));
   const rows = Array.from(idx, (j) => {
-    const r = [tab.rows[j]];
+    const r = [termLabel(tab.rows[j])];
     for (let k = 0; k < K; k++) r.push({ text: fmt(tab.mat[j * K + k], 3), class: "nbl-num" });
     if (prev) for (let k = 0; k < K; k++) r.push({ text: fmt(prev.mat[j * K + k], 3), class: "nbl-num" });
     return r;

@@ -308,10 +308,10 @@ test("eStepNumbers: log p(x | k) is the sum of the terms when the engine gives t
 // ---- message ------------------------------------------------------------------------------------------------
 
 test("termLabel shows a space at a term's edge as ␣", () => {
-  assert.equal(G.termLabel(" en"), "␣en");
-  assert.equal(G.termLabel("en "), "en␣");
-  assert.equal(G.termLabel("  "), "␣␣");
-  assert.equal(G.termLabel("free"), "free");
+  assert.equal(C.termLabel(" en"), "␣en");
+  assert.equal(C.termLabel("en "), "en␣");
+  assert.equal(C.termLabel("  "), "␣␣");
+  assert.equal(C.termLabel("free"), "free");
 });
 
 test("compareClasses: class 1 against class 0 with two classes, else the top two", () => {
