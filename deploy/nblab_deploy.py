@@ -30,8 +30,8 @@ What `start` starts (all on this machine, every part from Debian's packages or t
 
 Users: run it as an ordinary user and everything runs as that user (ports >= 1024). Run as root
 and PostgreSQL runs as Debian's ``postgres`` user, HAProxy drops to ``nobody`` once its port is open,
-and the app processes run as --user (default ``nobody``) when that user can run this Python;
-otherwise they run as root and `start` says why.
+and the app processes run as --user (default ``nobody``); when that user cannot run this Python,
+`start` refuses (exit 1, saying why and what to do) unless --allow-root is given.
 
 State (pids, ports, the generated haproxy.cfg, logs, the PostgreSQL data) lives in --state-dir
 (default ``~/.local/state/nblab-deploy``); `status` and `stop` read it. Exit status: 0 done,
@@ -152,20 +152,51 @@ def as_user(cmd: list[str], user: str | None) -> list[str]:
     return ["runuser", "-u", user, "--", *cmd] if user else cmd
 
 
-def app_user(requested: str | None) -> tuple[str | None, str]:
-    """(user to run the app processes as, None = this user; a note for the operator)."""
+def app_user(requested: str | None, allow_root: bool = False) -> tuple[str | None, str]:
+    """(user to run the app processes as, None = this user; a note for the operator).
+
+    As root the app (which parses every student's upload) never runs as root unless ``allow_root``
+    (--allow-root) says so: when ``--user`` (default nobody) cannot run this Python with this
+    repository, DeployError says why and what to do, before anything is started."""
     if os.geteuid() != 0:
         return None, ""
     user = requested or "nobody"
     if user == "root":
-        return None, "app processes run as root (--user root)"
+        if not allow_root:
+            raise DeployError("refusing to run the app processes as root (--user root): the app reads every "
+                              "student's upload, and a root process would do so with every right on this "
+                              "machine. Use an unprivileged --user, or pass --allow-root if you really mean it.")
+        return None, "app processes run as root (--user root --allow-root)"
     probe = subprocess.run(as_user([sys.executable, "-c", "import streamlit, nbcore, dashboard"], user),
                            cwd=str(ROOT), capture_output=True, text=True, timeout=120)
     if probe.returncode != 0:
         why = (probe.stderr.strip().splitlines() or ["?"])[-1]
-        return None, (f"app processes run as root: user {user!r} cannot run {sys.executable} "
-                      f"with this repository ({why}); give it read access or pass --user")
+        if not allow_root:
+            raise DeployError(
+                f"refusing to run the app processes as root: user {user!r} cannot run {sys.executable} with "
+                f"this repository ({why}). Fix: give {user!r} read (and execute) access to the virtualenv and "
+                f"the repository (e.g. install them under /opt), or pass --user with a user that can; "
+                f"--allow-root runs them as root anyway (not advised: the app reads every student's upload).")
+        return None, (f"app processes run as ROOT (--allow-root): user {user!r} cannot run {sys.executable} "
+                      f"with this repository ({why})")
     return user, f"app processes run as {user}"
+
+
+def share_key(state: Path, given: str | None) -> str:
+    """The key teachers type to share a data set (NBLAB_SHARE_KEY of the app processes): --share-key or
+    the environment's, else the one kept in <state>/share_key, else a new random one written there
+    (readable by the operator only). With it, sharing is decided by role, not by network address."""
+    import secrets as _secrets
+
+    key = given or os.environ.get("NBLAB_SHARE_KEY")
+    f = state / "share_key"
+    if not key and f.exists():
+        key = f.read_text().strip()
+    if not key:
+        key = _secrets.token_urlsafe(12)
+    f.write_text(key + "\n")
+    f.chmod(0o600)
+    return key
 
 
 # ---------------------------------------------------------------------------- PostgreSQL
@@ -296,6 +327,7 @@ def start(args) -> dict:
     log = (lambda m: None) if args.quiet else (lambda m: print("nblab-deploy: " + m, flush=True))
     st: dict = {"state_dir": str(state), "processes": [], "haproxy": None, "started": time.time()}
     try:
+        user, note = app_user(args.user, args.allow_root)   # before anything starts: may refuse root
         if args.store_url:
             store_url = args.store_url
         else:
@@ -303,9 +335,11 @@ def start(args) -> dict:
             st.update(pg)
             write_state(state, st)
         st["store_url"] = store_url
-        user, note = app_user(args.user)
         if note:
             log(note)
+        key = share_key(state, args.share_key)
+        log(f"share key for teachers (they type it under Share this data set): {key}  "
+            f"(kept in {state / 'share_key'})")
         home = state / "home"   # the app user's HOME (Streamlit looks for ~/.streamlit there)
         home.mkdir(exist_ok=True)
         if user:
@@ -316,7 +350,11 @@ def start(args) -> dict:
                 f = state / "logs" / f"app{i}.log"
                 f.touch()
                 os.chown(f, pw.pw_uid, pw.pw_gid)
-        env = dict(os.environ, NBLAB_STORE_URL=store_url, PYTHONUNBUFFERED="1", HOME=str(home))
+        # MALLOC_ARENA_MAX=2: glibc keeps fewer per-thread arenas, so less freed memory stays with the
+        # process after a wave of heavy sessions (the app also trims after heavy work: dashboard/serve)
+        env = dict(os.environ, NBLAB_STORE_URL=store_url, PYTHONUNBUFFERED="1", HOME=str(home),
+                   NBLAB_SHARE_KEY=key)
+        env.setdefault("MALLOC_ARENA_MAX", "2")
         env.pop("NBLAB_STORE_DIR", None)
         for i, port in enumerate(ports):
             cmd = [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.headless", "true",
@@ -447,7 +485,11 @@ def main(argv=None) -> int:
         p.add_argument("--bind", default="0.0.0.0", help="the proxy's address (default 0.0.0.0: the network)")
         p.add_argument("--app-port", type=int, default=0, help="first app port (default: free ports)")
         p.add_argument("--store-url", help="an existing postgresql:// URL for the shares (default: start one)")
-        p.add_argument("--user", help="as root: run the app processes as this user (default nobody, if it can)")
+        p.add_argument("--user", help="as root: run the app processes as this user (default nobody)")
+        p.add_argument("--allow-root", action="store_true",
+                       help="as root: run the app processes as root when --user cannot run them (else refused)")
+        p.add_argument("--share-key", help="the key teachers type to share (default: kept in the state "
+                                           "directory, made on first start)")
         p.add_argument("--max-upload-mb", type=float, default=6.0, help="largest request body the proxy passes (default 6)")
         p.add_argument("--client-timeout", type=int, default=60, help="HTTP idle timeout, s (default 60)")
         p.add_argument("--tunnel-timeout", type=int, default=3 * 3600, help="idle websocket timeout, s (default 3 h)")

@@ -923,7 +923,8 @@ def run_through_proxy(args) -> int:
     if args.deploy:
         state_dir = tempfile.mkdtemp(prefix="loadtest_deploy_")
         cmd = [sys.executable, str(ROOT / "deploy" / "nblab_deploy.py"), "start", "--processes", str(args.deploy),
-               "--port", str(free_port()), "--bind", "127.0.0.1", "--state-dir", state_dir]
+               "--port", str(free_port()), "--bind", "127.0.0.1", "--state-dir", state_dir] + (
+            ["--allow-root"] if os.geteuid() == 0 else [])
         for a in args.server_arg:
             cmd += ["--streamlit-arg=" + a]
         print("starting", " ".join(cmd[1:]), flush=True)

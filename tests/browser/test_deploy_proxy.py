@@ -65,7 +65,7 @@ def deployment():
     state = tempfile.mkdtemp(prefix="nblab_deploy_test_")
     port = free_port()
     cmd = [sys.executable, str(DEPLOY), "start", "--processes", "2", "--port", str(port), "--bind", "127.0.0.1",
-           "--state-dir", state, "--quiet"]
+           "--state-dir", state, "--quiet"] + (["--allow-root"] if os.geteuid() == 0 else [])
     r = subprocess.run(cmd, cwd=str(ROOT), capture_output=True, text=True, timeout=240)
     try:
         if r.returncode != 0:
