@@ -240,3 +240,9 @@ def page_run() -> Iterator[None]:
     heavy_now = new or bool(st.session_state.get("pending_upload"))  # dashboard.ui.state.PENDING_UPLOAD
     with (heavy() if heavy_now else nullcontext()):
         yield
+
+
+def converge(lr, progress) -> None:
+    """``lr.converge(progress)`` (a LessonRun running EM to convergence) as heavy work."""
+    with heavy():
+        lr.converge(progress)
