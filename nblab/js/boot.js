@@ -117,15 +117,16 @@ export function start(root) {
   const lower = el("div", { class: "lab-lower" });
   G.slots = {};
   for (const p of PANEL_SLOTS) {
-    G.slots[p] = el("section", { id: `lab-panel-${p}`, class: "lab-panel", "data-panel": p, "aria-label": PANEL_TITLES[p], hidden: true });
+    // no name of its own: a panel names itself with its heading (two landmarks of one name would clash)
+    G.slots[p] = el("section", { id: `lab-panel-${p}`, class: "lab-panel", "data-panel": p, hidden: true });
     lower.append(G.slots[p]);
   }
   const about = el("details", { class: "lab-about" }, el("summary", { text: "About this page and its data" }));
   G.about = about;
   const top = el("section", { class: "lab-top", "aria-label": "The run" }, bar, G.sentence, metricsRow);
   const content = el("div", { class: "lab-content" }, grid, lower);
-  const main = el("main", { class: "lab-main" }, top, el("div", { class: "lab-body" }, side, content));
-  root.append(head, G.linkBox, G.changeBox, G.lamZero, G.errorBox, main, about);
+  const main = el("main", { class: "lab-main" }, top, el("div", { class: "lab-body" }, side, content), about);
+  root.append(head, G.linkBox, G.changeBox, G.lamZero, G.errorBox, main);
 
   // ---- the controls ----
   G.controls = mountControls(side, bar, { table, initLabels: cfg.initLabels,
@@ -133,7 +134,7 @@ export function start(root) {
     onAction: (name, arg) => act(name, arg),
     onNotice: (n) => { G.urlNotices.push(n); drawLinkNotice(); } });
   G.controls.setSettings(G.settings);
-  root.classList.toggle("lab-classroom", !!G.settings.classroom);
+  setClassroom(!!G.settings.classroom);
 
   // ---- the run (plotly.js unpacks meanwhile: its gzip stream runs off the main thread) ----
   const plotlyLoading = loadPlotly(document.getElementById("nblab-plotly").textContent.trim());
@@ -285,12 +286,18 @@ export function start(root) {
     else if (from === "link" && c.page.includes("t")) lab.show(next.t);
     else if (what === "page" && !c.page.includes("t")) lab.show(wasLatest);
     if (c.page.includes("classroom")) {
-      root.classList.toggle("lab-classroom", !!G.settings.classroom);
+      setClassroom(!!G.settings.classroom);
       G.charts && drawCharts(true);
     }
     if (from !== "control") G.controls.setSettings(G.settings);
     else G.controls.setSettings(G.settings);
     render(true);
+  }
+
+  // classroom mode: the page's bigger type; the panels read data-classroom (nblab/panels.css)
+  function setClassroom(on) {
+    root.classList.toggle("lab-classroom", on);
+    root.setAttribute("data-classroom", String(on));
   }
 
   // ---- drawing ------------------------------------------------------------------------------------------------------
@@ -430,7 +437,7 @@ export function start(root) {
       }
     }, { rootMargin: "300px 0px 300px 0px" }) : null;
     for (const [pname, mod] of PANELS) {
-      const slot = G.slots[pname] || (G.slots[pname] = el("section", { id: `lab-panel-${pname}`, class: "lab-panel", "data-panel": pname, "aria-label": pname }));
+      const slot = G.slots[pname] || (G.slots[pname] = el("section", { id: `lab-panel-${pname}`, class: "lab-panel", "data-panel": pname }));
       if (!slot.parentNode) G.slots.params.parentNode.append(slot);
       slot.hidden = false;
       try {

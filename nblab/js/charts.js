@@ -45,7 +45,7 @@ export function legendRows(names, fs, width) {
 /** Title in a band at the top, the legend in a band under it (theme.figure_spec). */
 export function figureLayout(layout, title, fs, height, rows = 1) {
   const titleBand = Math.trunc((fs + 4) * 1.6) + 8;
-  const legendBand = Math.trunc(fs * 1.7) * rows + 6;
+  const legendBand = rows ? Math.trunc(fs * 1.7) * rows + 6 : 0;
   const total = height + Math.max(0, fs - 15) * 12 + Math.trunc(fs * 1.7) * Math.max(0, rows - 1);
   const out = Object.assign({}, layout, {
     title: { text: `<b>${title}</b>`, font: { size: fs + 4 }, x: 0, xanchor: "left", y: 1.0, yref: "container", yanchor: "top", pad: { t: 8 } },
@@ -64,6 +64,9 @@ export function figureLayout(layout, title, fs, height, rows = 1) {
   }
   return out;
 }
+
+/** More classes than this: the α chart's legend is the page's own (HTML), not plotly's. */
+export const htmlLegend = (K) => K > 4;
 
 /** Whole-number iteration ticks (theme.int_ticks). */
 export function intTicks(T) {
@@ -129,9 +132,14 @@ export function alphaSpec(S, fs, width) {
     for (const a of S.alpha) for (const v of a) if (isFinite(v)) m = Math.max(m, v);
     top = Math.min(1, m * 1.25 + 0.02);
   }
-  const layout = { shapes, annotations, xaxis: Object.assign({ title: { text: "iteration t" } }, intTicks(S.T)),
+  // many classes: their names go in a legend of the page's own under the chart (it wraps to the chart's
+  // width); plotly's would stack them one per row in a narrow chart
+  const own = htmlLegend(S.K);
+  const layout = { shapes, annotations, showlegend: !own, xaxis: Object.assign({ title: { text: "iteration t" } }, intTicks(S.T)),
     yaxis: { title: { text: "α (class prior)" }, range: [0, top] } };
-  return { data, layout: figureLayout(layout, "Class priors α", fs, 330, Math.max(1, legendRows(S.names.map(String), fs, width))) };
+  const spec = { data, layout: figureLayout(layout, "Class priors α", fs, 330, own ? 0 : Math.max(1, legendRows(S.names.map(String), fs, width))) };
+  if (own) spec.legend = S.names.map((n, k) => [String(n), classColor(k)]);
+  return spec;
 }
 
 export function accSpec(S, fs, width) {
@@ -299,15 +307,16 @@ export function mountCharts(grid, ctx) {
   const boxes = CHARTS.map(([name, label]) => {
     const wrap = el("div", { class: "lab-chart", role: "figure", "aria-label": label, "data-chart": name,
       "aria-describedby": `lab-sum-${name}` });
+    const legend = el("ul", { class: "lab-legend", "aria-hidden": "true", hidden: true });
     const gd = el("div", { class: "lab-plot", "aria-hidden": "true" });
     const overlay = el("div", { class: "lab-overlay", "aria-hidden": "true" });
     const sum = el("p", { class: "lab-fig-summary", id: `lab-sum-${name}` });
     const details = el("details", { class: "lab-data" });
     const tables = el("div", { class: "lab-tables", tabindex: "0", role: "region", "aria-label": `Data of the chart: ${label}` });
     details.append(el("summary", { text: "Data as a table" }), tables);
-    wrap.append(gd, overlay, sum, details);
+    wrap.append(gd, overlay, legend, sum, details);
     grid.append(wrap);
-    const box = { name, label, wrap, gd, overlay, sum, details, tables, key: null, marks: [], spec: null };
+    const box = { name, label, wrap, legend, gd, overlay, sum, details, tables, key: null, marks: [], spec: null };
     details.addEventListener("toggle", () => { if (details.open && api.S) fill(box); });
     return box;
   });
@@ -350,12 +359,25 @@ export function mountCharts(grid, ctx) {
       box.key = key;
       const spec = box.name === "alpha" ? alphaSpec(S, api.fs, width) : box.name === "acc" ? accSpec(S, api.fs, width) : llSpec(S, api.fs, width);
       box.spec = spec;
+      drawLegend(box, spec.legend);
       if (ctx.Plotly) jobs.push(box);
     }
     mark(lab.t);
     // one chart after the other: the first is on screen before the next is laid out
     return jobs.reduce((p, box) => p.then(() => react(box, box.spec)).then(() => { if (!api.first) api.first = performance.now(); }),
       Promise.resolve());
+  }
+
+  function drawLegend(box, items) {
+    box.legend.hidden = !items;
+    const key = items ? items.map((i) => i.join("\u0000")).join("\u0001") : "";
+    if (!items || box.legend.__key === key) return;
+    box.legend.__key = key;
+    box.legend.replaceChildren(...items.map(([name, colour]) => {
+      const sw = el("span", { class: "lab-swatch" });
+      sw.style.borderTopColor = colour;
+      return el("li", null, sw, document.createTextNode(name));
+    }));
   }
 
   function placeMark(box) {
