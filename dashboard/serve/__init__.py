@@ -1,7 +1,8 @@
 """A fair share of the server per client, and memory given back (the Streamlit side).
 
-* Heavy work (parsing and vectorising an upload or a shared file, a session's first build and a
-  link's recomputed iterations, running EM to convergence) goes through :func:`heavy`: at most
+* Heavy work (parsing and vectorising an upload or a shared file, a run's build and a link's
+  recomputed iterations through LessonRun's ``busy=`` (:func:`busy`), running EM to convergence
+  (:func:`converge`)) goes through :func:`heavy`: at most
   ``NBLAB_HEAVY_SLOTS`` such jobs run at once in a server process (default 1), queued fairly between
   clients (dashboard/serve/gate.py). A job that waits shows a "waiting" notice with how many go
   first. Light work (a Step, a λ change) never waits, so one client's heavy runs cannot starve
@@ -229,15 +230,17 @@ def _start_janitor() -> None:
 @contextmanager
 def page_run() -> Iterator[None]:
     """Around a whole page run (dashboard/app.py): a tab over its client's limit of sessions gets a
-    short page instead; a run that does heavy work from its start (a session's first run, which
-    builds its run and recomputes a link's iterations, or a file the uploader just handed over)
-    holds a heavy-work slot for the whole run."""
+    short page instead; a run that does heavy work from its start (a file the uploader just handed
+    over) holds a heavy-work slot for the whole run."""
     _start_janitor()
     new, refused = _register()
     if refused is not None:
         st.warning(refused, icon=":material/tab_close:")
         st.stop()
-    heavy_now = new or bool(st.session_state.get("pending_upload"))  # dashboard.ui.state.PENDING_UPLOAD
+    # A session's first build and a link's recomputed iterations take their slot where they happen
+    # (LessonRun's busy=, see busy()), not for the whole first run: a page waiting for the shares'
+    # store must not hold a slot that other students' work needs.
+    heavy_now = bool(st.session_state.get("pending_upload"))  # dashboard.ui.state.PENDING_UPLOAD
     with (heavy() if heavy_now else nullcontext()):
         yield
 
