@@ -327,10 +327,10 @@ export class Generator {
   }
 
   /**
-   * Generator.integers(0, n, size) — NOT bit-exact with numpy (numpy buffers the 32-bit halves
-   * of its fill differently); the same distribution. Used only where the lab documents it.
+   * Generator.integers(0, n, size) for n ≤ 2^32 (int64 draws: Lemire's method on next_uint32).
+   * @returns {number[]} (size,)
    */
-  integersApprox(n, size) {
+  integers(n, size) {
     const out = new Array(size);
     for (let i = 0; i < size; i++) out[i] = boundedUint64(this.bg, n - 1);
     return out;
