@@ -156,21 +156,25 @@ def test_documents_sort_as_the_app(browser, pages):
     step(page, 2)
     show_panel(page, "nbl-docs")
 
-    def column(i):
+    def column(name):
+        # by the header's text: the Bernoulli model with two classes adds the words present / absent columns
+        i = page.eval_on_selector_all(".nbl-doc-table thead th",
+                                      "(hs, n) => hs.findIndex((h) => h.innerText.replace(/[▲▼↕]/g, '').trim() === n)", name)
+        assert i >= 0, name
         return page.eval_on_selector_all(".nbl-doc-table tbody tr",
                                          f"(rs) => rs.map((r) => r.children[{i}].innerText.trim())")
 
-    conf = [float(v) for v in column(5)]
+    conf = [float(v) for v in column("confidence")]
     assert conf == sorted(conf)                                      # least sure first (the default)
     page.select_option(".nbl-sort", "most sure first")
-    conf = [float(v) for v in column(5)]
+    conf = [float(v) for v in column("confidence")]
     assert conf == sorted(conf, reverse=True)
     page.locator(".nbl-doc-table thead button", has_text="doc").click()  # the header: document order
-    docs = [int(v) for v in column(0)]
+    docs = [int(v) for v in column("doc")]
     assert docs == sorted(docs)
     assert page.locator(".nbl-doc-table thead th[aria-sort]").count() == 1
     page.select_option(".nbl-sort", "wrong first")
-    marks = column(7)
+    marks = column("correct")
     wrong = [m.startswith("✗") for m in marks]
     assert wrong == sorted(wrong, reverse=True)
     # the confusion matrix: rows are the true classes, the counts add up to the hidden documents

@@ -1,4 +1,4 @@
-// The maths beside the pictures (dashboard/lesson/panels/maths.py; the offline file's maths panel):
+// The maths beside the pictures (the app's maths panel, dashboard/lesson/panels/maths.py, in the browser):
 // one document's E-step (eq. 21: log α_k + log p(x | k) → joint → posterior; eq. 22 for a labelled
 // document) and the M-step that made θ_t (eq. 23: α from the summed responsibilities; eq. 24 for one
 // parameter row, with λ), filled in with the run's numbers at iteration t. The M-step numbers are
@@ -6,10 +6,11 @@
 //
 // The document: the hidden one EM is least sure about under θ⁽⁰⁾ (as the app), until one is picked
 // in the documents table ("nblab-doc" event) or typed in the box. The row: the one that separates
-// the classes most at t, until one is picked.
+// the classes most at t, until one is picked; a row picked before stays pickable when the picker
+// offers a short list (as the app's controls.maths_controls).
 import { h, table, section, fmt, gfmt, int, math, maxRow, matCols, csrOf, denseOf, categoriesOf, listen, classroom, trueLabels, modelName, docRow, termLabel } from "./common.js";
 import { paramTable, topSeparating } from "./params.js";
-import { PICK_EVENT, cutText } from "./documents.js";
+import { PICK_EVENT } from "./documents.js";
 
 /** up to this many parameter rows the row picker lists them all (maths.FULL_FEATURE_LIST) */
 export const FULL_FEATURE_LIST = 300;
@@ -30,6 +31,24 @@ export const ESTIMATE = {
 };
 
 // ---- pure parts ------------------------------------------------------------------------------------
+
+/** The document's text as the app's maths panel shows it (derive.one_line of the text with its line
+ * breaks as " / "): "\n" → " / ", each run of control characters (and U+2028/2029) → one space, cut to
+ * `limit` code points with "…". */
+export function oneLine(text, limit = 300) {
+  const s = String(text).replace(/\n/g, " / ").replace(/[\x00-\x1f\x7f\u2028\u2029]+/g, " ");
+  const cp = Array.from(s);
+  return cp.length > limit ? cp.slice(0, Math.max(0, limit - 1)).join("") + "…" : s;
+}
+
+/** The rows the picker offers (controls.maths_controls): `choices`, with the row picked before put
+ * first when it is not among them, and the default row likewise. */
+export function pickerOptions(choices, picked, def) {
+  const out = Array.from(choices);
+  if (picked !== null && picked !== undefined && !out.includes(picked)) out.unshift(picked);
+  if (!out.includes(def)) out.unshift(def);
+  return out;
+}
 
 /** The hidden document EM is least sure about under θ⁽⁰⁾ (np.argmin: the first), else 0. */
 export function defaultDoc(post0, yObs, K) {
@@ -196,7 +215,7 @@ export function mount(el, ctx) {
     const x = docRow(prep, i);
     let choices;
     if (tab.R > FULL_FEATURE_LIST && tab.R === x.length) {
-      choices = featureChoices(top, x);
+      choices = pickerOptions(featureChoices(top, x), row !== null && row < tab.R ? row : null, top[0]);
       rowHelp.textContent = `The ${top.length} features that separate the classes most at t = ${t}, then the features document ${i} contains (most frequent first).`;
     } else {
       choices = Array.from({ length: tab.R }, (_, r) => r);
@@ -212,7 +231,7 @@ export function mount(el, ctx) {
     rowSelect.value = String(j);
     rowSelect.parentNode.hidden = !hasRatio;
 
-    const text = prep.texts && i < prep.texts.length ? cutText(prep.texts[i], 300) : null;
+    const text = prep.texts && i < prep.texts.length ? oneLine(prep.texts[i], 300) : null;
     docText.textContent = text === null ? "" : `Document ${i}: “${text}”`;
     docText.hidden = text === null;
     const src = half ? t : Math.max(0, t - 1);

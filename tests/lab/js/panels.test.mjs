@@ -1,5 +1,5 @@
 // node --test tests/lab/js/panels.test.mjs — the pure parts of the lab's lower panels (nblab/js/panels/):
-// number formatting as Python prints numbers, which hidden documents the table holds and in which order,
+// number formatting as Python prints numbers, the documents table's order over every hidden document,
 // flips and the confusion matrix, the top separating rows, the parameter tables, the histogram's bins,
 // the M-step row of eq. 23/24, the typed message's log-odds split. The Python oracle for the same
 // functions on real data is tests/lab/test_panels_oracle.py.
@@ -145,16 +145,6 @@ test("rowsAt: the class EM gives, its confidence and the true class's responsibi
   assert.deepEqual(Array.from(r.rTrue), [0.9, 0.4, 0.5]);
 });
 
-test("pickDocuments: most flips first, then least sure, then row order; the kept rows sorted", () => {
-  const preds = [Int32Array.from([0, 0, 0, 0]), Int32Array.from([1, 0, 0, 1]), Int32Array.from([0, 0, 1, 1])];
-  const flips = D.flipCounts(preds);
-  assert.deepEqual(Array.from(flips), [2, 0, 1, 1]);
-  const conf = Float64Array.from([0.9, 0.55, 0.8, 0.6]);
-  assert.deepEqual(D.pickDocuments(flips, conf, [10, 11, 12, 13], 3), [0, 2, 3]);
-  assert.deepEqual(D.pickDocuments(flips, conf, [10, 11, 12, 13], 2), [0, 3]);
-  assert.deepEqual(D.pickDocuments(flips, conf, [10, 11, 12, 13], 0), [0]);   // at least one, as max(1, …)
-});
-
 test("confusionMatrix: rows are the true class", () => {
   assert.deepEqual(D.confusionMatrix([0, 0, 1, 1, 1], [0, 1, 1, 1, 0], 2), [[1, 1], [1, 2]]);
   assert.equal(D.countFlips([0, 1, 1], [1, 1, 0]), 2);
@@ -175,27 +165,49 @@ test("sortDocuments orders as the app's documents_frame", () => {
   assert.deepEqual(docs("document order"), [1, 2, 5, 9]);
 });
 
-test("cutText: lines joined by ' / ', 400 code points with an ellipsis", () => {
-  assert.equal(D.cutText("a\nb\r\nc\n"), "a / b / c");
-  assert.equal(D.cutText("x".repeat(400)), "x".repeat(400));
-  const long = D.cutText("é".repeat(500));
-  assert.equal(Array.from(long).length, 400);
-  assert.ok(long.endsWith("…"));
-  assert.equal(Array.from(D.cutText("😀".repeat(401))).length, 400);
-});
-
-test("documentText: the text; else the first 40 words of word data; else nothing", () => {
+test("documentText: the full text; else every word present of word data; else nothing", () => {
   const names = Array.from({ length: 50 }, (_, j) => `w${j}`);
   const X = { csr: { indptr: Int32Array.from([0, 45, 46]), indices: Int32Array.from([...Array(45).keys(), 3]), data: new Float64Array(46).fill(1) }, n: 2, v: 50 };
   const prep = { featureNames: names, X };
-  const t0 = D.documentText(prep, 0, "binary");
-  assert.equal(t0, "{" + names.slice(0, 40).join(", ") + "}");
+  assert.equal(D.documentText(prep, 0, "binary"), "{" + names.slice(0, 45).join(", ") + "}");   // no cap at 40
   assert.equal(D.documentText(prep, 1, "counts"), "{w3}");
   assert.equal(D.documentText(prep, 1, "continuous"), "");
+  const long = "a\nb " + "é".repeat(600);
+  assert.equal(D.documentText({ texts: ["<b>hi</b>", long] }, 1, "binary"), long);                  // not cut
   assert.equal(D.documentText({ texts: ["<b>hi</b>"] }, 0, "binary"), "<b>hi</b>");
 });
 
-test("documentsView: chosen rows, confusion over every hidden row, flips at t, accuracy", () => {
+test("sortOrder: documents_frame's lexsort keys, over every row", () => {
+  const rows = [4, 7, 9, 12, 20];
+  const conf = [0.6, 0.9, 0.6, 0.55, 0.9];
+  const flipped = [0, 1, 1, 0, 0];
+  const correct = [1, 0, 1, 0, 1];
+  const docs = (s) => D.sortOrder(rows, conf, flipped, correct, s).map((j) => rows[j]);
+  assert.deepEqual(docs("least sure first"), [12, 4, 9, 7, 20]);
+  assert.deepEqual(docs("most sure first"), [7, 20, 4, 9, 12]);
+  assert.deepEqual(docs("flipped first"), [9, 7, 12, 4, 20]);
+  assert.deepEqual(docs("wrong first"), [12, 7, 4, 9, 20]);
+  assert.deepEqual(docs("document order"), [4, 7, 9, 12, 20]);
+  assert.deepEqual(D.SORTS, ["least sure first", "most sure first", "flipped first", "wrong first", "document order"]);
+});
+
+test("presenceLogOdds: Bernoulli's words present / absent log-odds class 1 : class 0", () => {
+  const beta = Float64Array.from([0.2, 0.6, 0.5, 0.1, 0.9, 0.3]);   // 3 words × 2 classes
+  const X = { csr: { indptr: Int32Array.from([0, 2, 2]), indices: Int32Array.from([0, 2]), data: Float64Array.from([1, 1]) }, n: 2, v: 3 };
+  const s = D.presenceLogOdds(X, beta, 2, [0, 1]);
+  const lo = (a, b) => Math.log(b) - Math.log(a), lo1 = (a, b) => Math.log1p(-b) - Math.log1p(-a);
+  assert.ok(Math.abs(s.present[0] - (lo(0.2, 0.6) + lo(0.9, 0.3))) < 1e-12);
+  assert.ok(Math.abs(s.absent[0] - lo1(0.5, 0.1)) < 1e-12);
+  assert.equal(s.present[1], 0);
+  assert.ok(Math.abs(s.absent[1] - (lo1(0.2, 0.6) + lo1(0.5, 0.1) + lo1(0.9, 0.3))) < 1e-12);
+  assert.ok(D.hasSplit("bernoulli", 2) && !D.hasSplit("bernoulli", 3) && !D.hasSplit("multinomial", 2));
+  assert.deepEqual(D.columns(true, ["ham", "spam"]).slice(3, 7), ["EM says", "words present spam:ham", "words absent spam:ham", "r(true class)"]);
+  assert.equal(D.logOddsText(-0.25), "-0.2");
+  assert.equal(D.logOddsText(-Infinity), "-∞");
+  assert.equal(D.logOddsText(NaN), "");
+});
+
+test("documentsView: the first rows of the order over every hidden row, confusion, flips at t, accuracy", () => {
   // 4 scored rows (of 5), 2 classes, 3 iterations
   const posts = [
     Float64Array.from([0.6, 0.4, 0.7, 0.3, 1, 0, 0.45, 0.55, 0.2, 0.8]),
@@ -207,15 +219,18 @@ test("documentsView: chosen rows, confusion over every hidden row, flips at t, a
   const cache = new D.DocumentsCache();
   cache.reset(prep);
   const v = D.documentsView(cache, run, 2, 2, posts[2], "least sure first", 3);
-  // flips: row0 0→1→1 (1), row1 none, row3 1→0→0 (1), row4 none; conf at t=2: .7 .9 .51 .95
-  // order: flips desc → row3 (.51), row0 (.7); then row1 (.9) [row4 .95 dropped at 3]
+  // conf at t=2: row0 .7, row1 .9, row3 .51, row4 .95: least sure first, the first 3 of all 4
   assert.deepEqual(v.items.map((r) => r.doc), [3, 0, 1]);
   assert.deepEqual(v.confusion, [[2, 0], [0, 2]]);
   assert.equal(v.nFlip, 0);
   assert.equal(v.right, 1);
+  assert.deepEqual(D.documentsView(cache, run, 2, 2, posts[2], "most sure first", 2).items.map((r) => r.doc), [4, 1]);
   const v1 = D.documentsView(cache, run, 1, 2, posts[1], "flipped first", 200);
   assert.equal(v1.nFlip, 2);
   assert.deepEqual(v1.items.filter((r) => r.flipped).map((r) => r.doc), [0, 3]);   // equal confidence: row order
+  // flips are against t − 1 only: row 0 flipped at t = 1 (0 → 1), not at t = 2
+  const v2 = D.documentsView(cache, run, 2, 2, posts[2], "flipped first", 1);
+  assert.deepEqual(v2.items.map((r) => [r.doc, r.flipped]), [[3, false]]);
 });
 
 // ---- responsibilities -------------------------------------------------------------------------------------
@@ -256,6 +271,20 @@ test("currentResponsibilities: the pending E-step between the halves, else the o
 });
 
 // ---- maths ------------------------------------------------------------------------------------------------
+
+test("oneLine: the maths panel's text as derive.one_line of the text with ' / ' for line breaks", () => {
+  assert.equal(M.oneLine("a\nb\r\nc\t\td"), "a / b\r / c d".replace("\r", " "));
+  assert.equal(M.oneLine("x".repeat(300)), "x".repeat(300));
+  const long = M.oneLine("😀".repeat(301));
+  assert.equal(Array.from(long).length, 300);
+  assert.ok(long.endsWith("…"));
+});
+
+test("pickerOptions: a row picked before stays pickable, the default always is", () => {
+  assert.deepEqual(M.pickerOptions([4, 2, 5], 9, 4), [9, 4, 2, 5]);
+  assert.deepEqual(M.pickerOptions([4, 2, 5], 2, 4), [4, 2, 5]);
+  assert.deepEqual(M.pickerOptions([2, 5], null, 4), [4, 2, 5]);
+});
 
 test("defaultDoc: the hidden document least sure under θ⁽⁰⁾", () => {
   assert.equal(M.defaultDoc(Float64Array.from([0.5, 0.5, 0.6, 0.4, 0.55, 0.45]), [0, -1, -1], 2), 2);
