@@ -18,8 +18,9 @@ import { PANELS } from "./panels/registry.js";
 export const PANEL_SLOTS = ["params", "responsibilities", "documents", "maths", "message"];
 const PANEL_TITLES = { params: "The parameters", responsibilities: "The responsibilities", documents: "The hidden documents",
   maths: "The maths of one document", message: "Type a message" };
-//: while Play runs or the slider is dragged, the panels below are redrawn at most this often
-const PANEL_MS = 150;
+//: while Play runs or the slider is dragged, the panels below are redrawn at most this often (a panel's
+//: redraw takes tens of ms: more often and the frames in between would be dropped)
+const PANEL_MS = 400;
 
 function el(tag, attrs, ...kids) {
   const e = document.createElement(tag);
@@ -89,6 +90,7 @@ export function start(root) {
     reducedMotion: () => !!(reduced && reduced.matches) };
   window.__nblab = G;
   G.marks = { start: t0 };
+  G.stats = { draw: 0, panels: {} };
   const mark = (k) => { G.marks[k] = performance.now() - t0; };
   let rafPending = false, rafForce = false;   // one draw per animation frame (render())
 
@@ -200,6 +202,8 @@ export function start(root) {
     clearTimeout(resizeTimer);
     resizeTimer = setTimeout(() => { if (G.Plotly) drawCharts(true); }, 150);
   });
+  // what the tests and the benchmark drive (as the controls do)
+  Object.assign(G, { change, act, render });
   return G;
 
   // ---- actions ----------------------------------------------------------------------------------------------
@@ -243,7 +247,7 @@ export function start(root) {
   function tick(now) {
     if (!G.playing) return;
     const lab = G.lab;
-    const interval = 1000 / (State.SPEEDS[G.settings.speed] || 5);
+    const interval = 1000 / (G.fpsOverride || State.SPEEDS[G.settings.speed] || 5);
     if (now - G.lastStep >= interval - 4) {
       G.lastStep = G.lastStep && now - G.lastStep < 2 * interval ? G.lastStep + interval : now;
       if (lab.t < lab.latest) lab.show(lab.t + 1);
@@ -314,20 +318,28 @@ export function start(root) {
   }
 
   function draw(force) {
+    const now0 = performance.now();
     const lab = G.lab, t = lab.t, moving = G.playing || G.dragging || G.converging;
     G.frames++;
     G.controls.sync(lab, G.dragging);
     // the run's charts: redrawn when the run changed, else only the iteration line moves
     const key = `${lab.serial}|${lab.latest}|${lab.baselines.supervised}|${lab.run.history[lab.latest].lam}|${G.settings.classroom}`;
+    let charts = null;
     if (G.Plotly && (key !== G.drawnKey || force)) {
       G.drawnKey = key;
-      drawCharts(false);
+      charts = G.drawing = drawCharts(false);   // a promise: the benchmark and the tests wait for the charts
     } else if (G.charts) G.charts.mark(t);
     drawNumbers(lab, t);
     drawNotices(lab);
     const now = performance.now();
-    if (!moving || force || now - G.panelsAt >= PANEL_MS) { G.panelsAt = now; drawPanels(); }
+    if (!moving || force || now - G.panelsAt >= PANEL_MS) {
+      G.panelsAt = now;
+      // the charts first: the panels below follow once they are drawn, in a task of their own
+      if (charts) charts.then(() => setTimeout(drawPanels, 0));
+      else drawPanels();
+    }
     if (!moving) writeLink();
+    G.stats.draw += performance.now() - now0;
   }
 
   function drawNumbers(lab, t) {
@@ -465,8 +477,10 @@ export function start(root) {
 
   function updatePanel(p) {
     p.stale = false;
+    const t0 = performance.now();
     try {
       p.inst.update(G.lab.view());
+      G.stats.panels[p.name] = (G.stats.panels[p.name] || 0) + performance.now() - t0;
     } catch (e) {
       console.error(`panel ${p.name}:`, e);
     }

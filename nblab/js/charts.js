@@ -328,10 +328,11 @@ export function mountCharts(grid, ctx) {
   }
 
   function keyOf(name, S, fs, width) {
-    // what the chart draws changes with the run's length, λ's history, the baselines and the font
-    const lastLam = S.lams[S.T - 1];
-    return [name, S.T, S.lams.join(","), S.supervised, S.majority, fs, Math.round(width / 40), S.K, lastLam,
-      name === "acc" ? S.acc.length : "", name === "alpha" ? S.alpha.map((a) => a[S.T - 1]).join(",") : ""].join("|");
+    // what each chart draws: a λ change before the next step redraws the accuracy chart only (its
+    // supervised line); a step redraws all three
+    const common = [name, fs, Math.round(width / 40), S.K];
+    if (name === "acc") return common.concat([S.acc.length, S.acc[S.acc.length - 1], S.supervised, S.majority, S.nHidden]).join("|");
+    return common.concat([S.T, S.lams.join(","), S.obj[S.T - 1], S.alpha.map((a) => a[S.T - 1]).join(",")]).join("|");
   }
 
   function react(box, spec) {
