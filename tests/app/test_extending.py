@@ -60,7 +60,8 @@ def test_a_registered_event_model_is_offered_and_run_by_the_lesson_view():
         ds = nbcore.load_dataset("sms_spam")
         twin = np.asarray(run.history[1].params["beta"])
         prep = at.session_state["lesson"].prep
-        ref = nbcore.EM(model="multinomial", n_classes=2, smoothing=1.0, init="labeled", random_state=0,
+        ref = nbcore.EM(model="multinomial", n_classes=2, smoothing=at.session_state["lesson"].smoothing,
+                        init="labeled", random_state=0,
                         keep_resp=2).start(prep.X, prep.y_obs)
         ref.step()
         np.testing.assert_allclose(twin, np.asarray(ref.history[1].params["beta"]), rtol=1e-12)

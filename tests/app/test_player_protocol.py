@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import nbcore
+from nblab.defaults import DEFAULTS
 from conftest import ROOT
 from dashboard.charts import lesson as lesson_charts
 from dashboard.ui import derive
@@ -328,7 +329,7 @@ def test_the_panels_below_the_charts_are_drawn_when_the_browser_has_them_in_view
     d = _player_data(at)
     assert d["lower"]["drawn"] == d["main"]["lower"]
     token, t, latest, lam = d["main"]["lower"].rsplit(":", 3)
-    assert (t, latest, float(lam)) == ("0", "0", 1.0)
+    assert (t, latest, float(lam)) == ("0", "0", DEFAULTS["lam"])
     at.button(key="step").click().run()
     d = _player_data(at)
     assert d["main"]["lower"].rsplit(":", 3)[1:3] == ["1", "1"]
