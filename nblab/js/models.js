@@ -42,12 +42,28 @@ export function csrMatmul(X, M, K, out) {
     }
     return out;
   }
+  // K > 2: the classes four (then two, then one) at a time, each with scalar accumulators; every
+  // entry is still summed along its row in order
   for (let i = 0; i < n; i++) {
-    const o = i * K;
-    for (let k = 0; k < K; k++) out[o + k] = 0.0;
-    for (let p = indptr[i], e = indptr[i + 1]; p < e; p++) {
-      const j = indices[p] * K, x = data[p];
-      for (let k = 0; k < K; k++) out[o + k] += x * M[j + k];
+    const b = indptr[i], e = indptr[i + 1], o = i * K;
+    let k = 0;
+    for (; k + 4 <= K; k += 4) {
+      let s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+      for (let p = b; p < e; p++) {
+        const j = indices[p] * K + k, x = data[p];
+        s0 += x * M[j]; s1 += x * M[j + 1]; s2 += x * M[j + 2]; s3 += x * M[j + 3];
+      }
+      out[o + k] = s0; out[o + k + 1] = s1; out[o + k + 2] = s2; out[o + k + 3] = s3;
+    }
+    for (; k + 2 <= K; k += 2) {
+      let s0 = 0.0, s1 = 0.0;
+      for (let p = b; p < e; p++) { const j = indices[p] * K + k, x = data[p]; s0 += x * M[j]; s1 += x * M[j + 1]; }
+      out[o + k] = s0; out[o + k + 1] = s1;
+    }
+    for (; k < K; k++) {
+      let s0 = 0.0;
+      for (let p = b; p < e; p++) s0 += data[p] * M[indices[p] * K + k];
+      out[o + k] = s0;
     }
   }
   return out;
@@ -69,11 +85,24 @@ export function csrTMatmul(X, W, K, out) {
     }
     return out;
   }
+  // K > 2: four (then two, then one) classes at a time; each entry still adds the rows in order
   for (let i = 0; i < n; i++) {
-    const o = i * K;
-    for (let p = indptr[i], e = indptr[i + 1]; p < e; p++) {
-      const j = indices[p] * K, x = data[p];
-      for (let k = 0; k < K; k++) out[j + k] += x * W[o + k];
+    const b = indptr[i], e = indptr[i + 1], o = i * K;
+    let k = 0;
+    for (; k + 4 <= K; k += 4) {
+      const w0 = W[o + k], w1 = W[o + k + 1], w2 = W[o + k + 2], w3 = W[o + k + 3];
+      for (let p = b; p < e; p++) {
+        const j = indices[p] * K + k, x = data[p];
+        out[j] += x * w0; out[j + 1] += x * w1; out[j + 2] += x * w2; out[j + 3] += x * w3;
+      }
+    }
+    for (; k + 2 <= K; k += 2) {
+      const w0 = W[o + k], w1 = W[o + k + 1];
+      for (let p = b; p < e; p++) { const j = indices[p] * K + k, x = data[p]; out[j] += x * w0; out[j + 1] += x * w1; }
+    }
+    for (; k < K; k++) {
+      const w0 = W[o + k];
+      for (let p = b; p < e; p++) out[indices[p] * K + k] += data[p] * w0;
     }
   }
   return out;
