@@ -138,6 +138,7 @@ export function alphaSpec(S, fs, width) {
   const layout = { shapes, annotations, showlegend: !own, xaxis: Object.assign({ title: { text: "iteration t" } }, intTicks(S.T)),
     yaxis: { title: { text: "α (class prior)" }, range: [0, top] } };
   const spec = { data, layout: figureLayout(layout, "Class priors α", fs, 330, own ? 0 : Math.max(1, legendRows(S.names.map(String), fs, width))) };
+  if (own && annotations.length) spec.layout.margin.t += fs + 6;      // room for "λ→0.1" under the title
   if (own) spec.legend = S.names.map((n, k) => [String(n), classColor(k)]);
   return spec;
 }
@@ -182,10 +183,11 @@ export function llSpec(S, fs, width) {
       xaxis: "x2", yaxis: "y2", hovertemplate: "log-likelihood: %{y:.2f} at t = %{x}<extra></extra>" },
   ];
   const annotations = [
+    // a narrow chart (a third of a laptop's page, a phone) gets the panel titles a size smaller
     { text: "MAP objective (never goes down)", x: 0.5, y: 1.0, xref: "paper", yref: "paper", xanchor: "center", yanchor: "bottom",
-      showarrow: false, font: { size: fs } },
+      showarrow: false, font: { size: width < 380 ? fs - 2 : fs } },
     { text: "log-likelihood", x: 0.5, y: 0.44, xref: "paper", yref: "paper", xanchor: "center", yanchor: "bottom", showarrow: false,
-      font: { size: fs } },
+      font: { size: width < 380 ? fs - 2 : fs } },
   ];
   const bad = decreases(S.obj, S.lams);
   if (bad.length) {

@@ -24,7 +24,10 @@ from browser_kit import ARGS, CHROMIUM, require_chromium
 pytestmark = pytest.mark.browser
 sync_api = require_chromium()
 
+import os
 SHOTS = ROOT / "artifacts" / "screenshots"
+#: the screenshots at t = 0, after a λ change mid-run and at convergence (looked at by a person)
+LAB_SHOTS = Path(os.environ.get("LAB_SHOTS", "/tmp/lab_shots"))
 AXE = Path(__file__).resolve().parent / "vendor" / "axe.min.js"
 READY = "() => !!(window.__nblab && window.__nblab.ready && window.__nblab.lab)"
 DEFAULT_MODEL = {"sms_spam": "bernoulli", "udhr_langid": "multinomial", "digits": "bernoulli"}
@@ -162,6 +165,7 @@ class Opened:
 
 def open_lab(browser, path: Path, fragment: str = "", **ctx) -> Opened:
     """The page opened with every non-file request blocked (and recorded)."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
     page = browser.new_page(**ctx)
     blocked, errors, dialogs = [], [], []
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -522,19 +526,19 @@ def test_axe_finds_nothing(browser, pages):
 
 def test_screenshots(browser, pages):
     """Desktop (1280×720) and phone (390×844) at t = 0, mid-run after a λ change, and at convergence."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
+    LAB_SHOTS.mkdir(parents=True, exist_ok=True)
     for name in ("sms_spam", "udhr_langid", "digits"):
         for tag, vp in (("desktop", {"width": 1280, "height": 720}), ("phone", {"width": 390, "height": 844})):
             o = open_lab(browser, pages[name], viewport=vp)
-            o.page.screenshot(path=str(SHOTS / f"lab_{name}_{tag}_t0.png"))
+            o.page.screenshot(path=str(LAB_SHOTS / f"{name}_{tag}_t0.png"))
             o.press("ArrowRight", 3)
             lams = o.ev("() => __nblab.cfg.lambdas")
             o.set_range("Smoothing λ", lams.index(0.1))
             o.press("ArrowRight", 2)
-            o.page.screenshot(path=str(SHOTS / f"lab_{name}_{tag}_lambda.png"))
+            o.page.screenshot(path=str(LAB_SHOTS / f"{name}_{tag}_lambda.png"))
             o.click("converge")
             o.page.wait_for_function("() => __nblab.lab.done && !__nblab.converging", timeout=120_000)
             o.settle()
             o.page.wait_for_timeout(200)
-            o.page.screenshot(path=str(SHOTS / f"lab_{name}_{tag}_converged.png"))
+            o.page.screenshot(path=str(LAB_SHOTS / f"{name}_{tag}_converged.png"))
             close_ok(o)
