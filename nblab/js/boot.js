@@ -126,8 +126,9 @@ export function start(root) {
   const about = el("details", { class: "lab-about" }, el("summary", { text: "About this page and its data" }));
   G.about = about;
   const top = el("section", { class: "lab-top", "aria-label": "The run" }, bar, G.sentence, metricsRow);
-  const content = el("div", { class: "lab-content" }, grid, lower);
-  const main = el("main", { class: "lab-main" }, top, el("div", { class: "lab-body" }, side, content), about);
+  const content = el("div", { class: "lab-content" }, grid);
+  // the panels below take the page's whole width, under the settings and the charts
+  const main = el("main", { class: "lab-main" }, top, el("div", { class: "lab-body" }, side, content), lower, about);
   root.append(head, G.linkBox, G.changeBox, G.lamZero, G.errorBox, main);
 
   // ---- the controls ----
