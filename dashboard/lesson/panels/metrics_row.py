@@ -46,7 +46,7 @@ def show(f: Frame) -> None:
                    f"(λ = {seg[2]:g}), scored on the same hidden documents." if seg is not None else
               "Naive Bayes trained on the visible labels alone, scored on the same hidden documents.")
     m5.metric("Best supervised", "—" if best is None else f"{best[1]:.1%}",
-              help=("The best of: " + "; ".join(f"{n}: {a:.1%}" for n, a in ref.candidates(t_acc))
+              help=("The best of: " + "; ".join(f"{derive.md_escape(n, 120)}: {a:.1%}" for n, a in ref.candidates(t_acc))
                      + ". None of them reads a hidden label (λ is chosen on the labelled documents alone).")
               if ref is not None else None)
     cfg = f.cfg
