@@ -14,6 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from nblab.defaults import DEFAULTS
+from nblab.outcome import lesson_outcome
+
 from conftest import ROOT, streamlit_server
 from browser_kit import ITER_JS, module_fixtures, require_chromium
 from browser_kit import wait_idle as _idle
@@ -65,7 +68,8 @@ def test_default_page_is_real_sms_text_and_char_trigrams_rebuild(server, browser
     page = browser.new_page(viewport={"width": 1600, "height": 2400})
     page.goto(server, wait_until="domcontentloaded")
     _idle(page)
-    assert page.get_by_text("The 5,017 hidden documents").count() > 0
+    n_hidden = lesson_outcome("sms_spam", "bernoulli", DEFAULTS["hidden"], DEFAULTS["lam"]).n_hidden
+    assert page.get_by_text(f"The {n_hidden:,} hidden documents").count() > 0
     page.get_by_role("button", name=re.compile(r"^Step\b")).click()
     _wait_iteration(page, 1)
     _idle(page)
