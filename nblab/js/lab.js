@@ -349,6 +349,7 @@ export class Lab {
     if (want <= 0) return;
     let text = `Recomputed to iteration ${this.latest}, as the link says (the same settings give the same numbers).`;
     if (this.latest < asked) text += ` EM stopped at t = ${this.latest} (${this.run.converged ? "converged" : "its maximum number of iterations"}) before ${asked}.`;
+    if (this.initNote) text += " " + this.initNote;
     this.notice = { kind: "continued", text };
   }
 

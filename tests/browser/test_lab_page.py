@@ -83,8 +83,11 @@ class Oracle:
 def words(o: Oracle, t: int, names) -> str:
     """export.iteration_words for iteration t (the page's status sentence after "Iteration t of n: ")."""
     text = "α " + ", ".join(f"{n} {a:.2f}" for n, a in zip(names, o.alpha(t)))
-    a, base = o.acc(t), o.supervised()
+    a = o.acc(t)
     text += f"; accuracy {a:.1%}"
+    if o.no_labels:                      # no supervised baseline without a visible label
+        return text
+    base = o.supervised()
     d = (a - base) * 100
     text += ", the same as supervised" if abs(d) < 0.05 else f", {abs(d):.1f} points {'above' if d > 0 else 'below'} supervised"
     return text
@@ -212,7 +215,7 @@ def check_numbers(o: Opened, orc: Oracle, t: int, names):
     assert s["acc"] == pytest.approx(orc.acc(t), abs=1e-12)
     assert o.sentence() == f"Iteration {t} of {o.latest}: {words(orc, t, names)}"
     assert o.metric(1) == f"{orc.acc(t):.1%}"                                  # accuracy at t
-    assert o.metric(2) == f"{orc.supervised():.1%}"                            # supervised only
+    assert o.metric(2) == ("—" if orc.no_labels else f"{orc.supervised():.1%}")  # supervised only
     shown_ll = float(o.metric(4).replace("\u2212", "-").replace(",", ""))
     assert shown_ll == pytest.approx(orc.ll(t), abs=0.051)                     # log-likelihood, 1 decimal
 
@@ -352,6 +355,20 @@ def test_data_changes_rebuild_from_t0(browser, pages, change, fragment_key):
     check_numbers(o, orc, 0, names)
     o.press("ArrowRight")
     check_numbers(o, orc, 1, names)
+    close_ok(o)
+
+
+def test_every_label_hidden_starts_at_random_and_scores_matched_clusters(browser, pages):
+    """hidden=100: no label visible, EM starts at random (the page says so) and its clusters are named by
+    the best matching before scoring (nbcore.hidden_accuracy with n_classes)."""
+    o = open_lab(browser, pages["digits"], "hidden=100&t=3", viewport={"width": 1280, "height": 900})
+    names = o.ev("() => __nblab.lab.prep.classNames.map(String)")
+    assert "starts from a random initialisation" in o.page.locator(".lab-change").inner_text()
+    assert o.ev("() => __nblab.lab.effectiveInit") == "random"
+    orc = Oracle("digits", hidden=100)
+    for t in (3, 0):
+        check_numbers(o, orc, t, names)
+    assert o.page.locator("#lab-sum-acc").is_visible()
     close_ok(o)
 
 
