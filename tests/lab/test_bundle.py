@@ -149,3 +149,47 @@ def test_script_text_cannot_end_the_script_early():
     assert "</script" not in page.script_text(bundle.bundle("boot.js")).lower()
     with pytest.raises(ValueError):
         page.script_text("// <!-- <script>")
+
+
+# ---- the page (nblab/page.py) ----------------------------------------------------------------------------
+
+def _hostile():
+    from nblab.data import lab_data_from_arrays
+    import numpy as np
+    X = np.eye(6)[[0, 1, 2, 3, 4, 5, 0, 1, 2, 3]]
+    y = np.array([0, 1, 0, 1, 0, 1, 0, 1, -1, -1])
+    return lab_data_from_arrays(X, y, class_names=["</script><img src=x onerror=alert(1)>", "<!--"],
+                                feature_names=["\u2028", "&amp;", "a", "b", "c", "d"], name="<b>x</b>")
+
+
+def test_page_is_one_file_with_nothing_from_the_network():
+    import re
+    html = page.lab_html(_hostile(), title="<i>t</i>")
+    assert "default-src 'none'" in html and "connect-src data: blob:" in html
+    # no src= or href= to anywhere: everything is inline
+    assert not re.search(r"""<(script|link|img|iframe)[^>]+(src|href)=""", html, flags=re.I)
+    assert "<title>&lt;i&gt;t&lt;/i&gt;</title>" in html
+    # the data is JSON in a script block no name can end early
+    data = html.split('<script type="application/json" id="nblab-data">', 1)[1].split("</script>", 1)[0]
+    assert "<" not in data and ">" not in data and "&" not in data and "\u2028" not in data
+    assert json.loads(data)["classNames"][0] == "</script><img src=x onerror=alert(1)>"
+    assert html.count("</script>") == html.count("<script")
+
+
+def test_page_settings_are_checked_and_become_the_defaults():
+    cfg = page.page_config(_hostile(), {"hidden": 50, "lam": 0.1, "classroom": True}, None, None)
+    assert cfg["defaults"]["hidden"] == 50 and cfg["defaults"]["lam"] == 0.1 and cfg["defaults"]["classroom"] is True
+    from nblab import defaults as D
+    assert cfg["lambdas"] == D.LAMBDAS and cfg["tols"] == D.TOLS and cfg["inits"] == D.INITS
+    for bad in ({"hidden": 150}, {"lam": 0.5}, {"tol": 1}, {"init": "x"}, {"seed": -1}, {"max_iter": 1.5},
+                {"model": "gaussian"}, {"dataset": "other"}, {"speed": "warp"}, {"nope": 1}):
+        with pytest.raises(ValueError) as e:
+            page.page_config(_hostile(), bad, None, None)
+        assert list(bad)[0] in str(e.value)
+
+
+def test_sms_spam_page_is_at_most_2_mb(tmp_path):
+    path = page.write_lab(tmp_path / "sms.html", "sms_spam")
+    assert path.stat().st_size <= 2_000_000, path.stat().st_size
+    html = path.read_text(encoding="utf-8")
+    assert json.loads(html.split('id="nblab-config">', 1)[1].split("</script>", 1)[0])["datasets"] == ["sms_spam"]
