@@ -90,9 +90,30 @@ def _exact_values(a: np.ndarray) -> np.ndarray | None:
     return a
 
 
-def _matrix(X, kind: str, ds=None) -> dict:
-    import scipy.sparse as sp
+def _is_sparse(X) -> bool:
+    return hasattr(X, "tocsr") and hasattr(X, "nnz")
 
+
+def _csr_parts(X) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(indptr, indices, data) of X as CSR without stored zeros, entries in X's own order within a
+    row (a dense X: ascending columns)."""
+    if _is_sparse(X):
+        M = X.tocsr()
+        indptr, indices, data = M.indptr, M.indices, np.asarray(M.data, dtype=np.float64)
+    else:
+        D = np.asarray(X, dtype=np.float64)
+        rows, cols = np.nonzero(D)
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=D.shape[0]))])
+        indices, data = cols, D[rows, cols]
+    keep = data != 0  # what the Bernoulli model's prepare drops; a zero adds nothing elsewhere
+    if not keep.all():
+        rows = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(rows[keep], minlength=len(indptr) - 1))])
+        indices, data = indices[keep], data[keep]
+    return np.asarray(indptr, dtype=np.int64), np.asarray(indices, dtype=np.int64), data
+
+
+def _matrix(X, kind: str, ds=None) -> dict:
     n, v = X.shape
     if kind == "categorical":
         codes = np.asarray(X, dtype=np.int64)
@@ -102,25 +123,22 @@ def _matrix(X, kind: str, ds=None) -> dict:
                 "nCategories": [int(d) for d in n_categories],
                 "categories": [[str(c) for c in col] for col in cats] if cats else None}
     if kind == "continuous":
-        values = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+        values = np.asarray(X.toarray() if _is_sparse(X) else X, dtype=np.float64)
         return {"format": "dense", "n": n, "v": v, "values": encode_array(values.ravel())}
     # words, counts, pixels: CSR in the matrix's own entry order (the order nbcore's sums run in)
-    M = sp.csr_matrix(X, dtype=np.float64, copy=True)
-    M.eliminate_zeros()  # what the Bernoulli model's prepare does; a zero adds nothing elsewhere
-    data = _exact_values(M.data)
+    indptr, indices, data = _csr_parts(X)
+    data = _exact_values(data)
     return {"format": "csr", "n": n, "v": v,
-            "indptr": encode_array(M.indptr.astype(np.uint32)),
-            "indices": encode_array(M.indices.astype(np.uint16 if v < 65536 else np.uint32)),
+            "indptr": encode_array(indptr.astype(np.uint32)),
+            "indices": encode_array(indices.astype(np.uint16 if v < 65536 else np.uint32)),
             "data": None if data is None else encode_array(data)}
 
 
 def _same_matrix(a, b) -> bool:
-    import scipy.sparse as sp
-
-    if sp.issparse(a) or sp.issparse(b):
-        a = sp.csr_matrix(a)
-        b = sp.csr_matrix(b)
+    if _is_sparse(a) and _is_sparse(b):
         return a.shape == b.shape and (a != b).nnz == 0
+    if _is_sparse(a) or _is_sparse(b):
+        return False
     return np.array_equal(np.asarray(a), np.asarray(b))
 
 
@@ -216,9 +234,7 @@ def lab_data(dataset, *, texts: bool = True) -> dict:
 
 
 def _infer_kind(X) -> str:
-    import scipy.sparse as sp
-
-    values = X.data if sp.issparse(X) else np.asarray(X, dtype=np.float64).ravel()
+    values = X.data if _is_sparse(X) else np.asarray(X, dtype=np.float64).ravel()
     if values.size == 0 or np.all((values == 0) | (values == 1)):
         return "binary"
     if np.all(values >= 0) and np.all(values == np.round(values)):
