@@ -145,7 +145,8 @@ def gain_sentence(acc: float, best: tuple[str, float] | None) -> str | None:
 def iteration_words(run, prep, acc, base) -> list[str]:
     """Each iteration's state in words, after "Iteration t of n: " (the player's status sentence, shown
     above the charts and announced to screen readers): the class priors and the accuracy against
-    supervised-only ("α ham 0.87, spam 0.13; accuracy 97.0%, 9.3 points above supervised")."""
+    supervised baseline ("α ham 0.87, spam 0.13; accuracy 97.0%, 2.0 points above the best supervised": the
+    best supervised baseline of the iteration's λ segment when ``acc`` holds :class:`Scored` values)."""
     names = [str(c) for c in prep.class_names]
     out = []
     for i, snap in enumerate(run.history):
@@ -154,9 +155,13 @@ def iteration_words(run, prep, acc, base) -> list[str]:
         shown = percent(a)
         if shown is not None:
             text += f"; accuracy {shown}"
-            if base is not None:
-                d = (a - base) * 100
-                text += (", the same as supervised" if abs(d) < 0.05
-                         else f", {abs(d):.1f} points {'above' if d > 0 else 'below'} supervised")
+            # the best supervised baseline of the iteration's λ segment when the accuracy carries it
+            # (Scored), else the one given: the words compare like with like, as the pill does
+            ref = getattr(a, "ref", None)
+            ref, what = (ref, "the best supervised") if ref is not None else (base, "supervised")
+            if ref is not None:
+                d = (a - ref) * 100
+                text += (f", the same as {what}" if abs(d) < 0.05
+                         else f", {abs(d):.1f} points {'above' if d > 0 else 'below'} {what}")
         out.append(text)
     return out

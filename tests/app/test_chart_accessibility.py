@@ -322,3 +322,19 @@ def test_grouped_bars_off_their_tick_take_its_name():
     assert df["ham"].tolist() == [0.1, 0.3] and df["spam"].tolist() == [0.5, 0.7]
     assert df["before"].tolist() == [0.12, 0.28]
     assert "spam highest for txt (0.7)" in figures.figure_summary(fig)
+
+
+def test_status_words_compare_with_the_best_supervised_baseline_of_the_segment():
+    """An accuracy that carries its λ segment's best supervised baseline (numbers.Scored) is compared
+    with that, and the words say so."""
+    from types import SimpleNamespace
+
+    from nblab import numbers
+
+    run = SimpleNamespace(history=[SimpleNamespace(alpha=np.array([0.5, 0.5])),
+                                   SimpleNamespace(alpha=np.array([0.6, 0.4]))])
+    prep = SimpleNamespace(class_names=["ham", "spam"])
+    acc = numbers.with_refs([0.90, 0.93], [0.91, 0.92])
+    words = numbers.iteration_words(run, prep, acc, 0.5)
+    assert words == ["α ham 0.50, spam 0.50; accuracy 90.0%, 1.0 points below the best supervised",
+                     "α ham 0.60, spam 0.40; accuracy 93.0%, 1.0 points above the best supervised"]
