@@ -62,6 +62,14 @@ TEMPLATE = {"layout": {
     "hoverlabel": {"font": {"color": "#262730"}},
 }}
 
+#: plotly.js starts unpacking as soon as its bytes are parsed, before the data is: the gzip stream runs off
+#: the main thread while the page reads the data and builds the run (boot.js awaits the text)
+UNPACK_JS = ("window.__nblabPlotlyText=(function(){try{if(typeof DecompressionStream==='undefined')return null;"
+             "var b=atob(document.getElementById('nblab-plotly').textContent.trim()),u=new Uint8Array(b.length);"
+             "for(var i=0;i<b.length;i++)u[i]=b.charCodeAt(i);"
+             "return new Response(new Blob([u]).stream().pipeThrough(new DecompressionStream('gzip'))).text();"
+             "}catch(e){return null;}})();")
+
 #: the settings a page can be written with (the URL fragment's keys)
 SETTING_KEYS = ("dataset", "model", "hidden", "lam", "init", "seed", "max_iter", "tol", "t", "speed", "classroom")
 SPEEDS = ("slow", "normal", "fast", "fastest")
@@ -228,10 +236,11 @@ def lab_html(lab_data: dict, *, settings: dict | None = None, title: str | None 
         f"<title>{html.escape(cfg['title'])}</title>\n<style>\n{css}\n</style>\n</head>\n<body>\n"
         "<noscript>This lab runs EM in your browser: it needs JavaScript.</noscript>\n"
         "<div id=\"nblab\" class=\"lab-root\"></div>\n"
-        f"<script type=\"application/json\" id=\"nblab-data\">{json_for_script(lab_data)}</script>\n"
-        f"<script type=\"application/json\" id=\"nblab-config\">{json_for_script(cfg)}</script>\n"
         f"<script type=\"text/plain\" id=\"nblab-plotly\" data-licence=\"plotly.js: {html.escape(lic)}\">"
         f"{plotly_b64(plotly_gz)}</script>\n"
+        f"<script>{UNPACK_JS}</script>\n"
+        f"<script type=\"application/json\" id=\"nblab-data\">{json_for_script(lab_data)}</script>\n"
+        f"<script type=\"application/json\" id=\"nblab-config\">{json_for_script(cfg)}</script>\n"
         f"<script>\n{script_text(js)}</script>\n"
         "</body>\n</html>\n")
 

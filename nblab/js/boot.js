@@ -48,8 +48,10 @@ async function loadPlotly(b64) {
   if (window.Plotly) return window.Plotly;
   if (typeof DecompressionStream === "undefined")
     throw new Error("this browser cannot unpack the charts' code (no DecompressionStream: Chrome 80+, Firefox 113+, Safari 16.4+)");
-  const stream = new Blob([bytesOf(b64)]).stream().pipeThrough(new DecompressionStream("gzip"));
-  const js = await new Response(stream).text();
+  // unpacked since the page's bytes were parsed (page.py), or here
+  const early = window.__nblabPlotlyText;
+  const js = early ? await early
+    : await new Response(new Blob([bytesOf(b64)]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
   const define = window.define;          // a page with an AMD loader would take plotly.js's UMD wrapper
   window.define = undefined;
   try {
@@ -168,7 +170,7 @@ export function start(root) {
     G.chartCtx.Plotly = P;
     mountPanels();
     mark("panels");
-    return drawCharts(true).then(() => { G.firstChart = G.charts.first - t0; G.ready = true; });
+    return drawCharts(true).then(() => { G.firstChart = G.charts.first; G.ready = true;   // ms from navigation start });
   }).catch((e) => {
     G.error.hidden = false;
     G.error.textContent = "The charts could not load here: " + (e && e.message ? e.message : e) + ". The numbers above still follow the run.";
