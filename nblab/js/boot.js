@@ -170,7 +170,8 @@ export function start(root) {
     G.chartCtx.Plotly = P;
     mountPanels();
     mark("panels");
-    return drawCharts(true).then(() => { G.firstChart = G.charts.first; G.ready = true;   // ms from navigation start });
+    // G.firstChart: ms from navigation start to the first chart drawn
+    return drawCharts(true).then(() => { G.firstChart = G.charts.first; G.ready = true; });
   }).catch((e) => {
     G.error.hidden = false;
     G.error.textContent = "The charts could not load here: " + (e && e.message ? e.message : e) + ". The numbers above still follow the run.";
