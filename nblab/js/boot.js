@@ -21,6 +21,8 @@ const PANEL_TITLES = { params: "The parameters", responsibilities: "The responsi
 //: while Play runs or the slider is dragged, the panels below are redrawn at most this often (a panel's
 //: redraw takes tens of ms: more often and the frames in between would be dropped)
 const PANEL_MS = 400;
+//: while Play or Run to convergence compute new iterations, the charts are redrawn at most this often
+const CHART_MS = 100;
 
 function el(tag, attrs, ...kids) {
   const e = document.createElement(tag);
@@ -88,7 +90,7 @@ export function start(root) {
   const parsed = State.parseFragment(location.hash, table);
   const reduced = window.matchMedia ? window.matchMedia("(prefers-reduced-motion: reduce)") : null;
   const G = { data, cfg, table, settings: parsed.settings, urlNotices: parsed.notices.slice(), playing: false, dragging: false,
-    converging: false, lastStep: 0, frames: 0, panelsAt: 0, drawnKey: null, Plotly: null, panels: [], t0, firstChart: null,
+    converging: false, lastStep: 0, frames: 0, panelsAt: 0, chartsAt: 0, drawnKey: null, Plotly: null, panels: [], t0, firstChart: null,
     reducedMotion: () => !!(reduced && reduced.matches) };
   window.__nblab = G;
   G.marks = { start: t0 };
@@ -329,7 +331,11 @@ export function start(root) {
     // the run's charts: redrawn when the run changed, else only the iteration line moves
     const key = `${lab.serial}|${lab.latest}|${lab.baselines.supervised}|${lab.run.history[lab.latest].lam}|${G.settings.classroom}`;
     let charts = null;
-    if (G.Plotly && (key !== G.drawnKey || force)) {
+    // Play and Run to convergence add iterations faster than three charts can be laid out: the charts
+    // follow at most every CHART_MS then (the status, the numbers and the slider at every step)
+    const chartsDue = force || !moving || performance.now() - G.chartsAt >= CHART_MS;
+    if (G.Plotly && (key !== G.drawnKey || force) && chartsDue) {
+      G.chartsAt = performance.now();
       G.drawnKey = key;
       charts = G.drawing = drawCharts(false);   // a promise: the benchmark and the tests wait for the charts
     } else if (G.charts) G.charts.mark(t);

@@ -395,7 +395,8 @@ export function mountCharts(grid, ctx) {
     ids.forEach((id, i) => {
       const { xaxis: xa, yaxis: ya } = fl._plots[id];
       const x = xa._offset + xa.l2p(api.t);
-      const css = `left:${(x - 1).toFixed(1)}px;top:${ya._offset}px;height:${ya._length}px`;
+      // an iteration the chart does not hold yet (drawn at the next redraw): no line
+      const css = api.t > xa.range[1] ? "display:none" : `left:${(x - 1).toFixed(1)}px;top:${ya._offset}px;height:${ya._length}px`;
       if (box.marks[i].__css !== css) { box.marks[i].__css = css; box.marks[i].style.cssText = css; }
     });
   }
