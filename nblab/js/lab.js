@@ -219,6 +219,12 @@ export class Lab {
     return this.acc[t];
   }
 
+  /** Score the latest iteration right after it is made: its posterior is then the E-step's own product
+   * (cheap); an older iteration's is a whole E-step again. */
+  scored() {
+    if (this.scoreRows.length && this.acc.length === this.latest) this.accuracy(this.latest);
+  }
+
   /** Accuracy at every iteration so far. */
   accuracySeries() {
     if (this.scoreRows.length) this.accuracy(this.latest);
@@ -293,6 +299,7 @@ export class Lab {
     if (this.half === "e") return this.mStep();
     if (this.run.done) return false;
     this.guard(() => this.run.step());
+    this.scored();
     this.t = this.latest;
     this.notice = null;       // "new run" / "continues" are news only until the next step
     return true;
@@ -322,6 +329,7 @@ export class Lab {
   mStep() {
     if (this.half !== "e") return false;
     this.guard(() => this.run.mStep());
+    this.scored();
     this.half = null;
     this.t = this.latest;
     this.notice = null;
@@ -334,6 +342,7 @@ export class Lab {
     if (this.half === "e") this.mStep();
     while (!this.run.done) {
       if (this.guard(() => this.run.step()) === false) break;
+      this.scored();
       if (now() - t0 > budgetMs) { this.t = this.latest; return false; }
     }
     this.t = this.latest;
@@ -344,7 +353,10 @@ export class Lab {
   /** Step a first run to the iteration a link names (t=), with a notice (LessonRun.restore_to). */
   restoreTo(asked) {
     const want = Math.min(asked | 0, this.settings.max_iter);
-    while (this.latest < want && !this.run.done) if (this.guard(() => this.run.step()) === false) break;
+    while (this.latest < want && !this.run.done) {
+      if (this.guard(() => this.run.step()) === false) break;
+      this.scored();
+    }
     this.t = Math.min(asked, this.latest);
     if (want <= 0) return;
     let text = `Recomputed to iteration ${this.latest}, as the link says (the same settings give the same numbers).`;

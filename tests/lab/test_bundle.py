@@ -193,3 +193,60 @@ def test_sms_spam_page_is_at_most_2_mb(tmp_path):
     assert path.stat().st_size <= 2_000_000, path.stat().st_size
     html = path.read_text(encoding="utf-8")
     assert json.loads(html.split('id="nblab-config">', 1)[1].split("</script>", 1)[0])["datasets"] == ["sms_spam"]
+
+
+@needs_node
+def test_lab_controller_in_node_follows_nbcore():
+    """lab.js (the controller, no DOM) on synthetic_spam under node: three steps, λ mid-run continues
+    (history kept) as nbcore's run.with_settings, a hidden-% change rebuilds at t = 0; the notices say which."""
+    import numpy as np
+    import nbcore
+    from nblab.data import lab_data
+
+    data = lab_data("synthetic_spam")
+    settings = {"dataset": "synthetic_spam", "model": data["models"][0], "hidden": 90, "lam": 1.0, "init": "labeled",
+                "seed": 0, "max_iter": 100, "tol": 1e-6, "t": 0, "speed": "normal", "classroom": False}
+    js = bundle.bundle(["lab.js"], run_entry=False) + f"""
+const {{ Lab }} = NBLab.require("lab.js");
+const lab = new Lab({json.dumps(data)}, {json.dumps(settings)});
+const out = {{ a0: Array.from(lab.run.history[0].alpha) }};
+for (let i = 0; i < 3; i++) lab.step();
+out.kind1 = lab.apply(Object.assign({{}}, lab.settings, {{ lam: 0.1 }}));
+out.notice1 = lab.notice.text; out.latest1 = lab.latest;
+lab.step(); lab.step();
+out.alphas = lab.run.history.map((s) => Array.from(s.alpha));
+out.lls = lab.run.history.map((s) => s.logLikelihood);
+out.acc = lab.accuracySeries(); out.sup = lab.baselines.supervised;
+lab.show(2); out.sentence = lab.sentence();
+out.kind2 = lab.apply(Object.assign({{}}, lab.settings, {{ hidden: 50 }}));
+out.notice2 = lab.notice.text; out.latest2 = lab.latest;
+console.log(JSON.stringify(out));
+"""
+    got = json.loads(run_node(js, timeout=120))
+    ds = nbcore.load_dataset("synthetic_spam")
+    model = settings["model"]
+    X = ds.for_model(model)
+    y_obs, _ = nbcore.hide_labels(np.asarray(ds.y), fraction=0.9, random_state=0)
+    y_obs = np.asarray(y_obs)
+    opts = nbcore.get_model(model).suggested_options(X)
+    run = nbcore.EM(model=model, n_classes=int(ds.n_classes), smoothing=1.0, init="labeled", random_state=0,
+                    max_iter=100, tol=1e-6, model_options=opts).start(X, y_obs)
+    for _ in range(3):
+        run.step()
+    run = run.with_settings(smoothing=0.1)
+    for _ in range(2):
+        run.step()
+    assert got["kind1"] == "continued" and got["latest1"] == 3
+    assert "λ changed 1 → 0.1: EM continues from iteration 3" in got["notice1"]
+    np.testing.assert_allclose(got["alphas"], [np.asarray(s.alpha) for s in run.history], rtol=1e-9)
+    np.testing.assert_allclose(got["lls"], [s.log_likelihood for s in run.history], rtol=1e-9)
+    y_true = np.asarray(ds.y)
+    acc = [nbcore.hidden_accuracy(np.asarray(run.predict_proba(t=t)).argmax(axis=1), y_true, y_obs < 0)
+           for t in range(len(run.history))]
+    np.testing.assert_allclose(got["acc"], acc, atol=1e-12)
+    alpha, params = nbcore.supervised_fit(model, X, y_obs, int(ds.n_classes), 0.1, **opts)
+    sup = nbcore.hidden_accuracy(np.asarray(nbcore.predict_proba(model, alpha, params, X, **opts)).argmax(axis=1), y_true, y_obs < 0)
+    assert got["sup"] == pytest.approx(sup, abs=1e-12)
+    assert got["sentence"].startswith("Iteration 2 of 5: α ")
+    assert got["kind2"] == "rebuilt" and got["latest2"] == 0
+    assert got["notice2"] == "Data settings changed (labels hidden 90% → 50%): new run from iteration 0."
