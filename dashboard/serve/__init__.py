@@ -217,6 +217,33 @@ def upload_refusal() -> str | None:
     return None
 
 
+def _reap_expired_sessions() -> int:
+    """Drop the sessions of closed tabs whose reconnect time (server.disconnectedSessionTTL) is over,
+    and shut them down; returns how many. Streamlit keeps them in a TTL cache that removes expired
+    entries only when another session is stored or removed there, so after a wave of students left
+    and nobody else did, every one of their sessions (uploads, runs, histories) stayed in memory."""
+    try:
+        from streamlit.runtime import Runtime
+        if not Runtime.exists():
+            return 0
+        mgr = Runtime.instance()._session_mgr
+        cache = getattr(getattr(mgr, "_session_storage", None), "_cache", None)
+        expire = getattr(cache, "expire", None)
+        if expire is None:
+            return 0
+        lock = getattr(mgr, "_storage_lock", None)
+        with (lock if lock is not None else nullcontext()):
+            removed = expire()
+    except Exception:  # noqa: BLE001 - a Streamlit internals change: sessions go as before
+        return 0
+    for _, info in removed:
+        try:
+            info.session.shutdown()
+        except Exception:  # noqa: BLE001 - already shut down
+            pass
+    return len(removed)
+
+
 def _start_janitor() -> None:
     with _LOCK:
         if _JANITOR:
@@ -224,7 +251,8 @@ def _start_janitor() -> None:
         live = _live_session_ids()
         if live is None:
             return                 # no server (AppTest): nothing ends sessions
-        _JANITOR.append(memory.Janitor(lambda: len(_live_session_ids() or ())).start())
+        _JANITOR.append(memory.Janitor(lambda: len(_live_session_ids() or ()),
+                                       reap=_reap_expired_sessions).start())
 
 
 @contextmanager

@@ -1,8 +1,11 @@
 """Memory handed back to the system when heavy work or sessions end (no Streamlit here).
 
-What held the memory of a wave of heavy sessions after Streamlit dropped them: not the sessions'
-objects (they are freed when a session goes: nothing user-specific is cached across sessions), but
-glibc's allocator. Parsing a CSV, vectorising it and running EM allocate many mid-sized blocks
+What held the memory of a wave of heavy sessions after their tabs closed, measured (a janitor
+counting live objects after the wave): first the sessions themselves. Streamlit keeps a closed tab's
+session for a reconnect (server.disconnectedSessionTTL) in a TTL cache that only drops expired
+entries when another session is stored or removed, so after a wave, with nobody else leaving, every
+session of the wave (its upload, its run, its whole history) stayed in memory for good. The janitor
+reaps the expired ones (dashboard.serve._reap_expired_sessions). Then glibc's allocator. Parsing a CSV, vectorising it and running EM allocate many mid-sized blocks
 (below numpy's mmap threshold) in the arenas of the threads that ran them; freed, they stay in those
 arenas, and RSS stays at the peak. ``malloc_trim(0)`` gives every arena's free pages back to the
 system. It costs a few milliseconds per hundred MB, so :func:`trim` runs it at most once every
@@ -88,8 +91,10 @@ class Janitor:
     """One daemon thread per process: every ``every`` seconds it asks ``count_sessions()`` and trims
     when sessions ended since its last look, or a trim was asked for while the last one was recent."""
 
-    def __init__(self, count_sessions: Callable[[], int], every: float = 10.0):
+    def __init__(self, count_sessions: Callable[[], int], every: float = 10.0,
+                 reap: Callable[[], int] | None = None):
         self.count_sessions = count_sessions
+        self.reap = reap
         self.every = every
         self._last = None
         self._stop = threading.Event()
@@ -104,16 +109,24 @@ class Janitor:
 
     def look(self) -> bool:
         """One look: trims when sessions went away or a trim is pending. Returns whether it trimmed."""
+        reaped = 0
         try:
+            if self.reap is not None:
+                reaped = int(self.reap())
             n = int(self.count_sessions())
         except Exception:  # noqa: BLE001 - the runtime went away (shutdown): nothing to do
             return False
-        fewer = self._last is not None and n < self._last
-        self._last = n
+        fewer = reaped > 0 or (self._last is not None and n < self._last)
+        last, self._last = self._last, n
         with _LOCK:
             pending = _STATE["pending"]
         if fewer or pending:
-            return trim(force=True)
+            before = rss_bytes()
+            trim(force=True)
+            # one line per trim in the server log: the operator sees memory going back
+            log.warning("nblab memory: %s sessions (was %s); RSS %.0f MB -> %.0f MB after gc + malloc_trim",
+                        n, last, before / 2**20, rss_bytes() / 2**20)
+            return True
         return False
 
     def _loop(self) -> None:

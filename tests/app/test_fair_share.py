@@ -107,6 +107,11 @@ def test_memory_is_trimmed_after_heavy_work_and_when_sessions_end(monkeypatch):
     sessions[0] = 2                                      # the wave left
     assert j.look() and memory.trims() == before + 2
     assert not j.look()                                  # nothing new
+    reaped = [0]
+    j = memory.Janitor(lambda: 2, every=3600, reap=lambda: reaped[0])
+    assert not j.look()
+    reaped[0] = 3                                        # closed tabs' sessions dropped after their TTL
+    assert j.look() and memory.trims() == before + 3
     if memory.available():
         assert memory.rss_bytes() > 0
 
