@@ -42,16 +42,27 @@ export function legendRows(names, fs, width) {
   return rows;
 }
 
-/** Title in a band at the top, the legend in a band under it (theme.figure_spec). */
-export function figureLayout(layout, title, fs, height, rows = 1) {
+/**
+ * Title in a band at the top, the legend in a band under it (theme.figure_spec).
+ * `fixed`: { l, b } margins the chart's tick labels and axis titles are known to fit in (their widths are
+ * known: α's "0.15", the accuracy's "100%", whole iterations): those axes are laid out once, without
+ * plotly's automargin, which measures the labels and lays the chart out a second time (half of a
+ * redraw). Axes not covered (the objective's y axes, whose labels depend on the numbers) keep automargin.
+ */
+export function figureLayout(layout, title, fs, height, rows = 1, fixed = null) {
   const titleBand = Math.trunc((fs + 4) * 1.6) + 8;
   const legendBand = rows ? Math.trunc(fs * 1.7) * rows + 6 : 0;
   const total = height + Math.max(0, fs - 15) * 12 + Math.trunc(fs * 1.7) * Math.max(0, rows - 1);
+  const margin = { l: 10, r: 10, t: titleBand + legendBand, b: 10 };
+  if (fixed) {
+    if (fixed.l) margin.l = fixed.l;
+    if (fixed.b) margin.b = fixed.b;
+  }
   const out = Object.assign({}, layout, {
     title: { text: `<b>${title}</b>`, font: { size: fs + 4 }, x: 0, xanchor: "left", y: 1.0, yref: "container", yanchor: "top", pad: { t: 8 } },
     font: { size: fs },
     height: total,
-    margin: { l: 10, r: 10, t: titleBand + legendBand, b: 10 },
+    margin,
     legend: { orientation: "h", yref: "container", yanchor: "top", y: Math.min(1, Math.max(0, 1 - titleBand / total)),
       xanchor: "left", x: 0.0, font: { size: fs } },
   });
@@ -59,10 +70,18 @@ export function figureLayout(layout, title, fs, height, rows = 1) {
     if (!/^[xy]axis\d*$/.test(k)) continue;
     const ax = Object.assign({}, out[k]);
     ax.tickfont = Object.assign({ size: fs - 1 }, ax.tickfont || {});
-    ax.automargin = true;
+    ax.automargin = !(fixed && ((k[0] === "x" && fixed.b) || (k[0] === "y" && fixed.l)));
     out[k] = ax;
   }
   return out;
+}
+
+/** Margins that hold a y axis's tick labels of `chars` characters and its title, and x ticks with a title
+ * of `xLines` lines (px, for font size fs). */
+export function fixedMargins(fs, chars, yTitle, xLines) {
+  const tick = fs - 1;
+  return { l: Math.ceil(chars * tick * 0.62 + (yTitle ? fs * 1.5 : 0) + 14),
+    b: Math.ceil(tick * 1.6 + xLines * fs * 1.3 + 8) };
 }
 
 /** More classes than this: the α chart's legend is the page's own (HTML), not plotly's. */
@@ -137,7 +156,8 @@ export function alphaSpec(S, fs, width) {
   const own = htmlLegend(S.K);
   const layout = { shapes, annotations, showlegend: !own, xaxis: Object.assign({ title: { text: "iteration t" } }, intTicks(S.T)),
     yaxis: { title: { text: "α (class prior)" }, range: [0, top] } };
-  const spec = { data, layout: figureLayout(layout, "Class priors α", fs, 330, own ? 0 : Math.max(1, legendRows(S.names.map(String), fs, width))) };
+  const spec = { data, layout: figureLayout(layout, "Class priors α", fs, 330, own ? 0 : Math.max(1, legendRows(S.names.map(String), fs, width)),
+    fixedMargins(fs, 4, true, 1)) };
   if (own && annotations.length) spec.layout.margin.t += fs + 6;      // room for "λ→0.1" under the title
   if (own) spec.legend = S.names.map((n, k) => [String(n), classColor(k)]);
   return spec;
@@ -171,7 +191,7 @@ export function accSpec(S, fs, width) {
     xaxis: Object.assign({ title: { text: xtitle } }, intTicks(S.acc.length)) };
   // each entry on a row of its own in a narrow chart (a phone, a third of a projector page)
   const rows = Math.max(legendRows(legend, fs, width), width < 520 ? legend.length : 1);
-  return { data, layout: figureLayout(layout, "Accuracy on hidden labels", fs, 330, rows) };
+  return { data, layout: figureLayout(layout, "Accuracy on hidden labels", fs, 330, rows, fixedMargins(fs, 4, true, S.nHidden ? 2 : 1)) };
 }
 
 export function llSpec(S, fs, width) {
@@ -211,7 +231,7 @@ export function llSpec(S, fs, width) {
     yaxis: { anchor: "x", domain: [0.56, 1.0] },
     xaxis2: Object.assign({ anchor: "y2", domain: [0, 1], title: { text: "iteration t" } }, ticks),
     yaxis2: { anchor: "x2", domain: [0, 0.44] } };
-  const spec = { data, layout: figureLayout(layout, "Does EM climb?", fs, 430, 1) };
+  const spec = { data, layout: figureLayout(layout, "Does EM climb?", fs, 430, 1, { b: fixedMargins(fs, 0, false, 1).b }) };
   spec.bad = bad;
   spec.dips = dips;
   return spec;
