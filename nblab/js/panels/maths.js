@@ -8,7 +8,7 @@
 // in the documents table ("nblab-doc" event) or typed in the box. The row: the one that separates
 // the classes most at t, until one is picked; a row picked before stays pickable when the picker
 // offers a short list (as the app's controls.maths_controls).
-import { h, table, section, fmt, gfmt, int, math, maxRow, matCols, csrOf, denseOf, categoriesOf, listen, classroom, trueLabels, modelName, docRow, termLabel } from "./common.js";
+import { h, table, section, fmt, gfmt, math, maxRow, matCols, csrOf, denseOf, categoriesOf, listen, classroom, trueLabels, modelName, docRow, termLabel } from "./common.js";
 import { paramTable, topSeparating } from "./params.js";
 import { PICK_EVENT } from "./documents.js";
 
@@ -282,7 +282,7 @@ export function mount(el, ctx) {
     const w = typeof run.mStepWeights === "function" ? run.mStepWeights(t) : mStepWeights(run.responsibilities(t), prep.yObs, K, uw);
     const lam = Number(hist[t].lam ?? hist[t].smoothing);
     const m = mStepNumbers({ model, X: prep.X, w, N, K, lam, row: hasRatio ? j : null, theta: hist[t].params.theta });
-    const denText = uw === 1 ? int(N) : fmt(m.total, 1);
+    const denText = uw === 1 ? String(N) : fmt(m.total, 1);   // the app writes N as is (no separators)
     colM.append(table({
       caption: "Class priors",
       head: ["class k", "Σᵢ rᵢₖ", "÷", "αₖ"],
