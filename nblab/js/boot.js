@@ -112,6 +112,9 @@ export function start(root) {
   G.sentence = el("p", { class: "lab-sentence", role: "status", "aria-live": "polite", "aria-atomic": "true", id: "lab-sentence" });
   const mIt = metric("Iteration"), mAcc = metric("Accuracy"), mSup = metric("Supervised only"), mMaj = metric("Majority class"),
     mLL = metric("Log-likelihood"), mObj = metric("MAP objective");
+  // on a projector (classroom mode) these two stay on their charts: the row keeps to one line
+  mMaj.box.classList.add("lab-metric-extra");
+  mObj.box.classList.add("lab-metric-extra");
   G.metrics = { mIt, mAcc, mSup, mMaj, mLL, mObj };
   G.statusLine = el("p", { class: "lab-status" });
   G.caption = el("p", { class: "lab-caption" });
@@ -159,7 +162,7 @@ export function start(root) {
   if (G.settings.t > 0) G.lab.restoreTo(G.settings.t);
   G.settings.t = G.lab.t;
   G.chartCtx = { Plotly: null, template: cfg.template && (cfg.template.layout || cfg.template.data) ? cfg.template : null,
-    reducedMotion: G.reducedMotion };
+    reducedMotion: G.reducedMotion, classroom: () => !!G.settings.classroom };
   G.charts = mountCharts(grid, G.chartCtx);
   drawAbout();
   drawLinkNotice();

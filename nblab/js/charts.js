@@ -70,6 +70,8 @@ export function figureLayout(layout, title, fs, height, rows = 1, fixed = null) 
     if (!/^[xy]axis\d*$/.test(k)) continue;
     const ax = Object.assign({}, out[k]);
     ax.tickfont = Object.assign({ size: fs - 1 }, ax.tickfont || {});
+    // the axis title at the chart's font size (a template may set a smaller one)
+    if (ax.title) ax.title = Object.assign({}, ax.title, { font: Object.assign({ size: fs }, ax.title.font || {}) });
     ax.automargin = !(fixed && ((k[0] === "x" && fixed.b) || (k[0] === "y" && fixed.l)));
     out[k] = ax;
   }
@@ -172,14 +174,15 @@ export function accSpec(S, fs, width) {
   if (S.supervised !== null && S.supervised !== undefined && isFinite(S.supervised)) {
     const line = { color: WARN, dash: "dash", width: 3 };
     shapes.push({ type: "line", x0: 0, x1: 1, xref: "x domain", y0: S.supervised, y1: S.supervised, yref: "y", line });
-    const name = `supervised only: ${(S.supervised * 100).toFixed(1)}%`;
+    // a narrow chart (a phone, two or three to a projector's row) says it shorter: fewer legend rows
+    const name = width < 520 ? `supervised ${(S.supervised * 100).toFixed(1)}%` : `supervised only: ${(S.supervised * 100).toFixed(1)}%`;
     data.push({ type: "scatter", x: [null], y: [null], mode: "lines", name, line });
     legend.push(name);
   }
   if (S.majority !== null && S.majority !== undefined && isFinite(S.majority)) {
     const line = { color: GREY, dash: "dot", width: 2.5 };
     shapes.push({ type: "line", x0: 0, x1: 1, xref: "x domain", y0: S.majority, y1: S.majority, yref: "y", line });
-    const name = `majority class: ${(S.majority * 100).toFixed(1)}%`;
+    const name = width < 520 ? `majority ${(S.majority * 100).toFixed(1)}%` : `majority class: ${(S.majority * 100).toFixed(1)}%`;
     data.push({ type: "scatter", x: [null], y: [null], mode: "lines", name, line });
     legend.push(name);
   }
@@ -189,8 +192,7 @@ export function accSpec(S, fs, width) {
   const xtitle = S.nHidden ? `iteration t<br>(${S.nHidden.toLocaleString("en")} hidden documents)` : "iteration t";
   const layout = { shapes, yaxis: { title: { text: "accuracy" }, tickformat: ".0%", range: [lo, 1.0] },
     xaxis: Object.assign({ title: { text: xtitle } }, intTicks(S.acc.length)) };
-  // each entry on a row of its own in a narrow chart (a phone, a third of a projector page)
-  const rows = Math.max(legendRows(legend, fs, width), width < 520 ? legend.length : 1);
+  const rows = Math.max(1, legendRows(legend, fs, width));
   return { data, layout: figureLayout(layout, "Accuracy on hidden labels", fs, 330, rows, fixedMargins(fs, 4, true, S.nHidden ? 2 : 1)) };
 }
 
@@ -362,6 +364,11 @@ export function mountCharts(grid, ctx) {
     if (ctx.template) layout.template = ctx.template;
     if (ctx.reducedMotion && ctx.reducedMotion()) layout.transition = { duration: 0 };
     for (const k of Object.keys(layout)) if (/^[xy]axis\d*$/.test(k)) layout[k].ticklabeloverflow = "allow";
+    // classroom mode on a short screen (a 1280×720 projector): a chart is at most 45 % of the window high,
+    // so the controls and the first row of charts share one screen (as the app's player)
+    if (ctx.classroom && ctx.classroom() && typeof window !== "undefined" && layout.height) {
+      layout.height = Math.min(layout.height, Math.max(340, Math.round(window.innerHeight * 0.48)));
+    }
     api.draws++;
     return ctx.Plotly.react(box.gd, spec.data, layout, CONFIG).then(() => placeMark(box));
   }

@@ -495,8 +495,10 @@ def test_classroom_mode_fonts(browser, pages):
       return out.slice(0, 20);
     }""")
     assert small == []
-    tick = o.ev("() => parseFloat(getComputedStyle(document.querySelector('.lab-chart .xtick text')).fontSize)")
-    assert tick >= 18
+    # the charts' ticks, axis titles and legends too
+    sizes = o.ev("""() => [...document.querySelectorAll('.lab-chart .xtick text, .lab-chart .ytick text, .lab-chart .xtitle,'
+                 + ' .lab-chart .ytitle, .lab-chart .legendtext, .lab-chart .gtitle')].map(e => parseFloat(e.style.fontSize))""")
+    assert sizes and min(sizes) >= 18, sorted(sizes)[:5]
     assert o.ev("() => document.querySelector('.lab-root').classList.contains('lab-classroom')")
     o.page.keyboard.press("c")
     o.settle()
