@@ -433,7 +433,9 @@ export class Lab {
     // the iterations so far are the same snapshots: their accuracy and posteriors still hold
     this.run = nextRun;
     this.settings = Object.assign({}, next);
-    this.half = null;
+    // an E-step done before the change stays done (the responsibilities under θ_t do not depend on λ):
+    // the M-step that follows uses the new λ
+    this.half = nextRun.pending ? "e" : null;
     this.t = this.latest;
     if (keys.includes("lam")) this.baselines = { supervised: this.supervisedAccuracy(next.lam), majority: this.baselines.majority, lam: next.lam };
     const what = [];

@@ -318,6 +318,26 @@ def test_lambda_mid_run_continues_as_nbcore_with_settings(browser, pages):
     close_ok(o)
 
 
+def test_tolerance_and_budget_mid_run_continue(browser, pages):
+    o = open_lab(browser, pages["sms_spam"], viewport={"width": 1280, "height": 900})
+    o.press("ArrowRight", 2)
+    o.page.locator(".lab-advanced > summary").click()
+    o.page.get_by_label("Convergence tolerance", exact=True).select_option("1e-02")
+    o.settle()
+    notice = o.page.locator(".lab-change").inner_text()
+    assert "tolerance 1e-06 → 1e-02" in notice and "EM continues from iteration 2" in notice
+    assert o.latest == 2
+    box = o.page.get_by_label("Max iterations (1–1000)", exact=True)
+    box.fill("3")
+    box.press("Tab")
+    o.settle()
+    assert "max iterations 100 → 3" in o.page.locator(".lab-change").inner_text() and o.latest == 2
+    o.press("ArrowRight", 3)
+    assert o.latest <= 3 and o.ev("() => __nblab.lab.done")
+    assert "tol=1e-02" in o.ev("() => location.hash") and "max_iter=3" in o.ev("() => location.hash")
+    close_ok(o)
+
+
 @pytest.mark.parametrize("change, fragment_key", [
     (("Labels hidden", 95), "hidden=95"),     # the default is 99
     (("model", "multinomial"), "model=multinomial"),
