@@ -218,7 +218,7 @@ export function start(root) {
   // ---- actions ----------------------------------------------------------------------------------------------
   function act(name, arg) {
     const lab = G.lab;
-    if (name === "show") { if (G.playing) pause(); lab.show(arg); G.dragging = G.dragging || false; return render(); }
+    if (name === "show") { if (G.playing) pause(); lab.show(arg); return render(); }
     if (name === "drag") { G.dragging = !!arg; if (!arg) render(true); return; }
     if (name === "keys") { G.controls.keys.open = !G.controls.keys.open; return; }
     if (name === "classroom") return change({ classroom: !G.settings.classroom }, "control");
@@ -286,24 +286,21 @@ export function start(root) {
 
   // ---- settings -----------------------------------------------------------------------------------------------
   function change(patch, from) {
+    const lab = G.lab;
+    // the iteration on screen is the page's (the slider, a step), not the one last written to the link
+    G.settings.t = lab.settings.t = lab.t;
     const next = Object.assign({}, G.settings, patch);
     const c = State.changes(G.settings, next);
     if (!c.rebuild.length && !c.cont.length && !c.page.length) return;
-    const lab = G.lab;
     if (c.rebuild.length || c.cont.length) stopMoving();
-    const wasLatest = lab.t;
     const what = lab.apply(next);
     G.settings = Object.assign({}, lab.settings, { speed: next.speed, classroom: next.classroom });
-    if (what === "none" && lab.error) G.controls.setSettings(G.settings);
     if (from === "link" && what === "rebuilt" && next.t > 0) lab.restoreTo(next.t);
-    else if (from === "link" && c.page.includes("t")) lab.show(next.t);
-    else if (what === "page" && !c.page.includes("t")) lab.show(wasLatest);
     if (c.page.includes("classroom")) {
       setClassroom(!!G.settings.classroom);
       G.charts && drawCharts(true);
     }
-    if (from !== "control") G.controls.setSettings(G.settings);
-    else G.controls.setSettings(G.settings);
+    G.controls.setSettings(G.settings);
     render(true);
   }
 

@@ -413,6 +413,13 @@ def test_url_fragment_round_trip(browser, pages):
     close_ok(o)
     o2 = open_lab(browser, pages["sms_spam"], href.split("#", 1)[1], viewport={"width": 1280, "height": 900})
     assert o2.sentence() == sentence
+    # the link edited in the address bar: the page follows it (a new run, recomputed to its t)
+    o2.ev("() => { location.hash = 'hidden=97&lam=abc&t=2'; }")
+    o2.page.wait_for_function("() => __nblab.lab.settings.hidden === 97 && __nblab.lab.t === 2", timeout=20_000)
+    o2.settle()
+    assert "lam=abc is not a number" in o2.page.locator(".lab-link-notice").inner_text()
+    assert o2.page.get_by_label("Labels hidden", exact=True).input_value() == "97"
+    check_numbers(o2, Oracle("sms_spam", hidden=97), 2, names)
     # classroom=true in the link: the page's bigger type
     close_ok(o2)
 
