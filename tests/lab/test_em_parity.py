@@ -20,11 +20,26 @@ the E- and M-step halves (eStep / mStep against nbcore's e_step / m_step), a λ 
 predict_proba(t=t), responsibilities(t) recomputed after they were dropped, and explain(x, t)
 against nbcore.explain.
 
-Tolerance: RTOL = 1e-9 relative (|js − nbcore| ≤ 1e-9 · |nbcore|; equal infinities pass). Two
-absolute floors, both far below anything shown: a responsibility or posterior below 1e-250 may
-differ by 1e-250 (e^(−575): the exponent's last bit), and delta — a sum of squared differences of
-nearly equal numbers, so its relative error grows as the run converges — may differ by
-1e-9 · ‖θ‖² / 1e6 in absolute terms.
+Tolerance: RTOL = 1e-9 relative (|js − nbcore| ≤ 1e-9 · |nbcore|; equal infinities pass), with two
+floors far below anything shown:
+
+* probabilities (α, β, θ, responsibilities, posteriors) may also differ by ATOL_PROB = 1e-12 in
+  absolute terms. At λ = 0 a β near 0 or 1 makes log(1 − β) or log β ill-conditioned: a last-bit
+  difference of Math.log against numpy's log (they are not the same function) turns into a 1e-16
+  against 0 responsibility, or a β of 1e-229 against 1.0001e-229;
+* delta, a sum of squared differences of nearly equal numbers, may differ by 1e-9 · ‖θ‖² / 1e6.
+
+A dense X (toy_spam, abcd, synthetic_spam, digits) is summed by nbcore's X.T @ W in the BLAS's
+blocked order (OpenBLAS's, which depends on the machine), not row after row. Where a run at λ = 0
+then parts beyond the tolerance (a β reaching exactly 0 or 1 on one side only: digits, three runs),
+nbcore's own answer is only defined up to that order: the run passes if the engine matches nbcore
+run on the same X stored sparse (scipy's row order, the engine's) and nbcore's dense and sparse runs
+differ from each other; the test prints how many runs took that way.
+
+The maximum relative errors printed per data set leave out probabilities below 1e-6 (their error is
+bounded by the absolute floor). Time: the python side (nbcore) and node run side by side, about
+100 s of CPU time each on this 2-core machine (udhr_langid's K = 10 runs are node's largest share),
+so about 2 minutes of wall time when the machine is otherwise idle (7 minutes at a load of 9).
 
 The random start is bit-exact (random.js is numpy's PCG64; the Gaussian's rng.choice is Floyd's
 algorithm as numpy's), so both engines start from the same θ0 and no θ0 is fed across.
@@ -292,7 +307,7 @@ class _Errors:
         rel = np.where(np.isnan(rel), np.inf, rel)
         bad = ~same & (diff > atol) & (rel > RTOL)
         # the reported error: over the numbers above the absolute floor's reach
-        shown = rel[np.abs(ref) >= 1e3 * atol] if atol else rel
+        shown = rel[np.abs(ref) >= 1e6 * atol] if atol else rel
         self.max_rel[what] = max(self.max_rel[what], float(shown.max()) if shown.size else 0.0)
         if bad.any():
             i = int(np.flatnonzero(bad)[np.argmax(rel[bad])])
@@ -326,10 +341,11 @@ def _compare(name: str, folder: Path) -> _Errors:
             where = (f"{name} {spec['model']} init={spec['init']} λ={spec['lam']} hidden={spec['hiddenPct']}% "
                      f"seed={spec['seed']}")
             mine = _Errors()
-            got = []
+            got, refs = [], []
             for what, ref in _reference(name, ds, spec):
                 js = stream.array()
                 got.append(js)
+                refs.append(ref)
                 mine.check(what, js, ref, where, _scale(what, ref, mine), spec["model"] != "gaussian")
             if mine.failures and dense:
                 # A dense X: nbcore's X.T @ W runs in the BLAS's order. Where that order changes
@@ -338,7 +354,7 @@ def _compare(name: str, folder: Path) -> _Errors:
                 # nbcore's two runs must differ (else the failure stands).
                 twin = twin or _sparse_twin(ds)
                 alone, itself = _Errors(), _Errors()
-                for js, (what, ref), (_, ref_dense) in zip(got, _reference(name, twin, spec), _reference(name, ds, spec)):
+                for js, (what, ref), ref_dense in zip(got, _reference(name, twin, spec), refs):
                     alone.check(what, js, ref, where + " (X sparse)", _scale(what, ref, alone))
                     itself.check(what, ref, ref_dense, where + " (nbcore sparse vs dense)", _scale(what, ref, itself))
                 if not alone.failures and itself.failures:
@@ -364,9 +380,16 @@ DATASETS = list(nbcore.list_datasets()) + [UPLOAD]
 
 @pytest.mark.parametrize("name", DATASETS)
 def test_engine_matches_nbcore(name, tmp_path):
-    t0 = time.perf_counter()
+    import resource
+
+    t0, cpu0 = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
+    kids0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     errors = _compare(name, tmp_path)
     took = time.perf_counter() - t0
+    cpu, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    py = cpu.ru_utime + cpu.ru_stime - cpu0.ru_utime - cpu0.ru_stime
+    js = kids.ru_utime + kids.ru_stime - kids0.ru_utime - kids0.ru_stime
     summary = ", ".join(f"{k} {v:.1e}" for k, v in sorted(errors.max_rel.items()))
-    print(f"\n{name}: {took:.1f} s; max relative error: {summary}")
+    print(f"\n{name}: {took:.1f} s (CPU: python {py:.1f} s, node {js:.1f} s); max relative error: {summary}"
+          + (f"; matched on X stored sparse: {len(errors.blas_order)} runs" if errors.blas_order else ""))
     assert not errors.failures, "\n".join(errors.failures[:20])
