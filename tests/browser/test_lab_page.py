@@ -587,4 +587,8 @@ def test_screenshots(browser, pages):
             o.settle()
             o.page.wait_for_timeout(200)
             o.page.screenshot(path=str(LAB_SHOTS / f"{name}_{tag}_converged.png"))
+            if tag == "phone":            # the charts, one per row, further down the phone's page
+                o.page.locator(".lab-charts").scroll_into_view_if_needed()
+                o.settle()
+                o.page.screenshot(path=str(LAB_SHOTS / f"{name}_{tag}_converged_charts.png"))
             close_ok(o)
