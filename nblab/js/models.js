@@ -42,7 +42,21 @@ export function csrMatmul(X, M, K, out) {
     }
     return out;
   }
-  // K > 2: the classes four (then two, then one) at a time, each with scalar accumulators; every
+  if (K === 10) { // digits, udhr_langid: one pass over the row, ten scalar accumulators
+    for (let i = 0; i < n; i++) {
+      let s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0, s5 = 0.0, s6 = 0.0, s7 = 0.0, s8 = 0.0, s9 = 0.0;
+      for (let p = indptr[i], e = indptr[i + 1]; p < e; p++) {
+        const j = indices[p] * 10, x = data[p];
+        s0 += x * M[j]; s1 += x * M[j + 1]; s2 += x * M[j + 2]; s3 += x * M[j + 3]; s4 += x * M[j + 4];
+        s5 += x * M[j + 5]; s6 += x * M[j + 6]; s7 += x * M[j + 7]; s8 += x * M[j + 8]; s9 += x * M[j + 9];
+      }
+      const o = i * 10;
+      out[o] = s0; out[o + 1] = s1; out[o + 2] = s2; out[o + 3] = s3; out[o + 4] = s4;
+      out[o + 5] = s5; out[o + 6] = s6; out[o + 7] = s7; out[o + 8] = s8; out[o + 9] = s9;
+    }
+    return out;
+  }
+  // other K: the classes four (then two, then one) at a time, each with scalar accumulators; every
   // entry is still summed along its row in order
   for (let i = 0; i < n; i++) {
     const b = indptr[i], e = indptr[i + 1], o = i * K;
@@ -69,43 +83,35 @@ export function csrMatmul(X, M, K, out) {
   return out;
 }
 
-/** out (V*K) = X.T @ W for X CSR (N, V) and W (N*K): each entry summed over the rows in order. */
-export function csrTMatmul(X, W, K, out) {
+/**
+ * X's transpose as CSR (V rows), built once per matrix and kept on it: row j lists the entries of
+ * column j in ascending row order.
+ */
+export function transposeOf(X) {
+  if (X._t) return X._t;
   const { n, v, indptr, indices, data } = X;
-  out = out || new Float64Array(v * K);
-  out.fill(0.0);
-  if (K === 2) {
-    for (let i = 0; i < n; i++) {
-      const w0 = W[2 * i], w1 = W[2 * i + 1];
-      for (let p = indptr[i], e = indptr[i + 1]; p < e; p++) {
-        const j = indices[p] * 2, x = data[p];
-        out[j] += x * w0;
-        out[j + 1] += x * w1;
-      }
-    }
-    return out;
-  }
-  // K > 2: four (then two, then one) classes at a time; each entry still adds the rows in order
+  const tptr = new Int32Array(v + 1);
+  for (let p = 0; p < indices.length; p++) tptr[indices[p] + 1]++;
+  for (let j = 0; j < v; j++) tptr[j + 1] += tptr[j];
+  const next = tptr.slice(0, v), tind = new Int32Array(indices.length), tdata = new Float64Array(indices.length);
   for (let i = 0; i < n; i++) {
-    const b = indptr[i], e = indptr[i + 1], o = i * K;
-    let k = 0;
-    for (; k + 4 <= K; k += 4) {
-      const w0 = W[o + k], w1 = W[o + k + 1], w2 = W[o + k + 2], w3 = W[o + k + 3];
-      for (let p = b; p < e; p++) {
-        const j = indices[p] * K + k, x = data[p];
-        out[j] += x * w0; out[j + 1] += x * w1; out[j + 2] += x * w2; out[j + 3] += x * w3;
-      }
-    }
-    for (; k + 2 <= K; k += 2) {
-      const w0 = W[o + k], w1 = W[o + k + 1];
-      for (let p = b; p < e; p++) { const j = indices[p] * K + k, x = data[p]; out[j] += x * w0; out[j + 1] += x * w1; }
-    }
-    for (; k < K; k++) {
-      const w0 = W[o + k];
-      for (let p = b; p < e; p++) out[indices[p] * K + k] += data[p] * w0;
+    for (let p = indptr[i], e = indptr[i + 1]; p < e; p++) {
+      const q = next[indices[p]]++;
+      tind[q] = i;
+      tdata[q] = data[p];
     }
   }
-  return out;
+  Object.defineProperty(X, "_t", { value: { format: "csr", n: v, v: n, indptr: tptr, indices: tind, data: tdata } });
+  return X._t;
+}
+
+/**
+ * out (V*K) = X.T @ W for X CSR (N, V) and W (N*K). Each entry adds its column's rows in ascending
+ * order, as scipy's csc kernel does for X.T, but gathered along the transpose's rows (scalar
+ * accumulators instead of scattered writes).
+ */
+export function csrTMatmul(X, W, K, out) {
+  return csrMatmul(transposeOf(X), W, K, out || new Float64Array(X.v * K));
 }
 
 /** X @ log_p where 0·log 0 counts as 0 and x > 0 times log 0 makes the row −inf (nbcore's log_dot). */
