@@ -197,7 +197,13 @@ GRID_JS = """(first) => {
     return null;
 }"""
 
-TEX_JS = "() => [...document.querySelectorAll('annotation[encoding=\"application/x-tex\"]')].map((a) => a.textContent)"
+# the maths panel's expander: its text and the KaTeX source of its formulas (st.latex keeps it in an <annotation>)
+MATHS_JS = """() => {
+    const box = [...document.querySelectorAll('[data-testid="stExpander"]')]
+        .find((e) => (e.querySelector('summary') || {}).innerText?.includes('The maths of this iteration'));
+    if (!box) return null;
+    return { text: box.innerText, tex: [...box.querySelectorAll('annotation[encoding="application/x-tex"]')].map((a) => a.textContent) };
+}"""
 
 DOCS_TITLE = re.compile(r"The [\d,]+ hidden documents at t = \d+: [\d.]+% right(?:, [\d,]+ flipped at this iteration)?")
 
@@ -218,8 +224,8 @@ def app_numbers(page, t: int, K: int) -> dict:
 
 
 def app_documents(page) -> dict:
-    grid = page.locator('[data-testid="stDataFrame"]').filter(has=page.locator("table[role=grid] th", has_text="EM says"))
-    grid.first.scroll_into_view_if_needed()
+    box = page.locator('[data-testid="stExpander"]').filter(has_text="hidden documents at t =")
+    box.first.locator('[data-testid="stDataFrame"]').last.scroll_into_view_if_needed()   # the table (after the matrix)
     page.wait_for_function(f"() => {{ const r = ({GRID_JS})('doc'); return r && r.length >= 5; }}", timeout=WAIT)
     rows = page.evaluate(GRID_JS, "doc")
     rows = [r for n, r in enumerate(rows) if r["_row"] == n + 2]   # the first rows, from the table's top
@@ -234,8 +240,8 @@ def app_documents(page) -> dict:
 def app_maths(page) -> dict:
     """The maths panel's numbers from the KaTeX source of its formulas (st.latex keeps it in an
     <annotation>), and the document it is about."""
-    tex = page.evaluate(TEX_JS)
-    text = page.locator('[data-testid="stMain"]').inner_text().replace("\u2060", "")
+    got = page.evaluate(MATHS_JS)
+    tex, text = got["tex"], got["text"].replace("\u2060", "")   # (the word joiner that stops auto-links)
     doc = int(re.search(r"E-step for document i = (\d+)", text).group(1))
     said = re.search(rf"Document {doc}: “(.*)”", text)
     out = {"doc": doc, "text": said and said.group(1)}
@@ -261,10 +267,10 @@ def app_maths(page) -> dict:
     return out
 
 
-def open_app(browser, server: str, case: dict, t: int):
+def open_app(ctx, server: str, case: dict, t: int):
     """The app's page at t (asked for only: ready_app waits for it; the server builds the three
-    iterations' sessions side by side)."""
-    page = browser.new_page(viewport={"width": 1500, "height": 2600})
+    iterations' sessions side by side, one session per tab)."""
+    page = ctx.new_page()
     page.set_default_timeout(WAIT)
     page.goto(f"{server}/?{query(case, t)}&player=off", wait_until="commit")
     return page
@@ -281,9 +287,9 @@ def ready_app(page, t: int):
 
 # ---- reading the lab ---------------------------------------------------------------------------------------
 
-def open_lab(browser, url: str, case: dict, t: int):
+def open_lab(ctx, url: str, case: dict, t: int):
     """The lab page at t (asked for only: ready_lab waits for it)."""
-    page = browser.new_page(viewport={"width": 1500, "height": 2600})
+    page = ctx.new_page()
     page.set_default_timeout(WAIT)
     page.lab_errors = []
     page.on("pageerror", lambda e: page.lab_errors.append(str(e)))
@@ -419,9 +425,13 @@ def same_order(app_docs: list[int], lab_docs: list[int], conf: list[float]) -> b
 def test_app_and_lab_show_the_same_numbers(name, server, browser, lab_pages):
     case = CASES[name]
     rep = Report(name)
-    # every page asked for at once: on a loaded machine most of a page's time is waiting, not work
-    apps = {t: open_app(browser, server, case, t) for t in TS}
-    labs = {t: open_lab(browser, lab_pages[case["dataset"]], case, t) for t in TS}
+    # every page asked for at once: on a loaded machine most of a page's time is waiting, not work. One
+    # browser context for the app's tabs (they share the HTTP cache: the app's scripts are fetched and
+    # compiled once), one for the lab's.
+    app_ctx = browser.new_context(viewport={"width": 1500, "height": 2600})
+    lab_ctx = browser.new_context(viewport={"width": 1500, "height": 2600})
+    apps = {t: open_app(app_ctx, server, case, t) for t in TS}
+    labs = {t: open_lab(lab_ctx, lab_pages[case["dataset"]], case, t) for t in TS}
     try:
         truth = Truth(case)   # while the pages load
         K = truth.prep.n_classes
@@ -487,6 +497,6 @@ def test_app_and_lab_show_the_same_numbers(name, server, browser, lab_pages):
             assert not app.locator('[data-testid="stException"]').count(), f"{name} t={t}: the app raised"
             assert not lab.lab_errors, lab.lab_errors
     finally:
-        for page in [*apps.values(), *labs.values()]:
-            page.close()
+        app_ctx.close()
+        lab_ctx.close()
     assert not rep.bad, "the app and the lab disagree:\n" + "\n".join(rep.bad)
