@@ -417,7 +417,8 @@ def same_order(app_docs: list[int], lab_docs: list[int], conf: list[float]) -> b
         else:
             groups.append(cur)
             cur = [j]
-    groups = groups or [cur]      # the last group may be cut by the end of the rows read: left out
+    if len(cur) == 1 or not groups:   # a tie at the end may be cut by the end of the rows read: left out
+        groups.append(cur)
     return all(sorted(app_docs[j] for j in g) == sorted(lab_docs[j] for j in g) for g in groups)
 
 
