@@ -58,6 +58,9 @@ CHANGE_JS = """async ([label, index]) => {
     .find((e) => document.querySelector('label[for="' + e.id + '"]').textContent === label);
   const raf = () => new Promise((r) => requestAnimationFrame(r));
   await raf();
+  await G.drawing;
+  await G.idle();                    // from a quiet page: the panels below drawn after the last step
+  await raf();
   const before = G.drawing;
   const t0 = performance.now();
   el.value = String(index);

@@ -90,7 +90,7 @@ export function start(root) {
   const parsed = State.parseFragment(location.hash, table);
   const reduced = window.matchMedia ? window.matchMedia("(prefers-reduced-motion: reduce)") : null;
   const G = { data, cfg, table, settings: parsed.settings, urlNotices: parsed.notices.slice(), playing: false, dragging: false,
-    converging: false, lastStep: 0, frames: 0, panelsAt: 0, chartsAt: 0, drawnKey: null, Plotly: null, panels: [], t0, firstChart: null,
+    converging: false, lastStep: 0, frames: 0, panelsAt: 0, chartsAt: 0, panelQueue: [], panelTimer: null, idleWaiters: [], drawnKey: null, Plotly: null, panels: [], t0, firstChart: null,
     reducedMotion: () => !!(reduced && reduced.matches) };
   window.__nblab = G;
   G.marks = { start: t0 };
@@ -211,8 +211,11 @@ export function start(root) {
     clearTimeout(resizeTimer);
     resizeTimer = setTimeout(() => { if (G.Plotly) drawCharts(true); }, 150);
   });
-  // what the tests and the benchmark drive (as the controls do)
-  Object.assign(G, { change, act, render });
+  // what the tests and the benchmark drive (as the controls do); idle(): the panels below are drawn
+  const idle = () => new Promise((resolve) => {
+    if (!G.panelQueue.length && !G.panelTimer) resolve(); else G.idleWaiters.push(resolve);
+  });
+  Object.assign(G, { change, act, render, idle });
   return G;
 
   // ---- actions ----------------------------------------------------------------------------------------------
@@ -455,7 +458,7 @@ export function start(root) {
         const p = G.panels.find((q) => q.el === e.target);
         if (!p) continue;
         p.visible = e.isIntersecting;
-        if (p.visible && p.stale) updatePanel(p);
+        if (p.visible && p.stale && !G.panelQueue.includes(p)) { G.panelQueue.push(p); pumpPanels(); }
       }
     }, { rootMargin: "300px 0px 300px 0px" }) : null;
     for (const [pname, mod] of PANELS) {
@@ -475,14 +478,28 @@ export function start(root) {
     }
   }
 
+  // The panels are redrawn one per task (each can take tens of ms): a frame, a key press or a control
+  // change waiting behind them waits for one panel at most, not for all of them.
   function drawPanels() {
+    const key = `${G.lab.serial}|${G.lab.latest}|${G.lab.t}|${G.lab.half}|${G.settings.classroom}|${G.lab.run.history[G.lab.latest].lam}`;
     for (const p of G.panels) {
-      const key = `${G.lab.serial}|${G.lab.latest}|${G.lab.t}|${G.lab.half}|${G.settings.classroom}|${G.lab.run.history[G.lab.latest].lam}`;
       if (p.key === key && !p.stale) continue;
       p.key = key;
       p.stale = true;
-      if (p.visible) updatePanel(p);
+      if (p.visible && !G.panelQueue.includes(p)) G.panelQueue.push(p);
     }
+    pumpPanels();
+  }
+
+  function pumpPanels() {
+    if (G.panelTimer || !G.panelQueue.length) return;
+    G.panelTimer = setTimeout(() => {
+      G.panelTimer = null;
+      const p = G.panelQueue.shift();
+      if (p && p.stale && p.visible) updatePanel(p);
+      if (G.panelQueue.length) pumpPanels();
+      else for (const fn of G.idleWaiters.splice(0)) fn();
+    }, 0);
   }
 
   function updatePanel(p) {

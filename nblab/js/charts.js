@@ -78,6 +78,30 @@ export function figureLayout(layout, title, fs, height, rows = 1, fixed = null) 
   return out;
 }
 
+/**
+ * Ticks for values spanning [lo, hi]: about `n` at a 1-2-2.5-5 step, labelled with an SI suffix (k, M, G) and
+ * as many decimals as the step needs, with a real minus sign. Returns { tickvals, ticktext, chars } (chars:
+ * the longest label), so the axis's margin is known without plotly measuring it.
+ */
+export function niceTicks(lo, hi, n = 4) {
+  if (!isFinite(lo) || !isFinite(hi)) return null;
+  let span = hi - lo;
+  if (!(span > 0)) span = Math.max(Math.abs(hi) * 1e-6, 1e-9);
+  lo -= span * 0.08; hi += span * 0.08;            // the room plotly's autorange leaves around the markers
+  const raw = (hi - lo) / n, e = Math.floor(Math.log10(raw)), base = Math.pow(10, e);
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * base).find((v) => v >= raw * 0.999) || 10 * base;
+  const big = Math.max(Math.abs(lo), Math.abs(hi));
+  const [unit, suffix] = big >= 1e9 ? [1e9, "G"] : big >= 1e6 ? [1e6, "M"] : big >= 1e4 ? [1e3, "k"] : [1, ""];
+  const decimals = Math.max(0, -Math.floor(Math.log10(step / unit) + 1e-9)) + (step / unit / Math.pow(10, Math.floor(Math.log10(step / unit) + 1e-9)) === 2.5 ? 1 : 0);
+  const tickvals = [], ticktext = [];
+  for (let k = Math.ceil(lo / step); k * step <= hi + step * 1e-9; k++) {
+    const v = k * step;
+    tickvals.push(v);
+    ticktext.push(((v / unit).toFixed(decimals) + suffix).replace("-", "\u2212").replace(/^\u22120(\.0*)?([kMG]?)$/, "0$1$2"));
+  }
+  return { tickvals, ticktext, chars: Math.max(...ticktext.map((t) => t.length)), range: [lo, hi] };
+}
+
 /** Margins that hold a y axis's tick labels of `chars` characters and its title, and x ticks with a title
  * of `xLines` lines (px, for font size fs). */
 export function fixedMargins(fs, chars, yTitle, xLines) {
@@ -228,12 +252,22 @@ export function llSpec(S, fs, width) {
     for (const [xr, yr] of [["x", "y domain"], ["x2", "y2 domain"]]) shapes.push(vline(t - 0.5, { color: "#555555", dash: "dash", width: 1.5 }, xr, yr));
   }
   const ticks = intTicks(S.T);
+  // the y ticks are the page's own (their labels' width is known: no automargin pass)
+  const yTicks = (v) => {
+    let lo = Infinity, hi = -Infinity;
+    for (const x of v) if (x !== null && isFinite(x)) { lo = Math.min(lo, x); hi = Math.max(hi, x); }
+    const nt = niceTicks(lo, hi, 5);
+    return nt ? { tickmode: "array", tickvals: nt.tickvals, ticktext: nt.ticktext, range: nt.range, _chars: nt.chars } : {};
+  };
+  const y1 = yTicks(S.obj), y2 = yTicks(S.ll);
+  const chars = Math.max(y1._chars || 6, y2._chars || 6);
+  delete y1._chars; delete y2._chars;
   const layout = { shapes, annotations, showlegend: !!(bad.length || dips.length),
     xaxis: Object.assign({ anchor: "y", domain: [0, 1], matches: "x2", showticklabels: false }, ticks),
-    yaxis: { anchor: "x", domain: [0.56, 1.0] },
+    yaxis: Object.assign({ anchor: "x", domain: [0.56, 1.0] }, y1),
     xaxis2: Object.assign({ anchor: "y2", domain: [0, 1], title: { text: "iteration t" } }, ticks),
-    yaxis2: { anchor: "x2", domain: [0, 0.44] } };
-  const spec = { data, layout: figureLayout(layout, "Does EM climb?", fs, 430, 1, { b: fixedMargins(fs, 0, false, 1).b }) };
+    yaxis2: Object.assign({ anchor: "x2", domain: [0, 0.44] }, y2) };
+  const spec = { data, layout: figureLayout(layout, "Does EM climb?", fs, 430, 1, fixedMargins(fs, chars, false, 1)) };
   spec.bad = bad;
   spec.dips = dips;
   return spec;
@@ -345,6 +379,16 @@ export function mountCharts(grid, ctx) {
     return box;
   });
   const api = { boxes, S: null, t: 0, draws: 0, pending: null, fs: 15 };
+  // each chart's width, kept up to date without a layout read on every redraw
+  if (typeof ResizeObserver !== "undefined") {
+    const ro = new ResizeObserver((entries) => {
+      for (const e of entries) {
+        const box = boxes.find((b) => b.wrap === e.target);
+        if (box) box.width = Math.round(e.contentRect.width);
+      }
+    });
+    for (const b of boxes) ro.observe(b.wrap);
+  }
 
   function fill(box) {
     box.tables.replaceChildren(tableEl(tableOf(box.name, api.S)));
@@ -383,7 +427,7 @@ export function mountCharts(grid, ctx) {
       const hide = box.name === "acc" && !S.nHidden;
       box.wrap.hidden = hide;
       if (hide) continue;
-      const width = box.wrap.clientWidth || 400;
+      const width = box.width || (box.width = box.wrap.clientWidth) || 400;
       const key = keyOf(box.name, S, api.fs, width);
       if (!force && key === box.key) continue;
       box.key = key;
