@@ -63,12 +63,19 @@ TEMPLATE = {"layout": {
 }}
 
 #: plotly.js starts unpacking as soon as its bytes are parsed, before the data is: the gzip stream runs off
-#: the main thread while the page reads the data and builds the run (boot.js awaits the text)
-UNPACK_JS = ("window.__nblabPlotlyText=(function(){try{if(typeof DecompressionStream==='undefined')return null;"
+#: the main thread, and the unpacked code goes in as a blob: script (compiled off the main thread too)
+#: while the page reads the data and builds the run. boot.js awaits window.__nblabPlotly (resolved with
+#: window.Plotly, or null when this browser cannot unpack it: boot.js then says so).
+UNPACK_JS = ("window.__nblabPlotly=(function(){try{if(typeof DecompressionStream==='undefined')return Promise.resolve(null);"
              "var b=atob(document.getElementById('nblab-plotly').textContent.trim()),u=new Uint8Array(b.length);"
              "for(var i=0;i<b.length;i++)u[i]=b.charCodeAt(i);"
-             "return new Response(new Blob([u]).stream().pipeThrough(new DecompressionStream('gzip'))).text();"
-             "}catch(e){return null;}})();")
+             "return new Response(new Blob([u]).stream().pipeThrough(new DecompressionStream('gzip'))).text()"
+             ".then(function(js){return new Promise(function(ok){"
+             "var d=window.define;window.define=undefined;"
+             "var url=URL.createObjectURL(new Blob([js],{type:'text/javascript'})),s=document.createElement('script');"
+             "s.src=url;s.onload=s.onerror=function(){URL.revokeObjectURL(url);if(d!==undefined)window.define=d;ok(window.Plotly||null);};"
+             "document.head.appendChild(s);});});"
+             "}catch(e){return Promise.resolve(null);}})();")
 
 #: the settings a page can be written with (the URL fragment's keys)
 SETTING_KEYS = ("dataset", "model", "hidden", "lam", "init", "seed", "max_iter", "tol", "t", "speed", "classroom")

@@ -48,12 +48,14 @@ function bytesOf(b64) {
 }
 async function loadPlotly(b64) {
   if (window.Plotly) return window.Plotly;
+  // unpacked and run since the page's bytes were parsed (page.py)
+  if (window.__nblabPlotly) {
+    const P = await window.__nblabPlotly;
+    if (P) return P;
+  }
   if (typeof DecompressionStream === "undefined")
     throw new Error("this browser cannot unpack the charts' code (no DecompressionStream: Chrome 80+, Firefox 113+, Safari 16.4+)");
-  // unpacked since the page's bytes were parsed (page.py), or here
-  const early = window.__nblabPlotlyText;
-  const js = early ? await early
-    : await new Response(new Blob([bytesOf(b64)]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
+  const js = await new Response(new Blob([bytesOf(b64)]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
   const define = window.define;          // a page with an AMD loader would take plotly.js's UMD wrapper
   window.define = undefined;
   try {
