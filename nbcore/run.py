@@ -388,6 +388,7 @@ class EMRun:
             new.stop_reason = self.stop_reason
             return new
         new.history = new.history[: t + 1]
+        new._pending = None   # a pending E-step belongs to the latest iteration, not to θ_t
         snap = new.history[-1]
         import warnings
 

@@ -314,6 +314,25 @@ def test_rewound_run_steps_back_to_the_same_snapshots():
             run.rewound(bad)
 
 
+def test_rewound_to_an_earlier_iteration_drops_a_pending_e_step():
+    """An E-step pending at the latest iteration is not θ_t's: the rewound run's next half-step starts
+    from θ_t (its M-step gives back the dropped snapshot t + 1)."""
+    rng = np.random.default_rng(5)
+    X = (rng.random((40, 6)) < 0.4).astype(float)
+    y = np.where(rng.random(40) < 0.6, -1, rng.integers(0, 2, 40))
+    run = EM(n_classes=2, init="labeled", tol=None, max_iter=20).start(X, y)
+    for _ in range(4):
+        run.step()
+    run.e_step()
+    back = run.rewound(2)
+    assert back.pending is None and run.pending is not None
+    with pytest.raises(ValueError, match="E-step first"):
+        back.m_step()
+    back.e_step()
+    np.testing.assert_array_equal(back.m_step().beta, run.history[3].beta)
+    assert run.rewound(4).pending is run.pending   # at the latest iteration the pending E-step is θ_t's
+
+
 def test_rewound_keeps_a_convergence_reached_at_t():
     run = EM(n_classes=2, init="random", random_state=0, tol=1e-3).start(TOY_X)
     run.run_to_convergence()
