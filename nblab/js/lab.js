@@ -154,7 +154,10 @@ export class Lab {
     this.scoreRows = rows;
     this.yEval = y;
     this.visible = visible;
-    this.baselines = { supervised: this.supervisedAccuracy(s.lam), majority: this.majorityAccuracy(), lam: s.lam };
+    // started "from the labelled documents", θ⁽⁰⁾ is the supervised fit at λ (the same M-step on the same
+    // rows): its accuracy at t = 0 is the supervised baseline, from the E-step the start already made
+    const sup = init === "labeled" && this.visible && rows.length ? this.accuracy(0) : this.supervisedAccuracy(s.lam);
+    this.baselines = { supervised: sup, majority: this.majorityAccuracy(), lam: s.lam };
   }
 
   /** Supervised Naive Bayes on the visible labels at λ (the labelled M-step), scored on the hidden rows. */
@@ -398,7 +401,7 @@ export class Lab {
       return c.page.length ? "page" : "none";
     }
     if (!c.rebuild.length && this.latest > 0) return this.continueWith(next, c.cont);
-    const keep = { settings: this.settings, prep: this.prep, run: this.run, serial: this.serial };
+    const keep = Object.assign({}, this);       // the run and everything derived from it, kept if the build fails
     try {
       this.build(next);
     } catch (e) {
