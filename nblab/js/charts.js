@@ -168,8 +168,9 @@ export function alphaSpec(S, fs, width) {
   const shapes = [], annotations = [];
   for (const [t, lam] of lamChanges(S.lams)) {
     shapes.push(vline(t - 0.5, { color: "#555555", dash: "dash", width: 1.5 }));
-    annotations.push({ x: t - 0.5, y: 1.0, yref: "paper", text: `λ→${fmtG(lam)}`, showarrow: false, yanchor: "bottom",
-      font: { size: fs - 2, color: "#555555" } });
+    // inside the plot, at the top beside the dashed line (above it would meet the legend)
+    annotations.push({ x: t - 0.5, y: 1.0, yref: "paper", text: `λ→${fmtG(lam)}`, showarrow: false, yanchor: "top",
+      xanchor: "left", xshift: 2, bgcolor: "rgba(255,255,255,0.85)", font: { size: fs - 2, color: "#555555" } });
   }
   let top = 1.0;
   if (S.K > 3) {
@@ -184,7 +185,6 @@ export function alphaSpec(S, fs, width) {
     yaxis: { title: { text: "α (class prior)" }, range: [0, top] } };
   const spec = { data, layout: figureLayout(layout, "Class priors α", fs, 330, own ? 0 : Math.max(1, legendRows(S.names.map(String), fs, width)),
     fixedMargins(fs, 4, true, 1)) };
-  if (own && annotations.length) spec.layout.margin.t += fs + 6;      // room for "λ→0.1" under the title
   if (own) spec.legend = S.names.map((n, k) => [String(n), classColor(k)]);
   return spec;
 }
