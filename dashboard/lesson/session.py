@@ -8,6 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from nblab.lesson_run import LessonRun
+from dashboard import serve
 from dashboard.ui import controls, urlguard
 from dashboard.ui.controls import Settings
 
@@ -31,9 +32,9 @@ def lesson() -> LessonRun:
 def sync(settings: Settings) -> None:
     """Bring the run in line with the controls; a session's first run goes to the URL's ``t=``."""
     lr = lesson()
-    if lr.sync(settings.data, settings.smoothing, busy=st.spinner):
+    if lr.sync(settings.data, settings.smoothing, busy=serve.busy):
         asked = int(urlguard.value_of(K_ITERATION, urlguard.Number(0, 1000, 0, None, True), 0) or 0)
-        lr.restore_to(asked, busy=st.spinner)
+        lr.restore_to(asked, busy=serve.busy)
 
 
 def remember_iteration() -> None:
@@ -97,7 +98,7 @@ def advance(speed: str) -> None:
         lr.converge_pending = False
         if not lr.run.done:
             bar = st.progress(0.0, text="Running EM to convergence …")
-            lr.converge(lambda frac, t: bar.progress(frac, text=f"Running EM … t = {t}"))
+            serve.converge(lr, lambda frac, t: bar.progress(frac, text=f"Running EM … t = {t}"))
             bar.empty()
             lr.follow_latest()
     if lr.playing:

@@ -103,12 +103,12 @@ def test_tiny_and_subnormal_but_representable_lambdas_are_not_refused():
 # ---- on the page ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("query,key,used", [
-    ({"hidden": "1_0"}, "hidden", 90),
-    ({"hidden": "٥٠"}, "hidden", 90),
-    ({"hidden": "５０"}, "hidden", 90),
-    ({"lam": "1e-400"}, "lam", 1.0),
-    ({"lam": "1e400"}, "lam", 1.0),
-    ({"seed": "1_2"}, "seed", 0),          # a number input, drawn in the advanced settings
+    ({"hidden": "1_0"}, "hidden", DEFAULTS["hidden"]),
+    ({"hidden": "٥٠"}, "hidden", DEFAULTS["hidden"]),
+    ({"hidden": "５０"}, "hidden", DEFAULTS["hidden"]),
+    ({"lam": "1e-400"}, "lam", DEFAULTS["lam"]),
+    ({"lam": "1e400"}, "lam", DEFAULTS["lam"]),
+    ({"seed": "1_2"}, "seed", DEFAULTS["seed"]),   # a number input, drawn in the advanced settings
 ])
 def test_lesson_page_refuses_lookalike_numbers_with_a_notice(query, key, used):
     at = open_lesson(query)
