@@ -83,13 +83,23 @@ function metric(label) {
   return { box: el("div", { class: "lab-metric" }, lab, value, delta), lab, value, delta };
 }
 
-export function start(root) {
+/**
+ * Build the lab in `root` and start it. A page (nblab/page.py) passes nothing: the data, the settings and
+ * plotly.js are read from its script blocks and the settings follow the URL's fragment. A host that holds
+ * the page (the notebook widget) passes `opts`: { data, cfg, plotly (base64 gzip), hash: false (the
+ * fragment is not the lab's), host: { keysOn (the element whose keys drive the lab), onView(v) (told
+ * { t, latest, playing, settings } when the page settles) } }. Returns the page's state; `G.api` is what
+ * a host drives (step, halves, play, pause, reset, converge, go to t).
+ */
+export function start(root, opts = {}) {
   const read = (id) => JSON.parse(document.getElementById(id).textContent);
   const t0 = performance.now();
-  const data = read("nblab-data");
-  const cfg = read("nblab-config");
+  const data = opts.data || read("nblab-data");
+  const cfg = opts.cfg || read("nblab-config");
+  const host = opts.host || {};
+  const useHash = opts.hash !== false;
   const table = State.schema(cfg);
-  const parsed = State.parseFragment(location.hash, table);
+  const parsed = State.parseFragment(useHash ? location.hash : "", table);
   const reduced = window.matchMedia ? window.matchMedia("(prefers-reduced-motion: reduce)") : null;
   const G = { data, cfg, table, settings: parsed.settings, urlNotices: parsed.notices.slice(), playing: false, dragging: false,
     converging: false, lastStep: 0, frames: 0, panelsAt: 0, chartsAt: 0, panelQueue: [], panelTimer: null, idleWaiters: [], drawnKey: null, Plotly: null, panels: [], t0, firstChart: null,
@@ -149,7 +159,7 @@ export function start(root) {
   setClassroom(!!G.settings.classroom);
 
   // ---- the run (plotly.js unpacks meanwhile: its gzip stream runs off the main thread) ----
-  const plotlyLoading = loadPlotly(document.getElementById("nblab-plotly").textContent.trim());
+  const plotlyLoading = loadPlotly(opts.plotly || document.getElementById("nblab-plotly").textContent.trim());
   plotlyLoading.catch(() => {});
   mark("skeleton");
   try {
@@ -188,7 +198,7 @@ export function start(root) {
   });
 
   // ---- the keys: a presentation clicker's → / Page Down step, P plays ----
-  document.addEventListener("keydown", (e) => {
+  const onKey = (e) => {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     const t = e.target, tag = t && t.tagName ? t.tagName.toUpperCase() : "";
     if (tag === "TEXTAREA" || tag === "SELECT" || (t && t.isContentEditable)) return;
@@ -201,13 +211,16 @@ export function start(root) {
     if (!what || e.repeat && what === "play") return;
     e.preventDefault();
     act(what);
-  });
-  window.addEventListener("hashchange", () => {
+  };
+  const keysOn = host.keysOn || document;
+  keysOn.addEventListener("keydown", onKey);
+  const onHash = () => {
     const p = State.parseFragment(location.hash, table);
     G.urlNotices = p.notices.slice();
     drawLinkNotice();
     change(p.settings, "link");
-  });
+  };
+  if (useHash) window.addEventListener("hashchange", onHash);
   let resizeTimer = null;
   window.addEventListener("resize", () => {
     clearTimeout(resizeTimer);
@@ -218,6 +231,17 @@ export function start(root) {
     if (!G.panelQueue.length && !G.panelTimer) resolve(); else G.idleWaiters.push(resolve);
   });
   Object.assign(G, { change, act, render, idle });
+  // what a host drives (the notebook widget): the same actions as the controls
+  G.api = {
+    t: () => G.lab.t,
+    go: (t) => act("show", t),
+    step: (n = 1) => { for (let i = 0; i < Math.max(1, n | 0); i++) act("step"); },
+    eStep: () => act("e"), mStep: () => act("m"),
+    play: () => { if (!G.playing) act("play"); },
+    pause: () => { if (G.playing) act("play"); },
+    reset: () => act("reset"), converge: () => act("converge"),
+    destroy: () => { if (G.playing) pause(); keysOn.removeEventListener("keydown", onKey); if (useHash) window.removeEventListener("hashchange", onHash); },
+  };
   return G;
 
   // ---- actions ----------------------------------------------------------------------------------------------
@@ -443,6 +467,8 @@ export function start(root) {
   function writeLink() {
     const s = Object.assign({}, G.settings, { t: G.lab.t });
     G.settings.t = G.lab.t;
+    if (host.onView) host.onView({ t: G.lab.t, latest: G.lab.latest, playing: !!G.playing, settings: Object.assign({}, s) });
+    if (!useHash) return;
     const frag = State.toFragment(s, table);
     if (location.hash.slice(1) === frag) return;
     try { history.replaceState(null, "", "#" + frag); } catch (e) { /* a sandboxed frame: the page still works */ }

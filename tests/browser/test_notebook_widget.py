@@ -1,10 +1,11 @@
-"""The lesson widget (dashboard/lesson/widget.py, nbcore.show) in a real JupyterLab, driven from Python.
+"""The lab in a notebook (nblab/widget.py, nblab.show) in a real JupyterLab, driven from Python.
 
 Starts a JupyterLab server on a free port (its settings and workspaces in a temporary folder), opens a
-notebook in Chromium and runs its cells one by one: the first shows the widget for an sms_spam run at
-t = 2, the next ones set ``w.t``, call ``w.step()`` (past the run's end: the run is stepped in the kernel)
-and ``w.play()``. After each, the chart drawn in the browser is checked against the same run computed
-here with nbcore. Screenshot: artifacts/screenshots/notebook_widget.png.
+notebook in Chromium and runs its cells one by one: the first shows the lab for an sms_spam run at t = 2
+(EM runs in the browser, from the run's settings), the next ones set ``w.t``, call ``w.step(3)`` and
+``w.play()``, and the last prints what the kernel knows of the view. After each, the page's iteration, its
+status sentence and its log-likelihood are checked against the same run computed here with nbcore.
+Screenshot: artifacts/screenshots/notebook_widget.png.
 Skipped, with the reason, without JupyterLab, anywidget, ipykernel or Chromium.
 """
 from __future__ import annotations
@@ -34,25 +35,27 @@ TOKEN = "nbem-test"
 
 CELLS = [
     f"import sys; sys.path.insert(0, {str(ROOT)!r})\n"
-    "import numpy as np, nbcore\n"
+    "import numpy as np, nbcore, nblab\n"
     "ds = nbcore.load_dataset('sms_spam')\n"
     "y_obs, _ = nbcore.hide_labels(np.asarray(ds.y), fraction=0.9, random_state=0)\n"
     "run = nbcore.EM(model='bernoulli', n_classes=2, smoothing=1.0, init='labeled', random_state=0,\n"
     "                tol=1e-6).start(ds.for_model('bernoulli'), y_obs)\n"
     "run.step(); run.step()\n"
-    "w = nbcore.show(run, ds)\n"
+    "w = nblab.show(run, ds)\n"
     "w",
     "w.t = 1",
     "w.step(3)",
     "w.play()",
-    "print('kernel', w.t, w.latest, run.done)",
+    "print('kernel', w.t, w.latest, w.settings['hidden'], float(w.settings['lam']))",
 ]
 
-WIDGET = "() => { const el = document.querySelector('.nbo-widget'); return el && el.__nbemOffline ? el.__nbemOffline.P : null; }"
-STATE = f"() => {{ const P = ({WIDGET})(); return P && {{ t: P.t, n: P.n, playing: P.playing }}; }}"
+#: the widget's page state (boot.js's G, kept on the widget's element)
+G = "document.querySelector('.nblab-widget').__nblab"
+STATE = (f"() => {{ const g = {G}; return g && g.lab ? {{ t: g.lab.t, latest: g.lab.latest, playing: !!g.lab.playing,"
+         " done: !!g.lab.done } : null; }")
 
 
-def expected_run(steps: int | None = None):
+def expected_run():
     ds = nbcore.load_dataset("sms_spam")
     y_obs, _ = nbcore.hide_labels(np.asarray(ds.y), fraction=0.9, random_state=0)
     run = nbcore.EM(model="bernoulli", n_classes=2, smoothing=1.0, init="labeled", random_state=0,
@@ -122,12 +125,24 @@ def run_cell(page, index: int):
         timeout=120_000)
 
 
-def label(page) -> str:
-    return page.locator(".nbo-widget .nbp-label").inner_text()
+def sentence(page) -> str:
+    return page.locator(".nblab-widget #lab-sentence").inner_text()
 
 
-def acc_text(run, ds, y_obs, t) -> str:
-    return f"{nbcore.hidden_accuracy(run.predict(t=t), np.asarray(ds.y), y_obs < 0):.1%}"
+def expected_words(run, ds, y_obs, t) -> str:
+    """The start of the page's status sentence at t: α and the accuracy on the hidden labels, from nbcore."""
+    a = np.asarray(run.history[t].alpha)
+    acc = nbcore.hidden_accuracy(run.predict(t=t), np.asarray(ds.y), y_obs < 0)
+    return f"α ham {a[0]:.2f}, spam {a[1]:.2f}; accuracy {acc:.1%}"
+
+
+def check(page, run, ds, y_obs, t, latest):
+    page.wait_for_function(f"() => {{ const s = ({STATE})(); return s && s.t === {t} && s.latest === {latest}; }}",
+                           timeout=120_000)
+    page.wait_for_timeout(300)
+    assert sentence(page).startswith(f"Iteration {t} of {latest}: {expected_words(run, ds, y_obs, t)}")
+    ll = page.evaluate(f"() => {G}.lab.run.history[{t}].logLikelihood")
+    assert ll == pytest.approx(run.history[t].log_likelihood, rel=1e-9)
 
 
 def test_widget_follows_python(lab):
@@ -140,40 +155,30 @@ def test_widget_follows_python(lab):
         page.wait_for_function("() => { const s = document.querySelector('.jp-Notebook-ExecutionIndicator');"
                                " return !s || s.getAttribute('data-status') === 'idle'; }", timeout=120_000)
 
-        run_cell(page, 0)                                                   # the widget, at t = 2
-        page.wait_for_function(f"() => {{ const P = ({WIDGET})(); return P && P.n === 3; }}", timeout=120_000)
-        page.wait_for_function("() => { const gd = document.querySelector('.nbo-widget .nbp-params .js-plotly-plot');"
-                               " return !!(gd && gd._fullLayout); }", timeout=60_000)
-        assert page.evaluate(STATE)["t"] == 2
-        assert label(page) == f"Iteration 2 of 2 · accuracy {acc_text(run, ds, y_obs, 2)}"
+        run_cell(page, 0)                                                   # the lab, opened at the run's t = 2
+        check(page, run, ds, y_obs, 2, 2)
+        page.wait_for_function(f"() => !!{G}.lab && !!document.querySelector('.nblab-widget .js-plotly-plot')",
+                               timeout=60_000)
 
         run_cell(page, 1)                                                   # w.t = 1
-        page.wait_for_function(f"() => ({WIDGET})().t === 1", timeout=30_000)
-        page.wait_for_timeout(300)
-        assert label(page) == f"Iteration 1 of 2 · accuracy {acc_text(run, ds, y_obs, 1)}"
-        drawn = page.evaluate("() => document.querySelector('.nbo-widget .nbo-metric[data-metric=\"Iteration\"]"
-                              " .nbo-metric-value').textContent")
-        assert drawn == "1"
+        check(page, run, ds, y_obs, 1, 2)
 
         run_cell(page, 2)                                                   # w.step(3): t 2, then two new steps
-        page.wait_for_function(f"() => {{ const P = ({WIDGET})(); return P.n === 5 && P.t === 4; }}", timeout=60_000)
-        page.wait_for_timeout(300)
-        assert label(page) == f"Iteration 4 of 4 · accuracy {acc_text(run, ds, y_obs, 4)}"
+        check(page, run, ds, y_obs, 4, 4)
         SHOTS.mkdir(parents=True, exist_ok=True)
-        page.evaluate("() => document.querySelector('.nbo-widget').scrollIntoView()")
+        page.evaluate("() => document.querySelector('.nblab-widget').scrollIntoView()")
         page.wait_for_timeout(300)
         page.screenshot(path=str(SHOTS / "notebook_widget.png"))
 
-        run_cell(page, 3)                                                   # w.play(): the run grows to convergence
+        run_cell(page, 3)                                                   # w.play(): to where EM stops
         latest = len(run.history) - 1
-        page.wait_for_function(f"() => {{ const P = ({WIDGET})(); return P.n === {latest + 1} && P.t === {latest}"
-                               " && !P.playing; }", timeout=120_000)
-        page.wait_for_timeout(600)
-        assert label(page) == f"Iteration {latest} of {latest} · accuracy {acc_text(run, ds, y_obs, latest)}"
+        page.wait_for_function(f"() => {{ const s = ({STATE})(); return s && s.done && !s.playing && s.t === {latest}; }}",
+                               timeout=120_000)
+        check(page, run, ds, y_obs, latest, latest)
 
         run_cell(page, 4)                                                   # the kernel saw where the view stopped
         page.wait_for_function("() => [...document.querySelectorAll('.jp-OutputArea-output')]"
                                ".some(e => e.textContent.includes('kernel '))", timeout=30_000)
         out = page.locator(".jp-OutputArea-output", has_text="kernel ").inner_text().split()
-        assert out[1:] == [str(latest), str(latest), "True"]
+        assert out[1:] == [str(latest), str(latest), "90", "1.0"]
         browser.close()
