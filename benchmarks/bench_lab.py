@@ -141,11 +141,7 @@ def write_page(name: str, folder: Path) -> Path:
     from nblab.data import lab_data
     from nblab.page import lab_html
 
-    try:
-        from dashboard.lesson.export import chart_template
-        template = chart_template()
-    except Exception:  # the app is not installed: the page's own template
-        template = None
+    template = None   # the page's own: nblab/template.json, the app's chart template
     path = folder / f"{name}.html"
     # the documents' texts only where the page ships them (spam_assassin's would make a 15 MB file)
     data = lab_data(name, texts=name != "spam_assassin")

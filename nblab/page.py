@@ -16,7 +16,7 @@ The settings a link carries (the URL fragment, ``#lam=0.1&hidden=95``) win over 
 with; a value the page cannot use is refused with a notice on the page (``nblab/js/state.js``).
 
 nblab imports nbcore, numpy and the standard library only: the caller passes the plotly template
-(``dashboard.lesson.export.chart_template()`` in the app); without one the page uses :data:`TEMPLATE`,
+(``dashboard.charts.player_template.chart_template()``, saved as nblab/template.json, is the app's); without one the page uses nblab/template.json, else :data:`TEMPLATE`,
 the same text colours on white.
 """
 from __future__ import annotations
@@ -35,7 +35,7 @@ HERE = Path(__file__).resolve().parent
 CSS = HERE / "lab.css"
 #: the lower panels' styles (nblab/js/panels/)
 PANELS_CSS = HERE / "panels.css"
-#: the app's chart template as JSON (written from dashboard.lesson.export.chart_template()), used when the
+#: the app's chart template as JSON (written by ``python -m dashboard.charts.player_template``), used when the
 #: caller passes none
 TEMPLATE_JSON = HERE / "template.json"
 #: our plotly.js build (scatter, bar and heatmap), gzipped as the app ships it
@@ -86,7 +86,7 @@ SPEEDS = ("slow", "normal", "fast", "fastest")
 
 def json_for_script(obj: Any) -> str:
     """JSON safe inside <script type="application/json">: no "</script>", no "<!--", no entities, and the
-    two line separators JavaScript once read as line ends escaped (as dashboard.lesson.export does)."""
+    two line separators JavaScript once read as line ends escaped."""
     s = json.dumps(_finite(obj), ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_default)
     return (s.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
@@ -228,7 +228,7 @@ def lab_html(lab_data: dict, *, settings: dict | None = None, title: str | None 
     ``settings``: the settings the page opens with where the link says nothing (the URL fragment's keys:
     dataset, model, hidden, lam, init, seed, max_iter, tol, t, speed, classroom; checked here, ValueError
     naming the key). ``title``: the page's title (text). ``template``: the plotly template the charts are
-    drawn with (``dashboard.lesson.export.chart_template()`` for the app's look; default :data:`TEMPLATE`).
+    drawn with (default: nblab/template.json, the app's look).
     """
     cfg = page_config(lab_data, settings, title, template)
     lic = "MIT"
