@@ -243,7 +243,8 @@ export const sup = (s) => h("sup", null, String(s));
  * `rowHeads` is false. A cell is a string, a number (shown as is), an element, or
  * {text, class, attrs, kids}. */
 export function table({ caption, head, rows, rowHeads = true, className = "nbl-table" }) {
-  const t = h("table", { class: className });
+  // a table scrolls sideways in a narrow box (a phone, classroom type): focusable, so a keyboard can scroll it
+  const t = h("table", { class: className, tabindex: "0" });
   if (caption) t.append(h("caption", { text: caption }));
   if (head) t.append(h("thead", null, h("tr", null, head.map((c) => cell("th", c, { scope: "col" })))));
   const body = h("tbody");

@@ -58,7 +58,7 @@ export function mount(el, ctx) {
   const scored = h("p", { class: "nbl-caption" });
   const result = h("div", { class: "nbl-msg-result", "aria-live": "polite" });
   const parts = h("div", { class: "nbl-msg-parts" });
-  const words = h("div", { class: "nbl-scroll nbl-msg-words" });
+  const words = h("div", { class: "nbl-scroll nbl-msg-words", tabindex: "0", role: "region", "aria-label": "The words that pushed the message each way" });
   const note = h("p", { class: "nbl-caption" });
   const unavailable = h("p", { class: "nbl-caption", hidden: true });
   body.append(unavailable, h("label", { for: id, text: "Type a message" }), box, help, scored, result,

@@ -101,7 +101,7 @@ export function mount(el, ctx) {
   const chart = h("div", { class: "nbl-chart", role: "img" });
   const numbers = h("details", { class: "nbl-numbers" });
   const listTitle = h("h3");
-  const list = h("div", { class: "nbl-scroll" });
+  const list = h("div", { class: "nbl-scroll", tabindex: "0", role: "region", "aria-label": "The documents EM is least sure about" });
   const chartCol = h("div", { class: "nbl-resp-chart" }, summary, chart, numbers);
   body.append(caption, h("div", { class: "nbl-resp-row" }, chartCol, h("div", { class: "nbl-resp-list" }, listTitle, list)));
   let key = null;
