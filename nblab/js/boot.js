@@ -9,7 +9,7 @@
 // unpacked here with DecompressionStream.
 
 import * as State from "./state.js";
-import { Lab, percent, deltaText } from "./lab.js";
+import { Lab, percent, deltaText, best as bestOf, candidates, segmentOf, gainParts } from "./lab.js";
 import { mountCharts } from "./charts.js";
 import { mountControls } from "./controls.js";
 import { PANELS } from "./panels/registry.js";
@@ -122,16 +122,19 @@ export function start(root, opts = {}) {
   G.errorBox = el("div", { class: "lab-notice lab-error", role: "alert", hidden: true });
   const bar = el("div", { class: "lab-bar" });
   G.sentence = el("p", { class: "lab-sentence", role: "status", "aria-live": "polite", "aria-atomic": "true", id: "lab-sentence" });
-  const mIt = metric("Iteration"), mAcc = metric("Accuracy"), mSup = metric("Supervised only"), mMaj = metric("Majority class"),
+  const mIt = metric("Iteration"), mAcc = metric("Accuracy"), mSup = metric("Supervised only"), mBest = metric("Best supervised"),
     mLL = metric("Log-likelihood"), mObj = metric("MAP objective");
-  // on a projector (classroom mode) these two stay on their charts: the row keeps to one line
-  mMaj.box.classList.add("lab-metric-extra");
+  // on a projector (classroom mode) these two stay on their charts: the row keeps to one line (the app's
+  // four: iteration, accuracy, supervised only, best supervised)
+  mLL.box.classList.add("lab-metric-extra");
   mObj.box.classList.add("lab-metric-extra");
-  G.metrics = { mIt, mAcc, mSup, mMaj, mLL, mObj };
+  G.metrics = { mIt, mAcc, mSup, mBest, mLL, mObj };
   G.statusLine = el("p", { class: "lab-status" });
   G.caption = el("p", { class: "lab-caption" });
+  // EM against the best supervised baseline in words (numbers.gain_sentence), plainly when the gain is small
+  G.gain = el("p", { class: "lab-gain", hidden: true });
   const metricsRow = el("section", { class: "lab-metrics", "aria-label": "The numbers at this iteration" },
-    el("div", { class: "lab-metric-grid" }, mIt.box, mAcc.box, mSup.box, mMaj.box, mLL.box, mObj.box), G.statusLine, G.caption);
+    el("div", { class: "lab-metric-grid" }, mIt.box, mAcc.box, mSup.box, mBest.box, mLL.box, mObj.box), G.statusLine, G.caption, G.gain);
   const grid = el("div", { class: "lab-charts" });
   G.error = el("div", { class: "lab-error", role: "alert", hidden: true });
   const side = el("aside", { class: "lab-side", "aria-label": "Settings" }, el("h2", { class: "lab-h2", text: "Settings" }));
@@ -382,21 +385,38 @@ export function start(root, opts = {}) {
   }
 
   function drawNumbers(lab, t) {
-    const { mIt, mAcc, mSup, mMaj, mLL, mObj } = G.metrics;
+    const { mIt, mAcc, mSup, mBest, mLL, mObj } = G.metrics;
     const snap = lab.run.history[t];
     mIt.value.textContent = String(t);
     mIt.delta.textContent = `of ${lab.latest}` + (lab.half === "e" && t === lab.latest ? " · E-step done" : "");
     const scored = lab.scoreRows.length > 0;
-    const a = scored ? lab.accuracy(t) : NaN, base = lab.baselines.supervised;
+    // the baselines of iteration t's λ segment (numbers.Reference): "Supervised only" is NB at the λ that
+    // made iteration t, the accuracy is compared with the best of the three
+    const ref = lab.reference(), top = bestOf(ref, t), seg = segmentOf(ref, t);
+    const a = scored ? lab.accuracy(t) : NaN;
+    const [base, what] = top ? [top[1], "best supervised"] : [lab.baselines.supervised, "supervised"];
     mAcc.lab.textContent = `Accuracy (t=${t})`;
     mAcc.value.textContent = percent(a) || "—";
-    const d = base !== null && isFinite(a) ? deltaText(a, base) : "";
+    const d = base !== null && base !== undefined && isFinite(a) ? deltaText(a, base, what) : "";
     mAcc.delta.textContent = d;
     mAcc.delta.className = "lab-metric-delta" + (d.startsWith("+") ? " lab-up" : d.startsWith("-") ? " lab-down" : "");
-    mSup.value.textContent = base === null ? "—" : percent(base);
-    mSup.delta.textContent = `NB on the visible labels, λ = ${State.fmtLam(lab.baselines.lam)}`;
-    mMaj.value.textContent = lab.baselines.majority === null ? "—" : percent(lab.baselines.majority);
-    mMaj.delta.textContent = "every hidden document in the commonest class";
+    const sup = seg ? seg[3] : lab.baselines.supervised;
+    mSup.value.textContent = sup === null || sup === undefined ? "—" : percent(sup);
+    mSup.delta.textContent = `NB on the visible labels, λ = ${State.fmtLam(seg ? seg[2] : lab.baselines.lam)}`;
+    mBest.value.textContent = top ? percent(top[1]) : "—";
+    mBest.delta.textContent = !top ? "no visible label" : top[0].startsWith("majority") ? "majority class"
+      : top[0].includes("leave-one-out") ? `NB at λ = ${State.fmtLam(ref.cvLambda)} (leave-one-out)` : `NB at λ = ${State.fmtLam(seg[2])}`;
+    const help = ref ? "The best of: " + candidates(ref, t).map(([n, v]) => `${n}: ${percent(v)}`).join("; ")
+      + ". None of them reads a hidden label (λ is chosen on the labelled documents alone)." : "";
+    if (mBest.box.title !== help) mBest.box.title = help;
+    const parts = t > 0 && top && !G.playing && !G.converging ? gainParts(a, top) : null;
+    G.gain.hidden = !parts;
+    const gainKey = parts ? parts.map((p) => p.join("\u0000")).join("\u0001") : "";
+    if (G.gain.__key !== gainKey) {
+      G.gain.__key = gainKey;
+      // the baseline's name holds a class name from the data: every part goes in as text
+      G.gain.replaceChildren(...(parts || []).map(([text, style]) => (style ? el(style, { text }) : document.createTextNode(text))));
+    }
     mLL.value.textContent = fmtNum(snap.logLikelihood, 1);
     mObj.value.textContent = fmtNum(snap.objective, 1);
     const obj = lab.run.history.map((s) => s.objective);

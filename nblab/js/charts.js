@@ -1,8 +1,10 @@
 // The lab's time-series charts, as the app's lesson view draws them (dashboard/charts/lesson.py):
 //   * "alpha": the class priors α per class against the iteration, λ changes marked;
-//   * "acc":   accuracy on the hidden labels against the supervised-only baseline (supervised NB on the
-//              visible labels at the run's λ) and the majority-class line;
-//   * "ll":    the MAP objective (never goes down; flagged if it does) over the log-likelihood.
+//   * "acc":   accuracy on the hidden labels against the three supervised baselines, each named with its
+//              accuracy: supervised NB at each λ segment's λ (a step, labelled, at a λ change mid-run),
+//              supervised NB at the λ leave-one-out picks on the labelled rows, and the majority class;
+//   * "ll":    the MAP objective (climbs within each λ: broken at a λ change; flagged if it goes down) over
+//              the log-likelihood.
 // Each chart is a named figure (role="figure", aria-label, a summary sentence with its numbers under it,
 // its data as a table behind "Data as a table"); plotly's SVG is hidden from screen readers.
 //
@@ -155,7 +157,27 @@ export function seriesOf(lab) {
     lams[t] = s.lam;
   }
   return { T, K, names: lab.prep.classNames, alpha, ll, obj, lams, acc: lab.accuracySeries(),
-    supervised: lab.baselines.supervised, majority: lab.baselines.majority, nHidden: lab.scoreRows.length };
+    supervised: lab.baselines.supervised, majority: lab.baselines.majority, nHidden: lab.scoreRows.length,
+    ref: typeof lab.reference === "function" ? lab.reference() : null };
+}
+
+//: the baselines' look on the accuracy chart (dashboard/charts/lesson.py: Okabe–Ito colours, a dash each,
+//: told apart without colour)
+export const MAJORITY_LINE = { color: "#666666", dash: "dot", width: 2.5 };
+export const AT_LAMBDA_LINE = { color: "#D55E00", dash: "dash", width: 3 };
+export const CV_LINE = { color: "#009E73", dash: "dashdot", width: 3 };
+
+/** The accuracy chart's baselines, as the app names them (dashboard/charts/lesson.accuracy_figure): the
+ * "NB at λ" segments (one [x0, x1, λ, accuracy] each, finite ones), the leave-one-out and the majority
+ * lines, each { name, value } or null. */
+export function baselineLines(ref) {
+  const ok = (v) => v !== null && v !== undefined && isFinite(v);
+  if (!ref) return { segs: [], atName: null, cv: null, majority: null };
+  const segs = ref.segments.filter((s) => ok(s[3]));
+  const atName = !segs.length ? null : segs.length === 1 ? `NB at λ = ${fmtG(segs[0][2])}: ${pct(segs[0][3])}` : "NB at each segment's λ";
+  return { segs, atName,
+    cv: ok(ref.cv) ? { name: `NB at λ = ${fmtG(ref.cvLambda)} (leave-one-out): ${pct(ref.cv)}`, value: ref.cv, lam: ref.cvLambda } : null,
+    majority: ok(ref.majority) ? { name: `majority class: ${pct(ref.majority)}`, value: ref.majority } : null };
 }
 
 // ---- the specs ---------------------------------------------------------------------------------------------------
@@ -190,47 +212,83 @@ export function alphaSpec(S, fs, width) {
 }
 
 export function accSpec(S, fs, width) {
-  const x = Array.from({ length: S.acc.length }, (_, t) => t);
+  const T = S.acc.length;
+  const x = Array.from({ length: T }, (_, t) => t);
   const data = [{ type: "scatter", x, y: floats(S.acc), mode: "lines+markers", name: "EM", line: { color: "#0072B2", width: 3 },
     hovertemplate: "EM: %{y:.1%} at t = %{x}<extra></extra>" }];
-  const shapes = [];
+  const shapes = [], annotations = [];
   const legend = ["EM"];
-  if (S.supervised !== null && S.supervised !== undefined && isFinite(S.supervised)) {
+  const levels = [];
+  const B = baselineLines(S.ref);
+  const right = Math.max(T - 1, 0) + 0.5;
+  if (!S.ref && S.supervised !== null && S.supervised !== undefined && isFinite(S.supervised)) {
+    // no reference (no visible label): the one supervised line, as the app without one
     const line = { color: WARN, dash: "dash", width: 3 };
     shapes.push({ type: "line", x0: 0, x1: 1, xref: "x domain", y0: S.supervised, y1: S.supervised, yref: "y", line });
-    // a narrow chart (a phone, two or three to a projector's row) says it shorter: fewer legend rows
-    const name = width < 520 ? `supervised ${(S.supervised * 100).toFixed(1)}%` : `supervised only: ${(S.supervised * 100).toFixed(1)}%`;
+    const name = `supervised only: ${pct(S.supervised)}`;
     data.push({ type: "scatter", x: [null], y: [null], mode: "lines", name, line });
     legend.push(name);
+    levels.push(S.supervised);
   }
-  if (S.majority !== null && S.majority !== undefined && isFinite(S.majority)) {
-    const line = { color: GREY, dash: "dot", width: 2.5 };
-    shapes.push({ type: "line", x0: 0, x1: 1, xref: "x domain", y0: S.majority, y1: S.majority, yref: "y", line });
-    const name = width < 520 ? `majority ${(S.majority * 100).toFixed(1)}%` : `majority class: ${(S.majority * 100).toFixed(1)}%`;
-    data.push({ type: "scatter", x: [null], y: [null], mode: "lines", name, line });
-    legend.push(name);
+  if (B.segs.length) {
+    // supervised NB at each segment's own λ: a step at every λ change mid-run
+    const xs = [], ys = [];
+    for (const [a, b, , v] of B.segs) { xs.push(a - 0.5, b + 0.5, null); ys.push(v, v, null); levels.push(v); }
+    xs.pop(); ys.pop();
+    data.push({ type: "scatter", x: xs, y: ys, mode: "lines", name: B.atName, line: AT_LAMBDA_LINE,
+      hovertemplate: "supervised NB at this segment's λ: %{y:.1%}<extra></extra>" });
+    legend.push(B.atName);
+    if (B.segs.length > 1) {
+      for (const [a, b, lam, v] of B.segs) {
+        annotations.push({ x: (a + b) / 2, y: v, xref: "x", yref: "y", text: `λ=${fmtG(lam)}: ${pct(v)}`, showarrow: false,
+          yanchor: "bottom", bgcolor: "rgba(255,255,255,0.85)", font: { size: fs - 3, color: AT_LAMBDA_LINE.color } });
+      }
+      for (const [a] of B.segs.slice(1)) shapes.push(vline(a - 0.5, { color: "#555555", dash: "dash", width: 1.5 }));
+    }
+  }
+  for (const [b, line] of [[B.cv, CV_LINE], [B.majority, MAJORITY_LINE]]) {
+    if (!b) continue;
+    data.push({ type: "scatter", x: [-0.5, right], y: [b.value, b.value], mode: "lines", name: b.name, line,
+      hovertemplate: `${b.name}<extra></extra>` });
+    legend.push(b.name);
+    levels.push(b.value);
   }
   let lo = Infinity;
-  for (const v of S.acc.concat([S.supervised, S.majority])) if (v !== null && v !== undefined && isFinite(v)) lo = Math.min(lo, v);
+  for (const v of S.acc.concat(levels)) if (v !== null && v !== undefined && isFinite(v)) lo = Math.min(lo, v);
   lo = isFinite(lo) ? Math.max(0, Math.min(0.5, lo - 0.05)) : 0;
   const xtitle = S.nHidden ? `iteration t<br>(${S.nHidden.toLocaleString("en")} hidden documents)` : "iteration t";
-  const layout = { shapes, yaxis: { title: { text: "accuracy" }, tickformat: ".0%", range: [lo, 1.0] },
-    xaxis: Object.assign({ title: { text: xtitle } }, intTicks(S.acc.length)) };
+  const xaxis = Object.assign({ title: { text: xtitle } }, intTicks(T));
+  if (S.ref && T) xaxis.range = [-0.5, T - 0.5];
+  const layout = { shapes, annotations, yaxis: { title: { text: "accuracy" }, tickformat: ".0%", range: [lo, 1.0] }, xaxis };
   const rows = Math.max(1, legendRows(legend, fs, width));
   return { data, layout: figureLayout(layout, "Accuracy on hidden labels", fs, 330, rows, fixedMargins(fs, 4, true, S.nHidden ? 2 : 1)) };
 }
 
+/** The objective's x and y with a gap (null) before every iteration whose step used a new λ: the MAP
+ * objective includes log p(θ | λ), so a λ change changes the function EM climbs (each piece a climb). */
+export function brokenAtLambda(values, lams) {
+  const x = [], y = [];
+  for (let t = 0; t < values.length; t++) {
+    if (t > 0 && lams[t] !== lams[t - 1]) { x.push(null); y.push(null); }
+    x.push(t);
+    y.push(values[t] === null || !isFinite(values[t]) ? null : values[t]);
+  }
+  return { x, y };
+}
+
 export function llSpec(S, fs, width) {
   const x = Array.from({ length: S.T }, (_, t) => t);
+  const changes = lamChanges(S.lams);
+  const ob = brokenAtLambda(S.obj, S.lams);
   const data = [
-    { type: "scatter", x, y: floats(S.obj), mode: "lines+markers", name: "objective", line: { color: "#0072B2", width: 3 },
+    { type: "scatter", x: ob.x, y: ob.y, mode: "lines+markers", name: "objective", connectgaps: false, line: { color: "#0072B2", width: 3 },
       xaxis: "x", yaxis: "y", hovertemplate: "objective: %{y:.2f} at t = %{x}<extra></extra>" },
     { type: "scatter", x, y: floats(S.ll), mode: "lines+markers", name: "log-likelihood", line: { color: "#009E73", width: 3 },
       xaxis: "x2", yaxis: "y2", hovertemplate: "log-likelihood: %{y:.2f} at t = %{x}<extra></extra>" },
   ];
   const annotations = [
     // a narrow chart (a third of a laptop's page, a phone) gets the panel titles a size smaller
-    { text: "MAP objective (never goes down)", x: 0.5, y: 1.0, xref: "paper", yref: "paper", xanchor: "center", yanchor: "bottom",
+    { text: changes.length ? "MAP objective (climbs within each λ)" : "MAP objective (never goes down)", x: 0.5, y: 1.0, xref: "paper", yref: "paper", xanchor: "center", yanchor: "bottom",
       showarrow: false, font: { size: width < 380 ? fs - 2 : fs } },
     { text: "log-likelihood", x: 0.5, y: 0.44, xref: "paper", yref: "paper", xanchor: "center", yanchor: "bottom", showarrow: false,
       font: { size: width < 380 ? fs - 2 : fs } },
@@ -248,8 +306,10 @@ export function llSpec(S, fs, width) {
       marker: { symbol: "triangle-down", size: 13, color: WARN }, xaxis: "x2", yaxis: "y2" });
   }
   const shapes = [];
-  for (const [t] of lamChanges(S.lams)) {
+  for (const [t, lam] of changes) {
     for (const [xr, yr] of [["x", "y domain"], ["x2", "y2 domain"]]) shapes.push(vline(t - 0.5, { color: "#555555", dash: "dash", width: 1.5 }, xr, yr));
+    annotations.push({ x: t - 0.5, y: 0.98, xref: "x", yref: "paper", text: `λ→${fmtG(lam)}`, showarrow: false, xanchor: "left",
+      yanchor: "top", xshift: 2, font: { size: fs - 3, color: "#555555" } });
   }
   const ticks = intTicks(S.T);
   // the y ticks are the page's own (their labels' width is known: no automargin pass)
@@ -288,8 +348,12 @@ export function summary(name, S, t) {
   }
   if (name === "acc") {
     const parts = [];
-    if (S.supervised !== null && S.supervised !== undefined) parts.push(`supervised only ${pct(S.supervised)}`);
-    if (S.majority !== null && S.majority !== undefined) parts.push(`majority class ${pct(S.majority)}`);
+    const B = baselineLines(S.ref);
+    const seg = B.segs.find((g) => g[0] <= t && t <= g[1]) || B.segs[B.segs.length - 1];
+    if (seg) parts.push(`supervised NB at λ = ${fmtG(seg[2])} ${pct(seg[3])}`);
+    else if (!S.ref && S.supervised !== null && S.supervised !== undefined) parts.push(`supervised only ${pct(S.supervised)}`);
+    if (B.cv) parts.push(`supervised NB at λ = ${fmtG(B.cv.lam)} (leave-one-out) ${pct(B.cv.value)}`);
+    if (B.majority) parts.push(`majority class ${pct(B.majority.value)}`);
     return `Accuracy on the ${S.nHidden.toLocaleString("en")} hidden labels at iteration t = ${t}: ${pct(S.acc[t])}`
       + (parts.length ? ` (${parts.join(", ")})` : "") + (t > 0 ? `; ${pct(S.acc[0])} at t = 0.` : ".");
   }
@@ -314,8 +378,12 @@ export function tableOf(name, S) {
   if (name === "acc") {
     const has = (v) => v !== null && v !== undefined && isFinite(v);
     const cols = [["EM", (t) => pct(S.acc[t])]];
-    if (has(S.supervised)) cols.push(["supervised only", () => pct(S.supervised)]);
-    if (has(S.majority)) cols.push(["majority class", () => pct(S.majority)]);
+    const B = baselineLines(S.ref);
+    if (B.segs.length) {
+      cols.push(["supervised NB at this segment's λ", (t) => { const g = B.segs.find((s) => s[0] <= t && t <= s[1]); return g ? `${pct(g[3])} (λ = ${fmtG(g[2])})` : "—"; }]);
+    } else if (!S.ref && has(S.supervised)) cols.push(["supervised only", () => pct(S.supervised)]);
+    if (B.cv) cols.push([`supervised NB at λ = ${fmtG(B.cv.lam)} (leave-one-out)`, () => pct(B.cv.value)]);
+    if (B.majority) cols.push(["majority class", () => pct(B.majority.value)]);
     return { caption: "Accuracy on hidden labels", head: ["iteration t"].concat(cols.map((c) => c[0])),
       rows: keep.map((t) => [String(t)].concat(cols.map((c) => c[1](t)))) };
   }
@@ -399,7 +467,11 @@ export function mountCharts(grid, ctx) {
     // what each chart draws: a λ change before the next step redraws the accuracy chart only (its
     // supervised line); a step redraws all three
     const common = [name, fs, Math.round(width / 40), S.K];
-    if (name === "acc") return common.concat([S.acc.length, S.acc[S.acc.length - 1], S.supervised, S.majority, S.nHidden]).join("|");
+    if (name === "acc") {
+      const r = S.ref;
+      const refKey = r ? [r.majority, r.cv, r.cvLambda, r.segments.map((g) => g.join(":")).join(",")].join("/") : "";
+      return common.concat([S.acc.length, S.acc[S.acc.length - 1], S.supervised, S.majority, S.nHidden, refKey]).join("|");
+    }
     return common.concat([S.T, S.lams.join(","), S.obj[S.T - 1], S.alpha.map((a) => a[S.T - 1]).join(",")]).join("|");
   }
 

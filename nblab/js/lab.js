@@ -14,6 +14,7 @@ import { decodeLabData } from "./data.js";
 import { supervisedFit, predictProba } from "./equations.js";
 import { getModel } from "./models.js";
 import { changes, fmtLam, fmtTol } from "./state.js";
+import * as Base from "./baselines.js";
 
 //: the app's names of the settings, for the notices ("labels hidden 90% → 95%")
 const LABELS = { dataset: "data set", model: "event model", hidden: "labels hidden", init: "initialisation", seed: "seed",
@@ -91,11 +92,91 @@ export function percent(acc) {
   if (acc === null || acc === undefined || !isFinite(acc)) return null;
   return `${(acc * 100).toFixed(1)}%`;
 }
-/** "+9.3 pts vs supervised" (numbers.delta_text). */
-export function deltaText(acc, base) {
+/** "+9.3 pts vs supervised" (numbers.delta_text); `what` names the baseline ("best supervised"). */
+export function deltaText(acc, base, what = "supervised") {
   const d = (acc - base) * 100;
-  if (Math.abs(d) < 0.05) return "±0.0 pts vs supervised";
-  return `${d >= 0 ? "+" : "-"}${Math.abs(d).toFixed(1)} pts vs supervised`;
+  if (Math.abs(d) < 0.05) return `±0.0 pts vs ${what}`;
+  return `${d >= 0 ? "+" : "-"}${Math.abs(d).toFixed(1)} pts vs ${what}`;
+}
+
+// ---- the baselines a run is compared with (nblab/numbers.py) ----------------------------------------------
+
+/** EM's gain over the best supervised baseline below this (1 point) is called small (numbers.SMALL_GAIN). */
+export const SMALL_GAIN = 0.01;
+
+/** A number as Python's f"{v:g}" for the λ values the lesson uses (0.01, 0.3, 1, 10, 1e-05). */
+export function fmtG(v) {
+  return fmtLam(v);
+}
+
+/** [first t, last t, λ] of each stretch of iterations made at one λ (numbers.segments; lams[t]: the λ of
+ * snapshot t). A λ change mid-run starts a new segment. */
+export function segments(lams) {
+  const out = [];
+  for (let t = 0; t < lams.length; t++) {
+    const last = out[out.length - 1];
+    if (last && last[2] === lams[t]) last[1] = t;
+    else out.push([t, t, Number(lams[t])]);
+  }
+  return out;
+}
+
+/** The segment [a, b, λ, accuracy] of iteration t (numbers.Reference.segment_of). */
+export function segmentOf(ref, t) {
+  if (!ref || !ref.segments.length) return null;
+  for (const seg of ref.segments) if (seg[0] <= t && t <= seg[1]) return seg;
+  return ref.segments[ref.segments.length - 1];
+}
+
+const finite = (v) => v !== null && v !== undefined && Number.isFinite(v);
+
+/** [name, accuracy] of every baseline next to iteration t (numbers.Reference.candidates). */
+export function candidates(ref, t) {
+  if (!ref) return [];
+  const seg = segmentOf(ref, t);
+  const out = [[`majority class (${ref.majorityName})`, ref.majority]];
+  if (seg) out.push([`supervised NB at λ = ${fmtG(seg[2])}`, seg[3]]);
+  if (ref.cvLambda !== null && ref.cvLambda !== undefined) {
+    out.push([`supervised NB at λ = ${fmtG(ref.cvLambda)}, chosen by ${ref.cvMethod} on the `
+      + `${ref.nLabelled.toLocaleString("en")} labelled`, ref.cv]);
+  }
+  return out.filter(([, a]) => finite(a));
+}
+
+/** [name, accuracy] of the best supervised baseline next to iteration t (the first of equal ones, as max()). */
+export function best(ref, t) {
+  let top = null;
+  for (const c of candidates(ref, t)) if (!top || c[1] > top[1]) top = c;
+  return top;
+}
+
+/** EM against the best supervised baseline in words (numbers.gain_sentence), as [text, style] parts
+ * (style: null, "strong" or "em"; the page sets each part's textContent), saying plainly when the gain
+ * is small. null without a best baseline or an accuracy. */
+export function gainParts(acc, top) {
+  if (!top || !finite(acc)) return null;
+  const [name, b] = top, d = acc - b, v = d * 100;
+  const parts = [[`EM against the best supervised baseline, ${name} (${percent(b)}): `, null],
+    [`${v >= 0 ? "+" : "-"}${Math.abs(v).toFixed(1)} pts`, "strong"], [".", null]];
+  if (d <= -0.0005) parts.push([" EM is ", null], ["below", "em"], [" it: the labelled documents alone do better.", null]);
+  else if (d < SMALL_GAIN) {
+    parts.push([" That is a ", null], ["small", "strong"], [" gain: the labelled documents alone, with a well-chosen λ, do almost "
+      + "as well — here the unlabelled documents add little.", null]);
+  } else parts.push([" That gain is what the unlabelled documents add.", null]);
+  return parts;
+}
+
+/** gainParts as one plain sentence. */
+export function gainSentence(acc, top) {
+  const p = gainParts(acc, top);
+  return p ? p.map((x) => x[0]).join("") : null;
+}
+
+/** The lesson split's matrix as baselines.js reads it ({ csr, n, v }; a CSR without values is all ones). */
+export function baselineMatrix(X) {
+  if (!X || X.format !== "csr") return null;
+  const data = X.data || new Float64Array(X.indices.length).fill(1);
+  return { csr: { indptr: X.indptr, indices: X.indices, data }, n: X.n, v: X.v };
 }
 
 // ---- the controller ---------------------------------------------------------------------------------------
@@ -157,7 +238,60 @@ export class Lab {
     // started "from the labelled documents", θ⁽⁰⁾ is the supervised fit at λ (the same M-step on the same
     // rows): its accuracy at t = 0 is the supervised baseline, from the E-step the start already made
     const sup = init === "labeled" && this.visible && rows.length ? this.accuracy(0) : this.supervisedAccuracy(s.lam);
-    this.baselines = { supervised: sup, majority: this.majorityAccuracy(), lam: s.lam };
+    this._atLam = new Map([[s.lam, sup]]);     // supervised NB's accuracy at each λ a segment used
+    this.fixed = this.splitBaselines(s);
+    this.baselines = { supervised: sup, majority: this.fixed.majority, lam: s.lam };
+    this._ref = null;
+  }
+
+  /** The baselines that depend on the labelled rows alone (the split: data, model, hidden share, seed), not
+   * on λ: the majority class and supervised NB at the λ leave-one-out picks on the labelled rows
+   * (baselines.js; Bernoulli and multinomial). Computed once per split: a λ change or a Reset reuses them. */
+  splitBaselines(s) {
+    const key = [this.data.name, s.dataset, s.model, s.hidden, s.seed].join("|");
+    if (this._split && this._split.key === key && this._split.data === this.data) return this._split.value;
+    const prep = this.prep, K = prep.K, none = { majority: null, majorityName: "", cvLambda: null, cv: null,
+      cvMethod: null, nLabelled: this.visible };
+    let value = none;
+    if (this.visible && this.scoreRows.length) {
+      const k = Base.majorityClass(prep.yObs, K);
+      value = Object.assign({}, none, { majority: Base.majorityAccuracy(prep.yObs, this.yEval, K),
+        majorityName: k === null ? "" : String(prep.classNames[k]) });
+      const X = Base.MODELS.includes(s.model) ? baselineMatrix(prep.X) : null;
+      if (X && this.visible >= 2) {
+        try {
+          const res = Base.looScores(s.model, X, prep.yObs, K, Base.LAMBDA_GRID);
+          value.cvLambda = res.best;
+          value.cvMethod = res.method;
+          value.cv = Base.supervisedAccuracy(s.model, X, prep.yObs, this.yEval, K, res.best);
+        } catch (e) {
+          value.cvLambda = value.cv = value.cvMethod = null;
+        }
+      }
+    }
+    this._split = { key, data: this.data, value };
+    return value;
+  }
+
+  /** Supervised NB's accuracy at λ (kept per λ for this run's split). */
+  atLambda(lam) {
+    if (!this._atLam.has(lam)) this._atLam.set(lam, this.supervisedAccuracy(lam));
+    return this._atLam.get(lam);
+  }
+
+  /** The run's baselines (numbers.Reference): the split's, and one segment per stretch of iterations made at
+   * one λ with supervised NB's accuracy at that λ. null without a visible label or a scored row. */
+  reference() {
+    if (!this.visible || !this.scoreRows.length) return null;
+    const h = this.run.history;
+    const lams = new Array(h.length);
+    for (let t = 0; t < h.length; t++) lams[t] = h[t].lam;
+    const key = `${this.serial}|${lams.join(",")}`;
+    if (this._ref && this._ref.key === key) return this._ref.value;
+    const segs = segments(lams).map(([a, b, lam]) => [a, b, lam, this.atLambda(lam)]);
+    const value = Object.assign({}, this.fixed, { segments: segs });
+    this._ref = { key, value };
+    return value;
   }
 
   /** Supervised Naive Bayes on the visible labels at λ (the labelled M-step), scored on the hidden rows. */
@@ -253,12 +387,14 @@ export class Lab {
     let text = "α " + names.map((n, k) => `${n} ${Number(a[k]).toFixed(2)}`).join(", ");
     const acc = this.scoreRows.length ? this.accuracy(t) : NaN;
     const shown = percent(acc);
-    const base = this.baselines.supervised;
+    // the best supervised baseline of the iteration's λ segment (numbers.iteration_words with Scored)
+    const top = best(this.reference(), t);
+    const [base, what] = top ? [top[1], "the best supervised"] : [this.baselines.supervised, "supervised"];
     if (shown !== null) {
       text += `; accuracy ${shown}`;
       if (base !== null && base !== undefined) {
         const d = (acc - base) * 100;
-        text += Math.abs(d) < 0.05 ? ", the same as supervised" : `, ${Math.abs(d).toFixed(1)} points ${d > 0 ? "above" : "below"} supervised`;
+        text += Math.abs(d) < 0.05 ? `, the same as ${what}` : `, ${Math.abs(d).toFixed(1)} points ${d > 0 ? "above" : "below"} ${what}`;
       }
     }
     return text;
@@ -282,6 +418,7 @@ export class Lab {
       pending: run.pending || null,
       acc: this.accuracySeries(),
       baselines: { supervised: this.baselines.supervised, majority: this.baselines.majority, lam: this.baselines.lam },
+      reference: this.reference(),
       classroom: !!this.settings.classroom, settings: Object.assign({}, this.settings), serial: this.serial,
       status: this.status(), notice: this.notice, playing: this.playing,
     };
@@ -440,7 +577,8 @@ export class Lab {
     // the M-step that follows uses the new λ
     this.half = nextRun.pending ? "e" : null;
     this.t = this.latest;
-    if (keys.includes("lam")) this.baselines = { supervised: this.supervisedAccuracy(next.lam), majority: this.baselines.majority, lam: next.lam };
+    // supervised NB at the new λ (the next segment's); the split's baselines (majority, leave-one-out) are kept
+    if (keys.includes("lam")) this.baselines = { supervised: this.atLambda(next.lam), majority: this.baselines.majority, lam: next.lam };
     const what = [];
     if (keys.includes("lam")) what.push(`λ changed ${fmtLam(old.lam)} → ${fmtLam(next.lam)}`);
     const rest = keys.filter((k) => k !== "lam");
