@@ -172,9 +172,11 @@ export function gainSentence(acc, top) {
   return p ? p.map((x) => x[0]).join("") : null;
 }
 
-/** The lesson split's matrix as baselines.js reads it ({ csr, n, v }; a CSR without values is all ones). */
+/** The lesson split's matrix as baselines.js reads it ({ csr, n, v } or { dense, n, v }; a CSR without
+ * values is all ones); null for a matrix it does not read (the categorical one-hot codes). */
 export function baselineMatrix(X) {
-  if (!X || X.format !== "csr") return null;
+  if (X && X.format === "dense" && X.values) return { dense: X.values, n: X.n, v: X.v };
+  if (!X || X.format !== "csr" || !X.indptr) return null;
   const data = X.data || new Float64Array(X.indices.length).fill(1);
   return { csr: { indptr: X.indptr, indices: X.indices, data }, n: X.n, v: X.v };
 }
