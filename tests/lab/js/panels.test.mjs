@@ -10,6 +10,7 @@ import * as P from "../../../nblab/js/panels/params.js";
 import * as D from "../../../nblab/js/panels/documents.js";
 import * as R from "../../../nblab/js/panels/responsibilities.js";
 import * as M from "../../../nblab/js/panels/maths.js";
+import * as A from "../../../nblab/js/align.js";
 import * as G from "../../../nblab/js/panels/message.js";
 
 // ---- formatting -------------------------------------------------------------------------------------
@@ -111,13 +112,13 @@ test("viewOptions: images first for image data; θ tables for the categorical mo
 });
 
 test("alignClusters finds the relabelling that agrees most (nbcore.align_clusters)", () => {
-  assert.deepEqual(P.alignClusters([0, 0, 1, 1, 1], [1, 1, 0, 0, 1], 2), [1, 0]);
+  assert.deepEqual(A.alignClusters([0, 0, 1, 1, 1], [1, 1, 0, 0, 1], 2), [1, 0]);
   const y = [0, 1, 2, 0, 1, 2, 2], pred = [2, 0, 1, 2, 0, 1, 1];
-  assert.deepEqual(P.alignClusters(y, pred, 3), [1, 2, 0]);
+  assert.deepEqual(A.alignClusters(y, pred, 3), [1, 2, 0]);
   // the Hungarian method (K > 8) agrees with the exhaustive one
   const K = 9, yy = [], pp = [];
   for (let i = 0; i < 90; i++) { yy.push(i % K); pp.push((i * 7 + (i % 5 === 0 ? 1 : 0)) % K); }
-  const map = P.alignClusters(yy, pp, K);
+  const map = A.alignClusters(yy, pp, K);
   assert.equal(new Set(map).size, K);
 });
 
