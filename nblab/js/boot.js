@@ -13,6 +13,7 @@ import { Lab, percent, deltaText, best as bestOf, candidates, segmentOf, gainPar
 import { mountCharts } from "./charts.js";
 import { mountControls } from "./controls.js";
 import { PANELS } from "./panels/registry.js";
+import { el } from "./dom.js";
 
 //: the panels below the charts, in the lesson's order: a container each (empty until its module exists)
 export const PANEL_SLOTS = ["params", "responsibilities", "documents", "maths", "message"];
@@ -24,18 +25,6 @@ const PANEL_MS = 400;
 //: while Play or Run to convergence compute new iterations, the charts are redrawn at most this often
 const CHART_MS = 100;
 
-function el(tag, attrs, ...kids) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === "class") e.className = v;
-    else if (k === "text") e.textContent = v;
-    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
-    else e.setAttribute(k, v === true ? "" : String(v));
-  }
-  for (const kid of kids.flat()) if (kid !== null && kid !== undefined && kid !== false) e.append(kid);
-  return e;
-}
 const fmtNum = (v, d) => (v === null || v === undefined || !isFinite(v) ? "—"
   : Number(v).toLocaleString("en", { minimumFractionDigits: d, maximumFractionDigits: d }).replace("-", "\u2212"));
 

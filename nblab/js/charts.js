@@ -12,6 +12,8 @@
 // run changes (a step, a λ change, a new run); the iteration on screen is a dotted line moved over the
 // plot (a div, no plotly call), so dragging the slider or replaying the run costs no redraw.
 
+import { el } from "./dom.js";
+
 export const CLASS_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9",
   "#D55E00", "#F0E442", "#000000", "#882255", "#004400"];
 export const WARN = "#D55E00";        // the supervised line, the "went down" markers
@@ -395,18 +397,6 @@ export function tableOf(name, S) {
 
 const CHARTS = [["alpha", "Class priors α"], ["acc", "Accuracy on the hidden labels"], ["ll", "Log-likelihood and MAP objective"]];
 const CONFIG = { displayModeBar: false, responsive: true };
-
-function el(tag, attrs, ...kids) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === "class") e.className = v;
-    else if (k === "text") e.textContent = v;
-    else e.setAttribute(k, v === true ? "" : String(v));
-  }
-  for (const kid of kids) if (kid) e.append(kid);
-  return e;
-}
 
 function tableEl(tab) {
   const t = el("table", { class: "lab-table" });

@@ -8,19 +8,7 @@
 // through onAction(name). The page calls sync(lab) to show the run's state (what is enabled, the labels).
 
 import { decide, fmtLam, fmtTol, SPEEDS } from "./state.js";
-
-function el(tag, attrs, ...kids) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === "class") e.className = v;
-    else if (k === "text") e.textContent = v;
-    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
-    else e.setAttribute(k, v === true ? "" : String(v));
-  }
-  for (const kid of kids.flat()) if (kid !== null && kid !== undefined && kid !== false) e.append(kid);
-  return e;
-}
+import { el } from "./dom.js";
 
 export const SHORTCUTS = [
   ["→ or Page Down", "Step (the next iteration)"], ["← or Page Up", "Back one iteration"], ["P", "Play / Pause"],

@@ -15,6 +15,7 @@ import { supervisedFit, predictProba } from "./equations.js";
 import { getModel } from "./models.js";
 import { changes, fmtLam, fmtTol } from "./state.js";
 import * as Base from "./baselines.js";
+import { alignClusters } from "./align.js";
 
 //: the app's names of the settings, for the notices ("labels hidden 90% → 95%")
 const LABELS = { dataset: "data set", model: "event model", hidden: "labels hidden", init: "initialisation", seed: "seed",
@@ -40,41 +41,11 @@ export function argmaxRows(P, N, K) {
   return out;
 }
 
-/** The one-to-one naming of clusters that agrees most with the true labels (Hungarian method on the
- * K×K agreement table, as nbcore.align_clusters): mapping[cluster] = label. */
+/** The one-to-one naming of clusters that agrees most with the true labels on `rows` (align.js, as
+ * nbcore.align_clusters): mapping[cluster] = label. */
 export function matchClusters(yTrue, pred, rows, K) {
-  const agree = Array.from({ length: K }, () => new Float64Array(K));
-  for (const i of rows) agree[pred[i]][yTrue[i]] += 1;
-  // minimise cost = max - agreement (square K×K), O(K³)
-  let big = 0;
-  for (const r of agree) for (const v of r) big = Math.max(big, v);
-  const a = agree.map((r) => Array.from(r, (v) => big - v));
-  const n = K, INF = Infinity;
-  const u = new Float64Array(n + 1), v = new Float64Array(n + 1), p = new Int32Array(n + 1), way = new Int32Array(n + 1);
-  for (let i = 1; i <= n; i++) {
-    p[0] = i;
-    let j0 = 0;
-    const minv = new Float64Array(n + 1).fill(INF), used = new Uint8Array(n + 1);
-    do {
-      used[j0] = 1;
-      const i0 = p[j0];
-      let delta = INF, j1 = 0;
-      for (let j = 1; j <= n; j++) {
-        if (used[j]) continue;
-        const cur = a[i0 - 1][j - 1] - u[i0] - v[j];
-        if (cur < minv[j]) { minv[j] = cur; way[j] = j0; }
-        if (minv[j] < delta) { delta = minv[j]; j1 = j; }
-      }
-      for (let j = 0; j <= n; j++) {
-        if (used[j]) { u[p[j]] += delta; v[j] -= delta; } else minv[j] -= delta;
-      }
-      j0 = j1;
-    } while (p[j0] !== 0);
-    do { const j1 = way[j0]; p[j0] = p[j1]; j0 = j1; } while (j0);
-  }
-  const mapping = new Int32Array(K);
-  for (let j = 1; j <= n; j++) mapping[p[j] - 1] = j - 1;
-  return mapping;
+  const yt = rows.map((i) => yTrue[i]), pr = rows.map((i) => pred[i]);
+  return alignClusters(yt, pr, K);
 }
 
 /** Accuracy on the hidden rows whose label is known (nbcore.hidden_accuracy); `align`: EM saw no label,

@@ -6,6 +6,8 @@
 //
 // Nothing here touches the DOM when the module is imported: node's test runner imports it.
 
+import { el } from "../dom.js";
+
 /** Okabe & Ito's colour-blind-safe palette, extended as dashboard/charts/theme.CLASS_COLORS. */
 export const CLASS_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9",
   "#D55E00", "#F0E442", "#000000", "#882255", "#004400"];
@@ -218,23 +220,9 @@ export function imageShapeOf(prep, data) {
 
 // ---- the DOM (text only) ------------------------------------------------------------------------------
 
-/** h("td", {class: "num", text: "0.123"}, kids…): attributes as strings, text via textContent,
- * "on…" as listeners; kids are elements or strings (text nodes). Never innerHTML. */
-export function h(tag, attrs, ...kids) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === "class") el.className = v;
-    else if (k === "text") el.textContent = String(v);
-    else if (k.startsWith("on") && typeof v === "function") el.addEventListener(k.slice(2), v);
-    else el.setAttribute(k, v === true ? "" : String(v));
-  }
-  for (const kid of kids.flat(Infinity)) {
-    if (kid === null || kid === undefined || kid === false) continue;
-    el.appendChild(typeof kid === "object" ? kid : document.createTextNode(String(kid)));
-  }
-  return el;
-}
+/** h("td", {class: "num", text: "0.123"}, kids…): the lab's one DOM helper (dom.js): text via
+ * textContent and text nodes, "on…" functions as listeners. Never innerHTML. */
+export const h = el;
 
 export const sub = (s) => h("sub", null, String(s));
 export const sup = (s) => h("sup", null, String(s));
