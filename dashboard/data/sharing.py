@@ -301,6 +301,9 @@ def apply_url() -> None:
         return
     try:
         share, ds = load(wanted)
+    except S.StoreDamaged as e:
+        _forget(str(e))   # a damaged store does not come back by waiting: the default lesson, and why
+        return
     except S.StoreUnavailable as e:
         _hold(str(e))   # the link is kept whole; the page stops here
         return
