@@ -88,13 +88,14 @@ def live(speed: str, classroom: bool) -> None:
     with top:
         notices.show(f)
         class_emptied.show(f)
-        em_drift.show(f)  # α far from the labelled share, EM below the best supervised baseline
         if not f.playing:
             model_advice.show(f)  # the teacher's own text: which event model suits it
     if not classroom:
         metrics_row.show(f)
     run_controls.show(f)
     half_steps.show(f)  # E-step / M-step buttons, shortcuts
+    # next to the charts, under the buttons: a warning that appears after a Step never moves Step itself
+    em_drift.show(f)  # α far from the labelled share, EM below the best supervised baseline
     truth_slot = history.show(f)
     if classroom:  # a projector shows the controls and the charts on one screen first, the big numbers next
         metrics_row.show(f)

@@ -146,7 +146,8 @@ def test_two_students_two_processes_share_play_and_step(deployment, browser):
 def _flow(deployment, browser, pages):
     url = deployment["url"]
     t0 = time.time()
-    teacher_ctx, teacher = _open(browser, url + "/?hidden=50", pages=pages)
+    # λ = 1: the shared run still has iterations to play after t = 2 (the default λ converges sooner)
+    teacher_ctx, teacher = _open(browser, url + "/?hidden=50&lam=1", pages=pages)
     a = _process_of(teacher_ctx)
     student_ctx, student = _open(browser, url + "/", avoid=a, pages=pages)
     b = _process_of(student_ctx)
