@@ -187,7 +187,7 @@ def test_a_screen_reader_hears_the_lesson(server, browser):
         said = summary.aria_snapshot()
         print("\n" + said)
         words = re.compile(r"Iteration 3 of 3: α ham \d\.\d\d, spam \d\.\d\d; accuracy \d+\.\d%, "
-                           r"(\d+\.\d points (above|below) supervised|the same as supervised)")
+                           r"(\d+\.\d points (above|below) the best supervised|the same as the best supervised)")
         assert words.search(said), said
         # the sentence follows the iteration shown (the slider moved back by the keyboard)
         page.get_by_role("slider", name="Show iteration").focus()
