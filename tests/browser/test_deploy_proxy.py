@@ -70,7 +70,10 @@ def deployment():
     try:
         if r.returncode != 0:
             pytest.fail(f"deploy start failed ({r.returncode}): {r.stderr[-2000:]}", pytrace=False)
-        yield json.loads((Path(state) / "state.json").read_text())
+        info = json.loads((Path(state) / "state.json").read_text())
+        # the teachers' share key the deployment made and keeps beside its state (typed to share)
+        info["share_key"] = (Path(state) / "share_key").read_text().strip()
+        yield info
     finally:
         subprocess.run([sys.executable, str(DEPLOY), "stop", "--purge", "--state-dir", state], cwd=str(ROOT),
                        capture_output=True, timeout=120)
@@ -161,6 +164,9 @@ def _flow(deployment, browser, pages):
     wait_idle(teacher)
     _step(teacher)
     _step(teacher)
+    teacher.get_by_label("Share key", exact=True).and_(teacher.locator("input")).fill(deployment["share_key"])  # the key holders share
+    teacher.keyboard.press("Enter")
+    wait_idle(teacher)
     teacher.get_by_role("button", name="Share this data set").click()
     teacher.get_by_text("Link for the class").first.wait_for(timeout=90_000)
     wait_idle(teacher)
