@@ -388,6 +388,10 @@ def test_data_changes_rebuild_from_t0(browser, pages, change, fragment_key):
         box.fill(str(value))
         box.press("Tab")
         settings["seed"] = value
+    # the new run is built and drawn (on a busy machine that can take more than two animation frames)
+    o.page.wait_for_function("() => __nblab.lab.latest === 0 && __nblab.lab.t === 0"
+                             " && document.querySelector('.lab-change').innerText.includes('new run from iteration 0')",
+                             timeout=60_000)
     o.settle()
     assert o.t == 0 and o.latest == 0
     notice = o.page.locator(".lab-change").inner_text()
