@@ -56,6 +56,10 @@ def settle(page) -> None:
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
         " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
         timeout=180_000)
+    # the page's own CSS has arrived (st.html's style element is drawn with the script run's other
+    # elements; on a busy machine a formula can be on screen a moment before it)
+    page.wait_for_function("() => [...document.querySelectorAll('.katex-display')]"
+                           ".every(e => getComputedStyle(e).overflowX === 'visible')", timeout=60_000)
     page.wait_for_timeout(1500)
 
 

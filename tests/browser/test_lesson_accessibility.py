@@ -154,10 +154,13 @@ def test_play_without_motion_when_asked(server, browser):
         assert page.evaluate("() => window.__nbemPlayer.reducedMotion") is True
         page.locator(".nbp-play").click()
         page.wait_for_function("() => window.__nbemPlayer.t >= 3", timeout=120_000)
-        seen = page.evaluate("""async () => {           // the iterations shown over 1.5 s of Play
-          const P = window.__nbemPlayer, out = [];
-          for (let i = 0; i < 30; i++) { out.push(P.t); await new Promise(r => setTimeout(r, 50)); }
-          return out; }""")
+        # the iteration shown at every animation frame over 1.5 s of Play: Play advances in its own
+        # animation-frame callback, so between two of these frames it can have moved at most once
+        # (a timer would sample less often than that on a busy machine and miss iterations)
+        seen = page.evaluate("""() => new Promise(done => {
+          const P = window.__nbemPlayer, out = [], t0 = performance.now();
+          const look = now => { out.push(P.t); if (now - t0 < 1500) requestAnimationFrame(look); else done(out); };
+          requestAnimationFrame(look); })""")
         if page.evaluate("() => window.__nbemPlayer.playing"):
             page.locator(".nbp-play").click()
         settled(page)
