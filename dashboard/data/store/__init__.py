@@ -13,6 +13,10 @@ Two backends behind one small interface (:class:`ShareStore`):
 * PostgreSQL: ``NBLAB_STORE_URL=postgresql://user:pw@host/db`` for replicas on
   several machines (psycopg 3 with a small connection pool).
 
+The same database holds the open classes (table ``nblab_classes``: a teacher's lesson state that the
+class link's students follow); dashboard/classroom/store.py reads and writes it with this module's
+transactions, deadlines and error handling.
+
 Limits (:class:`Limits`, all configurable): bytes per file, bytes in the whole store,
 time to live since a share was last opened, shares per hour from one client (its network
 address, else its browser session) and shares per hour on the whole server. When the store
@@ -606,6 +610,17 @@ CREATE TABLE IF NOT EXISTS nblab_gone (
     reason TEXT NOT NULL,
     at DOUBLE PRECISION NOT NULL
 );
+CREATE TABLE IF NOT EXISTS nblab_classes (
+    id TEXT PRIMARY KEY,
+    key_hash TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    state TEXT NOT NULL,
+    v BIGINT NOT NULL,
+    created DOUBLE PRECISION NOT NULL,
+    updated DOUBLE PRECISION NOT NULL
+);
+CREATE INDEX IF NOT EXISTS nblab_classes_updated ON nblab_classes (updated);
+CREATE INDEX IF NOT EXISTS nblab_classes_owner ON nblab_classes (owner, created);
 """
 
 

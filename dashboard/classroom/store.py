@@ -1,0 +1,388 @@
+"""Open classes in the shared store: the teacher's lesson state that a class link's students follow.
+
+A class is one row of ``nblab_classes`` in the same database as the shared data sets
+(dashboard/data/store: SQLite by default, PostgreSQL in the deployment), so every app process
+answers for every class. The teacher's session opens it (:func:`open_class`) and publishes each
+change (:func:`publish`); students only read (:func:`read`), through a per-process cache with a
+short time to live (``READ_TTL``): a thousand students polling every two seconds cost the database a
+few reads per second per process, not five hundred.
+
+* ids are ``secrets.token_urlsafe(12)`` (96 random bits, 16 characters of ``[A-Za-z0-9_-]``); an id
+  of any other shape is refused before the database is asked;
+* the write key is a second token, returned once to the teacher; only its SHA-256 is stored;
+* the state is checked against the class-link contract (/tmp/contract.md): only its keys, numbers
+  finite and in range, strings short, at most ``MAX_STATE_BYTES`` of JSON;
+* a class nobody published to for ``CLASS_TTL`` (12 h) is gone (read says so; the row is removed
+  when classes are next opened); one client (``owner``) may open ``CLASSES_PER_HOUR`` classes an hour,
+  the whole store ``STORE_CLASSES_PER_HOUR``.
+
+Every call goes through the store's deadline (``ShareStore._bounded``) and error handling
+(``_guard``): a stalled database answers StoreUnavailable within 2.5 s, never hangs a request.
+Nothing here imports Streamlit (the store's settings may come from Streamlit secrets: read lazily).
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import math
+import re
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from typing import Any, Mapping
+
+from dashboard.data import store as S
+
+__all__ = [
+    "ClassError", "BadClassId", "ClassNotFound", "ClassGone", "WrongKey", "BadState", "TooManyClasses",
+    "open_class", "publish", "read", "valid_class_id", "valid_data_key", "get_store", "clear_cache",
+    "CLASS_TTL", "READ_TTL", "MAX_STATE_BYTES",
+]
+
+CLASS_ID_BYTES = 12                 # 96 random bits -> 16 url-safe characters
+CLASS_ID_LEN = 16
+_CID_RE = re.compile(r"[A-Za-z0-9_-]{%d}" % CLASS_ID_LEN)
+_KEY_RE = re.compile(r"[A-Za-z0-9_-]{20,64}")
+#: a data key: a shipped data set's name or a share id (both [A-Za-z0-9_-])
+_DATA_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
+CLASS_TTL = 12 * 3600.0             # s: a class untouched this long is gone
+READ_TTL = 0.25                     # s: a process answers a class's state from memory this long
+CACHE_ENTRIES = 4096                # classes one process keeps in its read cache
+MAX_STATE_BYTES = 4096              # the stored JSON of one state
+MAX_STR = 120                       # characters of any string in a state
+MAX_T = 100_000                     # the iteration shown
+CLASSES_PER_HOUR = 30               # classes one client may open in an hour
+STORE_CLASSES_PER_HOUR = 1000       # classes the whole store may open in an hour
+MAX_LIVE_CLASSES = 20_000           # classes open at once on the whole store
+
+SETTING_KEYS = ("dataset", "model", "hidden", "lam", "init", "seed", "max_iter", "tol")
+STATE_KEYS = ("data", "settings", "t", "half", "open")
+
+
+# ---- errors ---------------------------------------------------------------------------------------
+
+class ClassError(S.ShareError):
+    """A class that cannot be opened, published to or read; ``str(e)`` is a short message."""
+
+
+class BadClassId(ClassError, S.BadId):
+    pass
+
+
+class ClassNotFound(ClassError, S.NotFound):
+    pass
+
+
+class ClassGone(ClassError, S.Gone):
+    def __init__(self, msg: str):
+        S.Gone.__init__(self, msg, "expired")
+
+
+class WrongKey(ClassError):
+    """The write key does not belong to this class."""
+
+
+class BadState(ClassError, ValueError):
+    """The state is not what the class-link contract allows."""
+
+
+class TooManyClasses(ClassError, S.RateLimited):
+    pass
+
+
+# ---- checks ---------------------------------------------------------------------------------------
+
+def valid_class_id(cid) -> bool:
+    return isinstance(cid, str) and _CID_RE.fullmatch(cid) is not None
+
+
+def valid_data_key(key) -> bool:
+    return isinstance(key, str) and _DATA_RE.fullmatch(key) is not None
+
+
+def _check_cid(cid) -> str:
+    if not valid_class_id(cid):
+        raise BadClassId("This class link is not valid (it may have been cut off when it was copied).")
+    return cid
+
+
+def _short(key: str, v) -> str:
+    if not isinstance(v, str) or len(v) > MAX_STR or not v.isprintable():
+        raise BadState(f"{key}: a short printable text")
+    return v
+
+
+def _int(key: str, v, lo: int, hi: int) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v != int(v) \
+            or not lo <= v <= hi:
+        raise BadState(f"{key}: a whole number in {lo}–{hi}")
+    return int(v)
+
+
+def _num(key: str, v) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not 0 <= v <= 1e6:
+        raise BadState(f"{key}: a finite number")
+    return float(v)
+
+
+def clean_state(state: Mapping, data_key: str | None = None) -> dict:
+    """The state as stored: ``{"data", "settings", "t", "half", "open"}`` checked and normalised.
+
+    ``data_key`` (open_class) fills ``data`` when the state has none; a ``class`` or ``v`` key is
+    ignored (the store sets them). Anything else raises BadState."""
+    if not isinstance(state, Mapping):
+        raise BadState("the state must be an object")
+    extra = sorted(str(k)[:20] for k in state if k not in STATE_KEYS + ("class", "v"))
+    if extra:
+        raise BadState(f"unknown state keys: {', '.join(extra)[:80]}")
+    data = state.get("data", data_key)
+    if data_key is not None and data != data_key:
+        raise BadState("data: the state's data set is not the class's")
+    if not valid_data_key(data):
+        raise BadState("data: a shipped data set's name or a share id")
+    settings = state.get("settings") or {}
+    if not isinstance(settings, Mapping):
+        raise BadState("settings: an object")
+    out_s: dict[str, Any] = {}
+    for k, v in settings.items():
+        if k not in SETTING_KEYS:
+            raise BadState(f"settings: unknown key {str(k)[:20]!r}")
+        if v is None:
+            continue
+        if k in ("dataset", "model", "init"):
+            out_s[k] = _short(k, v)
+        elif k == "hidden":
+            out_s[k] = _int(k, v, 0, 100)
+        elif k == "seed":
+            out_s[k] = _int(k, v, 0, 10**9)
+        elif k == "max_iter":
+            out_s[k] = _int(k, v, 1, MAX_T)
+        else:   # lam, tol
+            out_s[k] = _num(k, v)
+    half = state.get("half")
+    if half not in (None, "e"):
+        raise BadState('half: null or "e"')
+    is_open = state.get("open", True)
+    if not isinstance(is_open, bool):
+        raise BadState("open: true or false")
+    out = {"data": data, "settings": out_s, "t": _int("t", state.get("t", 0), 0, MAX_T), "half": half,
+           "open": is_open}
+    if len(_dump(out)) > MAX_STATE_BYTES:
+        raise BadState(f"the state is over {MAX_STATE_BYTES} bytes")
+    return out
+
+
+def _dump(obj) -> str:
+    return json.dumps(obj, separators=(",", ":"), sort_keys=True, ensure_ascii=True, allow_nan=False)
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def state_bytes(cid: str, v: int, stored: str) -> bytes:
+    """The state.json a student gets: the contract's object, keys in the contract's order."""
+    try:
+        st = json.loads(stored)
+    except ValueError:
+        st = {}
+    if not isinstance(st, dict):
+        st = {}
+    out = {"class": cid, "v": int(v), "data": st.get("data"), "settings": st.get("settings") or {},
+           "t": st.get("t", 0), "half": st.get("half"), "open": bool(st.get("open", True))}
+    return json.dumps(out, separators=(",", ":"), ensure_ascii=True, allow_nan=False).encode()
+
+
+# ---- the store of this process ----------------------------------------------------------------------
+
+_STORE_LOCK = threading.Lock()
+_STORES: dict[str, S.ShareStore] = {}
+_OPEN_PAUSED: dict[str, float] = {}
+OPEN_PAUSE = 3.0
+
+
+def _secrets() -> dict:
+    """The ``[nblab]`` table of Streamlit's secrets, when Streamlit is there and has one."""
+    try:
+        import streamlit as st
+        sec = st.secrets.get("nblab", {})
+        return dict(sec) if sec else {}
+    except Exception:
+        return {}
+
+
+def get_store() -> S.ShareStore:
+    """The shared store (one per process and store URL): the same configuration as the shares
+    (NBLAB_STORE_URL / NBLAB_STORE_DIR, else the ``[nblab]`` secrets, else the default SQLite file)."""
+    try:
+        url, limits = S.settings(secrets_=_secrets())
+    except ValueError as e:
+        raise S.StoreUnavailable(f"The store is not configured correctly on this server: {e}") from None
+    with _STORE_LOCK:
+        got = _STORES.get(url)
+    if got is not None:
+        return got
+    if time.monotonic() < _OPEN_PAUSED.get(url, 0.0):
+        raise S.StoreUnavailable(S.UNAVAILABLE_MSG)
+    t0 = time.monotonic()
+    try:
+        made = S.open_store(url, limits)
+    except S.StoreUnavailable:
+        if time.monotonic() - t0 >= 1.0:
+            _OPEN_PAUSED[url] = time.monotonic() + OPEN_PAUSE
+        raise
+    with _STORE_LOCK:
+        got = _STORES.setdefault(url, made)
+    if got is not made:
+        made.close()
+    return got
+
+
+# ---- writing (the teacher) -------------------------------------------------------------------------
+
+def open_class(data_key: str, state: Mapping, *, owner: str = "", store: S.ShareStore | None = None
+               ) -> tuple[str, str]:
+    """Open a class on ``data_key`` (a shipped data set's name or a share id) with its first state.
+
+    Returns ``(cid, write_key)``: the class id for the link (``/class/<cid>``) and the key
+    :func:`publish` needs (keep it in the teacher's session only). ``owner``: who opens it (the
+    client's address), for the hourly quota. Raises BadState, TooManyClasses, StoreUnavailable."""
+    if not valid_data_key(data_key):
+        raise BadState("data: a shipped data set's name or a share id")
+    clean = clean_state(state, data_key)
+    text = _dump(clean)
+    store = store or get_store()
+    cid = secrets.token_urlsafe(CLASS_ID_BYTES)
+    key = secrets.token_urlsafe(24)
+    owner_h = _sha("class-owner:" + str(owner))
+
+    def work():
+        with store._guard("open class"):
+            with store._tx(write=True) as db:
+                now = store.clock()
+                db.execute("DELETE FROM nblab_classes WHERE updated < ?", (now - CLASS_TTL,))
+                n_own = db.execute("SELECT COUNT(*) FROM nblab_classes WHERE owner = ? AND created >= ?",
+                                   (owner_h, now - 3600.0)).fetchone()[0]
+                if int(n_own) >= CLASSES_PER_HOUR:
+                    raise TooManyClasses(f"{int(n_own)} classes were opened from this computer in the last "
+                                         f"hour (the limit is {CLASSES_PER_HOUR}). Use a class you opened.")
+                n_new, n_live = db.execute("SELECT COALESCE(SUM(CASE WHEN created >= ? THEN 1 ELSE 0 END), 0), "
+                                           "COUNT(*) FROM nblab_classes", (now - 3600.0,)).fetchone()
+                if int(n_new) >= STORE_CLASSES_PER_HOUR or int(n_live) >= MAX_LIVE_CLASSES:
+                    raise TooManyClasses("This server has opened as many classes as it may for now. Try "
+                                         "again later.")
+                db.execute("INSERT INTO nblab_classes (id, key_hash, owner, state, v, created, updated) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?)", (cid, _sha(key), owner_h, text, 1, now, now))
+        return cid, key
+    return store._bounded("open class", work)
+
+
+def publish(cid: str, write_key: str, state: Mapping, *, store: S.ShareStore | None = None) -> int:
+    """Publish the teacher's new state; returns the class's new version ``v`` (one more than before).
+
+    Raises BadClassId, WrongKey (the key is not this class's), ClassNotFound, ClassGone (untouched
+    for CLASS_TTL), BadState, StoreUnavailable."""
+    _check_cid(cid)
+    if not isinstance(write_key, str) or not _KEY_RE.fullmatch(write_key):
+        raise WrongKey("This is not the class's write key.")
+    clean = clean_state(state)
+    text = _dump(clean)
+    store = store or get_store()
+
+    def work():
+        with store._guard("publish"):
+            with store._tx(write=True) as db:
+                now = store.clock()
+                row = db.execute("SELECT key_hash, v, updated FROM nblab_classes WHERE id = ?", (cid,)).fetchone()
+                if row is None:
+                    raise ClassNotFound("This class is not on the server (it was closed or never opened).")
+                if not hmac.compare_digest(str(row[0]), _sha(write_key)):
+                    raise WrongKey("This is not the class's write key.")
+                if float(row[2]) < now - CLASS_TTL:
+                    raise ClassGone("This class was not used for 12 hours and was closed. Open a new one.")
+                v = int(row[1]) + 1
+                db.execute("UPDATE nblab_classes SET state = ?, v = ?, updated = ? WHERE id = ?",
+                           (text, v, now, cid))
+        return v
+    v = store._bounded("publish", work)
+    _forget(cid)
+    return v
+
+
+# ---- reading (the students), through a per-process cache -----------------------------------------
+
+_CACHE: "OrderedDict[tuple[int, str], tuple[float, Any]]" = OrderedDict()
+_CACHE_LOCK = threading.Lock()
+_FETCH_LOCKS: dict[tuple[int, str], threading.Lock] = {}
+_DB_READS = {"n": 0}
+
+
+def db_reads() -> int:
+    """How many reads this process sent to the database (tests check the cache with it)."""
+    return _DB_READS["n"]
+
+
+def clear_cache() -> None:
+    with _CACHE_LOCK:
+        _CACHE.clear()
+
+
+def _forget(cid: str) -> None:
+    with _CACHE_LOCK:
+        for k in [k for k in _CACHE if k[1] == cid]:
+            del _CACHE[k]
+
+
+def _read_db(store: S.ShareStore, cid: str) -> tuple[int, bytes]:
+    def work():
+        with store._guard("read class"):
+            with store._tx(write=False) as db:
+                row = db.execute("SELECT v, state, updated FROM nblab_classes WHERE id = ?", (cid,)).fetchone()
+        _DB_READS["n"] += 1
+        if row is None:
+            raise ClassNotFound("This class is not on the server (it was closed or never opened).")
+        if float(row[2]) < store.clock() - CLASS_TTL:
+            raise ClassGone("This class was not used for 12 hours and was closed.")
+        return int(row[0]), state_bytes(cid, int(row[0]), str(row[1]))
+    return store._bounded("read class", work)
+
+
+def read(cid: str, *, store: S.ShareStore | None = None) -> tuple[int, bytes]:
+    """``(v, state.json bytes)`` of a class, at most READ_TTL seconds old.
+
+    Raises BadClassId (before any query), ClassNotFound, ClassGone, StoreUnavailable. Within one
+    process, concurrent readers of one class wait for a single database read."""
+    _check_cid(cid)
+    store = store or get_store()
+    ck = (id(store), cid)
+    now = time.monotonic()
+    with _CACHE_LOCK:
+        hit = _CACHE.get(ck)
+        if hit is not None and now - hit[0] < READ_TTL:
+            return _answer(hit[1])
+        lock = _FETCH_LOCKS.setdefault(ck, threading.Lock())
+    with lock:
+        with _CACHE_LOCK:   # another reader may have fetched it meanwhile
+            hit = _CACHE.get(ck)
+            if hit is not None and time.monotonic() - hit[0] < READ_TTL:
+                return _answer(hit[1])
+        t0 = time.monotonic()
+        try:
+            got: Any = _read_db(store, cid)
+        except (ClassNotFound, ClassGone) as e:
+            got = e
+        with _CACHE_LOCK:
+            _CACHE[ck] = (t0, got)
+            _CACHE.move_to_end(ck)
+            while len(_CACHE) > CACHE_ENTRIES:
+                _CACHE.popitem(last=False)
+            _FETCH_LOCKS.pop(ck, None)
+    return _answer(got)
+
+
+def _answer(got):
+    if isinstance(got, Exception):
+        raise type(got)(str(got))
+    return got
