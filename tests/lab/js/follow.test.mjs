@@ -1,0 +1,237 @@
+// node --test tests/lab/js/follow.test.mjs — following the teacher (nblab/js/follow.js): a teacher's state
+// from the network checked defensively, what the page must do with it, the follow / explore / ended states.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import * as F from "../../../nblab/js/follow.js";
+import * as S from "../../../nblab/js/state.js";
+
+// nblab/defaults.py's values (as state.test.mjs)
+const CFG = {
+  defaults: { dataset: "toy_spam", hidden: 90, lam: 1.0, init: "labeled", seed: 0, max_iter: 100, tol: 1e-6, classroom: false, speed: "normal" },
+  lambdas: [0.0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0],
+  tols: [1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8],
+  inits: ["uniform", "random", "labeled"],
+  seedMax: 9999, maxIterMax: 1000, datasets: ["toy_spam"], models: ["bernoulli", "multinomial"],
+};
+const T = S.schema(CFG);
+const good = (over = {}) => Object.assign({ class: "abcdefghijklmnop", v: 3, data: "toy_spam",
+  settings: { dataset: "toy_spam", model: "bernoulli", hidden: 50, lam: 0.01, init: "labeled", seed: 0, max_iter: 100, tol: 1e-6 },
+  t: 4, half: null, open: true }, over);
+const current = (over = {}) => Object.assign({ settings: S.defaults(T), t: 0, latest: 0, half: null, dataKey: "toy_spam" }, over);
+
+// ---- validation ------------------------------------------------------------------------------------------------
+
+test("a well-formed state is read as given", () => {
+  const { state, problems } = F.validateState(good(), T);
+  assert.deepEqual(problems, []);
+  assert.equal(state.v, 3);
+  assert.equal(state.t, 4);
+  assert.equal(state.half, null);
+  assert.equal(state.data, "toy_spam");
+  assert.equal(state.open, true);
+  assert.deepEqual(state.settings, { model: "bernoulli", hidden: 50, lam: 0.01, init: "labeled", seed: 0, max_iter: 100, tol: 1e-6 });
+  assert.equal(F.validateState(good({ half: "e" }), T).state.half, "e");
+});
+
+test("not an object, or a wrong version or iteration: the whole state is refused", () => {
+  for (const raw of [null, 5, "x", [], [good()], true]) assert.equal(F.validateState(raw, T).state, null, JSON.stringify(raw));
+  for (const v of [undefined, "3", -1, 1.5, 1e300, Infinity, NaN, null, [3], { v: 3 }, 2 ** 60])
+    assert.equal(F.validateState(good({ v }), T).state, null, `v=${String(v)}`);
+  for (const t of [undefined, "4", -1, 2.5, 1001, 1e308, Infinity, NaN, null, true, [4], { t: 4 }])
+    assert.equal(F.validateState(good({ t }), T).state, null, `t=${String(t)}`);
+  assert.equal(F.validateState(good({ settings: [1, 2] }), T).state, null);
+  assert.equal(F.validateState(good({ settings: "lam=1" }), T).state, null);
+  const r = F.validateState(good({ t: "4" }), T);
+  assert.match(r.problems[0], /iteration/);
+});
+
+test("settings of the wrong type or out of range are left out, with a problem naming them", () => {
+  const { state, problems } = F.validateState(good({ settings: {
+    model: "<img src=x onerror=alert(1)>", hidden: 1e9, lam: "0.01", init: { a: 1 }, seed: [1], max_iter: -5, tol: Infinity } }), T);
+  assert.ok(state);
+  // lam as the text "0.01" is still λ = 0.01 (a link's value is text too)
+  assert.deepEqual(state.settings, { lam: 0.01 });
+  for (const k of ["model", "hidden", "init", "seed", "max_iter", "tol"]) assert.ok(problems.some((p) => p.includes(`settings.${k}`)), k);
+  // a λ between the grid's points snaps to the nearest, as a link's does
+  assert.equal(F.validateState(good({ settings: { lam: 0.011 } }), T).state.settings.lam, 0.01);
+  // a long string is not even parsed
+  assert.deepEqual(F.validateState(good({ settings: { model: "b".repeat(100000) } }), T).state.settings, {});
+});
+
+test("unknown keys and prototype keys are ignored; half, data and open are checked", () => {
+  const raw = JSON.parse('{"v":1,"t":2,"__proto__":{"following":false},"constructor":1,"settings":{"__proto__":{"lam":3},"evil":"<script>","lam":0.1},"extra":[1,2]}');
+  const { state } = F.validateState(raw, T);
+  assert.deepEqual(Object.keys(state).sort(), ["data", "half", "open", "settings", "t", "v"]);
+  assert.deepEqual(state.settings, { lam: 0.1 });
+  assert.equal(Object.getPrototypeOf(state.settings), Object.prototype);
+  assert.equal(F.validateState(good({ half: "m" }), T).state.half, null);
+  assert.equal(F.validateState(good({ half: 1 }), T).state.half, null);
+  assert.equal(F.validateState(good({ data: "../../etc/passwd" }), T).state.data, null);
+  assert.equal(F.validateState(good({ data: "<b>x</b>" }), T).state.data, null);
+  assert.equal(F.validateState(good({ data: 7 }), T).state.data, null);
+  assert.equal(F.validateState(good({ data: "AbC_12-x" }), T).state.data, "AbC_12-x");
+  assert.equal(F.validateState(good({ open: false }), T).state.open, false);
+  assert.equal(F.validateState(good({ open: "false" }), T).state.open, true);
+  // the teacher's dataset setting is not applied (the page's data is the state's data key)
+  assert.equal("dataset" in F.validateState(good(), T).state.settings, false);
+});
+
+test("interval and data key helpers", () => {
+  assert.equal(F.interval({ intervalMs: 2000 }), 2000);
+  assert.equal(F.interval({ intervalMs: 1 }), F.MIN_INTERVAL);
+  assert.equal(F.interval({ intervalMs: 1e12 }), F.MAX_DELAY);
+  assert.equal(F.interval({ intervalMs: "5" }), F.DEFAULT_INTERVAL);
+  assert.equal(F.interval(null), F.DEFAULT_INTERVAL);
+  assert.equal(F.dataKeyOf("data/sms_spam.json"), "sms_spam");
+  assert.equal(F.dataKeyOf("/class/data/AbC-12_x.json?x=1"), "AbC-12_x");
+  assert.equal(F.dataKeyOf("data/a%3Cb.json"), null);
+  assert.equal(F.dataKeyOf("data/x"), null);
+  assert.equal(F.dataKeyOf(null), null);
+  assert.equal(F.nextDelay(0, 2000), 2000);
+  assert.equal(F.nextDelay(1, 2000), 4000);
+  assert.equal(F.nextDelay(2, 2000), 8000);
+  assert.equal(F.nextDelay(5, 2000), F.MAX_DELAY);
+  assert.equal(F.nextDelay(1000, 2000), F.MAX_DELAY);
+});
+
+// ---- the plan ---------------------------------------------------------------------------------------------------
+
+test("plan: settings that differ, split as a link's change; t and half as given", () => {
+  const st = F.validateState(good(), T).state;
+  const p = F.plan(current(), st);
+  assert.equal(p.action, "apply");
+  assert.deepEqual(p.patch, { hidden: 50, lam: 0.01 });
+  assert.deepEqual(p.rebuild, ["hidden"]);
+  assert.deepEqual(p.cont, ["lam"]);
+  assert.equal(p.t, 4);
+  assert.equal(p.half, null);
+  assert.equal(p.same, false);
+  // the page already there: nothing to do
+  const s2 = Object.assign({}, S.defaults(T), st.settings);
+  const p2 = F.plan(current({ settings: s2, t: 4, latest: 9 }), st);
+  assert.deepEqual(p2.patch, {});
+  assert.equal(p2.same, true);
+  // only λ: a continue
+  const p3 = F.plan(current({ settings: Object.assign({}, s2, { lam: 1 }), t: 4, latest: 4 }), st);
+  assert.deepEqual(p3.patch, { lam: 0.01 });
+  assert.deepEqual(p3.rebuild, []);
+  assert.deepEqual(p3.cont, ["lam"]);
+  // the E-step half: not the same until the page has it pending at t
+  const se = F.validateState(good({ half: "e" }), T).state;
+  assert.equal(F.plan(current({ settings: s2, t: 4, latest: 4 }), se).same, false);
+  assert.equal(F.plan(current({ settings: s2, t: 4, latest: 4, half: "e" }), se).same, true);
+  // a pending E-step on the page is not "at t" when the page shows an earlier iteration
+  assert.equal(F.plan(current({ settings: s2, t: 4, latest: 6, half: "e" }), st).same, true);
+});
+
+test("plan: another data set means reload; an unknown data key never does", () => {
+  const st = F.validateState(good({ data: "sms_spam" }), T).state;
+  assert.deepEqual(F.plan(current(), st), { action: "reload", data: "sms_spam" });
+  assert.equal(F.plan(current({ dataKey: null }), st).action, "apply");
+  assert.equal(F.plan(current(), F.validateState(good({ data: null }), T).state).action, "apply");
+});
+
+// ---- the follower ------------------------------------------------------------------------------------------------
+
+test("following: a new version is applied once; 304 and the same version change nothing", () => {
+  const f = new F.Follower(2000);
+  assert.equal(f.following, true);
+  assert.match(f.bar().text, /^Following the teacher — waiting/);
+  let r = f.onPoll({ status: 200, body: good() }, T);
+  assert.equal(r.apply.v, 3);
+  assert.equal(r.delay, 2000);
+  f.done(r.apply);
+  assert.equal(f.applied, 3);
+  assert.equal(f.bar().text, "Following the teacher — iteration 4");
+  assert.equal(f.bar().mode, "following");
+  r = f.onPoll({ status: 200, body: good() }, T);
+  assert.equal(r.apply, null);
+  r = f.onPoll({ status: 304 }, T);
+  assert.equal(r.apply, null);
+  assert.equal(r.delay, 2000);
+  r = f.onPoll({ status: 200, body: good({ v: 4, t: 5, half: "e" }) }, T);
+  assert.equal(r.apply.t, 5);
+  f.done(r.apply);
+  assert.equal(f.bar().text, "Following the teacher — iteration 5 (E-step done)");
+  // an older answer arriving late is not applied
+  r = f.onPoll({ status: 200, body: good({ v: 2, t: 1 }) }, T);
+  assert.equal(r.apply, null);
+  assert.equal(f.teacher.v, 4);
+  assert.equal(f.polls, 5);
+});
+
+test("leave and rejoin: while exploring, states are kept but not applied; rejoin returns the latest", () => {
+  const f = new F.Follower(2000);
+  f.done(f.onPoll({ status: 200, body: good() }, T).apply);
+  assert.equal(f.leave(), true);
+  assert.equal(f.leave(), false);
+  assert.equal(f.following, false);
+  const r = f.onPoll({ status: 200, body: good({ v: 7, t: 9 }) }, T);
+  assert.equal(r.apply, null);
+  assert.equal(r.delay, 2000);
+  const bar = f.bar();
+  assert.equal(bar.mode, "exploring");
+  assert.equal(bar.text, "Exploring on your own — the teacher is at iteration 9");
+  assert.equal(bar.button, true);
+  const back = f.rejoin();
+  assert.equal(back.v, 7);
+  assert.equal(back.t, 9);
+  assert.equal(f.following, true);
+  f.done(back);
+  assert.equal(f.onPoll({ status: 200, body: good({ v: 7, t: 9 }) }, T).apply, null);
+  // rejoining re-applies even a version applied before (the student moved the page meanwhile)
+  f.leave();
+  assert.equal(f.rejoin().v, 7);
+});
+
+test("exploring before any state: no button (there is no teacher state to go back to)", () => {
+  const f = new F.Follower();
+  f.leave();
+  assert.deepEqual(f.bar(), { mode: "exploring", button: false, text: "Exploring on your own" });
+  assert.equal(f.rejoin(), null);
+  assert.equal(f.following, true);
+});
+
+test("404 / 410 or open: false end the class: polling stops, no rejoin", () => {
+  for (const res of [{ status: 404 }, { status: 410 }, { status: 200, body: good({ open: false }) }]) {
+    const f = new F.Follower();
+    f.done(f.onPoll({ status: 200, body: good() }, T).apply);
+    const r = f.onPoll(res, T);
+    assert.equal(r.apply, null);
+    assert.equal(r.delay, null);
+    assert.equal(f.ended, true);
+    assert.equal(f.bar().mode, "ended");
+    assert.match(f.bar().text, /^The class has ended/);
+    assert.equal(f.bar().button, false);
+    assert.equal(f.rejoin(), null);
+  }
+});
+
+test("failures: plain words and a backoff up to 30 s, reset by the next good answer", () => {
+  const f = new F.Follower(2000);
+  f.done(f.onPoll({ status: 200, body: good() }, T).apply);
+  const delays = [];
+  for (let i = 0; i < 6; i++) delays.push(f.onPoll({ status: i % 2 ? 500 : 0 }, T).delay);
+  assert.deepEqual(delays, [4000, 8000, 16000, 30000, 30000, 30000]);
+  assert.equal(f.bar().text, "Can't reach the teacher's lesson — retrying (last seen at iteration 4).");
+  assert.equal(f.following, true);
+  assert.equal(f.ended, false);
+  // an answer that is not JSON, or not a state, is a failure too (said differently)
+  assert.equal(f.onPoll({ status: 200, invalid: true }, T).delay, 30000);
+  assert.match(f.bar().text, /cannot read/);
+  assert.equal(f.onPoll({ status: 200, body: { v: "<b>" } }, T).apply, null);
+  // exploring: the trouble is said after the teacher's iteration
+  f.leave();
+  assert.match(f.bar().text, /^Exploring on your own — the teacher is at iteration 4\. The teacher's lesson sent/);
+  const r = f.onPoll({ status: 200, body: good({ v: 9, t: 6 }) }, T);
+  assert.equal(r.delay, 2000);
+  assert.equal(f.failures, 0);
+  assert.equal(f.bar().text, "Exploring on your own — the teacher is at iteration 6");
+});
+
+test("strings with HTML from the network never reach the bar's text", () => {
+  const f = new F.Follower();
+  f.onPoll({ status: 200, body: good({ class: "<img src=x onerror=alert(1)>", data: "<script>", settings: { model: "<b>" } }) }, T);
+  assert.equal(f.bar().text, "Following the teacher — iteration 4");
+  assert.equal(f.teacher.data, null);
+});
