@@ -4,6 +4,7 @@ need a server (browser, isolation, upload fuzzing, deep links)."""
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import subprocess
 import sys
@@ -13,6 +14,8 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+#: what the test servers run: the app's entry with the class routes (README's run command)
+ENTRY = os.environ.get("NBLAB_TEST_ENTRY", "dashboard/app.py")
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
@@ -44,7 +47,7 @@ def streamlit_server(*extra: str, log_path: Path | None = None, timeout: float =
         log_path = Path(tempfile.gettempdir()) / f"streamlit_test_server_{port}.log"
     log = open(log_path, "w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.headless", "true",
+        [sys.executable, "-m", "streamlit", "run", ENTRY, "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
          "--server.fileWatcherType", "none", *extra],
         cwd=str(ROOT), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)

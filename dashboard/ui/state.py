@@ -29,6 +29,8 @@ UPLOAD_TEXT = "upload_text"  # {(id(upload), TextPipeline): Dataset}: the upload
 UPLOAD_COLUMNS = "upload_columns"  # {"info", "choice", "open", "error"}: the upload's columns and the roles picked
 UPLOAD_SERIAL = "upload_serial"    # int, bumped on each new upload or column choice (DataConfig.upload_id)
 MEMO = "memo"                # {"serial": int, "items": {key: value}}: values derived from the current run
+CLASS_OPEN = "class_open"    # {"cid", "key", "data", "v", "sent"}: the class this session leads (its write key), or None
+CLASS_ERROR = "class_error"  # message of the last failed open or publish of the class, or None
 
 _DEFAULTS = {
     ACC_CACHE: None,
@@ -50,6 +52,8 @@ _DEFAULTS = {
     UPLOAD_TEXT: None,
     UPLOAD_COLUMNS: None,
     UPLOAD_SERIAL: 0,
+    CLASS_OPEN: None,
+    CLASS_ERROR: None,
 }
 
 MEMO_MAX = 32  # entries kept per session (oldest dropped first)

@@ -13,7 +13,7 @@ from dashboard.data import datasets, sharing, uploads
 from dashboard.lesson import guided, metrics, player, session, specs
 from nblab import numbers
 from nblab.frame import Frame
-from dashboard.lesson.panels import (class_emptied, climb, documents, download, em_drift, exports, half_steps, history,
+from dashboard.lesson.panels import (class_emptied, class_link, climb, documents, download, em_drift, exports, half_steps, history,
                                      maths, metrics_row, model_advice, notices, parameters, responsibilities,
                                      run_controls, stop_rules)
 from dashboard.ui import controls, page_kit, state, text_controls
@@ -38,6 +38,7 @@ def sidebar(classroom: bool) -> tuple[Settings, tuple[bool, str] | None]:
         st.sidebar.success(upload_result[1])
     with st.sidebar:
         sharing.share_panel()
+        class_link.sidebar_panel()  # "Open for the class": a link and a QR code the class follows
     return settings, upload_result
 
 
@@ -84,6 +85,7 @@ def live(speed: str, classroom: bool) -> None:
     with top:
         session.advance(speed)
     session.remember_iteration()
+    class_link.publish()  # the class following this lesson sees what is on screen now
     f = current_frame(classroom)
     with top:
         notices.show(f)

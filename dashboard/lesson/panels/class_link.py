@@ -1,0 +1,152 @@
+"""Open for the class: one short link (and its QR code) to the lab page with this lesson, served by this
+app as plain HTTP (dashboard/classroom); EM runs in each student's browser and the page follows what the
+teacher shows here — the data set, the settings, the iteration and a pending E-step.
+
+The teacher's session is the only writer: it holds the class's write key in its session state and, on
+every run of the lesson view, publishes the state on screen when it differs from what it last published
+(one small row in the shared store; nothing when nothing changed). Students only read.
+"""
+from __future__ import annotations
+
+import json
+from urllib.parse import urlsplit
+
+import streamlit as st
+
+from dashboard.lesson import session
+from dashboard.ui import controls, state
+
+#: what a student's page is told about the teacher's settings (the lab's URL keys; the data set is ``data``)
+SETTING_KEYS = ("model", "hidden", "lam", "init", "seed", "max_iter", "tol")
+
+
+def data_key(cfg) -> str | None:
+    """The class's name for the lesson's data: a shipped data set's name, the id of a shared data set,
+    or None for an upload that is not shared yet (its file is in this session only)."""
+    if cfg is None:
+        return None
+    if cfg.dataset == controls.SHARED:
+        return state.get(state.SHARED_ID)
+    if cfg.dataset == controls.UPLOAD:
+        return None
+    return str(cfg.dataset)
+
+
+def teacher_state(lr) -> dict | None:
+    """What the class follows: the data, the settings, the iteration on screen and whether an E-step is
+    pending (the contract in docs/serving.md, "A class link"). None when there is nothing to follow."""
+    if lr is None or lr.run is None or lr.cfg is None:
+        return None
+    key = data_key(lr.cfg)
+    if key is None:
+        return None
+    from nblab import export
+    settings = export.lesson_settings(lr)
+    return {"data": key, "settings": {k: settings[k] for k in SETTING_KEYS if k in settings},
+            "t": int(lr.t), "half": "e" if getattr(lr.run, "pending", None) is not None else None}
+
+
+def class_url(cid: str) -> str:
+    """The link students open: this server's origin + /class/<id> (the page's own URL gives the origin)."""
+    parts = urlsplit(st.context.url or "")
+    origin = f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
+    return f"{origin}/class/{cid}"
+
+
+def qr_svg(url: str) -> str:
+    """The link as a QR code, an SVG document (segno; medium error correction survives a projector's blur)."""
+    import segno
+    return segno.make(url, error="m").svg_inline(scale=8, border=4, dark="#111111", light="#ffffff",
+                                                 title="QR code of the class link")
+
+
+def _sent(st_: dict) -> str:
+    return json.dumps(st_, sort_keys=True, separators=(",", ":"))
+
+
+def publish() -> None:
+    """Publish the lesson's state to the class this session leads, when it changed since the last time."""
+    cls = state.get(state.CLASS_OPEN)
+    if not cls:
+        return
+    now = teacher_state(session.lesson())
+    if now is None:
+        return
+    text = _sent(now)
+    if text == cls.get("sent"):
+        return
+    from dashboard import classroom
+    try:
+        v = classroom.publish(cls["cid"], cls["key"], now)
+    except classroom.ClassError as e:
+        state.put(state.CLASS_ERROR, f"The class did not get this change: {e}")
+        return
+    state.put(state.CLASS_OPEN, {**cls, "sent": text, "v": v, "data": now["data"]})
+    state.put(state.CLASS_ERROR, None)
+
+
+def _on_open() -> None:
+    """Button callback: open a class on the lesson as it is now."""
+    lr = session.lesson()
+    if lr.cfg is not None and lr.cfg.dataset == controls.UPLOAD:
+        state.put(state.CLASS_ERROR, "Share this data set first (the button under the uploader): the class's "
+                                     "browsers load it from this server.")
+        return
+    now = teacher_state(lr)
+    if now is None:
+        state.put(state.CLASS_ERROR, "Start a run first; then the class can follow it.")
+        return
+    from dashboard import classroom
+    try:
+        cid, key = classroom.open_class(now["data"], now)
+    except classroom.ClassError as e:
+        state.put(state.CLASS_ERROR, f"Could not open the class: {e}")
+        return
+    state.put(state.CLASS_OPEN, {"cid": cid, "key": key, "data": now["data"], "v": 1, "sent": _sent(now)})
+    state.put(state.CLASS_ERROR, None)
+    st.session_state["class_show_qr"] = True
+
+
+def _on_close() -> None:
+    """Button callback: stop leading the class (the students' pages keep working on their own)."""
+    cls = state.get(state.CLASS_OPEN)
+    if cls:
+        from dashboard import classroom
+        try:
+            classroom.close_class(cls["cid"], cls["key"])
+        except classroom.ClassError:
+            pass   # the class expires on its own
+    state.put(state.CLASS_OPEN, None)
+    state.put(state.CLASS_ERROR, None)
+
+
+@st.dialog("The class link", width="large")
+def _qr_dialog(url: str) -> None:
+    st.markdown("Students scan the code or type the link. Their browsers run the lesson and follow what you "
+                "show; any student can leave to explore and come back.")
+    st.image(qr_svg(url), width=420)
+    st.code(url, language=None, wrap_lines=True)
+
+
+def sidebar_panel() -> None:
+    """In the sidebar: "Open for the class", then the link, its QR code and "Close the class"."""
+    cls = state.get(state.CLASS_OPEN)
+    if not cls:
+        st.button("Open for the class", icon=":material/groups:", key="class_open_btn", on_click=_on_open,
+                  help="A link and a QR code for your students: the lesson runs in their browsers and follows "
+                       "the data, the settings and the iteration you show here. Nothing a student does reaches "
+                       "the server.")
+    else:
+        url = class_url(cls["cid"])
+        box = st.container(border=True)
+        box.markdown(":material/groups: **Your class follows this lesson.** Students open:")
+        box.code(url, language=None, wrap_lines=True)
+        c1, c2 = box.columns(2)
+        show = c1.button("QR code", icon=":material/qr_code_2:", key="class_qr_btn")
+        c2.button("Close the class", key="class_close_btn", on_click=_on_close,
+                  help="Your students' pages stop following; what they have open keeps working.")
+        if show or st.session_state.pop("class_show_qr", False):
+            _qr_dialog(url)
+    err = state.get(state.CLASS_ERROR)
+    if err:
+        st.error(err)
