@@ -110,10 +110,10 @@ def _on_open() -> None:
 def _on_close() -> None:
     """Button callback: stop leading the class (the students' pages keep working on their own)."""
     cls = state.get(state.CLASS_OPEN)
-    if cls:
+    if cls and cls.get("sent"):
         from dashboard import classroom
-        try:
-            classroom.close_class(cls["cid"], cls["key"])
+        try:   # the last state, marked closed: the students' pages say the class has ended
+            classroom.publish(cls["cid"], cls["key"], {**json.loads(cls["sent"]), "open": False})
         except classroom.ClassError:
             pass   # the class expires on its own
     state.put(state.CLASS_OPEN, None)
