@@ -1,0 +1,411 @@
+"""The class link's HTTP routes (the class-link contract), added to the Streamlit app by dashboard/server.py.
+
+* ``GET /class/{cid}``: the class page, :func:`nblab.site.shell_html` with the teacher's settings, the
+  data's relative URL and ``follow`` (the state's relative URL, polled every 2 s);
+* ``GET /class/assets/{name}``: the lab's hashed files (:func:`nblab.site.assets`), immutable;
+* ``GET /class/data/{key}.json``: the lab data (``nblab.data.lab_data``) of a shipped data set or of a
+  share (re-read with exactly the checks of an upload), immutable for its key;
+* ``GET /class/{cid}/state.json``: the teacher's state, ``ETag: "<v>"``, ``no-cache``, 304 when unchanged.
+
+Any app process answers for any class (the state is in the shared store; the data is rebuilt from the
+store or the shipped files). Ids are checked for their shape before the store is asked; a bad or unknown
+id is a 404 whose body never repeats it; a store that cannot answer is a 503; nothing raises past a
+handler (a traceback never reaches a student). Database reads and building the data run in the thread
+pool, never on the event loop. The bodies are gzipped once (level 6) and kept: the data per key in an
+LRU bounded by bytes (``NBLAB_CLASS_DATA_CACHE_MB``, default 96 MB), the assets for the process's life.
+Streamlit's own gzip middleware leaves a response that is already encoded alone.
+"""
+from __future__ import annotations
+
+import asyncio
+import gzip
+import hashlib
+import json
+import logging
+import os
+import threading
+from collections import OrderedDict
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from dashboard.classroom import store as CS
+from dashboard.data import store as S
+
+log = logging.getLogger(__name__)
+
+IMMUTABLE = "public, max-age=31536000, immutable"
+JSON_TYPE = "application/json; charset=utf-8"
+HTML_TYPE = "text/html; charset=utf-8"
+FOLLOW_MS = 2000
+GZIP_LEVEL = 6
+GZIP_MIN = 500            # bytes: smaller bodies go as they are
+#: the HTTP header's policy: the shell's own (nblab.site.CSP) plus what only a header can say
+FRAME_POLICY = "; frame-ancestors 'none'"
+
+
+def _cache_budget() -> int:
+    try:
+        mb = float(os.environ.get("NBLAB_CLASS_DATA_CACHE_MB", "96"))
+    except ValueError:
+        mb = 96.0
+    return int(max(1.0, mb) * 1024 * 1024)
+
+
+# ---- responses --------------------------------------------------------------------------------------
+
+def _accepts_gzip(request: Request) -> bool:
+    for part in request.headers.get("accept-encoding", "").lower().split(","):
+        bits = [b.strip() for b in part.split(";")]
+        if bits[0] in ("gzip", "*"):
+            q = next((b[2:] for b in bits[1:] if b.startswith("q=")), "1")
+            try:
+                return float(q) > 0
+            except ValueError:
+                return False
+    return False
+
+
+def _etag_matches(request: Request, etag: str) -> bool:
+    got = request.headers.get("if-none-match")
+    if not got:
+        return False
+    tags = [t.strip() for t in got.split(",")]
+    return "*" in tags or etag in tags or ("W/" + etag) in tags
+
+
+def _body(request: Request, plain: bytes, gz: bytes | None, ctype: str, headers: dict, status: int = 200
+          ) -> Response:
+    """``plain`` or its gzip ``gz`` (when the client takes gzip and it is worth it)."""
+    h = dict(headers)
+    h["Vary"] = "Accept-Encoding"
+    if gz is not None and _accepts_gzip(request):
+        h["Content-Encoding"] = "gzip"
+        return Response(gz, status_code=status, media_type=ctype, headers=h)
+    return Response(plain, status_code=status, media_type=ctype, headers=h)
+
+
+def _gz(plain: bytes) -> bytes | None:
+    return gzip.compress(plain, GZIP_LEVEL, mtime=0) if len(plain) >= GZIP_MIN else None
+
+
+BASE_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
+
+
+def _error(status: int, message: str, *, retry: bool = False) -> Response:
+    """A short JSON error; never the request's input, never a traceback."""
+    h = dict(BASE_HEADERS, **{"Cache-Control": "no-store"})
+    if retry:
+        h["Retry-After"] = "5"
+    return Response(json.dumps({"error": message}).encode(), status_code=status, media_type=JSON_TYPE, headers=h)
+
+
+_PAGE_ERROR = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Naive Bayes + EM Lab: class link</title></head>
+<body style="font-family: system-ui, sans-serif; max-width: 40em; margin: 3em auto; line-height: 1.5">
+<h1>{head}</h1><p>{text}</p></body></html>
+"""
+_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+
+def _page_error(status: int, head: str, text: str, *, retry: bool = False) -> Response:
+    """The page route's error: a fixed text (the id is never shown)."""
+    h = dict(BASE_HEADERS, **{"Cache-Control": "no-store", "Content-Security-Policy": _PAGE_CSP})
+    if retry:
+        h["Retry-After"] = "5"
+    return Response(_PAGE_ERROR.format(head=head, text=text).encode(), status_code=status, media_type=HTML_TYPE,
+                    headers=h)
+
+
+NOT_OPEN = ("This class is not open", "This class link is not open on this server: it was closed, it was not "
+            "used for 12 hours, or the link was cut off when it was copied. Ask your teacher for the link again.")
+BUSY = ("The server is busy", "The server's store cannot answer right now. Reload this page in a minute.")
+
+
+# ---- the assets ---------------------------------------------------------------------------------------
+
+_ASSETS: dict[str, tuple[bytes, bytes | None, str, str]] | None = None
+_ASSETS_LOCK = threading.Lock()
+
+
+def _assets() -> dict[str, tuple[bytes, bytes | None, str, str]]:
+    """``{name: (bytes, gzip bytes, content type, etag)}``, built once per process."""
+    global _ASSETS
+    with _ASSETS_LOCK:
+        if _ASSETS is None:
+            from nblab import site
+            _ASSETS = {name: (body, _gz(body), ctype, '"' + hashlib.sha256(body).hexdigest()[:32] + '"')
+                       for name, (body, ctype) in site.assets().items()}
+        return _ASSETS
+
+
+async def asset_route(request: Request) -> Response:
+    try:
+        name = request.path_params.get("name", "")
+        got = (await run_in_threadpool(_assets)).get(name)
+        if got is None:
+            return _error(404, "There is no such file.")
+        body, gz, ctype, etag = got
+        headers = dict(BASE_HEADERS, **{"Cache-Control": IMMUTABLE, "ETag": etag})
+        if _etag_matches(request, etag):
+            return Response(status_code=304, headers=headers)
+        return _body(request, body, gz, ctype, headers)
+    except Exception:
+        log.exception("class asset route failed")
+        return _error(500, "The server could not answer this request.")
+
+
+# ---- the data -----------------------------------------------------------------------------------------
+
+class DataMissing(Exception):
+    """The key names no data set this server can serve (the message says why)."""
+
+
+class _Entry:
+    __slots__ = ("gz", "etag", "meta", "size")
+
+    def __init__(self, gz: bytes, etag: str, meta: dict):
+        self.gz, self.etag, self.meta = gz, etag, meta
+        self.size = len(gz) + 1024
+
+
+_DATA: "OrderedDict[str, _Entry]" = OrderedDict()
+_DATA_BYTES = {"n": 0}
+_DATA_LOCK = threading.Lock()
+_KEY_LOCKS: dict[str, asyncio.Lock] = {}
+#: one data set is built at a time per process (parsing and encoding are CPU work; the app's students
+#: come first)
+_BUILD = threading.Semaphore(1)
+_BUILDS = {"n": 0}
+
+
+def build_count() -> int:
+    """How many data sets this process built (tests check the cache with it)."""
+    return _BUILDS["n"]
+
+
+def _shipped() -> frozenset[str]:
+    import nbcore
+    return frozenset(nbcore.list_datasets())
+
+
+def _meta(data: dict) -> dict:
+    """What the page's config reads of the data (nblab.site.shell_html takes this much)."""
+    return {"name": data.get("name"), "models": list(data.get("models") or [])}
+
+
+def _encode(data: dict) -> bytes:
+    from nblab.page import _default, _finite
+    return json.dumps(_finite(data), ensure_ascii=False, separators=(",", ":"), allow_nan=False,
+                      default=_default).encode("utf-8")
+
+
+def _dataset_for(key: str):
+    """The nbcore Dataset a key names (a shipped name, or a share id read like an upload)."""
+    if key in _shipped():
+        import nbcore
+        return nbcore.load_dataset(key)
+    if not S.valid_id(key):
+        raise DataMissing("There is no such data set.")
+    store = CS.get_store()
+    try:
+        share = store.lookup(key)
+        raw = store.read(key)
+    except (S.NotFound, S.Gone, S.BadId) as e:
+        raise DataMissing("This shared data set is no longer on the server.") from e
+    if hashlib.sha256(raw).hexdigest() != share.sha256:
+        raise DataMissing("The stored file does not match its checksum.")
+    from dashboard.data import uploads   # the one way a user's CSV is read (imports Streamlit: lazily)
+    try:
+        return uploads.read_upload(raw, dict(share.options))
+    except ValueError as e:
+        raise DataMissing("The shared file can no longer be read.") from e
+
+
+def _build(key: str) -> _Entry:
+    from nblab.data import lab_data
+    with _BUILD:
+        ds = _dataset_for(key)
+        data = lab_data(ds)
+        plain = _encode(data)
+        _BUILDS["n"] += 1
+    return _Entry(gzip.compress(plain, GZIP_LEVEL, mtime=0),
+                  '"' + hashlib.sha256(plain).hexdigest()[:32] + '"', _meta(data))
+
+
+def _cached(key: str) -> _Entry | None:
+    with _DATA_LOCK:
+        e = _DATA.get(key)
+        if e is not None:
+            _DATA.move_to_end(key)
+        return e
+
+
+def _keep(key: str, entry: _Entry) -> None:
+    budget = _cache_budget()
+    with _DATA_LOCK:
+        old = _DATA.pop(key, None)
+        if old is not None:
+            _DATA_BYTES["n"] -= old.size
+        _DATA[key] = entry
+        _DATA_BYTES["n"] += entry.size
+        while _DATA_BYTES["n"] > budget and len(_DATA) > 1:
+            _, gone = _DATA.popitem(last=False)
+            _DATA_BYTES["n"] -= gone.size
+
+
+async def data_entry(key: str) -> _Entry:
+    """The data of ``key``, built once per process (concurrent requests wait for one build).
+    Raises DataMissing or StoreUnavailable."""
+    if not CS.valid_data_key(key):
+        raise DataMissing("There is no such data set.")
+    e = _cached(key)
+    if e is not None:
+        return e
+    lock = _KEY_LOCKS.setdefault(key, asyncio.Lock())
+    async with lock:
+        e = _cached(key)
+        if e is None:
+            e = await run_in_threadpool(_build, key)
+            _keep(key, e)
+    _KEY_LOCKS.pop(key, None)
+    return e
+
+
+async def data_route(request: Request) -> Response:
+    try:
+        name = request.path_params.get("name", "")
+        if not name.endswith(".json"):
+            return _error(404, "There is no such data set.")
+        key = name[:-len(".json")]
+        if not CS.valid_data_key(key):
+            return _error(404, "There is no such data set.")
+        if key not in _shipped():
+            if not S.valid_id(key):
+                return _error(404, "There is no such data set.")
+            # a share: ask the store every time (a deleted or expired share stops at once on every process)
+            await run_in_threadpool(_check_share, key)
+        e = await data_entry(key)
+        headers = dict(BASE_HEADERS, **{"Cache-Control": IMMUTABLE, "ETag": e.etag})
+        if _etag_matches(request, e.etag):
+            return Response(status_code=304, headers=headers)
+        if _accepts_gzip(request):
+            return _body(request, b"", e.gz, JSON_TYPE, headers)
+        return _body(request, gzip.decompress(e.gz), None, JSON_TYPE, headers)
+    except DataMissing as e:
+        return _error(404, str(e))
+    except S.StoreUnavailable:
+        return _error(503, "The server's store cannot answer right now. Try again in a minute.", retry=True)
+    except Exception:
+        log.exception("class data route failed")
+        return _error(500, "The server could not answer this request.")
+
+
+def _check_share(key: str) -> None:
+    try:
+        CS.get_store().lookup(key)
+    except (S.NotFound, S.Gone, S.BadId) as e:
+        with _DATA_LOCK:
+            old = _DATA.pop(key, None)
+            if old is not None:
+                _DATA_BYTES["n"] -= old.size
+        raise DataMissing("This shared data set is no longer on the server.") from e
+
+
+# ---- the state and the page ---------------------------------------------------------------------------
+
+async def state_route(request: Request) -> Response:
+    try:
+        cid = request.path_params.get("cid", "")
+        if not CS.valid_class_id(cid):
+            return _error(404, "There is no such class.")
+        try:
+            v, body = await run_in_threadpool(CS.read, cid)
+        except (CS.ClassNotFound, CS.ClassGone, S.NotFound, S.Gone):
+            return _error(404, "This class is not open (it was closed, or not used for 12 hours).")
+        etag = f'"{int(v)}"'
+        headers = dict(BASE_HEADERS, **{"Cache-Control": "no-cache", "ETag": etag})
+        if _etag_matches(request, etag):
+            return Response(status_code=304, headers=headers)
+        return Response(body, media_type=JSON_TYPE, headers=headers)
+    except S.StoreUnavailable:
+        return _error(503, "The server's store cannot answer right now. Try again in a moment.", retry=True)
+    except Exception:
+        log.exception("class state route failed")
+        return _error(500, "The server could not answer this request.")
+
+
+def page_settings(settings, meta: dict) -> dict:
+    """The teacher's settings that this page can open with: each one the shell accepts (one that it
+    refuses, e.g. a data set name that is not the data's, is left out: the lab's default stands)."""
+    from nblab.page import check_settings
+    out = {}
+    for k, v in (settings or {}).items() if isinstance(settings, dict) else ():
+        try:
+            out.update(check_settings({k: v}, meta))
+        except (ValueError, TypeError):
+            continue
+    return out
+
+
+def _page_html(cid: str, state: dict, meta: dict) -> bytes:
+    from nblab import site
+    name = str(meta.get("name") or "the lesson")
+    html = site.shell_html(meta, settings=page_settings(state.get("settings"), meta),
+                           title=f"Class: {name} (Naive Bayes + EM Lab)",
+                           data_url=f"data/{state['data']}.json",
+                           follow={"state": f"{cid}/state.json", "intervalMs": FOLLOW_MS})
+    return html.encode("utf-8")
+
+
+def page_csp() -> str:
+    from nblab import site
+    return site.CSP + FRAME_POLICY
+
+
+async def page_route(request: Request) -> Response:
+    try:
+        cid = request.path_params.get("cid", "")
+        if not CS.valid_class_id(cid):
+            return _page_error(404, *NOT_OPEN)
+        try:
+            _, body = await run_in_threadpool(CS.read, cid)
+        except (CS.ClassNotFound, CS.ClassGone, S.NotFound, S.Gone):
+            return _page_error(404, *NOT_OPEN)
+        state = json.loads(body)
+        try:
+            e = await data_entry(str(state.get("data")))
+        except DataMissing:
+            return _page_error(404, "This class's data set is gone",
+                               "The data set this class was opened on is no longer on the server. Ask your "
+                               "teacher to open the class again.")
+        plain = await run_in_threadpool(_page_html, cid, state, e.meta)
+        headers = dict(BASE_HEADERS, **{"Cache-Control": "no-cache", "Content-Security-Policy": page_csp(),
+                                        "X-Frame-Options": "DENY"})
+        return _body(request, plain, _gz(plain), HTML_TYPE, headers)
+    except S.StoreUnavailable:
+        return _page_error(503, *BUSY, retry=True)
+    except Exception:
+        log.exception("class page route failed")
+        return _page_error(500, "Something went wrong", "The server could not show this class. Reload the page "
+                                                         "in a minute; if it keeps happening, tell your teacher.")
+
+
+async def not_found_route(request: Request) -> Response:
+    return _error(404, "There is nothing here.")
+
+
+def routes() -> list[Route]:
+    """The routes to give ``st.App(..., routes=...)`` (order matters: the fixed prefixes first)."""
+    return [
+        Route("/class/assets/{name}", asset_route, methods=["GET"]),
+        Route("/class/data/{name}", data_route, methods=["GET"]),
+        Route("/class/{cid}/state.json", state_route, methods=["GET"]),
+        Route("/class/{cid}", page_route, methods=["GET"]),
+        # anything else under /class/ is a 404 here (not the Streamlit app's page, which its catch-all serves)
+        Route("/class/{rest:path}", not_found_route, methods=["GET"]),
+        Route("/class", not_found_route, methods=["GET"]),
+    ]

@@ -1,0 +1,32 @@
+"""The app's ASGI entry: the Streamlit app (dashboard/app.py) plus the class link's routes under /class/.
+
+Run from the repo root:   python -m streamlit run dashboard/server.py   (same flags as app.py)
+
+``streamlit run`` finds ``app = st.App(...)`` below and serves it with its own server: every page of
+dashboard/app.py as before, and the plain-HTTP routes of dashboard/classroom/routes.py (the class page,
+its assets, the data and the teacher's state; /tmp/contract.md's class-link contract). They add nothing
+to a Streamlit session and need no websocket, so any app process answers them from the shared store.
+``python dashboard/server.py`` runs the same thing (``App.run``); ``streamlit run dashboard/app.py``
+still runs the app alone, without the class routes.
+
+Imports: like dashboard/app.py, the repository root goes on sys.path first, so ``dashboard`` and
+``nblab`` import by their package names whichever way this file is loaded.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import streamlit as st  # noqa: E402
+
+from dashboard.classroom.routes import routes  # noqa: E402
+
+app = st.App("app.py", routes=routes())
+
+if __name__ == "__main__":
+    app.run()
