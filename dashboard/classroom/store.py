@@ -282,20 +282,24 @@ def open_class(data_key: str, state: Mapping, *, owner: str = "", store: S.Share
 def publish(cid: str, write_key: str, state: Mapping, *, store: S.ShareStore | None = None) -> int:
     """Publish the teacher's new state; returns the class's new version ``v`` (one more than before).
 
+    ``state``: the contract's keys (``data``, ``settings``, ``t``, ``half``, ``open``); without ``data``
+    the class stays on its data set. The whole state is replaced (a missing ``settings`` is ``{}``).
+
     Raises BadClassId, WrongKey (the key is not this class's), ClassNotFound, ClassGone (untouched
     for CLASS_TTL), BadState, StoreUnavailable."""
     _check_cid(cid)
     if not isinstance(write_key, str) or not _KEY_RE.fullmatch(write_key):
         raise WrongKey("This is not the class's write key.")
-    clean = clean_state(state)
-    text = _dump(clean)
+    keep_data = isinstance(state, Mapping) and state.get("data") is None
+    clean = clean_state({**state, "data": "_"} if keep_data else state)
     store = store or get_store()
 
     def work():
         with store._guard("publish"):
             with store._tx(write=True) as db:
                 now = store.clock()
-                row = db.execute("SELECT key_hash, v, updated FROM nblab_classes WHERE id = ?", (cid,)).fetchone()
+                row = db.execute("SELECT key_hash, v, updated, state FROM nblab_classes WHERE id = ?",
+                                 (cid,)).fetchone()
                 if row is None:
                     raise ClassNotFound("This class is not on the server (it was closed or never opened).")
                 if not hmac.compare_digest(str(row[0]), _sha(write_key)):
@@ -303,6 +307,14 @@ def publish(cid: str, write_key: str, state: Mapping, *, store: S.ShareStore | N
                 if float(row[2]) < now - CLASS_TTL:
                     raise ClassGone("This class was not used for 12 hours and was closed. Open a new one.")
                 v = int(row[1]) + 1
+                if keep_data:   # a state without "data": the class stays on its data set
+                    try:
+                        clean["data"] = json.loads(str(row[3])).get("data")
+                    except (ValueError, AttributeError):
+                        clean["data"] = None
+                    if not valid_data_key(clean["data"]):
+                        raise BadState("data: a shipped data set's name or a share id")
+                text = _dump(clean)
                 db.execute("UPDATE nblab_classes SET state = ?, v = ?, updated = ? WHERE id = ?",
                            (text, v, now, cid))
         return v

@@ -1,0 +1,231 @@
+"""Open classes in the shared store (dashboard/classroom/store.py), on SQLite and on a real PostgreSQL:
+open, publish, the write key, versions, expiry, hostile states and ids, and the per-process read cache."""
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import pytest
+
+from dashboard import classroom as C
+from dashboard.classroom import store as CS
+from dashboard.data import store as S
+
+STATE = {"settings": {"dataset": "sms_spam", "model": "bernoulli", "hidden": 99, "lam": 0.01, "init": "labeled",
+                      "seed": 0, "max_iter": 100, "tol": 1e-6}, "t": 0, "half": None, "open": True}
+
+
+class Clock:
+    def __init__(self):
+        self.now = 1_800_000_000.0
+
+    def __call__(self):
+        return self.now
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request, tmp_path):
+    clock = Clock()
+    if request.param == "sqlite":
+        st = S.open_store("sqlite:///" + str(tmp_path / "s.sqlite3"), clock=clock)
+    else:
+        url = request.getfixturevalue("pg_url")
+        import psycopg
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("DROP TABLE IF EXISTS nblab_classes")
+        st = S.open_store(url, clock=clock)
+    st.test_clock = clock
+    CS.clear_cache()
+    yield st
+    CS.clear_cache()
+    st.close()
+
+
+def _state(raw: bytes) -> dict:
+    return json.loads(raw)
+
+
+def test_open_publish_read(store):
+    cid, key = C.open_class("sms_spam", STATE, store=store)
+    assert C.valid_class_id(cid) and len(cid) == 16
+    assert key != cid and len(key) >= 20
+    v, raw = C.read(cid, store=store)
+    got = _state(raw)
+    assert v == 1 and got == {"class": cid, "v": 1, "data": "sms_spam", "settings": STATE["settings"], "t": 0,
+                              "half": None, "open": True}
+    assert list(got) == ["class", "v", "data", "settings", "t", "half", "open"]
+    v2 = C.publish(cid, key, {**STATE, "data": "sms_spam", "t": 4, "half": "e"}, store=store)
+    assert v2 == 2
+    v, raw = C.read(cid, store=store)   # publish drops this process's cached copy
+    assert v == 2 and _state(raw)["t"] == 4 and _state(raw)["half"] == "e"
+    assert C.publish(cid, key, {**STATE, "t": 5}, store=store) == 3
+    assert C.publish(cid, key, {**STATE, "t": 5, "open": False}, store=store) == 4
+    assert _state(C.read(cid, store=store)[1])["open"] is False
+    # the write key is not stored, only its hash
+    with store._tx(write=False) as db:
+        row = db.execute("SELECT key_hash, state FROM nblab_classes WHERE id = ?", (cid,)).fetchone()
+    assert key not in str(row[0]) and key not in str(row[1])
+
+
+def test_wrong_key_is_refused_and_changes_nothing(store):
+    cid, key = C.open_class("toy_spam", {"t": 1}, store=store)
+    other_cid, other_key = C.open_class("toy_spam", {"t": 1}, store=store)
+    for bad in (other_key, key[:-1] + ("A" if key[-1] != "A" else "B"), "", "short", None, "x" * 500):
+        with pytest.raises(C.WrongKey):
+            C.publish(cid, bad, {"data": "toy_spam", "t": 9}, store=store)
+    assert C.read(cid, store=store)[0] == 1
+    assert _state(C.read(cid, store=store)[1])["t"] == 1
+
+
+def test_unknown_and_bad_ids(store):
+    with pytest.raises(C.ClassNotFound):
+        C.read("A" * 16, store=store)
+    with pytest.raises(C.ClassNotFound):
+        C.publish("A" * 16, "k" * 32, {"data": "toy_spam"}, store=store)
+    calls = []
+    orig = store._tx
+    store._tx = lambda *a, **k: calls.append(1) or orig(*a, **k)
+    try:
+        for bad in ("", "short", "A" * 17, "A" * 15 + "/", "../../etc/passwd", "A" * 15 + "'", None, 12,
+                    "<script>alert(1)</scr"):
+            with pytest.raises(C.BadClassId):
+                C.read(bad, store=store)
+            with pytest.raises(C.BadClassId):
+                C.publish(bad, "k" * 32, {"data": "toy_spam"}, store=store)
+    finally:
+        store._tx = orig
+    assert calls == []   # refused before the database is asked
+
+
+def test_a_class_untouched_for_12_hours_is_gone(store):
+    clock = store.test_clock
+    cid, key = C.open_class("toy_spam", {"t": 0}, store=store)
+    clock.now += CS.CLASS_TTL - 60
+    assert C.publish(cid, key, {"data": "toy_spam", "t": 2}, store=store) == 2   # publishing keeps it
+    clock.now += CS.CLASS_TTL - 60
+    CS.clear_cache()
+    assert C.read(cid, store=store)[0] == 2
+    clock.now += 120
+    CS.clear_cache()
+    with pytest.raises(C.ClassGone):
+        C.read(cid, store=store)
+    with pytest.raises(C.ClassGone):
+        C.publish(cid, key, {"data": "toy_spam", "t": 3}, store=store)
+    # opening another class removes it for good
+    C.open_class("toy_spam", {"t": 0}, store=store)
+    CS.clear_cache()
+    with pytest.raises(C.ClassNotFound):
+        C.read(cid, store=store)
+
+
+@pytest.mark.parametrize("state", [
+    {"evil": 1},
+    {"settings": {"dataset": "x" * 500}},
+    {"settings": {"lam": float("nan")}},
+    {"settings": {"lam": float("inf")}},
+    {"settings": {"tol": -1}},
+    {"settings": {"hidden": 101}},
+    {"settings": {"hidden": True}},
+    {"settings": {"seed": 1.5}},
+    {"settings": {"model": ["bernoulli"]}},
+    {"settings": {"init": {"a": 1}}},
+    {"settings": {"__proto__": 1}},
+    {"settings": "lam=1"},
+    {"settings": {"dataset": "a\u2028b"}},
+    {"t": -1},
+    {"t": 10**9},
+    {"t": "3"},
+    {"half": "m"},
+    {"open": "yes"},
+    {"data": "../etc/passwd"},
+    {"data": "<script>"},
+    {"data": "other_set"},
+    [],
+    "state",
+])
+def test_hostile_states_are_refused(store, state):
+    with pytest.raises(C.BadState):
+        C.open_class("toy_spam", state, store=store)
+    cid, key = C.open_class("toy_spam", {"t": 0}, store=store)
+    if isinstance(state, dict) and state.get("data") == "other_set":
+        # a publish may move the class to another data set (a valid key), but never to a bad one
+        assert C.publish(cid, key, state, store=store) == 2
+        return
+    with pytest.raises(C.BadState):
+        C.publish(cid, key, {"data": "toy_spam", **state} if isinstance(state, dict) else state, store=store)
+    assert C.read(cid, store=store)[0] == 1
+
+
+def test_state_size_is_capped(store):
+    big = {"settings": {k: "x" * 120 for k in ("dataset", "model", "init")}, "t": 1}
+    C.open_class("toy_spam", big, store=store)   # every string at its cap still fits the 4 KB
+    with pytest.raises(C.BadState):
+        C.open_class("x" * 65, {}, store=store)
+
+
+def test_quota_per_owner(store, monkeypatch):
+    monkeypatch.setattr(CS, "CLASSES_PER_HOUR", 3)
+    for _ in range(3):
+        C.open_class("toy_spam", {}, owner="address:10.0.0.1", store=store)
+    with pytest.raises(C.TooManyClasses):
+        C.open_class("toy_spam", {}, owner="address:10.0.0.1", store=store)
+    C.open_class("toy_spam", {}, owner="address:10.0.0.2", store=store)
+    store.test_clock.now += 3601
+    C.open_class("toy_spam", {}, owner="address:10.0.0.1", store=store)
+
+
+def test_read_cache_costs_the_database_a_few_reads(store):
+    cid, key = C.open_class("toy_spam", {"t": 0}, store=store)
+    CS.clear_cache()
+    before = CS.db_reads()
+    # 40 threads polling for ~1 s: the database is asked about once per READ_TTL, not once per poll
+    stop = time.monotonic() + 1.0
+    polls = []
+
+    def poll():
+        while time.monotonic() < stop:
+            polls.append(C.read(cid, store=store)[0])
+            time.sleep(0.01)
+    threads = [threading.Thread(target=poll) for _ in range(40)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    reads = CS.db_reads() - before
+    assert len(polls) > 400, len(polls)
+    assert reads <= 1.0 / CS.READ_TTL + 3, (reads, len(polls))
+    # another process's publish shows within READ_TTL (this process's publish at once)
+    other = S.open_store(store.pool._url if hasattr(store, "pool") else "sqlite:///" + str(store.path),
+                         clock=store.test_clock)
+    try:
+        assert C.publish(cid, key, {"data": "toy_spam", "t": 7}, store=other) == 2
+    finally:
+        other.close()
+    time.sleep(CS.READ_TTL + 0.05)
+    assert C.read(cid, store=store)[0] == 2
+    # a publish through this process is seen at once
+    assert C.publish(cid, key, {"data": "toy_spam", "t": 8}, store=store) == 3
+    assert C.read(cid, store=store)[0] == 3
+
+
+def test_a_stalled_store_answers_unavailable(store):
+    cid, _ = C.open_class("toy_spam", {}, store=store)
+    CS.clear_cache()
+    store.deadline = 0.3
+    gate = threading.Event()
+    orig = store._tx
+
+    def slow(*a, **k):
+        gate.wait(5)
+        return orig(*a, **k)
+    store._tx = slow
+    try:
+        t0 = time.monotonic()
+        with pytest.raises(S.StoreUnavailable):
+            C.read(cid, store=store)
+        assert time.monotonic() - t0 < 2
+    finally:
+        gate.set()
+        store._tx = orig
+        store._stalled_until = 0.0
