@@ -1,0 +1,229 @@
+"""The class link's routes on a real server (`python -m streamlit run dashboard/server.py`), over plain HTTP:
+the page, its assets, the data (shipped and shared), the state (ETag, 304), caching, gzip, security
+headers, and 404s for bad and unknown ids that never echo the id. No websocket is opened."""
+from __future__ import annotations
+
+import contextlib
+import gzip
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, free_port
+
+from dashboard import classroom as C
+from dashboard.classroom import store as CS
+from dashboard.data import store as S
+
+IMMUTABLE = "public, max-age=31536000, immutable"
+CSV = b"text,label\n" + b"".join(b"win cash now %d,spam\nsee you at lunch %d,ham\n" % (i, i) for i in range(30))
+
+
+@contextlib.contextmanager
+def class_server(env: dict, timeout: float = 90.0):
+    """`streamlit run dashboard/server.py` on a free port with ``env`` added (tests/conftest.py's pattern)."""
+    port = free_port()
+    log_path = Path(env["NBLAB_STORE_DIR"]) / f"server_{port}.log"
+    log = open(log_path, "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "dashboard/server.py", "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none"],
+        cwd=str(ROOT), stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env={**os.environ, **env})
+    try:
+        deadline = time.time() + timeout
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"the server exited ({proc.returncode}): {log_path.read_text()[-2000:]}")
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.time() > deadline:
+                pytest.fail(f"the server did not answer within {timeout:.0f} s; see {log_path}")
+            time.sleep(0.2)
+        yield f"http://127.0.0.1:{port}", log_path
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+        log.close()
+
+
+def get(url: str, headers: dict | None = None) -> tuple[int, dict, bytes]:
+    req = urllib.request.Request(url, headers=headers or {})
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return r.status, {k.lower(): v for k, v in r.headers.items()}, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, {k.lower(): v for k, v in e.headers.items()}, e.read()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    d = tmp_path_factory.mktemp("class_store")
+    env = {"NBLAB_STORE_DIR": str(d)}
+    env_old = {k: os.environ.get(k) for k in ("NBLAB_STORE_DIR", "NBLAB_STORE_URL")}
+    os.environ["NBLAB_STORE_DIR"] = str(d)   # this test process opens the same store (the app's settings)
+    os.environ.pop("NBLAB_STORE_URL", None)
+    CS._STORES.clear()
+    try:
+        store = CS.get_store()
+        share = store.put("class words.csv", CSV, {}, owner="test")
+        with class_server(env) as (base, log_path):
+            yield {"base": base, "store": store, "share": share.id, "log": log_path}
+    finally:
+        for k, v in env_old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        CS._STORES.clear()
+
+
+SETTINGS = {"dataset": "toy_spam", "model": "bernoulli", "hidden": 50, "lam": 1.0, "init": "labeled", "seed": 3,
+            "max_iter": 50, "tol": 1e-6}
+
+
+def config_of(html: str) -> dict:
+    m = re.search(r'<script type="application/json" id="nblab-config">(.*?)</script>', html, re.S)
+    assert m, html[:500]
+    return json.loads(m.group(1))
+
+
+def test_page_assets_data_and_state(served):
+    base = served["base"]
+    cid, key = C.open_class("toy_spam", {"settings": SETTINGS, "t": 2}, store=served["store"])
+
+    # the page: the shell, settings from the teacher, relative data and state URLs, security headers
+    status, h, body = get(f"{base}/class/{cid}", {"Accept-Encoding": "gzip"})
+    assert status == 200 and h["content-type"].startswith("text/html")
+    assert h.get("content-encoding") == "gzip"
+    html = gzip.decompress(body).decode()
+    assert h["x-content-type-options"] == "nosniff" and h["referrer-policy"] == "no-referrer"
+    csp = h["content-security-policy"]
+    assert "script-src 'self'" in csp and "frame-ancestors 'none'" in csp and "unsafe-eval" not in csp
+    assert h["cache-control"] == "no-cache"
+    assert '<div id="nblab" class="lab-root">' in html and "<base" not in html
+    cfg = config_of(html)
+    assert cfg["dataUrl"] == "data/toy_spam.json"
+    assert cfg["follow"] == {"state": f"{cid}/state.json", "intervalMs": 2000}
+    assert cfg["defaults"]["hidden"] == 50 and cfg["defaults"]["seed"] == 3 and cfg["defaults"]["lam"] == 1.0
+    assert key not in html
+
+    # the assets the page names: immutable, gzip when asked, plain otherwise, 304 on their ETag
+    srcs = re.findall(r'(?:src|href)="(assets/[^"]+)"', html)
+    assert {re.sub(r"\.[0-9a-f]{12}\.", ".H.", s) for s in srcs} == {"assets/lab.H.js", "assets/plotly.H.js",
+                                                                      "assets/lab.H.css"}
+    for src in srcs:
+        status, h, body = get(f"{base}/class/{src}", {"Accept-Encoding": "gzip"})
+        assert status == 200 and h["cache-control"] == IMMUTABLE and h["content-encoding"] == "gzip", src
+        plain = gzip.decompress(body)
+        status2, h2, body2 = get(f"{base}/class/{src}")
+        assert status2 == 200 and "content-encoding" not in h2 and body2 == plain
+        import hashlib
+        assert hashlib.sha256(plain).hexdigest()[:12] in src   # the name is the bytes' hash
+        assert h["content-type"].startswith("text/css" if src.endswith(".css") else "text/javascript")
+        status3, h3, body3 = get(f"{base}/class/{src}", {"If-None-Match": h["etag"]})
+        assert status3 == 304 and body3 == b""
+
+    # the data: the lab's format, immutable, ETag and 304, gzip
+    status, h, body = get(f"{base}/class/data/toy_spam.json", {"Accept-Encoding": "gzip"})
+    assert status == 200 and h["cache-control"] == IMMUTABLE and h["content-encoding"] == "gzip"
+    assert h["content-type"].startswith("application/json") and h["etag"]
+    data = json.loads(gzip.decompress(body))
+    from nblab.data import lab_data
+    want = json.loads(json.dumps(lab_data("toy_spam")))
+    assert data["format"] == "nblab-data/1" and data == want
+    status, h2, body = get(f"{base}/class/data/toy_spam.json")
+    assert status == 200 and "content-encoding" not in h2 and json.loads(body) == want
+    status, _, body = get(f"{base}/class/data/toy_spam.json", {"If-None-Match": h["etag"]})
+    assert status == 304 and body == b""
+
+    # the state: the contract's object, ETag "<v>", no-cache, 304 while unchanged
+    status, h, body = get(f"{base}/class/{cid}/state.json")
+    assert status == 200 and h["etag"] == '"1"' and h["cache-control"] == "no-cache"
+    assert h["content-type"].startswith("application/json")
+    st = json.loads(body)
+    assert st == {"class": cid, "v": 1, "data": "toy_spam", "settings": SETTINGS, "t": 2, "half": None,
+                  "open": True}
+    status, h, body = get(f"{base}/class/{cid}/state.json", {"If-None-Match": '"1"'})
+    assert status == 304 and body == b"" and h["etag"] == '"1"'
+    # the teacher publishes: the next poll (after the server's cache's 0.25 s) has the new version
+    assert C.publish(cid, key, {"settings": SETTINGS, "t": 3, "half": "e"}, store=served["store"]) == 2
+    time.sleep(CS.READ_TTL + 0.2)
+    status, h, body = get(f"{base}/class/{cid}/state.json", {"If-None-Match": '"1"'})
+    assert status == 200 and h["etag"] == '"2"'
+    st = json.loads(body)
+    assert st["v"] == 2 and st["t"] == 3 and st["half"] == "e"
+    # HEAD answers too
+    req = urllib.request.Request(f"{base}/class/{cid}/state.json", method="HEAD")
+    with urllib.request.urlopen(req, timeout=30) as r:
+        assert r.status == 200
+
+
+def test_a_shared_data_set_is_served_like_an_upload(served):
+    base, share = served["base"], served["share"]
+    cid, _ = C.open_class(share, {"settings": {"hidden": 40}, "t": 0}, store=served["store"])
+    status, h, body = get(f"{base}/class/{cid}")
+    assert status == 200
+    cfg = config_of(body.decode())
+    assert cfg["dataUrl"] == f"data/{share}.json"
+    status, h, body = get(f"{base}/class/data/{share}.json", {"Accept-Encoding": "gzip"})
+    assert status == 200 and h["cache-control"] == IMMUTABLE
+    data = json.loads(gzip.decompress(body))
+    from dashboard.data import uploads
+    from nblab.data import lab_data
+    want = json.loads(json.dumps(lab_data(uploads.read_upload(CSV, {}))))
+    assert data == want and data["n"] == 60
+    # deleted: the data stops at once (the page too)
+    receipt = served["store"].put("gone.csv", CSV + b"x y,ham\n", {}, owner="test2")
+    assert get(f"{base}/class/data/{receipt.id}.json")[0] == 200
+    assert served["store"].delete(receipt.id, receipt.delete_secret)
+    status, h, body = get(f"{base}/class/data/{receipt.id}.json")
+    assert status == 404 and json.loads(body)["error"] and receipt.id.encode() not in body
+
+
+@pytest.mark.parametrize("path", [
+    "/class/short", "/class/AAAAAAAAAAAAAAAA", "/class/AAAAAAAAAAAAAAAAA", "/class/%3Cscript%3Ealert(1)%3C%2Fscript%3E",
+    "/class/AAAAAAAA%3Cb%3EAAAA", "/class/x/y/z", "/class/", "/class",
+    "/class/AAAAAAAAAAAAAAAA/state.json", "/class/%3Cscript%3E/state.json", "/class/short/state.json",
+    "/class/data/nope.json", "/class/data/toy_spam", "/class/data/..%2F..%2Fetc%2Fpasswd.json",
+    "/class/data/%3Cscript%3E.json", "/class/data/AAAAAAAAAAAAAAAAAAAAAAAA.json",
+    "/class/assets/lab.000000000000.js", "/class/assets/..%2F..%2Fnblab%2Fsite.py",
+])
+def test_bad_and_unknown_ids_are_404_without_echo(served, path):
+    status, h, body = get(served["base"] + path)
+    text = body.decode("utf-8", "replace")
+    if ".." in path and status == 400:   # Streamlit's path security refuses a traversal before any route
+        assert "passwd" not in text and "Traceback" not in text
+        return
+    assert status == 404, (path, status, body[:200])
+    assert "Traceback" not in text and "<script" not in text.lower()
+    for bit in ("AAAAAAAA", "script", "passwd", "short", "nope"):
+        if bit in path:
+            assert bit not in text, (path, text)
+    assert h["x-content-type-options"] == "nosniff"
+    if h["content-type"].startswith("application/json"):
+        assert set(json.loads(body)) == {"error"}
+
+
+def test_the_app_itself_is_still_served(served):
+    status, h, body = get(served["base"] + "/")
+    assert status == 200 and b"<html" in body.lower()
+    assert get(served["base"] + "/_stcore/health")[0] == 200
+    log = served["log"].read_text()
+    assert "Traceback" not in log, log[-3000:]
