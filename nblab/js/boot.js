@@ -5,8 +5,10 @@
 //   settings (URL fragment ⇄ controls) → Lab (the run) → view → charts, metrics, status, panels
 //
 // Everything from the data (class, feature and data-set names, texts) goes on screen with textContent;
-// the notices about a link's values too. Nothing is fetched: plotly.js is inlined gzip + base64 and
-// unpacked here with DecompressionStream.
+// the notices about a link's values too. The one-file page fetches nothing: plotly.js is inlined gzip + base64
+// and unpacked here with DecompressionStream. A served page (nblab/site.py's shell, the class link) has no
+// inline data: boot() fetches cfg.dataUrl first ("Loading the data…", a message and "Try again" if that
+// fails), and with cfg.follow the page follows the teacher's state (follow.js; mountFollow below).
 
 import * as State from "./state.js";
 import { Lab, percent, deltaText, best as bestOf, candidates, segmentOf, gainParts } from "./lab.js";
@@ -14,6 +16,7 @@ import { mountCharts } from "./charts.js";
 import { mountControls } from "./controls.js";
 import { PANELS } from "./panels/registry.js";
 import { el } from "./dom.js";
+import * as Follow from "./follow.js";
 
 //: the panels below the charts, in the lesson's order: a container each (empty until its module exists)
 export const PANEL_SLOTS = ["params", "responsibilities", "documents", "maths", "message"];
@@ -37,6 +40,7 @@ function bytesOf(b64) {
 }
 async function loadPlotly(b64) {
   if (window.Plotly) return window.Plotly;
+  if (!b64) throw new Error("plotly.js did not load");
   // unpacked and run since the page's bytes were parsed (page.py)
   if (window.__nblabPlotly) {
     const P = await window.__nblabPlotly;
@@ -98,6 +102,12 @@ export function start(root, opts = {}) {
   G.stats = { draw: 0, panels: {} };
   const mark = (k) => { G.marks[k] = performance.now() - t0; };
   let rafPending = false, rafForce = false;   // one draw per animation frame (render())
+  // the student's own actions (controls, buttons, the slider, keys, the link) leave the teacher's lesson;
+  // the page's own moves while it follows the teacher do not
+  let applying = false;
+  const student = (what) => { if (!applying && G.onStudent) G.onStudent(what); };
+  //: actions that only change how the page looks (not the run on screen): they never leave the teacher
+  const VIEW_ONLY = ["keys", "classroom", "speed"];
 
   // ---- the skeleton ----
   root.textContent = "";
@@ -144,14 +154,16 @@ export function start(root, opts = {}) {
 
   // ---- the controls ----
   G.controls = mountControls(side, bar, { table, initLabels: cfg.initLabels,
-    onSettings: (key, value) => change({ [key]: value }, "control"),
-    onAction: (name, arg) => act(name, arg),
+    onSettings: (key, value) => { if (!VIEW_ONLY.includes(key)) student(key); change({ [key]: value }, "control"); },
+    onAction: (name, arg) => { if (!VIEW_ONLY.includes(name)) student(name); act(name, arg); },
     onNotice: (n) => { G.urlNotices.push(n); drawLinkNotice(); } });
   G.controls.setSettings(G.settings);
   setClassroom(!!G.settings.classroom);
 
   // ---- the run (plotly.js unpacks meanwhile: its gzip stream runs off the main thread) ----
-  const plotlyLoading = loadPlotly(opts.plotly || document.getElementById("nblab-plotly").textContent.trim());
+  // the one-file page inlines plotly.js; a served page loads it with a script of its own (window.Plotly)
+  const plotlyEl = document.getElementById("nblab-plotly");
+  const plotlyLoading = loadPlotly(opts.plotly || (plotlyEl ? plotlyEl.textContent.trim() : ""));
   plotlyLoading.catch(() => {});
   mark("skeleton");
   try {
@@ -202,6 +214,7 @@ export function start(root, opts = {}) {
     const what = keys[e.key];
     if (!what || e.repeat && what === "play") return;
     e.preventDefault();
+    if (!VIEW_ONLY.includes(what)) student(what);
     act(what);
   };
   const keysOn = host.keysOn || document;
@@ -210,6 +223,7 @@ export function start(root, opts = {}) {
     const p = State.parseFragment(location.hash, table);
     G.urlNotices = p.notices.slice();
     drawLinkNotice();
+    student("link");
     change(p.settings, "link");
   };
   if (useHash) window.addEventListener("hashchange", onHash);
@@ -232,8 +246,9 @@ export function start(root, opts = {}) {
     play: () => { if (!G.playing) act("play"); },
     pause: () => { if (G.playing) act("play"); },
     reset: () => act("reset"), converge: () => act("converge"),
-    destroy: () => { if (G.playing) pause(); keysOn.removeEventListener("keydown", onKey); if (useHash) window.removeEventListener("hashchange", onHash); },
+    destroy: () => { if (G.playing) pause(); if (G.stopFollowing) G.stopFollowing(); keysOn.removeEventListener("keydown", onKey); if (useHash) window.removeEventListener("hashchange", onHash); },
   };
+  if (cfg.follow && typeof cfg.follow === "object" && opts.follow !== false && typeof fetch === "function") mountFollow();
   return G;
 
   // ---- actions ----------------------------------------------------------------------------------------------
@@ -483,6 +498,158 @@ export function start(root, opts = {}) {
     try { history.replaceState(null, "", "#" + frag); } catch (e) { /* a sandboxed frame: the page still works */ }
   }
 
+  // ---- following the teacher (the class link: cfg.follow = { state, intervalMs }) --------------------------------
+  function mountFollow() {
+    const F = new Follow.Follower(Follow.interval(cfg.follow));
+    let stateUrl;
+    try { stateUrl = new URL(String(cfg.follow.state), document.baseURI).href; } catch (e) { return; }
+    const dataKey = Follow.dataKeyOf(cfg.dataUrl);
+    const text = el("p", { class: "lab-follow-text", role: "status", "aria-live": "polite", "aria-atomic": "true", tabindex: "-1" });
+    const back = el("button", { type: "button", class: "lab-btn lab-follow-back", text: "Back to the teacher", hidden: true,
+      onclick: () => rejoin() });
+    const bar = el("div", { class: "lab-follow", "data-mode": "following" }, text, back);
+    root.prepend(bar);
+    G.followBar = bar;
+    let timer = null, inflight = false, stopped = false, note = null, etag = null;
+    const expose = () => {
+      G.follow = { following: F.following, teacher: F.teacher, polls: F.polls, applied: F.applied,
+        mode: F.bar().mode, ended: F.ended, error: F.error };
+    };
+    G.onStudent = () => { if (F.leave()) drawBar(); };
+    G.stopFollowing = () => { stopped = true; clearTimeout(timer); timer = null; document.removeEventListener("visibilitychange", onVisible); };
+    const onVisible = () => {
+      if (stopped) return;
+      if (document.visibilityState === "hidden") { clearTimeout(timer); timer = null; return; }
+      if (!inflight) { clearTimeout(timer); timer = null; poll(); }
+    };
+    document.addEventListener("visibilitychange", onVisible);
+    expose();
+    drawBar();
+    poll();
+
+    function schedule(ms) {
+      clearTimeout(timer);
+      timer = null;
+      if (stopped || ms === null || ms === undefined) return;
+      if (document.visibilityState === "hidden") return;       // polled again when the tab is visible
+      timer = setTimeout(poll, ms);
+    }
+
+    async function poll() {
+      timer = null;
+      if (inflight || stopped) return;
+      inflight = true;
+      let res;
+      try {
+        // "no-cache": the browser revalidates; the page also sends the state's last ETag itself (a browser that
+        // did not keep the answer in its cache still gets a 304, with no body, when nothing changed)
+        const headers = { Accept: "application/json" };
+        if (etag) headers["If-None-Match"] = etag;
+        const r = await fetch(stateUrl, { cache: "no-cache", credentials: "same-origin", headers });
+        if (r.status === 200) {
+          const tag = r.headers.get("ETag");
+          etag = tag && tag.length <= 100 && /^(W\/)?"[\x21\x23-\x7e]*"$/.test(tag) ? tag : null;
+          try { res = { status: 200, body: JSON.parse(await r.text()) }; } catch (e) { res = { status: 200, invalid: true }; }
+        } else res = { status: r.status };
+      } catch (e) {
+        res = { status: 0 };
+      }
+      inflight = false;
+      if (stopped) return;
+      const out = F.onPoll(res, table);
+      if (out.apply) applyTeacher(out.apply);
+      if (out.delay === null) stopped = true;
+      drawBar();
+      schedule(out.delay);
+    }
+
+    function rejoin() {
+      const st = F.rejoin();
+      if (st) applyTeacher(st, true);
+      drawBar();
+      text.focus();      // the button is gone: the focus goes to what the bar says
+    }
+
+    function applyTeacher(st) {
+      const lab = G.lab;
+      const p = Follow.plan({ settings: G.settings, t: lab.t, latest: lab.latest, half: lab.half, dataKey }, st);
+      if (p.action === "reload") { reloadFor(st); return; }
+      note = null;
+      if (!p.same) {
+        applying = true;
+        try {
+          if (Object.keys(p.patch).length) change(p.patch, "teacher");
+          goTo(p.t, p.half);
+        } catch (e) {
+          console.error(e);
+        } finally {
+          applying = false;
+        }
+      }
+      F.done(st);
+    }
+
+    // iteration t of the teacher's run (computed up to t if needed), then the E-step half if the teacher did it
+    function goTo(t, half) {
+      if (G.playing) pause();
+      G.converging = false;
+      const lab = G.lab;
+      if (lab.latest < t) {
+        if (lab.half === "e") lab.mStep();
+        while (lab.latest < t && !lab.done) if (!lab.compute()) break;
+      }
+      const at = Math.min(t, lab.latest);
+      if (half === "e" && at === t && !(lab.latest === t && lab.half === "e")) {
+        if (lab.latest > t) rewindTo(t);
+        lab.eStep();
+      } else if (half !== "e" && lab.latest === at && lab.half === "e") {
+        // the teacher's page has no pending E-step at its latest iteration: neither does this one
+        lab.run.pending = null;
+        lab.half = null;
+      }
+      lab.show(at);
+      G.settings.t = lab.t;
+      render(true);
+    }
+
+    // a run whose latest iteration is t (the teacher went back and did an E-step there)
+    function rewindTo(t) {
+      const lab = G.lab;
+      lab.run = lab.run.rewound(t);
+      lab.half = null;
+      lab.t = t;
+      if (lab.acc.length > t + 1) lab.acc.length = t + 1;
+      lab._ref = null;
+    }
+
+    // the teacher moved to another data set: the server serves the page for it (once; a page that still
+    // holds other data after that says so instead of reloading again)
+    function reloadFor(st) {
+      const key = "nblab-follow-reload", mark = `${stateUrl}|${st.data}`;
+      let again = true;
+      try {
+        const last = JSON.parse(sessionStorage.getItem(key) || "null");
+        again = !(last && last.mark === mark && Date.now() - last.at < 60000);
+        if (again) sessionStorage.setItem(key, JSON.stringify({ mark, at: Date.now() }));
+      } catch (e) {
+        again = false;
+      }
+      if (again && F.following) { stopped = true; location.reload(); return; }
+      note = F.following ? "The teacher moved to another data set: reload this page to follow." : null;
+      F.done(st);
+    }
+
+    function drawBar() {
+      const b = F.bar();
+      const words = note && b.mode === "following" ? note : b.text;
+      if (text.textContent !== words) text.textContent = words;
+      bar.dataset.mode = b.mode;
+      bar.dataset.trouble = F.error ? "true" : "false";
+      back.hidden = !b.button;
+      expose();
+    }
+  }
+
   // ---- the panels below the charts ----------------------------------------------------------------------------
   function mountPanels() {
     const bus = new Map();
@@ -551,8 +718,68 @@ export function start(root, opts = {}) {
   }
 }
 
+// ---- the page's start: data inline (the one-file page) or fetched (a served page: cfg.dataUrl) -------------------
+
+const DATA_FORMAT = "nblab-data/1";
+
+/**
+ * Start the lab in `root` as the page says: with the `#nblab-data` block (the one-file page) or, when there is
+ * none and the config has `dataUrl`, after fetching the data (relative to the page). Returns start()'s state,
+ * or a promise of it when the data is fetched.
+ */
+export function boot(root) {
+  if (document.getElementById("nblab-data")) return start(root);
+  let cfg = null;
+  try { cfg = JSON.parse(document.getElementById("nblab-config").textContent); } catch (e) { cfg = null; }
+  if (!cfg || typeof cfg.dataUrl !== "string" || !cfg.dataUrl) return start(root);
+  return loadAndStart(root, cfg);
+}
+
+/** Fetch the data of cfg.dataUrl ("Loading the data…" meanwhile) and start; a failure is said in the page
+ * with a "Try again" button. */
+export function loadAndStart(root, cfg) {
+  root.textContent = "";
+  root.setAttribute("aria-busy", "true");
+  root.append(el("p", { class: "lab-loading", role: "status", "aria-live": "polite", text: "Loading the data…" }));
+  return fetchData(cfg.dataUrl).then((data) => {
+    root.removeAttribute("aria-busy");
+    return start(root, { data, cfg });
+  }, (e) => {
+    const why = typeof e === "string" ? e : "Something went wrong while starting the lab. Try again in a moment.";
+    if (typeof e !== "string") console.error(e);
+    root.removeAttribute("aria-busy");
+    root.textContent = "";
+    const retry = el("button", { type: "button", class: "lab-btn lab-primary lab-retry", text: "Try again",
+      onclick: () => loadAndStart(root, cfg) });
+    root.append(el("div", { class: "lab-load-error", role: "alert" },
+      el("p", { class: "lab-load-error-h", text: "The lab's data could not be loaded." }),
+      el("p", { text: why }), retry));
+    window.__nblabLoad = { error: why };
+    return null;
+  });
+}
+
+async function fetchData(url) {
+  let res;
+  try {
+    res = await fetch(new URL(String(url), document.baseURI).href, { credentials: "same-origin", headers: { Accept: "application/json" } });
+  } catch (e) {
+    throw "The network did not answer. Check the connection, then try again.";
+  }
+  if (!res.ok) {
+    throw res.status === 404 || res.status === 410 ? `The server has no such data (it answered ${res.status}).`
+      : `The server answered ${res.status} instead of the data. Try again in a moment.`;
+  }
+  let data;
+  try { data = JSON.parse(await res.text()); } catch (e) {
+    throw "What came back is not the lab's data (it is not valid JSON).";
+  }
+  if (!data || typeof data !== "object" || data.format !== DATA_FORMAT) throw "What came back is not the lab's data.";
+  return data;
+}
+
 if (typeof document !== "undefined" && document.getElementById("nblab")) {
-  const go = () => start(document.getElementById("nblab"));
+  const go = () => boot(document.getElementById("nblab"));
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", go);
   else go();
 }

@@ -1,0 +1,374 @@
+"""The class page follows the teacher (nblab/js/follow.js, boot.js's mountFollow), and fetches its data.
+
+A temporary folder is served by Python's http.server (a ThreadingHTTPServer in a thread, 127.0.0.1, a free
+port) in the class link's shape (/tmp/contract.md): the page at ``/class/<cid>`` (nblab.site.shell_html with
+``dataUrl`` and ``follow``), the hashed assets under ``/class/assets/``, the data at
+``/class/data/<key>.json`` and the teacher's state at ``/class/<cid>/state.json`` (``ETag: "<v>"``,
+``Cache-Control: no-cache``, 304 on a matching If-None-Match, 404 once the class is gone), which the tests
+rewrite as a teacher's session would. The numbers on screen are compared with nbcore's run at the teacher's
+settings (tests/browser/test_lab_page.py's oracle: nbcore, never anything the page computed).
+
+Screenshots of the following, exploring and ended states (1280×720 and 390×844) go to $FOLLOW_SHOTS
+(default /tmp/follow_shots/).
+"""
+from __future__ import annotations
+
+import json
+import os
+import threading
+from http import HTTPStatus
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from browser_kit import ARGS, CHROMIUM, require_chromium
+
+pytestmark = pytest.mark.browser
+sync_api = require_chromium()
+
+from test_lab_page import READY, Opened, Oracle, check_numbers  # noqa: E402  (the lab page's oracle)
+
+SHOTS = Path(os.environ.get("FOLLOW_SHOTS", "/tmp/follow_shots"))
+DATA = "synthetic_spam"
+#: the teacher's settings (the lab's URL keys, as nblab.export.lesson_settings gives them)
+SETTINGS = {"dataset": DATA, "model": "bernoulli", "hidden": 90, "lam": 1.0, "init": "labeled", "seed": 0,
+            "max_iter": 100, "tol": 1e-6}
+INTERVAL = 500
+
+
+# ---- the class server ----------------------------------------------------------------------------------------------
+
+class ClassServer:
+    """The class link's URLs over a folder. `states[cid]` is the teacher's state (None: the class is gone);
+    `fail[path]` answers that path with a status instead; `log` records (path, status) of every request."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.states: dict[str, dict | None] = {}
+        self.fail: dict[str, int | bytes] = {}
+        self.log: list[tuple[str, int]] = []
+        self.lock = threading.Lock()
+        srv = self
+
+        class Handler(SimpleHTTPRequestHandler):
+            def __init__(self, *a, **kw):
+                super().__init__(*a, directory=str(srv.folder), **kw)
+
+            def log_message(self, *a):
+                pass
+
+            def _send(self, status, body=b"", ctype="application/json", headers=()):
+                with srv.lock:
+                    srv.log.append((self.path, status))
+                self.send_response(status)
+                for k, v in headers:
+                    self.send_header(k, v)
+                if status != 304:
+                    self.send_header("Content-Type", ctype)
+                    self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                if status != 304:
+                    self.wfile.write(body)
+
+            def do_GET(self):
+                path = self.path.split("?")[0]
+                got = srv.fail.get(path)
+                if isinstance(got, int):
+                    return self._send(got, b'{"error": "no"}')
+                if isinstance(got, bytes):
+                    return self._send(200, got)
+                parts = path.strip("/").split("/")
+                if len(parts) == 3 and parts[0] == "class" and parts[2] == "state.json":
+                    st = srv.states.get(parts[1])
+                    if st is None:
+                        return self._send(404, b'{"error": "This class has ended."}')
+                    etag = f'"{st["v"]}"'
+                    hdr = [("ETag", etag), ("Cache-Control", "no-cache")]
+                    if self.headers.get("If-None-Match") == etag:
+                        return self._send(304, headers=hdr)
+                    return self._send(200, json.dumps(st).encode(), headers=hdr)
+                if len(parts) == 2 and parts[0] == "class" and parts[1] not in ("data", "assets"):
+                    f = srv.folder / "class" / f"{parts[1]}.html"
+                    if f.is_file():
+                        return self._send(200, f.read_bytes(), "text/html; charset=utf-8")
+                with srv.lock:
+                    srv.log.append((self.path, 200))
+                return super().do_GET()
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.httpd.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}/"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def publish(self, cid, t, settings=None, half=None, **over):
+        """The teacher's next state (v one more than the last)."""
+        old = self.states.get(cid) or {"v": 0}
+        st = {"class": cid, "v": old["v"] + 1, "data": DATA, "settings": dict(settings or SETTINGS), "t": t,
+              "half": half, "open": True}
+        st.update(over)
+        self.states[cid] = st
+        return st["v"]
+
+    def requests(self, needle):
+        with self.lock:
+            return [(p, s) for p, s in self.log if needle in p]
+
+    def stop(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def _write_class(folder: Path, cid: str, lab_data: dict, follow=True) -> None:
+    from nblab.site import assets, shell_html
+
+    cls = folder / "class"
+    (cls / "assets").mkdir(parents=True, exist_ok=True)
+    (cls / "data").mkdir(exist_ok=True)
+    for name, (body, _) in assets().items():
+        (cls / "assets" / name).write_bytes(body)
+    (cls / "data" / f"{DATA}.json").write_text(json.dumps(lab_data), encoding="utf-8")
+    page = shell_html(lab_data, data_url=f"data/{DATA}.json",
+                      follow={"state": f"{cid}/state.json", "intervalMs": INTERVAL} if follow else None)
+    (cls / f"{cid}.html").write_text(page, encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def lab_data():
+    from nblab.data import lab_data as make
+    return make(DATA)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, lab_data):
+    folder = tmp_path_factory.mktemp("class")
+    for cid in ("lessonAAAAAAAAAA", "phoneBBBBBBBBBBB", "brokenCCCCCCCCCC", "gone0DDDDDDDDDDD"):
+        _write_class(folder, cid, lab_data)
+    _write_class(folder, "staticEEEEEEEEEE", lab_data, follow=False)
+    s = ClassServer(folder)
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        yield b
+        b.close()
+
+
+def open_class(browser, server, cid, ready=True, **ctx) -> Opened:
+    page = browser.new_page(**ctx)
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append("console: " + m.text) if m.type == "error" and "404" not in m.text
+            and "500" not in m.text and "503" not in m.text else None)
+    page.goto(f"{server.url}class/{cid}")
+    if ready:
+        page.wait_for_function(READY, timeout=60_000)
+    o = Opened(page, [], errors, [])
+    if ready:
+        o.settle()
+    return o
+
+
+def wait_applied(o: Opened, v: int):
+    o.page.wait_for_function("v => window.__nblab.follow && window.__nblab.follow.applied >= v", arg=v, timeout=30_000)
+    o.settle()
+
+
+def bar_text(o: Opened) -> str:
+    return o.page.locator(".lab-follow-text").inner_text()
+
+
+def shot(o: Opened, name: str):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    o.page.evaluate("() => window.scrollTo(0, 0)")
+    o.page.screenshot(path=str(SHOTS / f"{name}.png"))
+
+
+# ---- the tests -------------------------------------------------------------------------------------------------------
+
+def test_follows_the_teacher_leaves_and_rejoins(browser, server):
+    cid = "lessonAAAAAAAAAA"
+    server.publish(cid, 0)
+    o = open_class(browser, server, cid, viewport={"width": 1280, "height": 720})
+    wait_applied(o, 1)
+    names = o.ev("() => __nblab.lab.prep.classNames.map(String)")
+    bar = o.page.locator(".lab-follow-text")
+    assert bar.get_attribute("role") == "status" and bar.get_attribute("aria-live") == "polite"
+    assert bar_text(o) == "Following the teacher — iteration 0"
+    assert o.ev("() => __nblab.settings.hidden") == 90 and o.ev("() => __nblab.settings.lam") == 1.0
+    orc = Oracle(DATA, model="bernoulli", hidden=90, lam=1.0)
+    check_numbers(o, orc, 0, names)
+
+    # the teacher steps to 3: the page computes up to 3 and shows it
+    wait_applied(o, server.publish(cid, 3))
+    assert o.t == 3 and o.latest == 3
+    check_numbers(o, orc, 3, names)
+    assert o.metric(0) == "3"
+    assert bar_text(o) == "Following the teacher — iteration 3"
+    # an unchanged state is revalidated, not downloaded again: the browser sends If-None-Match, the server says 304
+    o.page.wait_for_function("n => __nblab.follow.polls >= n", arg=o.ev("() => __nblab.follow.polls") + 2, timeout=20_000)
+    assert any(s == 304 for _, s in server.requests(f"{cid}/state.json")), server.requests(f"{cid}/state.json")[-5:]
+
+    # λ changes mid-run: the run continues from iteration 3 (as a link's change), then the teacher steps to 5
+    wait_applied(o, server.publish(cid, 3, dict(SETTINGS, lam=0.1)))
+    assert "EM continues from iteration 3" in o.page.locator(".lab-change").inner_text()
+    wait_applied(o, server.publish(cid, 5, dict(SETTINGS, lam=0.1)))
+    orc.to(3)
+    orc.run = orc.run.with_settings(smoothing=0.1)
+    orc.lam = 0.1
+    orc.to(5)
+    assert o.t == 5 and o.latest == 5
+    check_numbers(o, orc, 5, names)
+    assert o.snap(5)["lam"] == 0.1 and o.snap(3)["lam"] == 1.0
+
+    # the E-step half of iteration 6
+    wait_applied(o, server.publish(cid, 5, dict(SETTINGS, lam=0.1), half="e"))
+    assert o.ev("() => __nblab.lab.half") == "e" and o.t == 5 and o.latest == 5
+    assert "E-step done" in o.page.locator(".lab-metric-delta").first.inner_text()
+    assert bar_text(o) == "Following the teacher — iteration 5 (E-step done)"
+    shot(o, "following_desktop")
+
+    # the student presses Step: they leave (the M-step is theirs), the teacher's next state does not move the page
+    o.click("m")
+    assert o.t == 6
+    follow = o.ev("() => __nblab.follow")
+    assert follow["following"] is False
+    v = server.publish(cid, 2, dict(SETTINGS, lam=0.1))
+    o.page.wait_for_function("v => __nblab.follow.teacher && __nblab.follow.teacher.v === v", arg=v, timeout=20_000)
+    o.settle()
+    assert o.t == 6 and o.latest == 6
+    assert bar_text(o) == "Exploring on your own — the teacher is at iteration 2"
+    back = o.page.get_by_role("button", name="Back to the teacher")
+    assert back.is_visible()
+    shot(o, "exploring_desktop")
+
+    # back to the teacher: the latest state again, following
+    back.click()
+    o.settle()
+    assert o.ev("() => __nblab.follow.following") is True
+    assert o.t == 2
+    check_numbers(o, orc, 2, names)
+    assert bar_text(o) == "Following the teacher — iteration 2"
+    assert not back.is_visible()
+    # keys and a link change leave too; the view-only keys (classroom, shortcuts list) do not
+    o.press("c")
+    assert o.ev("() => __nblab.follow.following") is True
+    o.press("c")
+    o.press("ArrowRight")
+    assert o.ev("() => __nblab.follow.following") is False and o.t == 3
+    back.click()
+    o.settle()
+    assert o.t == 2 and o.ev("() => __nblab.follow.following") is True
+    o.ev("() => { location.hash = 'lam=1&t=1'; }")
+    o.page.wait_for_function("() => !__nblab.follow.following", timeout=10_000)
+    back.click()
+    o.settle()
+    assert o.ev("() => __nblab.follow.following") is True and o.t == 2 and o.ev("() => __nblab.settings.lam") == 0.1
+
+    # the class ends (404): said plainly, the lab still works
+    server.states[cid] = None
+    o.page.wait_for_function("() => __nblab.follow.ended", timeout=20_000)
+    o.settle()
+    assert bar_text(o).startswith("The class has ended")
+    assert not back.is_visible()
+    shot(o, "ended_desktop")
+    polls = o.ev("() => __nblab.follow.polls")
+    o.click("step")
+    assert o.t == 3
+    o.page.wait_for_timeout(3 * INTERVAL)
+    assert o.ev("() => __nblab.follow.polls") == polls          # no more polling once the class is over
+    assert o.errors == [], o.errors
+    o.page.close()
+
+
+def test_phone_and_the_network_failing(browser, server):
+    cid = "phoneBBBBBBBBBBB"
+    server.publish(cid, 4)
+    o = open_class(browser, server, cid, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    wait_applied(o, 1)
+    assert o.t == 4 and bar_text(o) == "Following the teacher — iteration 4"
+    # nothing wider than the phone
+    assert o.ev("() => document.documentElement.scrollWidth") <= 390
+    shot(o, "following_phone")
+    # the teacher's server fails: plain words, the page keeps following once it answers again
+    server.fail[f"/class/{cid}/state.json"] = 503
+    o.page.wait_for_function("() => __nblab.follow.error === 'unreachable'", timeout=20_000)
+    assert bar_text(o).startswith("Can't reach the teacher's lesson — retrying")
+    assert o.page.locator(".lab-follow").get_attribute("data-trouble") == "true"
+    shot(o, "unreachable_phone")
+    del server.fail[f"/class/{cid}/state.json"]
+    v = server.publish(cid, 6)
+    wait_applied(o, v)
+    assert o.t == 6 and bar_text(o) == "Following the teacher — iteration 6"
+    # a hostile state (HTML in strings, a huge t) changes nothing and never becomes markup
+    server.fail[f"/class/{cid}/state.json"] = json.dumps(
+        {"v": 99, "t": 10 ** 30, "data": "<img src=x onerror=alert(1)>", "settings": {"model": "<b>x</b>"}}).encode()
+    o.page.wait_for_function("() => __nblab.follow.error === 'bad'", timeout=20_000)
+    assert o.t == 6 and o.page.locator(".lab-follow img, .lab-follow b").count() == 0
+    del server.fail[f"/class/{cid}/state.json"]
+    server.publish(cid, 6)
+    o.page.wait_for_function("() => !__nblab.follow.error", timeout=30_000)
+    # a tap on Step leaves, on a phone too
+    o.click("step")
+    assert o.t == 7 and bar_text(o) == "Exploring on your own — the teacher is at iteration 6"
+    o.page.get_by_role("button", name="Back to the teacher").scroll_into_view_if_needed()
+    shot(o, "exploring_phone")
+    assert o.ev("() => document.documentElement.scrollWidth") <= 390
+    server.states[cid] = None
+    o.page.wait_for_function("() => __nblab.follow.ended", timeout=30_000)
+    o.settle()
+    shot(o, "ended_phone")
+    assert bar_text(o).startswith("The class has ended")
+    assert o.errors == [], o.errors
+    o.page.close()
+
+
+def test_data_fetch_fails_then_try_again(browser, server):
+    cid = "brokenCCCCCCCCCC"
+    server.publish(cid, 2)
+    data_path = f"/class/data/{DATA}.json"
+    server.fail[data_path] = 500
+    o = open_class(browser, server, cid, ready=False, viewport={"width": 1280, "height": 720})
+    alert = o.page.get_by_role("alert")
+    alert.wait_for(timeout=30_000)
+    assert "The lab's data could not be loaded." in alert.inner_text()
+    assert "answered 500" in alert.inner_text()
+    assert "Traceback" not in o.page.content()
+    # not JSON: said so
+    server.fail[data_path] = b"<html>oops</html>"
+    o.page.get_by_role("button", name="Try again").click()
+    o.page.wait_for_function("() => document.body.innerText.includes('not valid JSON')", timeout=30_000)
+    shot(o, "data_failed_desktop")
+    # the server is back: Try again starts the lab, which then follows the teacher
+    del server.fail[data_path]
+    o.page.get_by_role("button", name="Try again").click()
+    o.page.wait_for_function(READY, timeout=60_000)
+    wait_applied(o, 1)
+    assert o.t == 2 and bar_text(o) == "Following the teacher — iteration 2"
+    o.page.close()
+
+
+def test_loading_message_and_a_static_page_without_follow(browser, server, lab_data):
+    # a slow data file: "Loading the data…" meanwhile
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    gate = threading.Event()
+
+    def slow(route):
+        gate.wait(20)
+        route.continue_()
+
+    page.route(f"**/data/{DATA}.json", slow)
+    page.goto(f"{server.url}class/staticEEEEEEEEEE", wait_until="domcontentloaded")
+    page.wait_for_function("() => document.body.innerText.includes('Loading the data…')", timeout=20_000)
+    gate.set()
+    page.wait_for_function(READY, timeout=60_000)
+    # no follow: no bar, no poll
+    assert page.locator(".lab-follow").count() == 0
+    assert page.evaluate("() => window.__nblab.follow") is None
+    assert not server.requests("staticEEEEEEEEEE/state.json")
+    page.close()
