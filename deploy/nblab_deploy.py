@@ -9,9 +9,11 @@
 
 What `start` starts (all on this machine, every part from Debian's packages or this repository):
 
-* N app processes: ``python -m streamlit run dashboard/app.py`` on 127.0.0.1:<app-port>+i (only the
+* N app processes: ``python -m streamlit run dashboard/server.py`` on 127.0.0.1:<app-port>+i (only the
   proxy can reach them), with the repository's .streamlit/config.toml (5 MB uploads, no file
-  watcher, ...). One process uses about one core: run one per core.
+  watcher, ...). One process uses about one core: run one per core. dashboard/server.py is the
+  Streamlit app (dashboard/app.py) plus the class link's plain-HTTP routes under ``/class/`` (the page
+  students open to follow the teacher, its assets, the data, the teacher's state: dashboard/classroom).
 * HAProxy in front (``haproxy``; ``apt-get install -y haproxy``), listening on --bind:--port:
   cookie stickiness (``NBLAB`` cookie inserted on a student's first request: the page, its websocket
   and its uploads all go to the process that holds the student's session; a school behind one NAT
@@ -22,8 +24,12 @@ What `start` starts (all on this machine, every part from Debian's packages or t
   refused with 413 before it reaches Python; Streamlit's own 5 MB cap stays), health checks of
   every process (``/_stcore/health``: a process that stops answering gets no new students), and
   ``X-Forwarded-For``, which Streamlit's server trusts from 127.0.0.1, so the share quota per
-  client address counts the student's address, not the proxy's.
-* PostgreSQL for the shared data sets (Debian's ``postgresql``: initdb/pg_ctl from
+  client address counts the student's address, not the proxy's. Requests under ``/class/`` go to a
+  backend of their own: no cookie and no stickiness (any process answers a class from the shared store
+  and the data it rebuilds itself), ``roundrobin`` (each is a short GET: a class's page, its cached
+  assets and data, then a poll of the teacher's state every 2 s), no websocket, GET/HEAD only (405
+  otherwise), the same health checks.
+* PostgreSQL for the shared data sets and the open classes (Debian's ``postgresql``: initdb/pg_ctl from
   /usr/lib/postgresql/*/bin), on a Unix socket in the state directory only (no TCP port), its data
   kept across stop/start (``stop --purge`` removes it). ``--store-url postgresql://...`` uses an
   existing server instead; the app processes get it as ``NBLAB_STORE_URL``.
@@ -57,6 +63,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_STATE = Path(os.environ.get("XDG_STATE_HOME", Path.home() / ".local" / "state")) / "nblab-deploy"
 COOKIE = "NBLAB"
+#: what each app process runs: the Streamlit app plus the class link's routes (/class/...)
+APP_ENTRY = "dashboard/server.py"
 PG_PORT = 54331   # names the Unix socket file only (no TCP listener)
 
 
@@ -249,6 +257,8 @@ def pg_stop(st: dict) -> None:
 def haproxy_config(args, ports: list[int], state: Path, drop_to: str | None) -> str:
     servers = "\n".join(f"    server app{i} 127.0.0.1:{p} cookie app{i} check inter 5s fall 3 rise 2 "
                         f"maxconn {args.maxconn_per_process}" for i, p in enumerate(ports))
+    class_servers = "\n".join(f"    server app{i} 127.0.0.1:{p} check inter 5s fall 3 rise 2 "
+                              f"maxconn {args.maxconn_per_process}" for i, p in enumerate(ports))
     user = f"    user {drop_to}\n    group nogroup\n" if drop_to else ""
     limit = int(args.max_upload_mb * 1024 * 1024)
     return f"""# Written by deploy/nblab_deploy.py (regenerated on every start; edit the script's options instead).
@@ -278,7 +288,22 @@ frontend nblab
     # uploads: Streamlit caps a file at 5 MB; a body over {args.max_upload_mb:g} MB (the file plus its
     # multipart framing) is refused here, before it reaches the app
     http-request deny deny_status 413 if {{ req.hdr_val(content-length) gt {limit} }}
+    # the class link (/class/...): plain GETs any process answers from the shared store
+    acl class_link path_beg /class/
+    use_backend classlink if class_link
     default_backend app
+
+backend classlink
+    # no cookie, no stickiness, no websocket: a student's page, assets, data and 2-second polls of the
+    # teacher's state may each go to any process (the class lives in the shared store)
+    balance roundrobin
+    # a process that is restarting (connection refused) is skipped at once, before its health checks fail
+    retries 2
+    option redispatch 1
+    http-request deny deny_status 405 unless METH_GET
+    option httpchk GET /_stcore/health
+    http-check expect status 200
+{class_servers}
 
 backend app
     # a new student goes to the process with the fewest open connections (websockets last a lesson);
@@ -357,7 +382,7 @@ def start(args) -> dict:
         env.setdefault("MALLOC_ARENA_MAX", "2")
         env.pop("NBLAB_STORE_DIR", None)
         for i, port in enumerate(ports):
-            cmd = [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.headless", "true",
+            cmd = [sys.executable, "-m", "streamlit", "run", APP_ENTRY, "--server.headless", "true",
                    "--server.address", "127.0.0.1", "--server.port", str(port),
                    "--browser.gatherUsageStats", "false", *args.streamlit_arg]
             logf = open(state / "logs" / f"app{i}.log", "a")

@@ -1,0 +1,177 @@
+"""The class link in the deployment (deploy/nblab_deploy.py: 2 app processes running dashboard/server.py behind
+HAProxy, the store on PostgreSQL): a class opened through the store is served by both processes (each
+port directly, and through the proxy without any cookie), follows a publish on every process, and
+survives a restart of one app process."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, free_port
+
+DEPLOY = ROOT / "deploy" / "nblab_deploy.py"
+
+
+def _deploy_module():
+    spec = importlib.util.spec_from_file_location("nblab_deploy", DEPLOY)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+_missing = _deploy_module().missing_programs()
+if _missing:
+    _msg = "the deployment test needs HAProxy and PostgreSQL: " + "; ".join(_missing)
+    if os.environ.get("CI"):
+        pytest.fail(_msg + " (.ci/run installs both)", pytrace=False)
+    pytest.skip(_msg, allow_module_level=True)
+pytest.importorskip("psycopg")
+
+
+@pytest.fixture(scope="module")
+def deployment():
+    state = tempfile.mkdtemp(prefix="nblab_deploy_class_")
+    port = free_port()
+    cmd = [sys.executable, str(DEPLOY), "start", "--processes", "2", "--port", str(port), "--bind", "127.0.0.1",
+           "--state-dir", state, "--quiet"] + (["--allow-root"] if os.geteuid() == 0 else [])
+    r = subprocess.run(cmd, cwd=str(ROOT), capture_output=True, text=True, timeout=240)
+    extra: list[subprocess.Popen] = []
+    try:
+        if r.returncode != 0:
+            pytest.fail(f"deploy start failed ({r.returncode}): {r.stderr[-2000:]}", pytrace=False)
+        info = json.loads((Path(state) / "state.json").read_text())
+        info["extra"] = extra
+        yield info
+    finally:
+        for p in extra:   # the restarted app process this test started itself
+            if p.poll() is None:
+                p.terminate()
+                try:
+                    p.wait(10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+        subprocess.run([sys.executable, str(DEPLOY), "stop", "--purge", "--state-dir", state], cwd=str(ROOT),
+                       capture_output=True, timeout=120)
+
+
+def get(url: str, headers: dict | None = None, timeout: float = 30) -> tuple[int, dict, bytes]:
+    req = urllib.request.Request(url, headers=headers or {})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return r.status, {k.lower(): v for k, v in r.headers.items()}, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, {k.lower(): v for k, v in e.headers.items()}, e.read()
+
+
+def _store(url: str):
+    from dashboard.data import store as S
+    return S.open_store(url)
+
+
+def _bases(dep) -> list[str]:
+    return [f"http://127.0.0.1:{p['port']}" for p in dep["processes"]]
+
+
+def _serves(base: str, cid: str, v: int) -> None:
+    status, h, body = get(f"{base}/class/{cid}")
+    assert status == 200 and h["content-type"].startswith("text/html"), (base, status, body[:300])
+    assert f'"state":"{cid}/state.json"' in body.decode()
+    assert "set-cookie" not in h   # no session, no stickiness for the class link
+    status, h, body = get(f"{base}/class/data/toy_spam.json", {"Accept-Encoding": "gzip"})
+    assert status == 200 and h["cache-control"].endswith("immutable") and h["content-encoding"] == "gzip"
+    deadline = time.time() + 5
+    while True:
+        status, h, body = get(f"{base}/class/{cid}/state.json")
+        assert status == 200, (base, status, body[:300])
+        if json.loads(body)["v"] == v or time.time() > deadline:
+            break
+        time.sleep(0.1)
+    st = json.loads(body)
+    assert st["class"] == cid and st["v"] == v and h["etag"] == f'"{v}"'
+
+
+def test_a_class_is_served_by_every_process_and_through_the_proxy(deployment):
+    from dashboard import classroom as C
+
+    store = _store(deployment["store_url"])
+    try:
+        cid, key = C.open_class("toy_spam", {"settings": {"hidden": 50, "lam": 1.0}, "t": 1}, store=store)
+        for base in _bases(deployment):
+            _serves(base, cid, 1)
+        # through HAProxy: no cookie is needed or set, every request answers (whichever process)
+        for _ in range(6):
+            _serves(deployment["url"], cid, 1)
+        # a publish is seen on every process
+        assert C.publish(cid, key, {"settings": {"hidden": 50, "lam": 1.0}, "t": 2, "half": "e"}, store=store) == 2
+        for base in _bases(deployment) + [deployment["url"]]:
+            _serves(base, cid, 2)
+        # the proxy: a class URL with anything but GET/HEAD is refused there
+        req = urllib.request.Request(f"{deployment['url']}/class/{cid}/state.json", data=b"{}", method="POST")
+        with pytest.raises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(req, timeout=30)
+        assert e.value.code == 405
+        # unknown class: 404 from every process
+        for base in _bases(deployment) + [deployment["url"]]:
+            assert get(f"{base}/class/{'A' * 16}/state.json")[0] == 404
+        # the Streamlit app still sets its stickiness cookie on its own pages
+        status, h, _ = get(deployment["url"] + "/")
+        assert status == 200 and "NBLAB=" in h.get("set-cookie", "")
+        cfg = Path(deployment["haproxy"]["config"]).read_text()
+        assert "backend classlink" in cfg and "use_backend classlink if class_link" in cfg
+    finally:
+        store.close()
+
+
+def test_a_class_survives_a_restart_of_one_app_process(deployment):
+    from dashboard import classroom as C
+
+    store = _store(deployment["store_url"])
+    try:
+        cid, key = C.open_class("toy_spam", {"t": 0}, store=store)
+        app0 = deployment["processes"][0]
+        os.kill(app0["pid"], signal.SIGTERM)
+        deadline = time.time() + 30
+        while get_ok(f"http://127.0.0.1:{app0['port']}/_stcore/health") and time.time() < deadline:
+            time.sleep(0.2)
+        # while it is down, the proxy still answers the class (the other process, from the shared store)
+        for _ in range(6):
+            _serves(deployment["url"], cid, 1)
+        assert C.publish(cid, key, {"t": 5}, store=store) == 2
+        # start it again (as the deployment does: same command, same store URL, same port)
+        env = dict(os.environ, NBLAB_STORE_URL=deployment["store_url"], PYTHONUNBUFFERED="1")
+        env.pop("NBLAB_STORE_DIR", None)
+        log = open(Path(deployment["state_dir"]) / "logs" / "app0-restarted.log", "w")
+        proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "dashboard/server.py",
+                                 "--server.headless", "true", "--server.address", "127.0.0.1",
+                                 "--server.port", str(app0["port"]), "--browser.gatherUsageStats", "false"],
+                                cwd=str(ROOT), env=env, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        log.close()
+        deployment["extra"].append(proc)
+        deadline = time.time() + 90
+        while not get_ok(f"http://127.0.0.1:{app0['port']}/_stcore/health"):
+            assert proc.poll() is None, "the restarted app process exited"
+            assert time.time() < deadline, "the restarted app process did not answer"
+            time.sleep(0.2)
+        for base in _bases(deployment) + [deployment["url"]]:
+            _serves(base, cid, 2)
+    finally:
+        store.close()
+
+
+def get_ok(url: str) -> bool:
+    try:
+        return get(url, timeout=2)[0] == 200
+    except OSError:
+        return False
