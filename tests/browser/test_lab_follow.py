@@ -47,6 +47,7 @@ class ClassServer:
         self.folder = folder
         self.states: dict[str, dict | None] = {}
         self.fail: dict[str, int | bytes] = {}
+        self.hold: dict[str, threading.Event] = {}      # a path answered once its event is set
         self.log: list[tuple[str, int]] = []
         self.lock = threading.Lock()
         srv = self
@@ -73,6 +74,8 @@ class ClassServer:
 
             def do_GET(self):
                 path = self.path.split("?")[0]
+                if path in srv.hold:
+                    srv.hold[path].wait(30)
                 got = srv.fail.get(path)
                 if isinstance(got, int):
                     return self._send(got, b'{"error": "no"}')
@@ -356,16 +359,12 @@ def test_data_fetch_fails_then_try_again(browser, server):
 def test_loading_message_and_a_static_page_without_follow(browser, server, lab_data):
     # a slow data file: "Loading the data…" meanwhile
     page = browser.new_page(viewport={"width": 1280, "height": 720})
-    gate = threading.Event()
-
-    def slow(route):
-        gate.wait(20)
-        route.continue_()
-
-    page.route(f"**/data/{DATA}.json", slow)
+    gate = server.hold[f"/class/data/{DATA}.json"] = threading.Event()
     page.goto(f"{server.url}class/staticEEEEEEEEEE", wait_until="domcontentloaded")
     page.wait_for_function("() => document.body.innerText.includes('Loading the data…')", timeout=20_000)
+    assert page.get_by_role("status").first.inner_text() == "Loading the data…"
     gate.set()
+    del server.hold[f"/class/data/{DATA}.json"]
     page.wait_for_function(READY, timeout=60_000)
     # no follow: no bar, no poll
     assert page.locator(".lab-follow").count() == 0
