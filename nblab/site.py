@@ -86,9 +86,10 @@ def asset_names() -> dict[str, str]:
 
 
 def safe_name(name: str) -> str:
-    """A data set's name as a file name: characters outside ``[A-Za-z0-9_-]`` become ``_``."""
-    out = re.sub(r"[^A-Za-z0-9_-]", "_", str(name or ""))[:100]
-    return out if out.strip("_") else "data"
+    """A data set's name as a file name: characters outside ``[A-Za-z0-9_-]`` become ``_``, and it starts with a
+    letter or digit (GitHub Pages' Jekyll leaves out files whose names start with ``_``)."""
+    out = re.sub(r"[^A-Za-z0-9_-]", "_", str(name or "")).lstrip("_-")[:100]
+    return out or "data"
 
 
 def _url_attr(url: str) -> str:

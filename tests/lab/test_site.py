@@ -199,7 +199,7 @@ def test_publish_writes_the_shell_the_assets_and_the_data(tmp_path, toy):
 def test_publish_sanitises_the_data_file_name(tmp_path, toy):
     out = site.publish(tmp_path / "site", {**toy, "name": "../../my data/é"})
     (data_file,) = [f for f in listing(out) if f.startswith("data/")]
-    assert re.fullmatch(r"data/[A-Za-z0-9_-]+\.json", data_file), data_file
+    assert re.fullmatch(r"data/[A-Za-z0-9][A-Za-z0-9_-]*\.json", data_file), data_file   # no leading _ (Jekyll)
     assert config_of((out / "index.html").read_text(encoding="utf-8"))["dataUrl"] == data_file
     assert not (tmp_path / "my data").exists()
 
