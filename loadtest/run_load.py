@@ -6,6 +6,12 @@
     python loadtest/run_load.py --sessions 50 --duration 120 --json out.json
     python loadtest/run_load.py --deploy 2 --profile calm --sessions 300   # through HAProxy, 2 processes
     python loadtest/run_load.py --proxy http://host:8080 --sessions 30     # an existing deployment
+    python loadtest/run_load.py --deploy 2 --class-link --sessions 300 --json out.json   # the class link
+
+With --class-link (loadtest/class_link.py) the students are not Streamlit sessions: a teacher opens a
+class and Steps every 3-5 s, the students open /class/<cid> as a browser does (the page, its assets,
+the data) and poll its state.json every 2 s; the summary gives page_p95, follow_p95, teacher_step_p95,
+errors, bytes and requests per student and the server's CPU per student per minute.
 
 It starts `streamlit run dashboard/app.py` itself on 127.0.0.1 and a free port
 (or, with --deploy K, deploy/nblab_deploy.py's K processes behind HAProxy with
@@ -784,12 +790,14 @@ def main(argv=None) -> int:
     ap.add_argument("--sessions", type=int, default=30, help="simulated students (default 30)")
     ap.add_argument("--duration", type=float, default=60.0, help="seconds each student keeps interacting (default 60)")
     ap.add_argument("--quick", action="store_true", help="smoke run: 3 sessions, 10 s, no browsers")
-    ap.add_argument("--ramp", type=float, default=5.0, help="students join evenly over this many seconds (default 5)")
+    ap.add_argument("--ramp", type=float, default=None,
+                    help="students join evenly over this many seconds (default 5; 10 with --class-link)")
     ap.add_argument("--profile", choices=sorted(PROFILES), default="busy",
                     help="how often a student acts: busy = every 0.5-2 s, calm = every 3-8 s (default busy)")
     ap.add_argument("--think-min", type=float, default=None, help="seconds between actions, low end (overrides --profile)")
     ap.add_argument("--think-max", type=float, default=None, help="seconds between actions, high end (overrides --profile)")
-    ap.add_argument("--browsers", type=int, default=2, help="real Chromium pages beside the clients (default 2, 0 = none)")
+    ap.add_argument("--browsers", type=int, default=None,
+                    help="real Chromium pages beside the clients (default 2, 0 = none; with --class-link default 0)")
     ap.add_argument("--chromium", default="/usr/bin/chromium")
     ap.add_argument("--run-timeout", type=float, default=30.0, help="a run slower than this is an error")
     ap.add_argument("--p95-target", type=float, default=2.0)
@@ -824,9 +832,20 @@ def main(argv=None) -> int:
                     help="shared-link scenario: store this CSV in a fresh share store (a temporary NBLAB_STORE_DIR "
                          "the servers use too) and have every student open the same ?dataset=shared&data=<id> link "
                          "(use --ramp 0 for all at once); checks that the file is parsed once per server process")
+    ap.add_argument("--class-link", action="store_true",
+                    help="class-link scenario (loadtest/class_link.py): a teacher opens a class and Steps every "
+                         "--teacher-every seconds; --sessions students open /class/<cid> like a browser (page, "
+                         "assets, data) and poll its state.json; reports page_p95, follow_p95, teacher_step_p95")
+    ap.add_argument("--class-data", default="sms_spam", help="--class-link: the class's data key (default sms_spam)")
+    ap.add_argument("--teacher-every", type=float, nargs=2, default=[3.0, 5.0], metavar=("MIN", "MAX"),
+                    help="--class-link: seconds between the teacher's Steps (default 3 5)")
     ap.add_argument("--json", metavar="FILE", help="also write the summary as JSON ('-' = stdout)")
     ap.add_argument("--server-arg", action="append", default=[], help="extra `streamlit run` flag, repeatable")
     args = ap.parse_args(argv)
+    if args.ramp is None:
+        args.ramp = 10.0 if args.class_link else 5.0
+    if args.browsers is None:
+        args.browsers = 0 if args.class_link else 2
     if args.quick:
         args.sessions, args.duration, args.browsers, args.ramp = 3, 10.0, 0, 1.0
     lo, hi = PROFILES[args.profile]
@@ -844,7 +863,10 @@ def main(argv=None) -> int:
         ap.error(f"--proxy wants the deployment's address like http://host:8080 (got {args.proxy!r})")
     if not 0 <= args.deploy <= 8:
         ap.error("--deploy takes 1 to 8 processes")
-    args.sessions = max(1, min(args.sessions, 500))
+    if args.class_link and (args.shared or args.waves != 1 or args.replicas != 1):
+        ap.error("--class-link goes with --deploy K, --proxy URL [--deploy-state DIR] or one server it starts; "
+                 "not with --shared, --waves or --replicas")
+    args.sessions = max(1, min(args.sessions, 5000 if args.class_link else 500))
     args.duration = max(1.0, min(args.duration, 3600.0))
 
     args.replicas = max(1, min(args.replicas, 8))
@@ -872,6 +894,9 @@ def main(argv=None) -> int:
         args.expect_text = share_store.clean_name(Path(args.shared).name)
         print(f"shared {args.shared} ({len(data):,} bytes) as data={receipt.id[:6]}… in {args.store_dir}", flush=True)
     args.cookie_name, args.backend_cookies = "NBLAB", []
+    if args.class_link:
+        args.teacher_every = sorted(max(0.2, x) for x in args.teacher_every)
+        return run_class_link(args)
     if args.deploy or args.proxy:
         return run_through_proxy(args)
     ports = [args.port or free_port()] + [free_port() for _ in range(args.replicas - 1)]
@@ -921,16 +946,8 @@ def run_through_proxy(args) -> int:
     started = False
     t0 = time.perf_counter()
     if args.deploy:
-        state_dir = tempfile.mkdtemp(prefix="loadtest_deploy_")
-        cmd = [sys.executable, str(ROOT / "deploy" / "nblab_deploy.py"), "start", "--processes", str(args.deploy),
-               "--port", str(free_port()), "--bind", "127.0.0.1", "--state-dir", state_dir] + (
-            ["--allow-root"] if os.geteuid() == 0 else [])
-        for a in args.server_arg:
-            cmd += ["--streamlit-arg=" + a]
-        print("starting", " ".join(cmd[1:]), flush=True)
-        r = subprocess.run(cmd, cwd=str(ROOT), timeout=300)
-        if r.returncode != 0:
-            print(f"the deployment did not start (exit {r.returncode})", file=sys.stderr)
+        state_dir = start_deployment(args)
+        if state_dir is None:
             return 2
         started = True
     try:
@@ -970,9 +987,171 @@ def run_through_proxy(args) -> int:
                 args.log_texts.append(fh.read().decode(errors="replace"))
     finally:
         if started:
-            subprocess.run([sys.executable, str(ROOT / "deploy" / "nblab_deploy.py"), "stop", "--purge",
-                            "--state-dir", state_dir], cwd=str(ROOT), timeout=120)
+            stop_deployment(state_dir)
     return report(args, stats, run, startup)
+
+
+#: runs deploy/nblab_deploy.py with its app processes' `streamlit run dashboard/app.py` replaced by ENTRY
+_DEPLOY_WITH_ENTRY = """
+import runpy, subprocess, sys
+ENTRY, DEPLOY = sys.argv[1], sys.argv[2]
+_Popen = subprocess.Popen
+class Popen(_Popen):
+    def __init__(self, cmd, *a, **k):
+        if isinstance(cmd, list):
+            cmd = [ENTRY if c == "dashboard/app.py" else c for c in cmd]
+        super().__init__(cmd, *a, **k)
+subprocess.Popen = Popen
+sys.argv = [DEPLOY] + sys.argv[3:]
+runpy.run_path(DEPLOY, run_name="__main__")
+"""
+
+
+def start_deployment(args, entry: str | None = None) -> str | None:
+    """deploy/nblab_deploy.py start with --deploy K processes in a temporary state directory; its path, or
+    None (said why) when it did not start. ``entry``: the app file its processes must run (the class link
+    needs dashboard/server.py); when the deployment script still starts dashboard/app.py, it is run with
+    that one word replaced (said so)."""
+    state_dir = tempfile.mkdtemp(prefix="loadtest_deploy_")
+    script = ROOT / "deploy" / "nblab_deploy.py"
+    prefix = [sys.executable, str(script)]
+    if entry and entry not in script.read_text():
+        print(f"note: {script.relative_to(ROOT)} starts dashboard/app.py; its processes run {entry} in this "
+              f"load test instead (the class routes are there)", flush=True)
+        prefix = [sys.executable, "-c", _DEPLOY_WITH_ENTRY, entry, str(script)]
+    cmd = prefix + ["start", "--processes", str(args.deploy),
+                    "--port", str(free_port()), "--bind", "127.0.0.1", "--state-dir", state_dir] + (
+        ["--allow-root"] if os.geteuid() == 0 else [])
+    for a in args.server_arg:
+        cmd += ["--streamlit-arg=" + a]
+    print("starting deploy/nblab_deploy.py", " ".join(cmd[len(prefix):]), flush=True)
+    r = subprocess.run(cmd, cwd=str(ROOT), timeout=300)
+    if r.returncode != 0:
+        print(f"the deployment did not start (exit {r.returncode})", file=sys.stderr)
+        return None
+    return state_dir
+
+
+def stop_deployment(state_dir: str) -> None:
+    subprocess.run([sys.executable, str(ROOT / "deploy" / "nblab_deploy.py"), "stop", "--purge",
+                    "--state-dir", state_dir], cwd=str(ROOT), timeout=120)
+
+
+# ---------------------------------------------------------------------------- --class-link
+def run_class_link(args) -> int:
+    """--class-link: a teacher's class link (/class/<cid>) opened by --sessions students who follow it
+    (loadtest/class_link.py). With --deploy K / --proxy URL [--deploy-state DIR] through a deployment,
+    else one `streamlit run dashboard/server.py` with a temporary SQLite store."""
+    from loadtest import class_link
+
+    started_deploy = None
+    proc = None
+    logs: list[Path] = []
+    offsets: list[int] = []
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    t0 = time.perf_counter()
+    try:
+        if args.deploy or args.proxy:
+            state_dir = args.deploy_state
+            if args.deploy:
+                state_dir = started_deploy = start_deployment(args, entry="dashboard/server.py")
+                if state_dir is None:
+                    return 2
+            st = {}
+            if state_dir:
+                try:
+                    st = json.loads((Path(state_dir) / "state.json").read_text())
+                except (OSError, ValueError) as e:
+                    print(f"no deployment state in {state_dir}: {e}", file=sys.stderr)
+                    return 2
+            base = (args.proxy or st["url"]).rstrip("/")
+            procs = st.get("processes", [])
+            groups = {"app": [p["pid"] for p in procs]}
+            if st.get("haproxy"):
+                groups["haproxy"] = [st["haproxy"]["pid"]]
+            pg_data = st.get("pg_data")
+            cookie = st.get("cookie", "NBLAB")
+            cookies = [{cookie: p["name"]} for p in procs]
+            logs = [Path(p["log"]) for p in procs]
+            if st.get("store_url"):
+                env["NBLAB_STORE_URL"] = st["store_url"]
+                env.pop("NBLAB_STORE_DIR", None)
+            elif not os.environ.get("NBLAB_STORE_URL") and not os.environ.get("NBLAB_STORE_DIR"):
+                print("warning: the deployment's store is not known (no --deploy-state): the teacher uses "
+                      "this environment's store settings", file=sys.stderr)
+            args.replicas = len(procs) or 1
+            args.app_entry = "(the deployment's)"
+        else:
+            store_dir = tempfile.mkdtemp(prefix="loadtest_class_store_")
+            env["NBLAB_STORE_DIR"] = store_dir
+            env.pop("NBLAB_STORE_URL", None)
+            port = args.port or free_port()
+            log_path = Path(tempfile.gettempdir()) / f"loadtest_class_server_{port}.log"
+            logs = [log_path]
+            app = args.app if args.app != "dashboard/app.py" else "dashboard/server.py"
+            args.app_entry = app
+            print(f"starting streamlit run {app} on 127.0.0.1:{port} (store {store_dir}, log {log_path}) ...", flush=True)
+            saved = dict(os.environ)
+            os.environ.clear()
+            os.environ.update(env)
+            try:
+                proc = start_server(app, port, log_path, args.server_arg)
+            finally:
+                os.environ.clear()
+                os.environ.update(saved)
+            try:
+                wait_health(port, proc)
+            except RuntimeError as e:
+                print(f"server did not start: {e}\n{log_path.read_text()[-3000:]}", file=sys.stderr)
+                return 2
+            base = f"http://127.0.0.1:{port}"
+            groups, pg_data, cookies = {"app": [proc.pid]}, None, []
+        offsets = [f.stat().st_size if f.exists() else 0 for f in logs]
+        startup = time.perf_counter() - t0
+        print(f"class link through {base}: {args.sessions} students over {args.ramp:g} s, following for "
+              f"{args.duration:g} s; a teacher Steps every {args.teacher_every[0]:g}-{args.teacher_every[1]:g} s"
+              + (f"; {args.browsers} Chromium page(s)" if args.browsers else "") + " ...", flush=True)
+        try:
+            summary = asyncio.run(class_link.run_class(args, base, env, groups, pg_data, cookies))
+        except RuntimeError as e:
+            print(f"class-link run failed: {e}", file=sys.stderr)
+            return 2
+        texts = []
+        for f, off in zip(logs, offsets):
+            try:
+                with open(f, "rb") as fh:
+                    fh.seek(off)
+                    texts.append(fh.read().decode(errors="replace"))
+            except OSError:
+                texts.append("")
+    finally:
+        if proc is not None:
+            stop_server(proc)
+        if started_deploy:
+            stop_deployment(started_deploy)
+    log_text = "\n".join(texts)
+    tb = log_text.count("Traceback (most recent call last)")
+    summary["server_log_tracebacks"] = tb
+    if tb:
+        i = log_text.find("Traceback")
+        summary["server_log_excerpt"] = log_text[i:i + 2000]
+        summary["errors"] += tb
+        summary["checks"]["zero_errors"] = False
+        summary["passed"] = False
+    summary = {"mode": "class-link", "sessions": args.sessions, "duration_s": args.duration, "ramp_s": args.ramp,
+               "deploy": args.deploy, "proxy": args.proxy, "processes": args.replicas, "entry": args.app_entry,
+               "browsers": args.browsers, "teacher_every_s": list(args.teacher_every), "poll": "follow.intervalMs of the page",
+               "cpu_count": os.cpu_count(), "loadavg_before": args.loadavg_before,
+               "loadavg_after": [round(x, 2) for x in os.getloadavg()], "server_startup_s": round(startup, 1),
+               **summary}
+    class_link.print_summary(summary)
+    if args.json:
+        text = json.dumps(summary, indent=2, default=str)
+        if args.json == "-":
+            print(text)
+        else:
+            Path(args.json).write_text(text)
+    return 0 if summary["passed"] else 1
 
 
 if __name__ == "__main__":
