@@ -361,6 +361,24 @@ def _read_db(store: S.ShareStore, cid: str) -> tuple[int, bytes]:
     return store._bounded("read class", work)
 
 
+def peek(cid: str, *, store: S.ShareStore | None = None) -> tuple[int, bytes] | None:
+    """What :func:`read` would answer from this process's cache without asking the database (an event
+    loop may call it directly), or None when it would have to ask. Raises like :func:`read` for a class
+    the cache knows is missing or gone."""
+    if not valid_class_id(cid):
+        raise BadClassId("This class link is not valid.")
+    if store is None:
+        with _STORE_LOCK:
+            if len(_STORES) != 1:
+                return None
+            store = next(iter(_STORES.values()))
+    with _CACHE_LOCK:
+        hit = _CACHE.get((id(store), cid))
+    if hit is None or time.monotonic() - hit[0] >= READ_TTL:
+        return None
+    return _answer(hit[1])
+
+
 def read(cid: str, *, store: S.ShareStore | None = None) -> tuple[int, bytes]:
     """``(v, state.json bytes)`` of a class, at most READ_TTL seconds old.
 

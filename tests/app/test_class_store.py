@@ -229,3 +229,21 @@ def test_a_stalled_store_answers_unavailable(store):
         gate.set()
         store._tx = orig
         store._stalled_until = 0.0
+
+
+def test_peek_answers_from_the_cache_only(store):
+    cid, _ = C.open_class("toy_spam", {"t": 0}, store=store)
+    CS.clear_cache()
+    assert CS.peek(cid, store=store) is None
+    before = CS.db_reads()
+    got = C.read(cid, store=store)
+    assert CS.peek(cid, store=store) == got and CS.db_reads() == before + 1
+    time.sleep(CS.READ_TTL + 0.05)
+    assert CS.peek(cid, store=store) is None
+    with pytest.raises(C.BadClassId):
+        CS.peek("<bad>", store=store)
+    missing = "B" * 16
+    with pytest.raises(C.ClassNotFound):
+        C.read(missing, store=store)
+    with pytest.raises(C.ClassNotFound):   # a missing class is remembered for READ_TTL too
+        CS.peek(missing, store=store)
