@@ -41,6 +41,8 @@ TEMPLATE_JSON = HERE / "template.json"
 #: our plotly.js build (scatter, bar and heatmap), gzipped as the app ships it
 PLOTLY_GZ = HERE.parent / "dashboard" / "static" / "plotly-nbem.min.js.gz"
 PLOTLY_LICENSE = HERE.parent / "dashboard" / "static" / "plotly-LICENSE.txt"
+#: the page's style sheets, in order (the one-file page inlines them; nblab.site serves them as one file)
+STYLE_SHEETS = (CSS, PANELS_CSS)
 
 #: nothing on this page may load from the network: only inline code, data: and blob: URLs
 CSP = ("default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval' blob:; style-src 'unsafe-inline'; "
@@ -193,6 +195,11 @@ def check_settings(settings: dict | None, lab_data: dict) -> dict:
     return out
 
 
+def lab_css() -> str:
+    """The lab's styles: :data:`STYLE_SHEETS` joined (the one-file page inlines them, nblab.site serves them)."""
+    return "\n".join(p.read_text(encoding="utf-8") for p in STYLE_SHEETS if p.is_file())
+
+
 def default_template() -> dict:
     """The chart template when the caller passes none: nblab/template.json (the app's, saved) if it is
     there, else :data:`TEMPLATE`."""
@@ -235,7 +242,7 @@ def lab_html(lab_data: dict, *, settings: dict | None = None, title: str | None 
     if PLOTLY_LICENSE.is_file():
         lic = PLOTLY_LICENSE.read_text(encoding="utf-8").strip().splitlines()[0]
     js = bundle.bundle("boot.js")
-    css = "\n".join(p.read_text(encoding="utf-8") for p in (CSS, PANELS_CSS) if p.is_file()).replace("</", "<\\/")
+    css = lab_css().replace("</", "<\\/")
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"

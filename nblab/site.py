@@ -30,7 +30,7 @@ import re
 from pathlib import Path
 
 from nblab import bundle
-from nblab.page import CSS, PANELS_CSS, PLOTLY_GZ, _dataset_name, json_for_script, page_config
+from nblab.page import PLOTLY_GZ, _dataset_name, json_for_script, lab_css, page_config
 
 #: a publish's record of what it wrote (so a second publish into the same folder replaces it, and
 #: nothing else is ever removed)
@@ -59,7 +59,7 @@ def _hashed_name(stem: str, body: bytes, ext: str) -> str:
 def _built() -> tuple[tuple[str, bytes, str, str], ...]:
     js = bundle.bundle("boot.js").encode("utf-8")
     plotly = gzip.decompress(Path(PLOTLY_GZ).read_bytes())
-    css = "\n".join(p.read_text(encoding="utf-8") for p in (CSS, PANELS_CSS) if p.is_file()).encode("utf-8")
+    css = lab_css().encode("utf-8")
     return (("js", _hashed_name("lab", js, "js"), js, JS_TYPE),
             ("plotly", _hashed_name("plotly", plotly, "js"), plotly, JS_TYPE),
             ("css", _hashed_name("lab", css, "css"), css, CSS_TYPE))

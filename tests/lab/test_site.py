@@ -91,6 +91,7 @@ def test_assets_are_the_lab_bundle_the_plotly_build_and_the_style_sheets():
     assert plotly.startswith(b"/* plotly.js") and b"var Plotly=" in plotly[:2000]
     css = got[names["css"]][0].decode("utf-8")
     assert page.CSS.read_text(encoding="utf-8") in css and page.PANELS_CSS.read_text(encoding="utf-8") in css
+    assert css == page.lab_css()
 
 
 def test_assets_are_built_once_and_named_alike_in_another_process():
