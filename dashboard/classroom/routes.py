@@ -373,7 +373,8 @@ async def page_route(request: Request) -> Response:
         if not CS.valid_class_id(cid):
             return _page_error(404, *NOT_OPEN)
         try:
-            _, body = await run_in_threadpool(CS.read, cid)
+            got = CS.peek(cid)
+            _, body = got if got is not None else await run_in_threadpool(CS.read, cid)
         except (CS.ClassNotFound, CS.ClassGone, S.NotFound, S.Gone):
             return _page_error(404, *NOT_OPEN)
         state = json.loads(body)
