@@ -754,6 +754,8 @@ class CpuMeter:
             c1 = [proc_cpu(p) for p in pids]
             vals = [b - a for a, b in zip(self.c0[g], c1) if a is not None and b is not None]
             out[g] = round(sum(vals), 2) if vals else None
+            if len(vals) > 1:
+                out[g + "_each"] = [round(v, 2) for v in vals]
         if self.pg_data:
             out["postgresql"] = round(sum(self.pg_seen[p] - self.pg0.get(p, 0.0) for p in self.pg_seen), 2)
         out["seconds"] = round(self.t1 - self.t0, 1)
@@ -774,14 +776,15 @@ def _r(x, nd=3):
     return None if x is None else round(x, nd)
 
 
-async def warm(host: str, port: int, page_path: str, cookies: list[dict], shared: Shared) -> float | None:
-    """One page with its assets and data per server process (pinned by the proxy's cookie) before the
-    students: the first request of each process builds and compresses what it serves. Timed apart."""
+async def warm(targets: list[str], page_path: str, shared: Shared) -> float | None:
+    """One page with its assets and data from each app process directly (``targets``: their base URLs)
+    before the students: the first request of each process builds and compresses what it serves. Timed
+    apart."""
     cold = None
-    for jar in cookies or [{}]:
-        st = ClassStudent(-1, host, port, page_path, Shared(), now(), random.Random(0))
-        st.jar.update(jar)
-        st.name = "warm"
+    for base in targets:
+        u = urlsplit(base)
+        st = ClassStudent(-1, u.hostname, u.port or 80, page_path, Shared(), now(), random.Random(0))
+        st.name = f"warm {base}"
         t0 = now()
         st.deadline = 0.0    # the page, its assets and its data; no following
         try:
@@ -797,7 +800,7 @@ async def warm(host: str, port: int, page_path: str, cookies: list[dict], shared
 
 
 async def run_class(args, base_url: str, env: dict, cpu_groups: dict[str, list[int]], pg_data: str | None,
-                    backend_cookies: list[dict]) -> dict:
+                    warm_targets: list[str]) -> dict:
     """The teacher opens a class; N students arrive over args.ramp seconds, each loads the page and follows
     until ramp + duration; optional real browsers alongside. Returns the summary (without the settings)."""
     u = urlsplit(base_url)
@@ -809,7 +812,7 @@ async def run_class(args, base_url: str, env: dict, cpu_groups: dict[str, list[i
                       tuple(args.teacher_every))
     cid = await teacher.start()
     page_path = f"/class/{cid}"
-    cold = await warm(host, port, page_path, backend_cookies, shared)
+    cold = await warm(warm_targets or [base_url], page_path, shared)
     cold_errors = shared.error_count
     meter = CpuMeter(cpu_groups, pg_data)
     gen0 = proc_cpu(os.getpid())
@@ -854,7 +857,7 @@ async def run_class(args, base_url: str, env: dict, cpu_groups: dict[str, list[i
     minutes = (t_end - t_students) / 60.0
     # the teacher's Steps while the students were there (those during the warm-up are not under load)
     step_s = [d for t0, d in teacher.steps if t_students <= t0 <= t_end]
-    server_cpu = sum(v for k, v in cpu.items() if k not in ("seconds",) and v is not None)
+    server_cpu = sum(v for k, v in cpu.items() if k in ("app", "haproxy", "postgresql") and v is not None)
     app_haproxy = sum(v for k, v in cpu.items() if k in ("app", "haproxy") and v is not None)
     n = args.sessions
     errors = shared.error_count

@@ -1070,8 +1070,7 @@ def run_class_link(args) -> int:
             if st.get("haproxy"):
                 groups["haproxy"] = [st["haproxy"]["pid"]]
             pg_data = st.get("pg_data")
-            cookie = st.get("cookie", "NBLAB")
-            cookies = [{cookie: p["name"]} for p in procs]
+            warm_targets = [f"http://127.0.0.1:{p['port']}" for p in procs if p.get("port")]
             logs = [Path(p["log"]) for p in procs]
             if st.get("store_url"):
                 env["NBLAB_STORE_URL"] = st["store_url"]
@@ -1105,14 +1104,14 @@ def run_class_link(args) -> int:
                 print(f"server did not start: {e}\n{log_path.read_text()[-3000:]}", file=sys.stderr)
                 return 2
             base = f"http://127.0.0.1:{port}"
-            groups, pg_data, cookies = {"app": [proc.pid]}, None, []
+            groups, pg_data, warm_targets = {"app": [proc.pid]}, None, [base]
         offsets = [f.stat().st_size if f.exists() else 0 for f in logs]
         startup = time.perf_counter() - t0
         print(f"class link through {base}: {args.sessions} students over {args.ramp:g} s, following for "
               f"{args.duration:g} s; a teacher Steps every {args.teacher_every[0]:g}-{args.teacher_every[1]:g} s"
               + (f"; {args.browsers} Chromium page(s)" if args.browsers else "") + " ...", flush=True)
         try:
-            summary = asyncio.run(class_link.run_class(args, base, env, groups, pg_data, cookies))
+            summary = asyncio.run(class_link.run_class(args, base, env, groups, pg_data, warm_targets))
         except RuntimeError as e:
             print(f"class-link run failed: {e}", file=sys.stderr)
             return 2
