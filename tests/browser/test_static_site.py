@@ -29,7 +29,6 @@ sync_api = require_chromium()
 from test_lab_page import READY, Opened, Oracle, check_numbers  # noqa: E402  (the lab page's oracle)
 
 SITE_SHOTS = Path(os.environ.get("SITE_SHOTS", "/tmp/site_shots"))
-BOOT_JS = ROOT / "nblab" / "js" / "boot.js"
 
 
 def _publish(out: Path, name: str, **settings) -> Path:
@@ -124,13 +123,9 @@ def open_site(browser, base: str, path: str = "", **ctx) -> Visit:
     try:
         page.wait_for_function(READY, timeout=90_000)
     except sync_api.TimeoutError:
-        started = page.evaluate("() => !!window.__nblab")
-        has_lab = page.evaluate("() => !!window.NBLab")
+        load = page.evaluate("() => window.__nblabLoad || null")
         page.close()
-        if has_lab and not started and "dataUrl" not in BOOT_JS.read_text(encoding="utf-8"):
-            pytest.skip("the lab's script (nblab/js/boot.js) does not fetch cfg.dataUrl yet: a shell without "
-                        "#nblab-data cannot start until it does")
-        raise AssertionError(f"the lab did not start: errors {errors}, requests {responses}, failed {failed}")
+        raise AssertionError(f"the lab did not start: {load}, errors {errors}, requests {responses}, failed {failed}")
     v.settle()
     return v
 
@@ -211,8 +206,6 @@ def test_a_missing_data_file_is_said_on_the_page(browser, sites, tmp_path):
     data = broken / "data" / "sms_spam.json"
     kept = data.read_bytes()
     data.unlink()
-    if "dataUrl" not in BOOT_JS.read_text(encoding="utf-8"):
-        pytest.skip("the lab's script (nblab/js/boot.js) does not fetch cfg.dataUrl yet")
     srv = Static(broken)
     try:
         page = browser.new_page()
