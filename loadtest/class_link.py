@@ -254,6 +254,7 @@ class Shared:
         self.immutable_ok: dict[str, bool] = {}
         self.retries = 0
         self.connects = 0
+        self.req_s: dict[str, list[float]] = {}   # kind -> seconds of each request (send -> last byte)
 
     def error(self, who: str, what: str, detail: str) -> None:
         self.error_count += 1
@@ -285,6 +286,7 @@ class ClassStudent:
         return self.conns[i]
 
     async def _fetch(self, i: int, kind: str, url: str, headers: dict | None = None) -> Response | None:
+        t0 = now()
         try:
             r = await self._conn(i).get(path_of(url), headers)
         except HTTPError as e:
@@ -296,6 +298,8 @@ class ClassStudent:
             self.shared.error(self.name, kind, f"{path_of(url)[:80]}: {type(e).__name__}: {e}")
             return None
         self.shared.count(kind, r)
+        k = kind if kind != "asset" else "asset:" + url.rsplit("/", 1)[-1].split(".", 1)[0]
+        self.shared.req_s.setdefault(k, []).append(r.t_end - t0)
         return r
 
     async def run(self) -> None:
@@ -762,6 +766,109 @@ class CpuMeter:
         return out
 
 
+# ---------------------------------------------------------------------------- where the servers' CPU goes
+def start_spies(out_dir: str | None, pids: list[int], rate: int = 100) -> list | None:
+    """--spy DIR: py-spy records each app process (raw stacks, all threads, --nonblocking) while the
+    students are there; stop_spies() summarises them (loadtest/profile_server.py's top_functions)."""
+    if not out_dir:
+        return None
+    import shutil
+    import subprocess
+    spy = shutil.which("py-spy") or (str(Path(sys.executable).parent / "py-spy")
+                                     if (Path(sys.executable).parent / "py-spy").exists() else None)
+    if spy is None:
+        print("--spy: py-spy is not installed (pip install py-spy)", file=sys.stderr)
+        return None
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
+    out = []
+    for i, pid in enumerate(pids):
+        raw = Path(out_dir) / f"app{i}.txt"
+        proc = subprocess.Popen([spy, "record", "--pid", str(pid), "--rate", str(rate), "--format", "raw",
+                                 "--output", str(raw), "--nonblocking", "--threads"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        out.append((f"app{i}", pid, raw, proc))
+    return out
+
+
+#: a sample whose innermost frame is one of these is a thread waiting (py-spy shows no frame for a C call
+#: such as time.sleep or select: the waiting line itself is the leaf)
+IDLE_LEAVES = ("select (", "wait (", "sleep (", "acquire (", "epoll", "_worker (concurrent",
+               "polling_path_watcher.py:90)")
+GENERIC = ("threading.py", "asyncio/", "click/", "runpy", "bootstrap.py", "streamlit/web/cli", "streamlit/__main__",
+           "concurrent/futures/thread.py", "uvicorn/_compat.py", "uvicorn/server.py", "starlette_server.py")
+
+
+def top_functions(raw: Path, n: int) -> tuple[int, list[tuple[str, float, float]]]:
+    """(working samples, [(function, inclusive share, self share)]) from py-spy's raw output
+    (`frame;frame;... count`); waiting threads and the frames every sample passes are left out
+    (as loadtest/profile_server.py, with the waits of the class routes' server added)."""
+    import collections
+    incl: collections.Counter = collections.Counter()
+    own: collections.Counter = collections.Counter()
+    total = 0
+    for line in raw.read_text(errors="replace").splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not count.isdigit():
+            continue
+        c = int(count)
+        frames = [f for f in stack.split(";") if f and not f.startswith("process ") and not f.startswith("thread ")]
+        if not frames or any(k in frames[-1] for k in IDLE_LEAVES):
+            continue
+        total += c
+        for f in set(frames):
+            incl[f] += c
+        own[frames[-1]] += c
+    if not total:
+        return 0, []
+    rows = [(f, c / total, own[f] / total) for f, c in incl.most_common() if not any(g in f for g in GENERIC)]
+    return total, rows[:n]
+
+
+def self_by_module(raw: Path, n: int = 15) -> list:
+    """Working samples by the package of their innermost frame (where the CPU is spent: h11, starlette,
+    gzip, json, the store, ...)."""
+    import collections
+    by: collections.Counter = collections.Counter()
+    total = 0
+    for line in raw.read_text(errors="replace").splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not count.isdigit():
+            continue
+        frames = [f for f in stack.split(";") if f and not f.startswith("process ") and not f.startswith("thread ")]
+        if not frames or any(k in frames[-1] for k in IDLE_LEAVES):
+            continue
+        c = int(count)
+        total += c
+        m = re.search(r"\(([^:()]+)", frames[-1])
+        path = m.group(1) if m else frames[-1]
+        parts = path.split("/")
+        by["/".join(parts[:2]) if len(parts) > 1 else path] += c
+    return [[k, round(v / total, 3)] for k, v in by.most_common(n)] if total else []
+
+
+def stop_spies(spies: list | None, top: int = 25) -> dict | None:
+    if not spies:
+        return None
+    import signal
+    import subprocess
+    res = {}
+    for name, pid, raw, proc in spies:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if not raw.exists():
+            res[name] = {"error": (proc.stderr.read().decode(errors="replace") if proc.stderr else "")[-300:]}
+            continue
+        total, rows = top_functions(raw, top)
+        res[name] = {"pid": pid, "raw": str(raw), "working_samples": total,
+                     "self_by_module": self_by_module(raw),
+                     "top": [[f[:160], round(inc, 3), round(own, 3)] for f, inc, own in rows]}
+    return res
+
+
 # ---------------------------------------------------------------------------- the run
 def pct(xs: list[float], q: float) -> float | None:
     if not xs:
@@ -833,6 +940,7 @@ async def run_class(args, base_url: str, env: dict, cpu_groups: dict[str, list[i
             await asyncio.sleep(2.0)
 
     samp = asyncio.create_task(sampler())
+    spies = start_spies(getattr(args, "spy", None), cpu_groups.get("app", []))
     tasks = [start(st, args.ramp * i / max(1, args.sessions)) for i, st in enumerate(students)]
     browser = None
     if args.browsers > 0:
@@ -851,6 +959,7 @@ async def run_class(args, base_url: str, env: dict, cpu_groups: dict[str, list[i
             browser = r
     t_end = now()
     cpu = meter.stop()
+    profile = stop_spies(spies)
     gen1 = proc_cpu(os.getpid())
     samp.cancel()
     await teacher.stop()
@@ -873,6 +982,8 @@ async def run_class(args, base_url: str, env: dict, cpu_groups: dict[str, list[i
         "teacher_open_s": _r(teacher.open_s),
         "publishes_during_students": sum(1 for t0, _, _ in shared.published.values() if t_students <= t0 <= t_end),
         "state_poll_p95": _r(pct(shared.state_req_s, 0.95)), "state_poll_p50": _r(pct(shared.state_req_s, 0.5)),
+        "request_s_by_kind": {k: {"n": len(v), "p50": _r(pct(v, 0.5)), "p95": _r(pct(v, 0.95)), "max": _r(max(v))}
+                              for k, v in sorted(shared.req_s.items())},
         "errors": errors, "error_samples": shared.errors, "warmup_errors": cold_errors,
         "missed_versions": shared.missed_versions,
         "students_loaded": shared.students_loaded, "students_following": shared.students_following,
@@ -893,6 +1004,8 @@ async def run_class(args, base_url: str, env: dict, cpu_groups: dict[str, list[i
         "wall_s": round(t_end - t_students, 1),
         "browser": None,
     }
+    if profile is not None:
+        summary["profile"] = profile
     if browser is not None:
         b = dict(browser)
         b["load_p95"] = _r(pct(b.pop("load_s"), 0.95))
@@ -921,6 +1034,7 @@ def print_summary(s: dict) -> None:
         ("teacher step p50 / p95 / max", f"{s['teacher_step_p50']} / {s['teacher_step_p95']} / {s['teacher_step_max']} s"
                                          f"   ({s['teacher_steps']} steps)"),
         ("state poll p50 / p95", f"{s['state_poll_p50']} / {s['state_poll_p95']} s"),
+        ("request p50 / p95 by kind", ",  ".join(f"{k} {d['p50']}/{d['p95']}" for k, d in s["request_s_by_kind"].items())),
         ("errors (missed versions)", f"{s['errors']} ({s['missed_versions']})"),
         ("bytes per student (page)", f"{s['bytes_per_student']:,} ({s['page_bytes_per_student']:,})"),
         ("requests (per s) / by kind", f"{s['requests']} ({s['requests_per_s']}) / {s['requests_by_kind']}"),
@@ -937,6 +1051,11 @@ def print_summary(s: dict) -> None:
     print()
     for k, v in rows:
         print(f"  {k:<{w}}  {v}")
+    for name, prof in (s.get("profile") or {}).items():
+        print(f"\n  py-spy {name}: {prof.get('working_samples')} working samples; inclusive / self share:")
+        print("    self, by module: " + ", ".join(f"{m} {100 * x:.0f} %" for m, x in prof.get("self_by_module") or []))
+        for f, inc, own in (prof.get("top") or [])[:15]:
+            print(f"    {100 * inc:5.1f} % {100 * own:5.1f} %  {f[:130]}")
     for e in s["error_samples"]:
         print("  ERROR", e)
     if b:
