@@ -579,7 +579,10 @@ export function start(root, opts = {}) {
         applying = true;
         try {
           if (Object.keys(p.patch).length) change(p.patch, "teacher");
+          // what the change did ("new run", "continues") stays said while the page computes up to t
+          const said = G.lab.notice;
           goTo(p.t, p.half);
+          if (said && !G.lab.notice) G.lab.notice = said;
         } catch (e) {
           console.error(e);
         } finally {

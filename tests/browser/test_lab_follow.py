@@ -258,6 +258,11 @@ def test_follows_the_teacher_leaves_and_rejoins(browser, server):
     check_numbers(o, orc, 2, names)
     assert bar_text(o) == "Following the teacher — iteration 2"
     assert not back.is_visible()
+    # a data setting changes: a new run (as a link's change), computed up to the teacher's iteration
+    wait_applied(o, server.publish(cid, 2, dict(SETTINGS, lam=0.1, hidden=80)))
+    assert "new run from iteration 0" in o.page.locator(".lab-change").inner_text()
+    assert o.t == 2 and o.latest == 2
+    check_numbers(o, Oracle(DATA, model="bernoulli", hidden=80, lam=0.1), 2, names)
     # keys and a link change leave too; the view-only keys (classroom, shortcuts list) do not
     o.press("c")
     assert o.ev("() => __nblab.follow.following") is True
@@ -316,9 +321,23 @@ def test_phone_and_the_network_failing(browser, server):
     del server.fail[f"/class/{cid}/state.json"]
     server.publish(cid, 6)
     o.page.wait_for_function("() => !__nblab.follow.error", timeout=30_000)
+    # a hidden tab does not poll; visible again, it polls at once
+    o.ev("() => { Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });"
+         " document.dispatchEvent(new Event('visibilitychange')); }")
+    o.page.wait_for_timeout(INTERVAL)                          # a poll in flight may still land
+    polls = o.ev("() => __nblab.follow.polls")
+    o.page.wait_for_timeout(4 * INTERVAL)
+    assert o.ev("() => __nblab.follow.polls") == polls
+    v = server.publish(cid, 5)
+    o.ev("() => { Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'visible' });"
+         " document.dispatchEvent(new Event('visibilitychange')); }")
+    o.page.wait_for_function("v => __nblab.follow.applied === v", arg=v, timeout=10_000)   # no timer runs while hidden: only the poll on "visible" can bring it
+    assert o.ev("() => __nblab.follow.polls") == polls + 1
+    o.settle()
+    assert o.t == 5
     # a tap on Step leaves, on a phone too
     o.click("step")
-    assert o.t == 7 and bar_text(o) == "Exploring on your own — the teacher is at iteration 6"
+    assert o.t == 6 and bar_text(o) == "Exploring on your own — the teacher is at iteration 5"
     o.page.get_by_role("button", name="Back to the teacher").scroll_into_view_if_needed()
     shot(o, "exploring_phone")
     assert o.ev("() => document.documentElement.scrollWidth") <= 390
