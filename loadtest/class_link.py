@@ -241,6 +241,7 @@ class Shared:
         self.latest_t: int = 0
         self.page_s: list[float] = []
         self.follow_s: list[float] = []
+        self.seen: list[tuple[int, int, float]] = []   # (v seen before, v now, time) of each poll that saw news
         self.state_req_s: list[float] = []     # each state poll's own time (request -> last byte)
         self.errors: list = []
         self.error_count = 0
@@ -428,11 +429,10 @@ class ClassStudent:
                             if not followed:
                                 followed = True
                                 sh.students_following += 1
-                        else:
-                            for pv in range((self.seen_v or first_v) + 1, v + 1):
-                                pub = sh.published.get(pv)
-                                if pub is not None:
-                                    sh.follow_s.append(r.t_end - pub[0])
+                        elif v > (self.seen_v or first_v):
+                            # the versions after the last one seen up to v reached this student now (the
+                            # latencies are worked out at the end, when every publish time is known)
+                            sh.seen.append(((self.seen_v or first_v), v, r.t_end))
                         self.seen_v = v if self.seen_v is None else max(self.seen_v, v)
                         key = st.get("data")
                         if isinstance(key, str) and key:
@@ -588,6 +588,9 @@ class Teacher:
                 if self.cid is None:
                     self.opened.set()
 
+    def describe(self) -> str:
+        return "store: dashboard.classroom.publish in a process of its own (teacher_step = the publish call)"
+
     async def stop(self) -> None:
         if self.proc is None:
             return
@@ -602,6 +605,145 @@ class Teacher:
             try:
                 await asyncio.wait_for(self.task, 5)
             except (asyncio.TimeoutError, Exception):  # noqa: BLE001
+                pass
+
+
+class StreamlitTeacher:
+    """The teacher as a real Streamlit session (loadtest/stclient.py's websocket client, through the proxy
+    with its cookie like a browser): the lesson page, "Open for the class" (``class_open_btn``), then Step
+    every 3-5 s (Reset when the run has converged). The lesson view publishes what is on screen in the
+    Step's own rerun, so ``teacher_step`` is the click -> script_finished of that rerun. Each publish's
+    v is read back from the store (the load tool's own read, no cache); its start is the click's."""
+
+    _CID = re.compile(r"/class/([A-Za-z0-9_-]{16})\b")
+
+    def __init__(self, shared: Shared, base_url: str, every: tuple[float, float], seed: int, env: dict,
+                 run_timeout: float = 60.0):
+        self.shared, self.base, self.every, self.env = shared, base_url.rstrip("/"), every, env
+        self.rng = random.Random(seed + 1)
+        self.run_timeout = run_timeout
+        self.s = None
+        self.cid: str | None = None
+        self.v = 0
+        self.data_key = "?"
+        self.steps: list[tuple[float, float]] = []
+        self.resets = 0
+        self.open_s: float | None = None
+        self.load_s: float | None = None
+
+    def describe(self) -> str:
+        return ("streamlit: the lesson page's session over its websocket (Open for the class, then Step; "
+                "teacher_step = Step click -> the end of its rerun, which publishes)")
+
+    def _store_env(self) -> None:
+        for k in ("NBLAB_STORE_URL", "NBLAB_STORE_DIR"):
+            if self.env.get(k):
+                os.environ[k] = self.env[k]
+            else:
+                os.environ.pop(k, None)
+
+    def _read_store(self) -> tuple[int, dict]:
+        from dashboard.classroom import store as CS
+        CS.clear_cache()
+        v, body = CS.read(self.cid)
+        return int(v), json.loads(body)
+
+    async def start(self) -> str:
+        sys.path.insert(0, str(ROOT))
+        from loadtest.stclient import Session
+
+        class CodeSession(Session):
+            """The websocket client, keeping the st.code texts too (the class link is shown in one)."""
+            def _handle(self, msg):
+                super()._handle(msg)
+                if msg.WhichOneof("type") == "delta" and msg.delta.WhichOneof("type") == "new_element":
+                    el = msg.delta.new_element
+                    if el.WhichOneof("type") == "code":
+                        self.codes.append(el.code.code_text)
+
+        ws = self.base.replace("https://", "wss://").replace("http://", "ws://") + "/_stcore/stream"
+        self.s = CodeSession(ws, name="teacher", run_timeout=self.run_timeout)
+        self.s.codes = []
+        self._store_env()
+        try:
+            await self.s.fetch_page()
+            await self.s.connect()
+        except Exception as e:  # noqa: BLE001
+            raise RuntimeError(f"the teacher's page: {type(e).__name__}: {e}") from None
+        t0 = now()
+        r = await self.s.load()
+        self.load_s = now() - t0
+        if not r.ok:
+            raise RuntimeError(f"the teacher's page: {r.status} {r.exceptions[:1]}")
+        if self.s.widget("class_open_btn") is None:
+            raise RuntimeError("the lesson page has no 'Open for the class' button (class_open_btn)")
+        t0 = now()
+        r = await self.s.click("class_open_btn")
+        t1 = now()
+        self.open_s = t1 - t0
+        found = [m.group(1) for c in self.s.codes for m in [self._CID.search(c)] if m]
+        if not r.ok or not found:
+            alerts = [b for f, b in self.s.alerts if f == "ERROR"]
+            raise RuntimeError(f"Open for the class: {r.status}, no class link shown {alerts[:1]}")
+        self.cid = found[-1]
+        v, st = await asyncio.to_thread(self._read_store)
+        self.v = v
+        self.data_key = str(st.get("data"))
+        self.shared.published[v] = (t0, t1, int(st.get("t") or 0))
+        self.shared.latest_v, self.shared.latest_t = v, int(st.get("t") or 0)
+        return self.cid
+
+    async def loop(self, deadline: float) -> None:
+        sh = self.shared
+        n = 0
+        while now() < deadline - 1.0 and n < 10_000:
+            n += 1
+            await asyncio.sleep(max(0.0, min(self.rng.uniform(*self.every), deadline - 1.0 - now())))
+            if now() >= deadline - 1.0:
+                break
+            w = self.s.widget("step")
+            key = "step" if w is not None and not w.disabled else "reset"
+            if self.s.widget(key) is None:
+                sh.error("teacher", "step", f"no '{key}' button on the teacher's page")
+                return
+            t0 = now()
+            try:
+                r = await self.s.click(key)
+            except Exception as e:  # noqa: BLE001
+                sh.error("teacher", key, f"{type(e).__name__}: {e}")
+                return
+            t1 = now()
+            if not r.ok:
+                sh.error("teacher", key, f"{r.status} {r.exceptions[:1]}")
+                if r.status == "timeout" or r.status.startswith("disconnected"):
+                    return
+                continue
+            if key == "step":
+                self.steps.append((t0, r.latency))
+            else:
+                self.resets += 1
+            for f, b in self.s.alerts:
+                if f == "ERROR" and "class" in b.lower():
+                    sh.error("teacher", key, f"the page says: {b[:200]}")
+            self.s.alerts.clear()
+            try:
+                v, st = await asyncio.to_thread(self._read_store)
+            except Exception as e:  # noqa: BLE001
+                sh.error("teacher", "read back", f"{type(e).__name__}: {e}")
+                continue
+            if v <= self.v:
+                sh.error("teacher", key, f"the {key} published nothing (v stays {v})")
+                continue
+            for pv in range(self.v + 1, v + 1):
+                sh.published[pv] = (t0, t1, int(st.get("t") or 0))
+            self.v = v
+            sh.latest_v, sh.latest_t = v, int(st.get("t") or 0)
+
+    async def stop(self) -> None:
+        if self.s is not None:
+            try:
+                await self.s.close()
+            except Exception:  # noqa: BLE001
                 pass
 
 
@@ -914,10 +1056,27 @@ async def run_class(args, base_url: str, env: dict, cpu_groups: dict[str, list[i
     host, port = u.hostname, u.port or 80
     shared = Shared()
     t_begin = now()
-    # the teacher's process stops when told (stdin closed, after the students); --until is a bound only
-    teacher = Teacher(shared, args.class_data, t_begin + 900.0 + args.ramp + args.duration, env, args.seed,
-                      tuple(args.teacher_every))
-    cid = await teacher.start()
+    teacher_task = None
+    teacher = None
+    mode = getattr(args, "teacher", "auto")
+    why_store = None
+    if mode in ("auto", "streamlit"):
+        teacher = StreamlitTeacher(shared, base_url, tuple(args.teacher_every), args.seed, env)
+        try:
+            cid = await teacher.start()
+        except RuntimeError as e:
+            await teacher.stop()
+            if mode == "streamlit":
+                raise
+            why_store = str(e)[:300]
+            print(f"note: no Streamlit teacher ({why_store}); the teacher publishes through the store instead",
+                  flush=True)
+            teacher = None
+    if teacher is None:
+        # the teacher's process stops when told (stdin closed, after the students); --until is a bound only
+        teacher = Teacher(shared, args.class_data, t_begin + 900.0 + args.ramp + args.duration, env, args.seed,
+                          tuple(args.teacher_every))
+        cid = await teacher.start()
     page_path = f"/class/{cid}"
     cold = await warm(warm_targets or [base_url], page_path, shared)
     cold_errors = shared.error_count
@@ -929,6 +1088,8 @@ async def run_class(args, base_url: str, env: dict, cpu_groups: dict[str, list[i
     master = random.Random(args.seed)
     students = [ClassStudent(i, host, port, page_path, shared, deadline, random.Random(master.random()))
                 for i in range(args.sessions)]
+    if isinstance(teacher, StreamlitTeacher):
+        teacher_task = asyncio.create_task(teacher.loop(deadline))
 
     async def start(st: ClassStudent, delay: float):
         await asyncio.sleep(delay)
@@ -960,6 +1121,17 @@ async def run_class(args, base_url: str, env: dict, cpu_groups: dict[str, list[i
     t_end = now()
     cpu = meter.stop()
     profile = stop_spies(spies)
+    if teacher_task is not None:
+        teacher_task.cancel()
+        try:
+            await teacher_task
+        except (asyncio.CancelledError, Exception):  # noqa: BLE001
+            pass
+    for a, b, t_seen in shared.seen:
+        for pv in range(a + 1, b + 1):
+            pub = shared.published.get(pv)
+            if pub is not None:
+                shared.follow_s.append(t_seen - pub[0])
     gen1 = proc_cpu(os.getpid())
     samp.cancel()
     await teacher.stop()
@@ -971,8 +1143,9 @@ async def run_class(args, base_url: str, env: dict, cpu_groups: dict[str, list[i
     n = args.sessions
     errors = shared.error_count
     summary = {
-        "class": {"cid_prefix": cid[:4], "data": args.class_data, "published": len(shared.published),
-                  "latest_v": shared.latest_v, "teacher": "store (dashboard.classroom.publish in its own process)"},
+        "class": {"cid_prefix": cid[:4], "data": teacher.data_key, "published": len(shared.published),
+                  "latest_v": shared.latest_v, "teacher": teacher.describe(),
+                  **({"why_not_streamlit": why_store} if why_store else {})},
         "page_p95": _r(pct(shared.page_s, 0.95)), "page_p50": _r(pct(shared.page_s, 0.5)),
         "page_max": _r(max(shared.page_s) if shared.page_s else None),
         "follow_p95": _r(pct(shared.follow_s, 0.95)), "follow_p50": _r(pct(shared.follow_s, 0.5)),
@@ -980,6 +1153,8 @@ async def run_class(args, base_url: str, env: dict, cpu_groups: dict[str, list[i
         "teacher_step_p95": _r(pct(step_s, 0.95)), "teacher_step_p50": _r(pct(step_s, 0.5)),
         "teacher_step_max": _r(max(step_s) if step_s else None), "teacher_steps": len(step_s),
         "teacher_open_s": _r(teacher.open_s),
+        "teacher_page_load_s": _r(getattr(teacher, "load_s", None)),
+        "teacher_resets": getattr(teacher, "resets", 0),
         "publishes_during_students": sum(1 for t0, _, _ in shared.published.values() if t_students <= t0 <= t_end),
         "state_poll_p95": _r(pct(shared.state_req_s, 0.95)), "state_poll_p50": _r(pct(shared.state_req_s, 0.5)),
         "request_s_by_kind": {k: {"n": len(v), "p50": _r(pct(v, 0.5)), "p95": _r(pct(v, 0.95)), "max": _r(max(v))}

@@ -839,6 +839,10 @@ def main(argv=None) -> int:
     ap.add_argument("--class-data", default="sms_spam", help="--class-link: the class's data key (default sms_spam)")
     ap.add_argument("--teacher-every", type=float, nargs=2, default=[3.0, 5.0], metavar=("MIN", "MAX"),
                     help="--class-link: seconds between the teacher's Steps (default 3 5)")
+    ap.add_argument("--teacher", choices=["auto", "streamlit", "store"], default="auto",
+                    help="--class-link: the teacher is a Streamlit session pressing 'Open for the class' and Step "
+                         "(streamlit), or dashboard.classroom.publish called directly (store); auto = streamlit "
+                         "when the lesson page has the button, else store")
     ap.add_argument("--spy", metavar="DIR",
                     help="--class-link: py-spy records each app process while the students are there (raw stacks "
                          "in DIR/app<i>.txt); the summary's `profile` lists the functions with the most samples")
