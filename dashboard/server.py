@@ -4,7 +4,7 @@ Run from the repo root:   python -m streamlit run dashboard/server.py   (same fl
 
 ``streamlit run`` finds ``app = st.App(...)`` below and serves it with its own server: every page of
 dashboard/app.py as before, and the plain-HTTP routes of dashboard/classroom/routes.py (the class page,
-its assets, the data and the teacher's state; /tmp/contract.md's class-link contract). They add nothing
+its assets, the data and the teacher's state; the class-link contract, docs/class_link.md). They add nothing
 to a Streamlit session and need no websocket, so any app process answers them from the shared store.
 ``python dashboard/server.py`` runs the same thing (``App.run``); ``streamlit run dashboard/app.py``
 still runs the app alone, without the class routes.

@@ -3,7 +3,7 @@
 The one-file lab (:func:`nblab.page.lab_html`) inlines everything: plotly.js, the bundled JavaScript, the
 CSS and the data. A page served over HTTP does better with each of them as a file: the browser caches the
 code once for every lesson, and the data comes as JSON. This module makes the pieces (the class link of
-the app serves the same pieces, /tmp/contract.md's "class-link contract"):
+the app serves the same pieces, the class-link contract, docs/class_link.md):
 
 * :func:`assets`: the lab's immutable files, named after their bytes (``lab.<sha256[:12]>.js``,
   ``plotly.<sha256[:12]>.js``, ``lab.<sha256[:12]>.css``): a name never changes meaning, so a host can

@@ -15,7 +15,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 #: what the test servers run: the app's entry with the class routes (README's run command)
-ENTRY = os.environ.get("NBLAB_TEST_ENTRY", "dashboard/app.py")
+ENTRY = os.environ.get("NBLAB_TEST_ENTRY", "dashboard/server.py")
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 

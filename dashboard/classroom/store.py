@@ -10,7 +10,7 @@ few reads per second per process, not five hundred.
 * ids are ``secrets.token_urlsafe(12)`` (96 random bits, 16 characters of ``[A-Za-z0-9_-]``); an id
   of any other shape is refused before the database is asked;
 * the write key is a second token, returned once to the teacher; only its SHA-256 is stored;
-* the state is checked against the class-link contract (/tmp/contract.md): only its keys, numbers
+* the state is checked against the class-link contract (docs/class_link.md): only its keys, numbers
   finite and in range, strings short, at most ``MAX_STATE_BYTES`` of JSON;
 * a class nobody published to for ``CLASS_TTL`` (12 h) is gone (read says so; the row is removed
   when classes are next opened); one client (``owner``) may open ``CLASSES_PER_HOUR`` classes an hour,

@@ -13,10 +13,13 @@ from urllib.parse import urlsplit
 
 import streamlit as st
 
+from dashboard.data import sharing
+from dashboard.data.store import ShareError
 from dashboard.lesson import session
 from dashboard.ui import controls, state
 
 #: what a student's page is told about the teacher's settings (the lab's URL keys; the data set is ``data``)
+K_KEY = "class_key_typed"   # the share key typed above "Open for the class" (never in the URL)
 SETTING_KEYS = ("model", "hidden", "lam", "init", "seed", "max_iter", "tol")
 
 
@@ -34,7 +37,7 @@ def data_key(cfg) -> str | None:
 
 def teacher_state(lr) -> dict | None:
     """What the class follows: the data, the settings, the iteration on screen and whether an E-step is
-    pending (the contract in docs/serving.md, "A class link"). None when there is nothing to follow."""
+    pending (docs/class_link.md). None when there is nothing to follow."""
     if lr is None or lr.run is None or lr.cfg is None:
         return None
     key = data_key(lr.cfg)
@@ -78,7 +81,7 @@ def publish() -> None:
     from dashboard import classroom
     try:
         v = classroom.publish(cls["cid"], cls["key"], now)
-    except classroom.ClassError as e:
+    except ShareError as e:   # a class error, or the store cannot answer now
         state.put(state.CLASS_ERROR, f"The class did not get this change: {e}")
         return
     state.put(state.CLASS_OPEN, {**cls, "sent": text, "v": v, "data": now["data"]})
@@ -96,10 +99,21 @@ def _on_open() -> None:
     if now is None:
         state.put(state.CLASS_ERROR, "Start a run first; then the class can follow it.")
         return
+    owner = sharing._client_owner()
+    server_key = sharing.share_key()
+    if server_key is not None:   # on a server with a share key, opening a class is for teachers, as sharing is
+        import hmac
+        typed = str(st.session_state.get(K_KEY) or "")
+        if not hmac.compare_digest(typed.encode(), server_key.encode()):
+            state.put(state.CLASS_ERROR, "Opening a class on this server needs its share key (the server's "
+                                         "administrator gives it to teachers), and the key typed is "
+                                         + ("missing." if not typed else "not it."))
+            return
+        owner = "key:" + owner
     from dashboard import classroom
     try:
-        cid, key = classroom.open_class(now["data"], now)
-    except classroom.ClassError as e:
+        cid, key = classroom.open_class(now["data"], now, owner=owner)
+    except ShareError as e:
         state.put(state.CLASS_ERROR, f"Could not open the class: {e}")
         return
     state.put(state.CLASS_OPEN, {"cid": cid, "key": key, "data": now["data"], "v": 1, "sent": _sent(now)})
@@ -114,7 +128,7 @@ def _on_close() -> None:
         from dashboard import classroom
         try:   # the last state, marked closed: the students' pages say the class has ended
             classroom.publish(cls["cid"], cls["key"], {**json.loads(cls["sent"]), "open": False})
-        except classroom.ClassError:
+        except ShareError:
             pass   # the class expires on its own
     state.put(state.CLASS_OPEN, None)
     state.put(state.CLASS_ERROR, None)
@@ -132,6 +146,9 @@ def sidebar_panel() -> None:
     """In the sidebar: "Open for the class", then the link, its QR code and "Close the class"."""
     cls = state.get(state.CLASS_OPEN)
     if not cls:
+        if sharing.share_key() is not None:
+            st.text_input("Share key", type="password", key=K_KEY,
+                          help="Opening a class on this server is for teachers: its administrator gives them this key.")
         st.button("Open for the class", icon=":material/groups:", key="class_open_btn", on_click=_on_open,
                   help="A link and a QR code for your students: the lesson runs in their browsers and follows "
                        "the data, the settings and the iteration you show here. Nothing a student does reaches "
