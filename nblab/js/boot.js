@@ -507,7 +507,7 @@ export function start(root, opts = {}) {
     const text = el("p", { class: "lab-follow-text", role: "status", "aria-live": "polite", "aria-atomic": "true", tabindex: "-1" });
     const back = el("button", { type: "button", class: "lab-btn lab-follow-back", text: "Back to the teacher", hidden: true,
       onclick: () => rejoin() });
-    const bar = el("div", { class: "lab-follow", "data-mode": "following" }, text, back);
+    const bar = el("section", { class: "lab-follow", "aria-label": "The teacher's lesson", "data-mode": "following" }, text, back);
     root.prepend(bar);
     G.followBar = bar;
     let timer = null, inflight = false, stopped = false, note = null, etag = null;
@@ -743,7 +743,8 @@ export function boot(root) {
 export function loadAndStart(root, cfg) {
   root.textContent = "";
   root.setAttribute("aria-busy", "true");
-  root.append(el("p", { class: "lab-loading", role: "status", "aria-live": "polite", text: "Loading the data…" }));
+  const title = () => el("h1", { class: "lab-load-title", text: String(cfg.title || "Naive Bayes + EM lab") });
+  root.append(el("main", { class: "lab-main" }, title(), el("p", { class: "lab-loading", role: "status", "aria-live": "polite", text: "Loading the data…" })));
   return fetchData(cfg.dataUrl).then((data) => {
     root.removeAttribute("aria-busy");
     return start(root, { data, cfg });
@@ -754,9 +755,9 @@ export function loadAndStart(root, cfg) {
     root.textContent = "";
     const retry = el("button", { type: "button", class: "lab-btn lab-primary lab-retry", text: "Try again",
       onclick: () => loadAndStart(root, cfg) });
-    root.append(el("div", { class: "lab-load-error", role: "alert" },
+    root.append(el("main", { class: "lab-main" }, title(), el("div", { class: "lab-load-error", role: "alert" },
       el("p", { class: "lab-load-error-h", text: "The lab's data could not be loaded." }),
-      el("p", { text: why }), retry));
+      el("p", { text: why }), retry)));
     window.__nblabLoad = { error: why };
     return null;
   });

@@ -1,7 +1,7 @@
 """The class page follows the teacher (nblab/js/follow.js, boot.js's mountFollow), and fetches its data.
 
 A temporary folder is served by Python's http.server (a ThreadingHTTPServer in a thread, 127.0.0.1, a free
-port) in the class link's shape (/tmp/contract.md): the page at ``/class/<cid>`` (nblab.site.shell_html with
+port) in the class link's shape (docs/class_link.md): the page at ``/class/<cid>`` (nblab.site.shell_html with
 ``dataUrl`` and ``follow``), the hashed assets under ``/class/assets/``, the data at
 ``/class/data/<key>.json`` and the teacher's state at ``/class/<cid>/state.json`` (``ETag: "<v>"``,
 ``Cache-Control: no-cache``, 304 on a matching If-None-Match, 404 once the class is gone), which the tests
@@ -390,3 +390,50 @@ def test_loading_message_and_a_static_page_without_follow(browser, server, lab_d
     assert page.evaluate("() => window.__nblab.follow") is None
     assert not server.requests("staticEEEEEEEEEE/state.json")
     page.close()
+
+
+AXE = Path(__file__).resolve().parent / "vendor" / "axe.min.js"
+AXE_RUN = """async () => {
+  // the panels below the charts are tests/browser/test_lab_page.py's; here: the page's own parts and the bar
+  const r = await axe.run({ exclude: [['.nbl-panel']] }, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+                                      resultTypes: ['violations'] });
+  const b = await axe.run({ exclude: [['.nbl-panel']] }, { runOnly: { type: 'tag', values: ['best-practice'] },
+                                                          resultTypes: ['violations'] });
+  return r.violations.concat(b.violations).map(v => [v.id, v.impact, v.nodes.length, v.nodes.slice(0, 3).map(n => n.target.join(' '))]);
+}"""
+
+
+def test_axe_on_the_bar_and_the_data_message(browser, server):
+    """WCAG 2.0 / 2.1 A and AA and axe's best practices on the class page: following, exploring, ended, and
+    the data's failure message (a phone and a desktop)."""
+    if not AXE.exists():
+        pytest.skip("no vendored axe-core")
+    cid = "gone0DDDDDDDDDDD"
+    server.publish(cid, 1)
+    for vp in ({"width": 1280, "height": 720}, {"width": 390, "height": 844}):
+        # the site's CSP allows no inline script: axe goes in with the CSP bypassed
+        o = open_class(browser, server, cid, viewport=vp, bypass_csp=True)
+        wait_applied(o, o.ev("() => __nblab.follow.teacher.v"))
+        o.page.add_script_tag(content=AXE.read_text(encoding="utf-8"))
+        assert o.ev(AXE_RUN) == [], ("following", vp)
+        o.click("step")
+        assert o.ev("() => __nblab.follow.mode") == "exploring"
+        o.ev("() => document.querySelector('.lab-follow-back').focus()")
+        assert o.ev(AXE_RUN) == [], ("exploring", vp)
+        o.page.close()
+    server.states[cid] = None
+    o = open_class(browser, server, cid, viewport={"width": 1280, "height": 720}, bypass_csp=True)
+    o.page.wait_for_function("() => __nblab.follow.ended", timeout=20_000)
+    o.settle()
+    o.page.add_script_tag(content=AXE.read_text(encoding="utf-8"))
+    assert o.ev(AXE_RUN) == [], "ended"
+    o.page.close()
+    server.fail[f"/class/data/{DATA}.json"] = 503
+    try:
+        o = open_class(browser, server, cid, ready=False, viewport={"width": 390, "height": 844}, bypass_csp=True)
+        o.page.get_by_role("alert").wait_for(timeout=30_000)
+        o.page.add_script_tag(content=AXE.read_text(encoding="utf-8"))
+        assert o.ev(AXE_RUN) == [], "data failed"
+        o.page.close()
+    finally:
+        del server.fail[f"/class/data/{DATA}.json"]
