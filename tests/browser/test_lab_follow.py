@@ -123,7 +123,7 @@ class ClassServer:
         self.httpd.server_close()
 
 
-def _write_class(folder: Path, cid: str, lab_data: dict, follow=True) -> None:
+def _write_class(folder: Path, cid: str, lab_data: dict, follow=True, key=DATA) -> None:
     from nblab.site import assets, shell_html
 
     cls = folder / "class"
@@ -131,8 +131,8 @@ def _write_class(folder: Path, cid: str, lab_data: dict, follow=True) -> None:
     (cls / "data").mkdir(exist_ok=True)
     for name, (body, _) in assets().items():
         (cls / "assets" / name).write_bytes(body)
-    (cls / "data" / f"{DATA}.json").write_text(json.dumps(lab_data), encoding="utf-8")
-    page = shell_html(lab_data, data_url=f"data/{DATA}.json",
+    (cls / "data" / f"{key}.json").write_text(json.dumps(lab_data), encoding="utf-8")
+    page = shell_html(lab_data, data_url=f"data/{key}.json",
                       follow={"state": f"{cid}/state.json", "intervalMs": INTERVAL} if follow else None)
     (cls / f"{cid}.html").write_text(page, encoding="utf-8")
 
@@ -149,6 +149,7 @@ def server(tmp_path_factory, lab_data):
     for cid in ("lessonAAAAAAAAAA", "phoneBBBBBBBBBBB", "brokenCCCCCCCCCC", "gone0DDDDDDDDDDD"):
         _write_class(folder, cid, lab_data)
     _write_class(folder, "staticEEEEEEEEEE", lab_data, follow=False)
+    _write_class(folder, "switchFFFFFFFFFF", lab_data)
     s = ClassServer(folder)
     yield s
     s.stop()
@@ -437,3 +438,33 @@ def test_axe_on_the_bar_and_the_data_message(browser, server):
         o.page.close()
     finally:
         del server.fail[f"/class/data/{DATA}.json"]
+
+
+def test_the_teacher_switches_data(browser, server):
+    """Another data set in the teacher's state: the page reloads once (the server serves the page for the
+    class's data); a page still holding the old data after that says so instead of reloading again."""
+    from nblab.data import lab_data as make
+
+    cid = "switchFFFFFFFFFF"
+    server.publish(cid, 2)
+    o = open_class(browser, server, cid, viewport={"width": 1280, "height": 720})
+    wait_applied(o, 1)
+    loads = []
+    o.page.on("load", lambda *_: loads.append(1))
+    toy = dict(SETTINGS, dataset="toy_spam", hidden=50)
+    server.publish(cid, 1, toy, data="toy_spam")
+    o.page.wait_for_function("() => document.body.innerText.includes('The teacher moved to another data set')", timeout=30_000)
+    assert len(loads) == 1                                   # one reload, not a loop
+    o.page.wait_for_timeout(4 * INTERVAL)
+    assert len(loads) == 1
+    assert o.ev("() => __nblab.data.name") == DATA
+    # the server now serves the class's page for toy_spam: a reload follows the teacher there
+    _write_class(server.folder, cid, make("toy_spam"), key="toy_spam")
+    o.page.reload()
+    o.page.wait_for_function(READY, timeout=60_000)
+    wait_applied(o, server.states[cid]["v"])
+    assert o.ev("() => __nblab.data.name") == "toy_spam"
+    assert o.t == 1 and o.ev("() => __nblab.settings.hidden") == 50
+    assert bar_text(o) == "Following the teacher — iteration 1"
+    assert o.errors == [], o.errors
+    o.page.close()
