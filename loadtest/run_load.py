@@ -1079,6 +1079,11 @@ def run_class_link(args) -> int:
             pg_data = st.get("pg_data")
             warm_targets = [f"http://127.0.0.1:{p['port']}" for p in procs if p.get("port")]
             logs = [Path(p["log"]) for p in procs]
+            try:   # the key teachers type to open a class (deploy/nblab_deploy.py keeps it there)
+                env["NBLAB_SHARE_KEY"] = (Path(state_dir) / "share_key").read_text().strip() if state_dir else \
+                    env.get("NBLAB_SHARE_KEY", "")
+            except OSError:
+                pass
             if st.get("store_url"):
                 env["NBLAB_STORE_URL"] = st["store_url"]
                 env.pop("NBLAB_STORE_DIR", None)
