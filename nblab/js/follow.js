@@ -1,5 +1,5 @@
 // Following the teacher (the class link): the pure part, no DOM. The page (boot.js) polls the teacher's
-// state (/tmp/contract.md's "class-link contract": GET <cid>/state.json), hands every answer to a Follower
+// state (the class-link contract, docs/class_link.md: GET <cid>/state.json), hands every answer to a Follower
 // and applies what it says; node's test runner imports this file directly (tests/lab/js/follow.test.mjs).
 //
 //   poll answer ─► Follower.onPoll ─► { apply: state | null, delay }      (when following)
