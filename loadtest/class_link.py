@@ -1043,6 +1043,17 @@ def pct(xs: list[float], q: float) -> float | None:
     return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
 
 
+def cpu_pressure_total() -> int | None:
+    """/proc/pressure/cpu's "some" total (microseconds some task waited for a CPU), or None."""
+    try:
+        for line in Path("/proc/pressure/cpu").read_text().splitlines():
+            if line.startswith("some "):
+                return int(line.rsplit("total=", 1)[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
 def _cores(series: list[tuple], a: float, b: float) -> dict | None:
     """Cores used by the app processes, HAProxy and the load generator between times a and b (the samples
     nearest inside)."""
@@ -1114,6 +1125,7 @@ async def run_class(args, base_url: str, env: dict, cpu_groups: dict[str, list[i
     cold = await warm(warm_targets or [base_url], page_path, shared)
     cold_errors = shared.error_count
     meter = CpuMeter(cpu_groups, pg_data)
+    psi0 = cpu_pressure_total()
     gen0 = proc_cpu(os.getpid())
     meter.start()
     t_students = now()
@@ -1163,6 +1175,7 @@ async def run_class(args, base_url: str, env: dict, cpu_groups: dict[str, list[i
         elif isinstance(r, dict):
             browser = r
     t_end = now()
+    psi1 = cpu_pressure_total()
     cpu_point()
     cpu = meter.stop()
     profile = stop_spies(spies)
@@ -1222,6 +1235,9 @@ async def run_class(args, base_url: str, env: dict, cpu_groups: dict[str, list[i
         "server_cores_used": _r(server_cpu / (t_end - t_students), 2),
         "loadgen_cores_used": _r((gen1 - gen0) / (t_end - t_students), 2) if gen0 is not None and gen1 is not None else None,
         "wall_s": round(t_end - t_students, 1),
+        # the share of the time some runnable task of the machine waited for a CPU (/proc/pressure/cpu):
+        # high means the machine (this run and whatever else runs on it) wanted more cores than it has
+        "cpu_pressure_some": _r((psi1 - psi0) / 1e6 / (t_end - t_students), 2) if psi0 is not None and psi1 is not None else None,
         # cores used while the students arrived (the page loads) and while they only followed
         "cores_arriving": _cores(series, t_students, t_students + args.ramp),
         "cores_following": _cores(series, t_students + args.ramp + 2.0, t_end),
@@ -1265,6 +1281,8 @@ def print_summary(s: dict) -> None:
          f"{s['server_cpu_s']} / {s['server_cpu_s_per_student_per_min']} / {s['server_cores_used']}"),
         ("load generator cores", f"{s['loadgen_cores_used']}"),
         ("cores while arriving / while following", f"{s['cores_arriving']} / {s['cores_following']}"),
+        ("CPU pressure (share of time some task waited for a core)", f"{s['cpu_pressure_some']}   "
+                                                                      f"(load average before {s.get('loadavg_before')})"),
         ("gzip / immutable", f"{s['gzip']} / {s['immutable']}"),
     ]
     b = s.get("browser")
