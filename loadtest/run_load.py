@@ -998,34 +998,11 @@ def run_through_proxy(args) -> int:
     return report(args, stats, run, startup)
 
 
-#: runs deploy/nblab_deploy.py with its app processes' `streamlit run dashboard/app.py` replaced by ENTRY
-_DEPLOY_WITH_ENTRY = """
-import runpy, subprocess, sys
-ENTRY, DEPLOY = sys.argv[1], sys.argv[2]
-_Popen = subprocess.Popen
-class Popen(_Popen):
-    def __init__(self, cmd, *a, **k):
-        if isinstance(cmd, list):
-            cmd = [ENTRY if c == "dashboard/app.py" else c for c in cmd]
-        super().__init__(cmd, *a, **k)
-subprocess.Popen = Popen
-sys.argv = [DEPLOY] + sys.argv[3:]
-runpy.run_path(DEPLOY, run_name="__main__")
-"""
-
-
-def start_deployment(args, entry: str | None = None) -> str | None:
+def start_deployment(args) -> str | None:
     """deploy/nblab_deploy.py start with --deploy K processes in a temporary state directory; its path, or
-    None (said why) when it did not start. ``entry``: the app file its processes must run (the class link
-    needs dashboard/server.py); when the deployment script still starts dashboard/app.py, it is run with
-    that one word replaced (said so)."""
+    None (said why) when it did not start."""
     state_dir = tempfile.mkdtemp(prefix="loadtest_deploy_")
-    script = ROOT / "deploy" / "nblab_deploy.py"
-    prefix = [sys.executable, str(script)]
-    if entry and entry not in script.read_text():
-        print(f"note: {script.relative_to(ROOT)} starts dashboard/app.py; its processes run {entry} in this "
-              f"load test instead (the class routes are there)", flush=True)
-        prefix = [sys.executable, "-c", _DEPLOY_WITH_ENTRY, entry, str(script)]
+    prefix = [sys.executable, str(ROOT / "deploy" / "nblab_deploy.py")]
     cmd = prefix + ["start", "--processes", str(args.deploy),
                     "--port", str(free_port()), "--bind", "127.0.0.1", "--state-dir", state_dir] + (
         ["--allow-root"] if os.geteuid() == 0 else [])
@@ -1061,7 +1038,7 @@ def run_class_link(args) -> int:
         if args.deploy or args.proxy:
             state_dir = args.deploy_state
             if args.deploy:
-                state_dir = started_deploy = start_deployment(args, entry="dashboard/server.py")
+                state_dir = started_deploy = start_deployment(args)
                 if state_dir is None:
                     return 2
             st = {}
