@@ -58,7 +58,8 @@ STORE_CLASSES_PER_HOUR = 1000       # classes the whole store may open in an hou
 MAX_LIVE_CLASSES = 20_000           # classes open at once on the whole store
 
 SETTING_KEYS = ("dataset", "model", "hidden", "lam", "init", "seed", "max_iter", "tol")
-STATE_KEYS = ("data", "settings", "t", "half", "open")
+STATE_KEYS = ("data", "settings", "t", "half", "open", "lams")
+MAX_LAMS = 64                       # λ changes one state lists (the run's λ history: [[t, λ], ...])
 
 
 # ---- errors ---------------------------------------------------------------------------------------
@@ -169,6 +170,19 @@ def clean_state(state: Mapping, data_key: str | None = None) -> dict:
         raise BadState("open: true or false")
     out = {"data": data, "settings": out_s, "t": _int("t", state.get("t", 0), 0, MAX_T), "half": half,
            "open": is_open}
+    lams = state.get("lams")
+    if lams is not None:   # [[t, λ], ...]: θ_t on were computed with λ; t from 0, increasing
+        if not isinstance(lams, (list, tuple)) or not 1 <= len(lams) <= MAX_LAMS:
+            raise BadState(f"lams: a list of 1–{MAX_LAMS} [t, λ] pairs")
+        clean = []
+        for e in lams:
+            if not isinstance(e, (list, tuple)) or len(e) != 2:
+                raise BadState("lams: each entry a [t, λ] pair")
+            t_i, lam_i = _int("lams t", e[0], 0, MAX_T), _num("lams λ", e[1])
+            if (not clean and t_i != 0) or (clean and t_i <= clean[-1][0]) or lam_i < 0:
+                raise BadState("lams: t from 0, increasing; λ ≥ 0")
+            clean.append([t_i, lam_i])
+        out["lams"] = clean
     if len(_dump(out)) > MAX_STATE_BYTES:
         raise BadState(f"the state is over {MAX_STATE_BYTES} bytes")
     return out
@@ -192,6 +206,8 @@ def state_bytes(cid: str, v: int, stored: str) -> bytes:
         st = {}
     out = {"class": cid, "v": int(v), "data": st.get("data"), "settings": st.get("settings") or {},
            "t": st.get("t", 0), "half": st.get("half"), "open": bool(st.get("open", True))}
+    if st.get("lams"):
+        out["lams"] = st["lams"]
     return json.dumps(out, separators=(",", ":"), ensure_ascii=True, allow_nan=False).encode()
 
 

@@ -575,10 +575,28 @@ export function start(root, opts = {}) {
       const p = Follow.plan({ settings: G.settings, t: lab.t, latest: lab.latest, half: lab.half, dataKey }, st);
       if (p.action === "reload") { reloadFor(st); return; }
       note = null;
+      // the teacher's λ history and this page's disagree (a student who joins after a λ change mid-run, or
+      // comes back from exploring): replay the teacher's run, λ change by λ change, before showing t
+      const lams = st.lams;
+      if (lams && p.rebuild.length === 0
+          && Follow.firstMismatch((i) => lab.run.history[i].lam, lab.latest, lams, st.t) >= 0) {
+        applying = true;
+        try {
+          replay(st, p);
+          goTo(p.t, p.half);
+        } catch (e) {
+          console.error(e);
+        } finally {
+          applying = false;
+        }
+        F.done(st);
+        return;
+      }
       if (!p.same) {
         applying = true;
         try {
           if (Object.keys(p.patch).length) change(p.patch, "teacher");
+          if (lams && Follow.firstMismatch((i) => G.lab.run.history[i].lam, G.lab.latest, lams, st.t) >= 0) replay(st, p);
           // what the change did ("new run", "continues") stays said while the page computes up to t
           const said = G.lab.notice;
           goTo(p.t, p.half);
@@ -590,6 +608,37 @@ export function start(root, opts = {}) {
         }
       }
       F.done(st);
+    }
+
+    // The teacher's run rebuilt here from its λ history: from the first iteration whose λ differs (a new run at
+    // the first λ when it is θ_0), forward to t with each λ from where the teacher set it, then the λ the
+    // teacher's next steps use. Each λ change is the lab's own "continue with λ" (withSmoothing), as on the
+    // teacher's page, so the numbers are the teacher's.
+    function replay(st, p) {
+      const lab = G.lab, lams = st.lams;
+      const m = Follow.firstMismatch((i) => lab.run.history[i].lam, lab.latest, lams, st.t);
+      const setLam = (lam) => {
+        if (lab.settings.lam === lam && lab.run.history[lab.latest].lam === lam) return;
+        lab.continueWith(Object.assign({}, lab.settings, { lam }), ["lam"]);
+      };
+      if (m === 0) {
+        lab.build(Object.assign({}, lab.settings, { lam: lams[0][1] }));
+      } else if (m > 0) {
+        rewindTo(m - 1);
+        lab.half = null;
+      }
+      while (lab.latest < st.t && !lab.run.done) {
+        const want = Follow.lamAt(lams, lab.latest + 1);
+        if (lab.settings.lam !== want) setLam(want);
+        if (!lab.compute()) break;
+      }
+      const next = Object.prototype.hasOwnProperty.call(st.settings, "lam") ? st.settings.lam : Follow.lamAt(lams, st.t);
+      if (lab.settings.lam !== next) lab.continueWith(Object.assign({}, lab.settings, { lam: next }), ["lam"]);
+      G.settings = Object.assign({}, G.settings, { lam: lab.settings.lam });
+      lab.notice = { kind: "continued", text: lams.length > 1
+        ? `Recomputed the teacher's run to iteration ${lab.latest}, with each λ from where the teacher set it `
+          + `(${lams.map(([t, l]) => `λ = ${State.fmtLam(l)} from t = ${t}`).join(", ")}).`
+        : `Recomputed the teacher's run to iteration ${lab.latest} with λ = ${State.fmtLam(lams[0][1])}.` };
     }
 
     // iteration t of the teacher's run (computed up to t if needed), then the E-step half if the teacher did it

@@ -87,7 +87,58 @@ export function validateState(raw, table) {
       settings[key] = d.value;
     }
   }
-  return { state: { v, t, half, data, settings, open }, problems };
+  let lams = null;
+  if (own(raw, "lams") && raw.lams !== null && raw.lams !== undefined) {
+    const got = validLams(raw.lams, tHi, table);
+    if (got.lams) lams = got.lams;
+    else problems.push(`lams: ${got.why}: ignored`);
+  }
+  const state = { v, t, half, data, settings, open };
+  if (lams) state.lams = lams;
+  return { state, problems };
+}
+
+//: the most λ changes a teacher's state lists (a longer list is not the teacher's page: ignored)
+export const MAX_LAMS = 64;
+
+/**
+ * The λ history of the teacher's run, checked: [[t, λ], ...] with t = 0 first and strictly increasing, each
+ * λ a value the page's λ control accepts. Entry [t, λ]: θ_t and the iterations after it were computed with λ
+ * (until the next entry). Returns { lams } or { why }.
+ */
+export function validLams(raw, tHi = 1000, table = null) {
+  if (!Array.isArray(raw) || raw.length === 0 || raw.length > MAX_LAMS) return { why: `not a list of 1–${MAX_LAMS} [t, λ] pairs` };
+  const out = [];
+  for (const e of raw) {
+    if (!Array.isArray(e) || e.length !== 2) return { why: "an entry is not a [t, λ] pair" };
+    const [t, lam] = e;
+    if (typeof t !== "number" || !Number.isInteger(t) || t < 0 || t > tHi) return { why: "an entry's t is not a whole number in range" };
+    if (out.length === 0 ? t !== 0 : t <= out[out.length - 1][0]) return { why: "the t's do not start at 0 and increase" };
+    if (typeof lam !== "number" || !isFinite(lam) || lam < 0) return { why: "an entry's λ is not a number ≥ 0" };
+    if (table && table.lam) {
+      const d = decide("lam", [String(lam)], table.lam);
+      if (d.refused) return { why: `λ ${String(lam).slice(0, 20)}: ${d.why}` };
+    }
+    out.push([t, lam]);
+  }
+  return { lams: out };
+}
+
+/** The λ θ_i was computed with, by the teacher's history `lams` (validLams' list). */
+export function lamAt(lams, i) {
+  let v = lams[0][1];
+  for (const [t, lam] of lams) { if (t <= i) v = lam; else break; }
+  return v;
+}
+
+/**
+ * The first iteration i ≤ min(upto, latest) whose λ on this page (`lamOf(i)`: the page run's history) is not
+ * the teacher's (`lams`), or -1 when they agree there. The page replays from there (boot.js).
+ */
+export function firstMismatch(lamOf, latest, lams, upto) {
+  const end = Math.min(latest, upto);
+  for (let i = 0; i <= end; i++) if (lamOf(i) !== lamAt(lams, i)) return i;
+  return -1;
 }
 
 /**

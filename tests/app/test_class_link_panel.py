@@ -27,7 +27,8 @@ def test_the_state_names_the_data_settings_and_iteration_on_screen(lr):
     s = class_link.teacher_state(lr)
     assert s == {"data": "toy_spam", "t": 2, "half": None,
                  "settings": {"model": "bernoulli", "hidden": 50, "lam": 0.5, "init": "labeled", "seed": 3,
-                              "max_iter": 40, "tol": 1e-6}}
+                              "max_iter": 40, "tol": 1e-6},
+                 "lams": [[0, 0.5]]}
 
 
 def test_scrubbing_back_publishes_the_iteration_shown_not_the_latest(lr):
@@ -86,3 +87,23 @@ def test_the_qr_code_is_an_svg_of_the_link():
     buf.seek(0)
     found = zxingcpp.read_barcodes(Image.open(buf))
     assert [r.text for r in found] == ["http://127.0.0.1:8501/class/AbCdEfGhIjKlMnOp"]
+
+
+def test_a_lambda_change_mid_run_is_in_the_history_the_class_replays(lr):
+    """λ 0.5 to θ_3, then 0.1: the change points are where nbcore's snapshots change λ."""
+    lr.step(3)
+    lr.sync(CFG, 0.1)      # λ changed mid-run: the run continues from θ_3
+    lr.step(2)
+    s = class_link.teacher_state(lr)
+    assert s["settings"]["lam"] == 0.1 and s["t"] == 5
+    assert s["lams"] == [[0, 0.5], [4, 0.1]]
+    assert [lr.run.history[t].smoothing for t in range(6)] == [0.5, 0.5, 0.5, 0.5, 0.1, 0.1]
+
+
+def test_the_state_with_its_history_is_one_the_class_store_accepts(lr):
+    from dashboard.classroom import store
+    lr.step(2)
+    lr.sync(CFG, 1.0)
+    lr.step(1)
+    s = class_link.teacher_state(lr)
+    assert store.clean_state(s)["lams"] == [[0, 0.5], [3, 1.0]]

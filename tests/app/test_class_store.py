@@ -247,3 +247,24 @@ def test_peek_answers_from_the_cache_only(store):
         C.read(missing, store=store)
     with pytest.raises(C.ClassNotFound):   # a missing class is remembered for READ_TTL too
         CS.peek(missing, store=store)
+
+
+# ---- the λ history a state may carry ([[t, λ], ...]) ------------------------------------------------------------
+
+def test_a_lambda_history_is_kept_and_served():
+    from dashboard.classroom.store import clean_state, state_bytes
+    import json as _json
+    st = clean_state({"data": "toy_spam", "settings": {"lam": 0.3}, "t": 7, "lams": [[0, 1], [6, 0.3]]})
+    assert st["lams"] == [[0, 1.0], [6, 0.3]]
+    served = _json.loads(state_bytes("AbCdEfGhIjKlMnOp", 4, _json.dumps(st)))
+    assert served["lams"] == [[0, 1.0], [6, 0.3]]
+    assert "lams" not in _json.loads(state_bytes("AbCdEfGhIjKlMnOp", 4, _json.dumps(
+        clean_state({"data": "toy_spam", "t": 1}))))
+
+
+@pytest.mark.parametrize("lams", [[], [[1, 1.0]], [[0, 1.0], [0, 0.3]], [[0, 1.0], [3, -1]], [[0, "1"]], [[0, 1, 2]],
+                                  "[[0, 1]]", [[0, float("nan")]], [[i, 1.0] for i in range(65)], [[0, True]]])
+def test_a_bad_lambda_history_is_refused(lams):
+    from dashboard.classroom.store import BadState, clean_state
+    with pytest.raises(BadState, match="lams"):
+        clean_state({"data": "toy_spam", "t": 1, "lams": lams})

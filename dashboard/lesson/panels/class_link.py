@@ -45,8 +45,31 @@ def teacher_state(lr) -> dict | None:
         return None
     from nblab import export
     settings = export.lesson_settings(lr)
-    return {"data": key, "settings": {k: settings[k] for k in SETTING_KEYS if k in settings},
-            "t": int(lr.t), "half": "e" if getattr(lr.run, "pending", None) is not None else None}
+    out = {"data": key, "settings": {k: settings[k] for k in SETTING_KEYS if k in settings},
+           "t": int(lr.t), "half": "e" if getattr(lr.run, "pending", None) is not None else None}
+    lams = lam_history(lr.run)
+    if lams is not None:
+        out["lams"] = lams
+    return out
+
+
+def lam_history(run, limit: int = 64) -> list | None:
+    """The run's λ history as change points, [[t, λ], ...]: θ_t and the iterations after it were computed with
+    λ (until the next entry). A student who joins after a λ change mid-run replays it (nblab/js/follow.js),
+    instead of running the whole lesson at today's λ. None when λ is one pseudo-count per feature or the run
+    changed λ more than ``limit`` times (the page then runs at the settings' λ)."""
+    out: list = []
+    for t, snap in enumerate(run.history):
+        lam = snap.smoothing
+        if not isinstance(lam, (int, float)):
+            try:
+                lam = float(lam)
+            except (TypeError, ValueError):
+                return None
+        lam = float(lam)
+        if not out or out[-1][1] != lam:
+            out.append([t, lam])
+    return out if 0 < len(out) <= limit else None
 
 
 def class_url(cid: str) -> str:

@@ -235,3 +235,40 @@ test("strings with HTML from the network never reach the bar's text", () => {
   assert.equal(f.bar().text, "Following the teacher — iteration 4");
   assert.equal(f.teacher.data, null);
 });
+
+// ---- the teacher's λ history (a student who joins after a λ change mid-run replays it) ----------------------
+
+test("a λ history is kept when valid, and refused with a reason when not", () => {
+  const table = T;
+  const ok = F.validateState({ v: 3, t: 7, settings: {}, lams: [[0, 1], [5, 0.3]] }, table);
+  assert.deepEqual(ok.state.lams, [[0, 1], [5, 0.3]]);
+  assert.deepEqual(ok.problems, []);
+  for (const bad of [[], [[1, 1]], [[0, 1], [0, 0.3]], [[0, 1], [3, -1]], [[0, "1"]], [[0, 1, 2]], "[[0,1]]",
+    [[0, 1], [2, 0.3], [1, 1]], [[0, 1e400]], Array.from({ length: 65 }, (_, i) => [i, 1])]) {
+    const r = F.validateState({ v: 3, t: 7, settings: {}, lams: bad }, table);
+    assert.ok(r.state, "the rest of the state is still used");
+    assert.equal(r.state.lams, undefined, JSON.stringify(bad));
+    assert.ok(r.problems.some((p) => p.startsWith("lams:")), JSON.stringify(bad));
+  }
+});
+
+test("lamAt reads the λ of each iteration off the change points", () => {
+  const lams = [[0, 1], [5, 0.3], [9, 0.01]];
+  assert.deepEqual([0, 4, 5, 8, 9, 30].map((i) => F.lamAt(lams, i)), [1, 1, 0.3, 0.3, 0.01, 0.01]);
+  assert.equal(F.lamAt([[0, 0.1]], 100), 0.1);
+});
+
+test("firstMismatch finds where this page's run parted from the teacher's, up to the teacher's t", () => {
+  const lams = [[0, 1], [6, 0.3]];    // λ 1 → 0.3 at t = 5: θ_6 is the first computed with 0.3
+  const page = (hist) => (i) => hist[i];
+  // a late joiner: the page ran everything at today's λ
+  assert.equal(F.firstMismatch(page([0.3, 0.3, 0.3]), 2, lams, 7), 0);
+  // the page followed along: the same history
+  assert.equal(F.firstMismatch(page([1, 1, 1, 1, 1, 1, 0.3, 0.3]), 7, lams, 7), -1);
+  // the page is behind the teacher but agrees so far
+  assert.equal(F.firstMismatch(page([1, 1, 1]), 2, lams, 7), -1);
+  // a student who explored and changed λ at 3
+  assert.equal(F.firstMismatch(page([1, 1, 1, 1, 0.1, 0.1]), 5, lams, 7), 4);
+  // only up to the teacher's t: what the page computed beyond it does not count
+  assert.equal(F.firstMismatch(page([1, 1, 1, 1, 1, 1, 0.1]), 6, lams, 5), -1);
+});
