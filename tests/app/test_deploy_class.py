@@ -1,7 +1,8 @@
 """The class link in the deployment (deploy/nblab_deploy.py: 2 app processes running dashboard/server.py behind
 HAProxy, the store on PostgreSQL): a class opened through the store is served by both processes (each
 port directly, and through the proxy without any cookie), follows a publish on every process, and
-survives a restart of one app process."""
+survives a restart of one app process; and students in Chromium, with every WebSocket refused, follow it
+through the proxy."""
 from __future__ import annotations
 
 import importlib.util
@@ -175,3 +176,47 @@ def get_ok(url: str) -> bool:
         return get(url, timeout=2)[0] == 200
     except OSError:
         return False
+
+
+def test_students_follow_through_the_proxy_in_chromium_with_websockets_refused(deployment):
+    """Three students (two desktops, a phone) open the class link through HAProxy on two processes, in browsers
+    that refuse every WebSocket: the lab draws, follows two publishes, and no WebSocket is ever tried."""
+    import re
+
+    from browser_kit import ARGS, CHROMIUM, require_chromium
+    from dashboard import classroom as C
+
+    sync_api = require_chromium()
+    store = _store(deployment["store_url"])
+    try:
+        cid, key = C.open_class("toy_spam", {"settings": {"hidden": 50, "lam": 1.0, "init": "labeled"}, "t": 1},
+                                store=store)
+        link = f"{deployment['url']}/class/{cid}"
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+            try:
+                pages, sockets, errors = [], [], []
+                for viewport in ({"width": 1280, "height": 800}, {"width": 1280, "height": 800},
+                                 {"width": 390, "height": 844}):
+                    ctx = browser.new_context(viewport=viewport)   # each its own cookies: any process may answer
+                    page = ctx.new_page()
+                    page.on("websocket", lambda ws: sockets.append(ws.url))
+                    page.on("pageerror", lambda e: errors.append(str(e)))
+                    page.route_web_socket(re.compile(".*"), lambda ws: ws.close())
+                    page.goto(link, wait_until="domcontentloaded")
+                    pages.append(page)
+                for page in pages:
+                    page.wait_for_function("() => window.__nblab && __nblab.lab && __nblab.follow"
+                                           " && __nblab.follow.applied >= 1 && __nblab.lab.t === 1", timeout=120_000)
+                    assert page.locator(".lab-chart .js-plotly-plot").count() >= 2
+                for t, v in ((3, 2), (4, 3)):
+                    assert C.publish(cid, key, {"settings": {"hidden": 50, "lam": 1.0, "init": "labeled"}, "t": t},
+                                     store=store) == v
+                    for page in pages:
+                        page.wait_for_function(f"() => __nblab.lab.t === {t} && __nblab.follow.applied === {v}",
+                                               timeout=30_000)
+                assert sockets == [] and errors == []
+            finally:
+                browser.close()
+    finally:
+        store.close()
