@@ -107,3 +107,15 @@ def test_the_state_with_its_history_is_one_the_class_store_accepts(lr):
     lr.step(1)
     s = class_link.teacher_state(lr)
     assert store.clean_state(s)["lams"] == [[0, 0.5], [3, 1.0]]
+
+
+def test_changed_text_settings_do_not_travel_and_the_teacher_is_told_so():
+    """The class's pages read a shipped set with its own text settings: a lesson with others would disagree."""
+    import dataclasses
+    from nbcore.data import DEFAULT_PIPELINES
+    p = DEFAULT_PIPELINES["sms_spam"]
+    cfg = DataConfig(dataset="sms_spam", model="bernoulli", hidden_pct=99, init="labeled", seed=0,
+                     unlabeled_weight=1.0, max_iter=100, tol=1e-6, text=p)
+    assert class_link.text_settings_travel(cfg)
+    assert not class_link.text_settings_travel(dataclasses.replace(cfg, text=dataclasses.replace(p, min_df=p.min_df + 1)))
+    assert class_link.text_settings_travel(CFG)      # not text: nothing to carry

@@ -187,6 +187,21 @@ def sidebar_panel() -> None:
                   help="Your students' pages stop following; what they have open keeps working.")
         if show or st.session_state.pop("class_show_qr", False):
             _qr_dialog(url)
+    cfg = session.lesson().cfg
+    if cls and cfg is not None and not text_settings_travel(cfg):
+        st.warning("Your text settings (words, n-grams, minimum count…) differ from this data set's own: the class's "
+                   "pages use the data set's own settings, so their numbers will differ from yours. Set them back "
+                   "(or share the file read your way) for the class to see your numbers.",
+                   icon=":material/warning:")
     err = state.get(state.CLASS_ERROR)
     if err:
         st.error(err)
+
+
+def text_settings_travel(cfg) -> bool:
+    """Whether the class's pages read the data with the lesson's text settings: the class link carries a
+    data set's own features (a shipped set's standard text settings, a shared file's stored ones)."""
+    if getattr(cfg, "text", None) is None:
+        return True
+    from dashboard.data import datasets
+    return cfg.text == datasets.default_pipeline(cfg.dataset)
