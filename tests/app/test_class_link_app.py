@@ -1,0 +1,128 @@
+"""Open for the class in the lesson view, under streamlit.testing (the store: a fresh SQLite file per test).
+
+What the class reads is read back from the store (dashboard.classroom.read, as the class routes answer a
+student), and compared with the lesson on the teacher's screen; each message the panel can show is asked
+for: an upload not shared yet, the server's share key missing or wrong.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from conftest import ROOT, page_text
+
+APP = str(ROOT / "dashboard" / "app.py")
+QUERY = {"dataset": "toy_spam", "hidden": "50", "lam": "1", "init": "labeled"}
+CSV = (b"text,label\nwin cash now,spam\nfree prize inside,spam\nmeeting at noon,ham\nlunch tomorrow,ham\n"
+       b"claim your free cash,\nnotes from the meeting,\n")
+
+
+@pytest.fixture(autouse=True)
+def fresh_store(tmp_path, monkeypatch):
+    from dashboard.classroom import store
+    from dashboard.data import sharing
+    monkeypatch.setenv("NBLAB_STORE_DIR", str(tmp_path / "store"))
+    for var in ("NBLAB_STORE_URL", "NBLAB_SHARE_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    store._STORES.clear()
+    store.clear_cache()
+    sharing._open.clear()
+    yield
+    store._STORES.clear()
+    store.clear_cache()
+    sharing._open.clear()
+
+
+def run(at: AppTest) -> AppTest:
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def new_app(**query) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    for k, v in {**QUERY, **query}.items():
+        at.query_params[k] = v
+    return run(at)
+
+
+def opened(at: AppTest) -> dict:
+    from dashboard.ui import state
+    cls = at.session_state[state.CLASS_OPEN]
+    assert cls and len(cls["cid"]) == 16, page_text(at)[-1500:]
+    return cls
+
+
+def class_state(cid: str) -> dict:
+    from dashboard import classroom
+    classroom.store.clear_cache()
+    v, body = classroom.read(cid)
+    st = json.loads(body)
+    assert st["v"] == v
+    return st
+
+
+def test_opening_a_class_publishes_the_lesson_on_screen_and_every_change_after_it():
+    at = new_app()
+    at.button(key="class_open_btn").click()
+    run(at)
+    cls = opened(at)
+    st = class_state(cls["cid"])
+    assert st["data"] == "toy_spam" and st["t"] == 0 and st["half"] is None and st["open"] is True
+    assert st["settings"] == {"model": "bernoulli", "hidden": 50, "lam": 1.0, "init": "labeled", "seed": 0,
+                              "max_iter": 100, "tol": 1e-6}
+    # the sidebar shows the link students open
+    assert any(f"/class/{cls['cid']}" in c.value for c in at.sidebar.code)
+    # a Step is published (the store's version goes up by one), a rerun with nothing new publishes nothing
+    at.button(key="step").click()
+    run(at)
+    st = class_state(cls["cid"])
+    assert st["t"] == 1 and st["v"] == 2
+    run(at)
+    assert class_state(cls["cid"])["v"] == 2
+    # the E-step half
+    at.button(key="e_step").click()
+    run(at)
+    st = class_state(cls["cid"])
+    assert st["t"] == 1 and st["half"] == "e" and st["v"] == 3
+    # Close the class: the last state, closed
+    at.button(key="class_close_btn").click()
+    run(at)
+    from dashboard.ui import state
+    assert at.session_state[state.CLASS_OPEN] is None
+    st = class_state(cls["cid"])
+    assert st["open"] is False and st["t"] == 1 and st["v"] == 4
+    assert at.button(key="class_open_btn")      # and the teacher can open another
+
+
+def test_an_upload_not_shared_yet_is_said_so():
+    at = new_app()
+    at.file_uploader(key="uploader").upload("mail.csv", CSV, "text/csv")
+    run(at)
+    at.button(key="class_open_btn").click()
+    run(at)
+    from dashboard.ui import state
+    assert at.session_state[state.CLASS_OPEN] is None
+    assert any("Share this data set first" in e.value for e in at.sidebar.error), page_text(at)[-1500:]
+
+
+def test_with_a_share_key_only_its_holder_opens_a_class(monkeypatch):
+    monkeypatch.setenv("NBLAB_SHARE_KEY", "k3y-for-teachers-only")
+    at = new_app()
+    at.button(key="class_open_btn").click()
+    run(at)
+    from dashboard.ui import state
+    assert at.session_state[state.CLASS_OPEN] is None
+    assert any("needs its share key" in e.value and "missing" in e.value for e in at.sidebar.error)
+    at.text_input(key="class_key_typed").input("not-the-key")
+    at.button(key="class_open_btn").click()
+    run(at)
+    assert at.session_state[state.CLASS_OPEN] is None
+    assert any("not it" in e.value for e in at.sidebar.error)
+    at.text_input(key="class_key_typed").input("k3y-for-teachers-only")
+    at.button(key="class_open_btn").click()
+    run(at)
+    assert opened(at)
+    assert not at.sidebar.error
