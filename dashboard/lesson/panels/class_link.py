@@ -170,7 +170,7 @@ def sidebar_panel() -> None:
     cls = state.get(state.CLASS_OPEN)
     if not cls:
         if sharing.share_key() is not None:
-            st.text_input("Share key", type="password", key=K_KEY,
+            st.text_input("Share key (to open a class)", type="password", key=K_KEY,
                           help="Opening a class on this server is for teachers: its administrator gives them this key.")
         st.button("Open for the class", icon=":material/groups:", key="class_open_btn", on_click=_on_open,
                   help="A link and a QR code for your students: the lesson runs in their browsers and follows "
