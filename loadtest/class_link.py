@@ -1210,6 +1210,8 @@ async def run_class(args, base_url: str, env: dict, cpu_groups: dict[str, list[i
         "follow_max": _r(max(shared.follow_s) if shared.follow_s else None), "follow_n": len(shared.follow_s),
         "teacher_step_p95": _r(pct(step_s, 0.95)), "teacher_step_p50": _r(pct(step_s, 0.5)),
         "teacher_step_max": _r(max(step_s) if step_s else None), "teacher_steps": len(step_s),
+        "teacher_steps_at": [[round(t0 - t_students, 1), round(d, 3)] for t0, d in teacher.steps
+                             if t_students <= t0 <= t_end],   # (s after the first student, Step seconds)
         "teacher_open_s": _r(teacher.open_s),
         "teacher_page_load_s": _r(getattr(teacher, "load_s", None)),
         "teacher_resets": getattr(teacher, "resets", 0),
