@@ -362,6 +362,30 @@ def _page_html(cid: str, state: dict, meta: dict) -> bytes:
     return html.encode("utf-8")
 
 
+#: class pages built, per (class, data, settings): (html, its gzip, ETag); the newest PAGE_ENTRIES kept
+PAGE_ENTRIES = 512
+_PAGES: OrderedDict = OrderedDict()
+_PAGES_LOCK = threading.Lock()
+
+
+def _page_cached(key: tuple):
+    with _PAGES_LOCK:
+        got = _PAGES.get(key)
+        if got is not None:
+            _PAGES.move_to_end(key)
+        return got
+
+
+def _page_store(key: tuple, plain: bytes, gz: bytes | None) -> tuple:
+    got = (plain, gz, '"' + hashlib.sha256(plain).hexdigest()[:32] + '"')
+    with _PAGES_LOCK:
+        _PAGES[key] = got
+        _PAGES.move_to_end(key)
+        while len(_PAGES) > PAGE_ENTRIES:
+            _PAGES.popitem(last=False)
+    return got
+
+
 def page_csp() -> str:
     from nblab import site
     return site.CSP + FRAME_POLICY
@@ -384,10 +408,19 @@ async def page_route(request: Request) -> Response:
             return _page_error(404, "This class's data set is gone",
                                "The data set this class was opened on is no longer on the server. Ask your "
                                "teacher to open the class again.")
-        plain = await run_in_threadpool(_page_html, cid, state, e.meta)
+        # the page depends on the class, its data and the teacher's settings, never on t: while they stay the
+        # same (a lecture's students arriving) every request is the bytes built for the first one
+        pkey = (cid, str(state.get("data")), json.dumps(state.get("settings") or {}, sort_keys=True))
+        got = _page_cached(pkey)
+        if got is None:
+            plain = await run_in_threadpool(_page_html, cid, state, e.meta)
+            got = _page_store(pkey, plain, _gz(plain))
+        plain, gz, etag = got
         headers = dict(BASE_HEADERS, **{"Cache-Control": "no-cache", "Content-Security-Policy": page_csp(),
-                                        "X-Frame-Options": "DENY"})
-        return _body(request, plain, _gz(plain), HTML_TYPE, headers)
+                                        "X-Frame-Options": "DENY", "ETag": etag})
+        if _etag_matches(request, etag):
+            return Response(status_code=304, headers=headers)
+        return _body(request, plain, gz, HTML_TYPE, headers)
     except S.StoreUnavailable:
         return _page_error(503, *BUSY, retry=True)
     except Exception:

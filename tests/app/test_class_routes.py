@@ -123,6 +123,11 @@ def test_page_assets_data_and_state(served):
     assert cfg["follow"] == {"state": f"{cid}/state.json", "intervalMs": 2000}
     assert cfg["defaults"]["hidden"] == 50 and cfg["defaults"]["seed"] == 3 and cfg["defaults"]["lam"] == 1.0
     assert key not in html
+    # a reload revalidates: the same bytes have the same ETag, and If-None-Match gets a 304 with no body
+    status2, h2, body2 = get(f"{base}/class/{cid}", {"Accept-Encoding": "gzip"})
+    assert status2 == 200 and gzip.decompress(body2).decode() == html and h2["etag"] == h["etag"]
+    status3, h3, body3 = get(f"{base}/class/{cid}", {"If-None-Match": h["etag"]})
+    assert status3 == 304 and body3 == b""
 
     # the assets the page names: immutable, gzip when asked, plain otherwise, 304 on their ETag
     srcs = re.findall(r'(?:src|href)="(assets/[^"]+)"', html)
@@ -173,6 +178,19 @@ def test_page_assets_data_and_state(served):
     req = urllib.request.Request(f"{base}/class/{cid}/state.json", method="HEAD")
     with urllib.request.urlopen(req, timeout=30) as r:
         assert r.status == 200
+
+
+def test_the_page_follows_the_teachers_settings_and_revalidates(served):
+    base = served["base"]
+    cid, key = C.open_class("toy_spam", {"settings": SETTINGS, "t": 2}, store=served["store"])
+    status, h, body = get(f"{base}/class/{cid}")
+    assert status == 200 and config_of(body.decode())["defaults"]["hidden"] == 50
+    assert get(f"{base}/class/{cid}", {"If-None-Match": h["etag"]})[0] == 304
+    # the teacher's settings change: a new page (the page cache is keyed by the settings too)
+    C.publish(cid, key, {"settings": dict(SETTINGS, hidden=70), "t": 2}, store=served["store"])
+    time.sleep(0.3)    # the state's read cache (0.25 s)
+    status4, h4, body4 = get(f"{base}/class/{cid}", {"If-None-Match": h["etag"]})
+    assert status4 == 200 and h4["etag"] != h["etag"] and config_of(body4.decode())["defaults"]["hidden"] == 70
 
 
 def test_a_shared_data_set_is_served_like_an_upload(served):
