@@ -98,7 +98,7 @@ export function mount(el, ctx) {
   const { heading, body } = section(el, "Every document's responsibility", "nbl-resp");
   const caption = h("p", { class: "nbl-caption", "aria-live": "polite" });
   const summary = h("p", { class: "nbl-resp-summary" });
-  const chart = h("div", { class: "nbl-chart", role: "img" });
+  const chart = h("div", { class: "nbl-chart", role: "img", "aria-label": "Histogram: the responsibilities p(class | document) of the hidden documents" });
   const numbers = h("details", { class: "nbl-numbers" });
   const listTitle = h("h3");
   const list = h("div", { class: "nbl-scroll", tabindex: "0", role: "region", "aria-label": "The documents EM is least sure about" });
