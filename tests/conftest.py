@@ -35,8 +35,10 @@ class Server:
 
 
 @contextlib.contextmanager
-def streamlit_server(*extra: str, log_path: Path | None = None, timeout: float = 60.0, port: int | None = None):
-    """Start `streamlit run dashboard/app.py` on a free 127.0.0.1 port (or ``port``), wait for
+def streamlit_server(*extra: str, log_path: Path | None = None, timeout: float = 60.0, port: int | None = None,
+                     env: dict | None = None):
+    """Start `streamlit run dashboard/server.py` (ENTRY) on a free 127.0.0.1 port (or ``port``), with ``env``
+    added to this process's environment, wait for
     /_stcore/health (failing the test if it exits or does not answer within `timeout`),
     yield a Server, and stop it afterwards. Only /_stcore/health is requested, so the
     first page request is still the caller's."""
@@ -50,7 +52,8 @@ def streamlit_server(*extra: str, log_path: Path | None = None, timeout: float =
         [sys.executable, "-m", "streamlit", "run", ENTRY, "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
          "--server.fileWatcherType", "none", *extra],
-        cwd=str(ROOT), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        cwd=str(ROOT), stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        env={**os.environ, **env} if env else None)
     try:
         deadline = time.time() + timeout
         while True:

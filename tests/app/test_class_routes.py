@@ -3,13 +3,10 @@ the page, its assets, the data (shipped and shared), the state (ETag, 304), cach
 headers, and 404s for bad and unknown ids that never echo the id. No websocket is opened."""
 from __future__ import annotations
 
-import contextlib
 import gzip
 import json
 import os
 import re
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -17,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, free_port
+from conftest import streamlit_server
 
 from dashboard import classroom as C
 from dashboard.classroom import store as CS
@@ -25,42 +22,6 @@ from dashboard.data import store as S
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 CSV = b"text,label\n" + b"".join(b"win cash now %d,spam\nsee you at lunch %d,ham\n" % (i, i) for i in range(30))
-
-
-@contextlib.contextmanager
-def class_server(env: dict, timeout: float = 90.0):
-    """`streamlit run dashboard/server.py` on a free port with ``env`` added (tests/conftest.py's pattern)."""
-    port = free_port()
-    log_path = Path(env["NBLAB_STORE_DIR"]) / f"server_{port}.log"
-    log = open(log_path, "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "dashboard/server.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none"],
-        cwd=str(ROOT), stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env={**os.environ, **env})
-    try:
-        deadline = time.time() + timeout
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"the server exited ({proc.returncode}): {log_path.read_text()[-2000:]}")
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.time() > deadline:
-                pytest.fail(f"the server did not answer within {timeout:.0f} s; see {log_path}")
-            time.sleep(0.2)
-        yield f"http://127.0.0.1:{port}", log_path
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
-        log.close()
 
 
 def get(url: str, headers: dict | None = None) -> tuple[int, dict, bytes]:
@@ -83,7 +44,9 @@ def served(tmp_path_factory):
     try:
         store = CS.get_store()
         share = store.put("class words.csv", CSV, {}, owner="test")
-        with class_server(env) as (base, log_path):
+        with streamlit_server(env=env, timeout=90.0,
+                              log_path=Path(env["NBLAB_STORE_DIR"]) / "server.log") as srv:
+            base, log_path = srv.url, srv.log_path
             yield {"base": base, "store": store, "share": share.id, "log": log_path}
     finally:
         for k, v in env_old.items():
