@@ -5,7 +5,6 @@ survives a restart of one app process; and students in Chromium, with every WebS
 through the proxy."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import signal
@@ -20,23 +19,9 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, free_port
+from deploy_kit import DEPLOY, require_deploy_programs
 
-DEPLOY = ROOT / "deploy" / "nblab_deploy.py"
-
-
-def _deploy_module():
-    spec = importlib.util.spec_from_file_location("nblab_deploy", DEPLOY)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-_missing = _deploy_module().missing_programs()
-if _missing:
-    _msg = "the deployment test needs HAProxy and PostgreSQL: " + "; ".join(_missing)
-    if os.environ.get("CI"):
-        pytest.fail(_msg + " (.ci/run installs both)", pytrace=False)
-    pytest.skip(_msg, allow_module_level=True)
+require_deploy_programs()
 pytest.importorskip("psycopg")
 
 

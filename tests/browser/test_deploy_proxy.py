@@ -15,7 +15,6 @@ artifacts/screenshots/deploy_proxy_failed_*.png.
 from __future__ import annotations
 
 import http.client
-import importlib.util
 import json
 import os
 import re
@@ -28,26 +27,12 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, free_port
+from deploy_kit import DEPLOY, require_deploy_programs
 from browser_kit import ARGS, CHROMIUM, ITER_JS, require_chromium, wait_idle
 
 pytestmark = pytest.mark.browser
 
-DEPLOY = ROOT / "deploy" / "nblab_deploy.py"
-
-
-def _deploy_module():
-    spec = importlib.util.spec_from_file_location("nblab_deploy", DEPLOY)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-_missing = _deploy_module().missing_programs()
-if _missing:
-    _msg = "the deployment test needs HAProxy and PostgreSQL: " + "; ".join(_missing)
-    if os.environ.get("CI"):
-        pytest.fail(_msg + " (.ci/run installs both)", pytrace=False)
-    pytest.skip(_msg, allow_module_level=True)
+require_deploy_programs()
 
 sync_api = require_chromium()
 
