@@ -38,6 +38,14 @@ def module_fixtures():
         with streamlit_server() as srv:
             yield srv.url
 
+    return server, browser_fixture()
+
+
+def browser_fixture():
+    """A module-scoped fixture of one Chromium driven by Playwright (for modules that serve their own pages).
+    Bind it in a test module: ``browser = browser_fixture()``."""
+    sync_api = require_chromium()
+
     @pytest.fixture(scope="module")
     def browser():
         with sync_api.sync_playwright() as p:
@@ -45,7 +53,7 @@ def module_fixtures():
             yield b
             b.close()
 
-    return server, browser
+    return browser
 
 
 def wait_idle(page, timeout=240_000):

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_kit import ARGS, CHROMIUM, require_chromium
+from browser_kit import browser_fixture, require_chromium
 
 pytestmark = pytest.mark.browser
 sync_api = require_chromium()
@@ -155,12 +155,7 @@ def server(tmp_path_factory, lab_data):
     s.stop()
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield b
-        b.close()
+browser = browser_fixture()
 
 
 def open_class(browser, server, cid, ready=True, **ctx) -> Opened:

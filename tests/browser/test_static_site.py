@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, free_port
-from browser_kit import ARGS, CHROMIUM, require_chromium
+from browser_kit import browser_fixture, require_chromium
 
 pytestmark = pytest.mark.browser
 sync_api = require_chromium()
@@ -86,12 +86,7 @@ def servers(sites):
         s.stop()
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield b
-        b.close()
+browser = browser_fixture()
 
 
 class Visit(Opened):
