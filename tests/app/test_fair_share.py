@@ -185,3 +185,32 @@ def test_uploads_per_client_are_capped(monkeypatch):
     assert not at.exception
     shown = " ".join(e.value for e in at.error)
     assert "1 uploaded files open" in shown and at.session_state["dataset"] != "upload"
+
+
+def test_the_event_model_advice_on_an_upload_is_heavy_work(monkeypatch):
+    """Scoring both event models on an upload re-vectorises the whole text: it must hold a heavy-work
+    slot, or one client's uploads run it beside the gated work and slow every other student's Step."""
+    from streamlit.testing.v1 import AppTest
+
+    from conftest import ROOT
+    from dashboard import serve
+    from nblab import advice
+
+    held = []
+    real = advice.model_advice
+
+    def recording(*a, **k):
+        held.append(getattr(serve.GATE._local, "depth", 0))
+        return real(*a, **k)
+
+    monkeypatch.setattr(advice, "model_advice", recording)
+    rows = "".join(f"win cash prize {i},spam\nlunch at noon {i},ham\nsee you {i},\n" for i in range(20))
+    at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
+    at.session_state["pending_upload"] = ("mine.csv", ("text,label\n" + rows).encode())
+    at.run()      # the upload's own run holds a slot from its start (serve.page_run)
+    assert not at.exception
+    assert at.session_state["dataset"] == "upload"
+    held.clear()
+    at.slider(key="hidden").set_value(at.slider(key="hidden").value - 10).run()   # a new run: advice again
+    assert not at.exception
+    assert held and all(d >= 1 for d in held), held

@@ -5,6 +5,7 @@ import streamlit as st
 
 from nblab import advice
 from nblab.frame import Frame
+from dashboard import serve
 from dashboard.ui import controls, state, text_controls
 
 
@@ -19,7 +20,13 @@ def advice_for(f: Frame):
     cfg = f.cfg
     key = ("model_advice", cfg.dataset, cfg.upload_id, cfg.hidden_pct, cfg.seed, cfg.model,
            None if cfg.text is None else cfg.text.describe())
-    return state.memo(key, lambda: advice.model_advice(f.prep.ds, f.prep.y_obs, cfg.model))
+
+    def compute():
+        # scoring both event models re-vectorises the whole text: heavy work, so it takes one of the
+        # server's heavy-work slots like an upload's parsing does (a class's Steps never wait behind it)
+        with serve.heavy("Comparing the two event models on your data …"):
+            return advice.model_advice(f.prep.ds, f.prep.y_obs, cfg.model)
+    return state.memo(key, compute)
 
 
 def show(f: Frame) -> None:
