@@ -9,8 +9,9 @@ reaps the expired ones (dashboard.serve._reap_expired_sessions). Then glibc's al
 (below numpy's mmap threshold) in the arenas of the threads that ran them; freed, they stay in those
 arenas, and RSS stays at the peak. ``malloc_trim(0)`` gives every arena's free pages back to the
 system. It costs a few milliseconds per hundred MB, so :func:`trim` runs it at most once every
-``TRIM_EVERY`` seconds, and :class:`Janitor` calls it after heavy work finished and after sessions
-ended (it notices the count of sessions going down).
+``TRIM_EVERY`` seconds, and :class:`Janitor` calls it in its own thread after heavy work finished
+and after sessions ended (it notices the count of sessions going down); only the latter also runs a
+full garbage collection, which holds the GIL (every student's script waits) for as long as it takes.
 
 The deployment also sets ``MALLOC_ARENA_MAX=2`` (deploy/nblab_deploy.py): fewer arenas, less memory
 kept per thread in the first place.
@@ -59,16 +60,22 @@ def rss_bytes() -> int:
         return 0
 
 
-def trim(force: bool = False) -> bool:
-    """Collect garbage and give the allocator's free memory back to the system; at most once every
-    TRIM_EVERY seconds unless ``force``. Returns whether it ran."""
+def trim(force: bool = False, collect: bool = False) -> bool:
+    """Give the allocator's free memory back to the system (and first collect garbage when
+    ``collect``: after sessions ended, whose objects hold reference cycles); at most once every
+    TRIM_EVERY seconds unless ``force``. Returns whether it ran.
+
+    ``malloc_trim`` is called through ctypes, which releases the GIL: other threads (every other
+    student's Step) keep running while it works. A full ``gc.collect`` holds the GIL for as long as
+    it walks every object of the process, so it is done only when sessions went away."""
     now = time.monotonic()
     with _LOCK:
         if not force and now - _STATE["last"] < TRIM_EVERY:
             _STATE["pending"] = True      # the janitor runs it when the interval has passed
             return False
         _STATE["last"], _STATE["pending"] = now, False
-    gc.collect()
+    if collect:
+        gc.collect()
     if _LIBC is not None:
         _LIBC.malloc_trim(0)
     with _LOCK:
@@ -83,8 +90,10 @@ def trims() -> int:
 
 
 def request() -> None:
-    """Heavy work finished: trim soon (now if the last trim is old enough, else the janitor's next look)."""
-    trim()
+    """Heavy work finished: the janitor trims at its next look. Never in the caller's thread: that is
+    a student's script run, which would wait for it."""
+    with _LOCK:
+        _STATE["pending"] = True
 
 
 class Janitor:
@@ -122,10 +131,10 @@ class Janitor:
             pending = _STATE["pending"]
         if fewer or pending:
             before = rss_bytes()
-            trim(force=True)
+            trim(force=True, collect=fewer)
             # one line per trim in the server log: the operator sees memory going back
-            log.warning("nblab memory: %s sessions (was %s); RSS %.0f MB -> %.0f MB after gc + malloc_trim",
-                        n, last, before / 2**20, rss_bytes() / 2**20)
+            log.warning("nblab memory: %s sessions (was %s); RSS %.0f MB -> %.0f MB after %smalloc_trim",
+                        n, last, before / 2**20, rss_bytes() / 2**20, "gc + " if fewer else "")
             return True
         return False
 

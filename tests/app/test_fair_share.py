@@ -214,3 +214,21 @@ def test_the_event_model_advice_on_an_upload_is_heavy_work(monkeypatch):
     at.slider(key="hidden").set_value(at.slider(key="hidden").value - 10).run()   # a new run: advice again
     assert not at.exception
     assert held and all(d >= 1 for d in held), held
+
+
+def test_heavy_work_leaves_the_trim_to_the_janitor_and_never_collects_in_a_students_thread(monkeypatch):
+    """The end of heavy work only asks for a trim: a full garbage collection holds the GIL while it
+    walks every object, so done in a script thread (or after every heavy job) it stalls every other
+    student's Step. The janitor trims in its own thread, and collects only when sessions went away."""
+    collected = []
+    monkeypatch.setattr(memory.gc, "collect", lambda *a: collected.append(threading.get_ident()) or 0)
+    monkeypatch.setattr(memory, "TRIM_EVERY", 0.0)
+    before = memory.trims()
+    memory.request()                                      # what serve.heavy() does when its work ends
+    assert memory.trims() == before and not collected
+    sessions = [5]
+    j = memory.Janitor(lambda: sessions[0], every=3600)
+    assert j.look() and memory.trims() == before + 1      # the pending trim, in the janitor's look
+    assert not collected                                  # ... without a full collection
+    sessions[0] = 1                                       # sessions ended: now collect their cycles
+    assert j.look() and memory.trims() == before + 2 and len(collected) == 1
