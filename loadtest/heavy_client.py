@@ -67,6 +67,9 @@ async def heavy_tab(url: str, i: int, data: bytes, out: list) -> "stclient.Sessi
     await s.load()
     r = await stclient.upload_file(s, "uploader", f"big{i}.csv", data)
     up = time.perf_counter() - t0
+    # the upload must have been read (its "Loaded …" message, no "Could not …"), not only answered
+    said = [b for _, b in s.alerts] + list(s.texts)
+    loaded = any("Loaded “" in b for b in said) and not any(b.startswith("Could not") for b in said)
     conv = None
     if s.widget("converge") is not None:
         t1 = time.perf_counter()
@@ -74,7 +77,8 @@ async def heavy_tab(url: str, i: int, data: bytes, out: list) -> "stclient.Sessi
         conv = time.perf_counter() - t1
     waited = any("Waiting for the server" in b for _, b in s.alerts) or any("Waiting for the server" in t
                                                                            for t in s.texts)
-    out.append({"upload": up, "converge": conv, "ok": r.ok, "status": r.status, "waited": waited})
+    out.append({"upload": up, "converge": conv, "ok": r.ok and loaded, "status": r.status, "waited": waited,
+                "loaded": loaded})
     return s
 
 

@@ -55,6 +55,11 @@ def default_pipeline(name: str):
     return DEFAULT_PIPELINES.get(name)
 
 
+def _revectorised(ds, text):
+    """``ds`` with the text settings ``text`` (module-level: runs in dashboard.serve.offload's worker)."""
+    return ds.with_pipeline(text, cap=limits.VOCABULARY_CAP)
+
+
 def _with_text(ds, text):
     """A session's own text data set with other text settings (one variant kept per session)."""
     if text is None or not getattr(ds, "is_text", False) or text == ds.pipeline:
@@ -63,8 +68,9 @@ def _with_text(ds, text):
     key = (id(ds), text)
     if key not in cache:
         from dashboard import serve
+        from dashboard.serve import offload
         with serve.heavy():   # re-vectorising the session's text: one of the server's heavy-work slots
-            cache = {key: ds.with_pipeline(text, cap=limits.VOCABULARY_CAP)}
+            cache = {key: offload.run(_revectorised, ds, text)}   # in a worker process
         state.put(state.UPLOAD_TEXT, cache)
     return cache[key]
 

@@ -40,6 +40,7 @@ from dashboard.ui import controls, state
 from dashboard.data import store as S
 from dashboard.lesson import session
 from dashboard import serve
+from dashboard.serve import offload
 
 log = logging.getLogger(__name__)
 
@@ -158,7 +159,7 @@ def _parsed(share_id: str, sha256: str, options_json: str):
     try:
         with serve.heavy(notice=False):   # parsing: one of the server's heavy-work slots (no element here:
             # Streamlit replays a cached function's elements)
-            ds = _read_like_upload(data, json.loads(options_json))
+            ds = offload.run(_read_like_upload, data, json.loads(options_json))   # in a worker process
     except ValueError as e:
         return None, f"The shared file can no longer be read: {e}"
     except Exception as e:  # a parser crash must not reach the class as a traceback

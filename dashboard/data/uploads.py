@@ -15,6 +15,7 @@ from dashboard.ui import controls, derive, state, text_controls
 from nblab import limits
 from dashboard.data import upload_columns
 from dashboard import serve
+from dashboard.serve import offload
 
 
 #: characters of a parser message (which may quote the user's file) shown at most
@@ -100,6 +101,28 @@ def read_upload(data: bytes, options: dict | None = None):
     return ds
 
 
+def read_new_upload(data: bytes, options: dict | None = None):
+    """An upload read as the sidebar needs it: (info, choice, options, ds). ``options`` None: a
+    fresh upload, whose columns' roles are guessed (info and choice are shown, and changeable); else
+    the file is read with them (info and choice None). Module-level, Streamlit-free and dependent on
+    its arguments only (not on the server's settings): it runs in a worker process
+    (dashboard.serve.offload)."""
+    info = choice = None
+    if options is None:
+        info, choice = upload_columns.guess(data)
+        options = upload_columns.choice_options(choice)
+    ds = read_upload(data, options)  # per session; never cached across sessions
+    return info, choice, options, ds
+
+
+def read_with_columns(data: bytes, choice):
+    """The upload read with the columns the teacher picked: (info, choice, options, ds); runs in a
+    worker process like :func:`read_new_upload`."""
+    info, choice = upload_columns.guess(data, choice)
+    options = upload_columns.choice_options(choice)
+    return info, choice, options, read_upload(data, options)
+
+
 def handle_upload(name: str, data: bytes, options: dict | None = None) -> tuple[bool, str]:
     """Parse an uploaded CSV for this session only (never cached across sessions).
 
@@ -119,13 +142,11 @@ def handle_upload(name: str, data: bytes, options: dict | None = None) -> tuple[
         state.put(state.UPLOAD_ERROR, msg)
         return False, msg
     try:
-        with serve.heavy():  # parsing and vectorising: one of the server's heavy-work slots
-            if options is None:  # a fresh upload: guess the columns' roles (shown, and changeable)
-                info, choice = upload_columns.guess(data)
-                options = upload_columns.choice_options(choice)
-            ds = read_upload(data, options)  # per session; never cached across sessions
+        with serve.heavy():  # parsing and vectorising: one of the server's heavy-work slots,
+            # in a worker process (pure Python that would otherwise hold every other student's GIL)
+            info, choice, options, ds = offload.run(read_new_upload, bytes(data), options)
             X = ds.for_model(ds.models[0])
-            too_big = over_budget(ds)
+            too_big = over_budget(ds)   # here: the memory budget is this server's setting
     except ValueError as e:  # nbcore.data.DataError is a ValueError
         msg = f"Could not use “{shown}”: {short_message(e)}"
         state.put(state.UPLOAD_ERROR, msg)
@@ -227,9 +248,7 @@ def columns_panel() -> None:
         return
     try:
         with serve.heavy():
-            info, choice = upload_columns.guess(data, new)
-            options = upload_columns.choice_options(choice)
-            ds = read_upload(data, options)
+            info, choice, options, ds = offload.run(read_with_columns, bytes(data), new)
     except ValueError as e:  # nbcore DataError: say why, keep everything
         state.put(state.UPLOAD_COLUMNS, {**box, "error": f"Could not use these columns: {short_message(e)}",
                                          "open": True})

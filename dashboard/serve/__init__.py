@@ -6,13 +6,16 @@
   ``NBLAB_HEAVY_SLOTS`` such jobs run at once in a server process (default 1), queued fairly between
   clients (dashboard/serve/gate.py). A job that waits shows a "waiting" notice with how many go
   first. Light work (a Step, a λ change) never waits, so one client's heavy runs cannot starve
-  another student's Step.
+  another student's Step. The parts of heavy work that are pure Python (parsing, guessing columns,
+  vectorising) run in a short-lived worker process (dashboard/serve/offload.py), so they do not
+  hold the server's GIL while other students' scripts run.
 * Per client (its network address; every client without one counts as one): at most
   ``NBLAB_SESSIONS_PER_CLIENT`` open sessions (tabs; default 80, enough for a class behind one NAT
   address with two tabs each) and ``NBLAB_UPLOADS_PER_CLIENT`` sessions holding an upload (20).
   A tab over the limit gets a short page saying so instead of the lesson.
 * Memory: after heavy work and when sessions end, free memory goes back to the system
-  (dashboard/serve/memory.py: gc + malloc_trim, at most every few seconds, from a janitor thread).
+  (dashboard/serve/memory.py: malloc_trim, at most every few seconds, from a janitor thread; a
+  garbage collection too when sessions ended).
 
 Process-wide state here is about the server's load, never about what a user sees.
 """
@@ -26,7 +29,7 @@ from typing import Iterator
 
 import streamlit as st
 
-from dashboard.serve import memory
+from dashboard.serve import memory, offload
 from dashboard.serve.gate import FairGate
 
 DEFAULT_SLOTS = 1
@@ -251,6 +254,7 @@ def _start_janitor() -> None:
         live = _live_session_ids()
         if live is None:
             return                 # no server (AppTest): nothing ends sessions
+        offload.warm()             # the heavy-work worker's imports, before the first upload needs them
         _JANITOR.append(memory.Janitor(lambda: len(_live_session_ids() or ()),
                                        reap=_reap_expired_sessions).start())
 

@@ -189,21 +189,24 @@ def test_uploads_per_client_are_capped(monkeypatch):
 
 def test_the_event_model_advice_on_an_upload_is_heavy_work(monkeypatch):
     """Scoring both event models on an upload re-vectorises the whole text: it must hold a heavy-work
-    slot, or one client's uploads run it beside the gated work and slow every other student's Step."""
+    slot (and run in the worker process), or one client's uploads run it beside the gated work and
+    slow every other student's Step."""
     from streamlit.testing.v1 import AppTest
 
     from conftest import ROOT
     from dashboard import serve
+    from dashboard.serve import offload
     from nblab import advice
 
     held = []
-    real = advice.model_advice
+    real = offload.run
 
-    def recording(*a, **k):
-        held.append(getattr(serve.GATE._local, "depth", 0))
-        return real(*a, **k)
+    def recording(fn, *a, **k):
+        if fn is advice.model_advice:
+            held.append(getattr(serve.GATE._local, "depth", 0))
+        return real(fn, *a, **k)
 
-    monkeypatch.setattr(advice, "model_advice", recording)
+    monkeypatch.setattr(offload, "run", recording)
     rows = "".join(f"win cash prize {i},spam\nlunch at noon {i},ham\nsee you {i},\n" for i in range(20))
     at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
     at.session_state["pending_upload"] = ("mine.csv", ("text,label\n" + rows).encode())

@@ -6,6 +6,7 @@ import streamlit as st
 from nblab import advice
 from nblab.frame import Frame
 from dashboard import serve
+from dashboard.serve import offload
 from dashboard.ui import controls, state, text_controls
 
 
@@ -25,7 +26,7 @@ def advice_for(f: Frame):
         # scoring both event models re-vectorises the whole text: heavy work, so it takes one of the
         # server's heavy-work slots like an upload's parsing does (a class's Steps never wait behind it)
         with serve.heavy("Comparing the two event models on your data …"):
-            return advice.model_advice(f.prep.ds, f.prep.y_obs, cfg.model)
+            return offload.run(advice.model_advice, f.prep.ds, f.prep.y_obs, cfg.model)   # in a worker process
     return state.memo(key, compute)
 
 
