@@ -32,6 +32,8 @@ import streamlit as st
 from dashboard.serve import memory, offload
 from dashboard.serve.gate import FairGate
 
+memory.tune_allocator()   # before the script threads allocate: fewer arenas, big arrays given back
+
 DEFAULT_SLOTS = 1
 DEFAULT_SESSIONS_PER_CLIENT = 80
 DEFAULT_UPLOADS_PER_CLIENT = 20

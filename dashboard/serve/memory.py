@@ -13,8 +13,13 @@ system. It costs a few milliseconds per hundred MB, so :func:`trim` runs it at m
 and after sessions ended (it notices the count of sessions going down); only the latter also runs a
 full garbage collection, which holds the GIL (every student's script waits) for as long as it takes.
 
-The deployment also sets ``MALLOC_ARENA_MAX=2`` (deploy/nblab_deploy.py): fewer arenas, less memory
-kept per thread in the first place.
+:func:`tune_allocator` (called when dashboard.serve is imported, so on a laptop's ``streamlit run``
+too) sets two glibc options the environment has not set: at most 2 arenas (``M_ARENA_MAX``: each
+script thread otherwise may get an arena of its own, which keeps freed memory apart), and a fixed
+4 MB mmap threshold (``M_MMAP_THRESHOLD``: by default glibc raises the threshold to the size of the
+largest block freed, up to 32 MB, so a run's big arrays end up inside the arenas, where freeing them
+gives nothing back; above a fixed threshold every such array is its own mapping, returned when
+freed). The deployment also sets ``MALLOC_ARENA_MAX=2`` in the environment.
 """
 from __future__ import annotations
 
@@ -43,6 +48,29 @@ def _libc():
 
 
 _LIBC = _libc()
+
+M_MMAP_THRESHOLD, M_ARENA_MAX = -3, -8      # glibc's mallopt parameters (malloc.h)
+MMAP_THRESHOLD = 4 * 2**20
+ARENA_MAX = 2
+_TUNED: list = []
+
+
+def tune_allocator(environ=None) -> dict:
+    """Set glibc's arena limit and a fixed mmap threshold (see the module's docstring), each unless
+    the environment sets it (``MALLOC_ARENA_MAX``, ``MALLOC_MMAP_THRESHOLD_``) or
+    ``NBLAB_MALLOC_TUNE=0``. Once per process; returns what was set (empty where nothing was)."""
+    import os
+    env = os.environ if environ is None else environ
+    if _TUNED:
+        return _TUNED[0]
+    done: dict = {}
+    if _LIBC is not None and hasattr(_LIBC, "mallopt") and env.get("NBLAB_MALLOC_TUNE", "1") != "0":
+        if "MALLOC_ARENA_MAX" not in env and _LIBC.mallopt(M_ARENA_MAX, ARENA_MAX) == 1:
+            done["arena_max"] = ARENA_MAX
+        if "MALLOC_MMAP_THRESHOLD_" not in env and _LIBC.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD) == 1:
+            done["mmap_threshold"] = MMAP_THRESHOLD
+    _TUNED.append(done)
+    return done
 
 
 def available() -> bool:

@@ -235,3 +235,40 @@ def test_heavy_work_leaves_the_trim_to_the_janitor_and_never_collects_in_a_stude
     assert not collected                                  # ... without a full collection
     sessions[0] = 1                                       # sessions ended: now collect their cycles
     assert j.look() and memory.trims() == before + 2 and len(collected) == 1
+
+
+_FREED_BIG_BLOCK = r"""
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("memory", sys.argv[1] + "/dashboard/serve/memory.py")
+memory = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(memory)          # the module alone: importing dashboard.serve would tune already
+if sys.argv[2] == "tuned":
+    memory.tune_allocator({})
+big = bytearray(12 * 2**20); del big        # glibc would now raise its mmap threshold to 12 MB
+r0 = memory.rss_bytes()
+block = bytearray(6 * 2**20)                 # touched (zero-filled): 6 MB resident
+r1 = memory.rss_bytes()
+del block
+r2 = memory.rss_bytes()
+print((r1 - r0) / 2**20, (r1 - r2) / 2**20)
+"""
+
+
+@pytest.mark.skipif(not memory.available(), reason="glibc's allocator only")
+def test_a_freed_run_sized_array_goes_back_to_the_system_at_once():
+    """With the tuned allocator, a 6 MB block (a run's array) freed after a larger one was freed is
+    returned to the system immediately; with glibc's defaults it stays in the process."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    def given_back(mode):
+        out = subprocess.run([sys.executable, "-c", _FREED_BIG_BLOCK, str(ROOT), mode], env={"PATH": "/usr/bin:/bin"},
+                             capture_output=True, text=True, check=True).stdout.split()
+        grew, back = map(float, out)
+        assert grew > 5, out            # the block was resident
+        return back
+
+    assert given_back("tuned") > 5       # all of it back at once
+    assert given_back("default") < 1     # glibc's default: kept (the case the tuning is for)
