@@ -143,14 +143,16 @@ def _decorator_names(fn) -> list[str]:
 # everyone, one object per process with read-only arrays (load_shipped; uploads never go there).
 # dashboard/serve/ shares the server fairly between clients: which session belongs to which client
 # (session ids and client addresses, no user content), the janitor thread and the allocator trims'
-# bookkeeping are process-wide by nature, under a lock.
+# bookkeeping are process-wide by nature, under a lock; so are the heavy-work worker's multiprocessing
+# context and its job counters (dashboard/serve/offload.py; the jobs' data goes to the worker and back,
+# never into module state).
 # dashboard/classroom/ answers the class link's plain HTTP requests, outside any session: the store
 # connection per process, a class's state for 0.25 s (what every student of that class is sent anyway),
 # the gzipped lab data per data key (shipped sets, and shares, which are public to whoever has the link),
 # the hashed assets; all under locks, none of it a session's.
 # Anything else must stay per session.
 SHARED_ON_PURPOSE = {"dashboard/data/sharing.py", "dashboard/data/datasets.py", "dashboard/serve/__init__.py",
-                     "dashboard/serve/memory.py", "dashboard/classroom/routes.py", "dashboard/classroom/store.py"}
+                     "dashboard/serve/memory.py", "dashboard/serve/offload.py", "dashboard/classroom/routes.py", "dashboard/classroom/store.py"}
 
 
 def test_no_cache_resource_in_dashboard():
