@@ -273,6 +273,7 @@ function showNext(nx) {
   const m = P.main;
   if (!m || P.run !== nx.run || P.n !== nx.from) return;
   P.n = nx.n; P.done = nx.done; P.acc = nx.acc; P.accDelta = nx.accDelta || []; P.words = nx.words || P.words;
+  P.status = nx.status || P.status; P.stop = nx.stop || P.stop;
   P.t = P.n - 1; P.revealed = P.t;
   nx.series.forEach((s, i) => {
     const box = m.boxes[i];
@@ -567,7 +568,38 @@ function metricParts(prefix) {
            delta: m.querySelector('[data-testid="stMetricDelta"] p') };
 }
 function setText(el, text) { if (el && el.textContent !== text) el.textContent = text; }
+function fill(tpl) { return String(tpl).split("{t}").join(String(P.t)); }
+// The status line of the iteration shown, from the server's templates (dashboard/lesson/status.py: text()
+// says the same): Running / Replaying while playing, the run's own status at its latest iteration,
+// "Paused at" / "Showing" an earlier one.
+function statusText() {
+  const s = P.status;
+  if (!s) return null;
+  return fill(P.playing ? s.running : P.t >= s.latest ? s.at : s.back);
+}
+// "**Status:** …" is one paragraph: its text after the bold label is rewritten in place (the same text
+// node, so the server's next render of it updates what is on screen)
+function syncStatus() {
+  const text = statusText();
+  const p = text === null ? null : document.querySelector('.st-key-nbem_status [data-testid="stMarkdownContainer"] p');
+  const node = p && p.lastChild;
+  if (node && node.nodeType === 3 && node.nodeValue !== " " + text) node.nodeValue = " " + text;
+}
+// the stop rules' numbers of the step t-1 -> t (dashboard/lesson/panels/stop_rules.py draws them when the
+// panels below the charts are drawn; in between, the iteration shown moves here)
+function syncStopRules() {
+  const s = P.stop, box = s && document.querySelector(".st-key-nbem_stop_rules");
+  if (!box) return;
+  const ms = box.querySelectorAll('[data-testid="stMetric"]');
+  if (ms.length < 3) return;
+  setText(ms[0].querySelector('[data-testid="stMetricLabel"] p'), fill(s.label));
+  [s.rel, s.parameters, s.both_values].forEach((a, i) => {
+    setText(ms[i].querySelector('[data-testid="stMetricValue"] p'), (a && a[P.t]) || "—");
+  });
+}
 function syncMetrics() {
+  syncStatus();
+  syncStopRules();
   const it = metricParts("Iteration");
   if (it) setText(it.value, String(P.t));
   const ac = metricParts("Accuracy (t=");
@@ -856,6 +888,7 @@ function mountMain(api, d) {
   if (d.tpl) P.tpl = d.tpl;
   if (d.n !== P.n || d.done !== P.done) P.pendingNeed = 0;   // the frames asked for have come
   P.n = d.n; P.done = d.done; P.fps = d.fps; P.acc = d.acc || []; P.accDelta = d.accDelta || []; P.words = d.words || [];
+  P.status = d.status || null; P.stop = d.stop || null;
   P.next = d.next ? Object.assign({ run: d.run }, d.next) : null;
   P.lam = d.lam || null;
   m.lowerKey = d.lower || null;
