@@ -563,7 +563,7 @@ function metricParts(prefix) {
     return p && p.textContent.trim().startsWith(prefix);
   });
   if (!m) return null;
-  return { label: m.querySelector('[data-testid="stMetricLabel"] p'),
+  return { el: m, label: m.querySelector('[data-testid="stMetricLabel"] p'),
            value: m.querySelector('[data-testid="stMetricValue"] p'),
            delta: m.querySelector('[data-testid="stMetricDelta"] p') };
 }
@@ -598,17 +598,36 @@ function syncStopRules() {
   });
 }
 function syncMetrics() {
+  if (!P.main) return;
   syncStatus();
   syncStopRules();
   const it = metricParts("Iteration");
   if (it) setText(it.value, String(P.t));
   const ac = metricParts("Accuracy (t=");
-  if (!ac) return;
-  setText(ac.label, `Accuracy (t=${P.t})`);
-  const a = P.acc[P.t];
-  setText(ac.value, a === null || a === undefined ? "—" : a);
-  const d = P.accDelta[P.t];
-  if (d) setText(ac.delta, d);
+  if (ac) {
+    setText(ac.label, `Accuracy (t=${P.t})`);
+    const a = P.acc[P.t];
+    setText(ac.value, a === null || a === undefined ? "—" : a);
+    const d = P.accDelta[P.t];
+    if (d) setText(ac.delta, d);
+  }
+  watchSynced([document.querySelector(".st-key-nbem_status"), document.querySelector(".st-key-nbem_stop_rules"),
+    it && it.el, ac && ac.el]);
+}
+// A server rerun redraws these with the iteration of the report it answers, which can be behind the one
+// shown by the time it arrives (a drag goes on, Play moves on): they are written again in the next frame,
+// with the slider and the charts (before the page is painted), so the page never shows two iterations.
+// (Only what the server draws is watched: the writes change nothing the second time, and the observer
+// settles at once.)
+let syncObs = null, synced = [];
+function watchSynced(els) {
+  if (typeof MutationObserver === "undefined") return;
+  els = els.filter(Boolean);
+  if (els.length === synced.length && els.every((e, i) => e === synced[i])) return;
+  if (!syncObs) syncObs = new MutationObserver(() => requestDraw());
+  syncObs.disconnect();
+  synced = els;
+  for (const e of els) syncObs.observe(e, { subtree: true, childList: true, characterData: true });
 }
 
 function report() {
