@@ -16,7 +16,8 @@ T = "{t}"
 def templates(run, cfg=None) -> dict:
     """The status line of ``run`` as templates: ``at`` (the latest iteration on screen, stopped),
     ``back`` (an earlier one on screen) and ``running`` (playing), each with ``{t}`` for the
-    iteration on screen, and ``latest`` (the latest iteration they were made for)."""
+    iteration on screen, and ``latest`` (the latest iteration they were made for); ``showing``, the
+    caption under the buttons (:func:`showing`)."""
     latest = len(run.history) - 1
     _, at = status_line(run, cfg, playing=False)
     if run.done:  # the iterations are all there: playing shows them again, the end is a fact of the run
@@ -25,7 +26,16 @@ def templates(run, cfg=None) -> dict:
     else:
         running = f"Running … t = {T}"
         back = f"Paused at t = {T} (EM has computed up to t = {latest})"
-    return {"latest": latest, "at": at, "back": back, "running": running}
+    return {"latest": latest, "at": at, "back": back, "running": running, "showing": SHOWING}
+
+
+#: the caption under the run's buttons while an earlier iteration is on screen ({n}: the latest)
+SHOWING = f"Showing iteration {T} of {{n}} (drag the slider to the right end to follow the run)."
+
+
+def showing(t: int, latest: int) -> str | None:
+    """The caption saying an earlier iteration than the latest is on screen (None at the latest)."""
+    return SHOWING.replace(T, str(int(t))).replace("{n}", str(int(latest))) if t < latest else None
 
 
 def text(tpl: dict, t: int, playing: bool) -> str:

@@ -46,6 +46,8 @@ READ = ("async () => { await new Promise((r) => requestAnimationFrame(r));"   # 
         "  status: st ? st.innerText : null,"
         "  stopLabel: stop ? stop.querySelector('[data-testid=\"stMetricLabel\"]').innerText : null,"
         "  stopValue: stop ? stop.querySelector('[data-testid=\"stMetricValue\"]').innerText : null,"
+        "  showing: ([...document.querySelectorAll('[data-testid=\"stCaptionContainer\"]')]"
+        "    .find((e) => e.innerText.startsWith('Showing iteration') && e.offsetParent !== null) || {}).innerText || null,"
         "  url: new URLSearchParams(location.search).get('t')}; }")
 LOWER_DRAWN = ("() => { const b = document.querySelector('.st-key-nbem_lower');"
                " return !!b && !b.getAttribute('aria-busy') && b.innerText.includes('|ΔL| / |L| at t='); }")
@@ -80,11 +82,13 @@ def _idle(page, timeout=180_000):
     page.wait_for_timeout(400)
 
 
-def _shot(page, name: str) -> None:
+def _shot(page, name: str, still: bool = True) -> None:
+    """A screenshot of the whole page (``still``), or at once of the window only (while Play runs)."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.mouse.move(5, 5)
-    page.wait_for_timeout(300)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True, timeout=120_000)
+    if still:
+        page.mouse.move(5, 5)
+        page.wait_for_timeout(300)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=still, timeout=120_000)
 
 
 def _status_t(text: str) -> int:
@@ -96,6 +100,8 @@ def _agrees(r: dict, run) -> None:
     """What the page says is the iteration the slider shows, and the stop rules' numbers are that step's."""
     t = r["slider"]
     assert _status_t(r["status"]) == t, r
+    n = run.iteration   # the run is computed to the end here: "Showing iteration t of n" below the latest only
+    assert (r["showing"] or "").startswith(f"Showing iteration {t} of {n} ") if t < n else r["showing"] is None, r
     if t > 0 and r["stopLabel"] is not None:
         assert r["stopLabel"].endswith(f"at t={t}"), r
         assert float(r["stopValue"]) == pytest.approx(_rel(run, t), rel=6e-3), r
@@ -150,8 +156,8 @@ def test_drag_back_play_and_pause_keep_the_page_on_the_iteration_shown(server, b
             break
         _agrees(r, run)
         seen.add(r["slider"])
-        if len(seen) == 4:
-            _shot(page, "iter_mid_play")
+        if len(seen) == 2:
+            _shot(page, "iter_mid_play", still=False)
     assert len(seen) >= 3, seen
     page.locator(".nbp-play").click()                               # Pause
     page.wait_for_function(f"() => !{P}.playing", timeout=10_000)

@@ -568,7 +568,7 @@ function metricParts(prefix) {
            delta: m.querySelector('[data-testid="stMetricDelta"] p') };
 }
 function setText(el, text) { if (el && el.textContent !== text) el.textContent = text; }
-function fill(tpl) { return String(tpl).split("{t}").join(String(P.t)); }
+function fill(tpl) { return String(tpl).split("{t}").join(String(P.t)).split("{n}").join(String(Math.max(0, P.n - 1))); }
 // The status line of the iteration shown, from the server's templates (dashboard/lesson/status.py: text()
 // says the same): Running / Replaying while playing, the run's own status at its latest iteration,
 // "Paused at" / "Showing" an earlier one.
@@ -597,10 +597,20 @@ function syncStopRules() {
     setText(ms[i].querySelector('[data-testid="stMetricValue"] p'), (a && a[P.t]) || "—");
   });
 }
+// "Showing iteration t of n" under the buttons: there while an earlier iteration than the latest is shown
+function syncShowing() {
+  const s = P.status, box = s && s.showing && document.querySelector(".st-key-nbem_showing");
+  const p = box && box.querySelector("p");
+  if (!p) return;
+  const back = P.t < P.n - 1;
+  box.classList.toggle("nbp-hidden", !back);
+  if (back) setText(p, fill(s.showing));
+}
 function syncMetrics() {
   if (!P.main) return;
   syncStatus();
   syncStopRules();
+  syncShowing();
   const it = metricParts("Iteration");
   if (it) setText(it.value, String(P.t));
   const ac = metricParts("Accuracy (t=");
@@ -612,6 +622,7 @@ function syncMetrics() {
     if (d) setText(ac.delta, d);
   }
   watchSynced([document.querySelector(".st-key-nbem_status"), document.querySelector(".st-key-nbem_stop_rules"),
+    document.querySelector(".st-key-nbem_showing"),
     it && it.el, ac && ac.el]);
 }
 // A server rerun redraws these with the iteration of the report it answers, which can be behind the one
@@ -627,7 +638,7 @@ function watchSynced(els) {
   if (!syncObs) syncObs = new MutationObserver(() => requestDraw());
   syncObs.disconnect();
   synced = els;
-  for (const e of els) syncObs.observe(e, { subtree: true, childList: true, characterData: true });
+  for (const e of els) syncObs.observe(e, { subtree: true, childList: true, characterData: true, attributeFilter: ["class"] });
 }
 
 function report() {
