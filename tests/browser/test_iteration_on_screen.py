@@ -114,7 +114,7 @@ def test_drag_back_play_and_pause_keep_the_page_on_the_iteration_shown(server, b
     page = browser.new_page(viewport={"width": 1500, "height": 2400})
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{server}/?{LONG}", wait_until="domcontentloaded")
+    page.goto(f"{server}/?{LONG}&speed=slow", wait_until="domcontentloaded")   # Play: one iteration a second
     page.wait_for_function(f"() => {P} && {P}.main && {P}.params && window.Plotly", timeout=180_000)
     _idle(page)
     _shot(page, "iter_start")
@@ -134,7 +134,7 @@ def test_drag_back_play_and_pause_keep_the_page_on_the_iteration_shown(server, b
     page.keyboard.press("Home")
     for _ in range(3):
         page.keyboard.press("ArrowRight")
-    page.wait_for_function(f"() => {P}.t === 3", timeout=10_000)
+    page.wait_for_function(f"() => {P}.t === 3", timeout=30_000)
     page.wait_for_timeout(50)
     _agrees(page.evaluate(READ), run)
     page.wait_for_function("() => new URLSearchParams(location.search).get('t') === '3'", timeout=60_000)
@@ -149,8 +149,8 @@ def test_drag_back_play_and_pause_keep_the_page_on_the_iteration_shown(server, b
     # last server run)
     page.locator(".nbp-play").click()
     seen = set()
-    for _ in range(12):
-        page.wait_for_timeout(170)
+    for _ in range(10):
+        page.wait_for_timeout(450)
         r = page.evaluate(READ)
         if not r["playing"]:
             break
@@ -160,7 +160,7 @@ def test_drag_back_play_and_pause_keep_the_page_on_the_iteration_shown(server, b
             _shot(page, "iter_mid_play", still=False)
     assert len(seen) >= 3, seen
     page.locator(".nbp-play").click()                               # Pause
-    page.wait_for_function(f"() => !{P}.playing", timeout=10_000)
+    page.wait_for_function(f"() => !{P}.playing", timeout=30_000)
     t = page.evaluate(f"() => {P}.t")
     assert 3 < t <= n
     page.wait_for_function(f"() => new URLSearchParams(location.search).get('t') === '{t}'", timeout=60_000)
