@@ -349,13 +349,32 @@ def show_message(container=None) -> None:
             text, icon=":material/link_off:" if kind != "success" else ":material/check:")
 
 
+def link_iteration() -> int | None:
+    """The iteration a class link names: the one on screen (None without a run)."""
+    lr = session.lesson()
+    return None if lr.run is None else session.on_screen()
+
+
 def class_link(share_id: str) -> str:
-    """The URL students open: this page with the current settings and data=<id>."""
-    params = {k: v for k, v in st.query_params.to_dict().items() if k not in (DATA_PARAM, DELETE_PARAM)}
+    """The URL students open: this page with the current settings, data=<id> and the iteration on screen
+    (read from the lesson, not from the URL's copy of it, which a rerun of the charts alone may not
+    have written yet)."""
+    params = {k: v for k, v in st.query_params.to_dict().items()
+              if k not in (DATA_PARAM, DELETE_PARAM, ITERATION_PARAM)}
     params[controls.K_DATASET] = controls.SHARED
     params[DATA_PARAM] = share_id
+    t = link_iteration()
+    if t:
+        params[ITERATION_PARAM] = str(t)
     base = st.context.url or ""
     return f"{base}?{urlencode(params)}"
+
+
+def link_behind(t: int) -> bool:
+    """The class link on screen (the sharer's sidebar, drawn on whole-page runs only) names another
+    iteration than ``t``, the one on screen now: a Step or a drag reran the charts alone."""
+    drawn = state.get(state.SHARE_LINK_T)
+    return drawn is not None and drawn != int(t)
 
 
 def delete_link(share_id: str, secret: str) -> str:
@@ -421,11 +440,13 @@ def share_panel() -> None:
 
     receipt = state.get(state.SHARE_RECEIPT)
     data = state.get(state.UPLOAD_BYTES)
+    state.put(state.SHARE_LINK_T, None)  # no class link on screen (set below when there is one)
     if receipt:
         box = st.container(border=True)
         box.markdown(":material/link: **Link for the class**: students who open it see this data set "
                      "with these settings.")
         box.code(class_link(receipt["id"]), language=None, wrap_lines=True)
+        state.put(state.SHARE_LINK_T, link_iteration() or 0)
         box.caption("Delete link: keep it to yourself. It works once and removes the data set for everyone.")
         box.code(delete_link(receipt["id"], receipt["secret"]), language=None, wrap_lines=True)
     if state.get(state.UPLOAD_DS) is not None and data and not (

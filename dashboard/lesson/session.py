@@ -14,8 +14,8 @@ from dashboard.ui.controls import Settings
 
 #: the session-state key of the session's LessonRun
 KEY = "lesson"
-#: URL key holding how far the session's run has been computed, so a reloaded page, a new session
-#: after a server restart, or a student opening the teacher's link comes back at that iteration.
+#: URL key holding the iteration on screen, so a reloaded page, a new session after a server restart,
+#: or a student opening the teacher's link comes back at the iteration the teacher showed.
 K_ITERATION = "t"
 
 
@@ -37,12 +37,25 @@ def sync(settings: Settings) -> None:
         lr.restore_to(asked, busy=serve.busy)
 
 
-def remember_iteration() -> None:
-    """Keep ``t=<latest computed iteration>`` in the URL (nothing when it is already there)."""
-    run = lesson().run
-    if run is None:
+def on_screen() -> int:
+    """The iteration on screen: the one source the URL's ``t=``, the share link, the status line, the
+    metrics, the stop rules' numbers, the maths panel and the downloads' names read.
+
+    The iteration picked on the scrubber (or the latest); while the browser player plays, the one it
+    reported showing (the run is computed a little ahead of it, and a replay of a finished run shows
+    iterations far behind the latest)."""
+    lr = lesson()
+    if lr.run is None:
+        return 0
+    from dashboard.lesson import player  # imports this module: imported when first asked
+    return player.on_screen(lr)
+
+
+def remember_iteration(t: int | None = None) -> None:
+    """Keep ``t=<iteration on screen>`` in the URL (nothing when it is already there)."""
+    if lesson().run is None:
         return
-    t = str(run.current.iteration)
+    t = str(on_screen() if t is None else int(t))
     try:
         if st.query_params.get(K_ITERATION) != t:
             if t == "0":

@@ -25,6 +25,8 @@ SHARED_NAME = "shared_name"        # its file name
 SHARE_RECEIPT = "share_receipt"    # {"id", "secret"}: shown to the sharer only (class link + delete link)
 SHARE_ERROR = "share_error"        # message of the last failed Share press, or None
 SHARE_MESSAGE = "share_message"    # (kind, text): what happened to a data= / delete= link (shown once)
+SHARE_LINK_T = "share_link_t"      # the iteration the class link on screen names (t=), or None when none is shown
+STOP_TEXTS = "stop_texts"          # [(snapshot t-1, snapshot t, texts)]: the stop rules' numbers per step, as printed
 UPLOAD_TEXT = "upload_text"  # {(id(upload), TextPipeline): Dataset}: the upload re-vectorised (one entry)
 UPLOAD_COLUMNS = "upload_columns"  # {"info", "choice", "open", "error"}: the upload's columns and the roles picked
 UPLOAD_SERIAL = "upload_serial"    # int, bumped on each new upload or column choice (DataConfig.upload_id)
@@ -48,6 +50,8 @@ _DEFAULTS = {
     SHARE_RECEIPT: None,
     SHARE_ERROR: None,
     SHARE_MESSAGE: None,
+    SHARE_LINK_T: None,
+    STOP_TEXTS: None,
     MEMO: None,
     UPLOAD_TEXT: None,
     UPLOAD_COLUMNS: None,

@@ -68,7 +68,7 @@ def current_frame(classroom: bool) -> Frame:
         acc = numbers.with_refs(acc, ref.refs(len(acc)))
         best = ref.best(lr.latest)
         base = None if best is None else best[1]
-    return Frame(run=lr.run, prep=lr.prep, cfg=lr.cfg, smoothing=lr.smoothing, t=lr.t, latest=lr.latest,
+    return Frame(run=lr.run, prep=lr.prep, cfg=lr.cfg, smoothing=lr.smoothing, t=session.on_screen(), latest=lr.latest,
                  view_t=lr.view_t, acc=acc, base=base, classroom=classroom,
                  fs=22 if classroom else 15, player=use_player,
                  playing=lr.playing or (use_player and player.playing()), serial=lr.serial, ref=ref)
@@ -84,7 +84,10 @@ def live(speed: str, classroom: bool) -> None:
     top = st.container()  # messages come and go inside it; the panels after it keep their place
     with top:
         session.advance(speed)
-    session.remember_iteration()
+    t = session.on_screen()  # what the URL, the share link and the class read (the panels: f.t, the same)
+    session.remember_iteration(t)
+    if sharing.link_behind(t) and not (lr.playing or player.playing()):
+        st.rerun(scope="app")  # the sidebar's share link names another iteration: redraw it (sharer only)
     class_link.publish()  # the class following this lesson sees what is on screen now
     f = current_frame(classroom)
     with top:

@@ -35,9 +35,9 @@ def data_key(cfg) -> str | None:
     return str(cfg.dataset)
 
 
-def teacher_state(lr) -> dict | None:
-    """What the class follows: the data, the settings, the iteration on screen and whether an E-step is
-    pending (docs/class_link.md). None when there is nothing to follow."""
+def teacher_state(lr, t: int | None = None) -> dict | None:
+    """What the class follows: the data, the settings, the iteration on screen (``t``, default the
+    lesson's) and whether an E-step is pending (docs/class_link.md). None when there is nothing to follow."""
     if lr is None or lr.run is None or lr.cfg is None:
         return None
     key = data_key(lr.cfg)
@@ -46,7 +46,7 @@ def teacher_state(lr) -> dict | None:
     from nblab import export
     settings = export.lesson_settings(lr)
     out = {"data": key, "settings": {k: settings[k] for k in SETTING_KEYS if k in settings},
-           "t": int(lr.t), "half": "e" if getattr(lr.run, "pending", None) is not None else None}
+           "t": int(lr.t if t is None else t), "half": "e" if getattr(lr.run, "pending", None) is not None else None}
     lams = lam_history(lr.run)
     if lams is not None:
         out["lams"] = lams
@@ -95,7 +95,7 @@ def publish() -> None:
     cls = state.get(state.CLASS_OPEN)
     if not cls:
         return
-    now = teacher_state(session.lesson())
+    now = teacher_state(session.lesson(), session.on_screen())
     if now is None:
         return
     text = _sent(now)

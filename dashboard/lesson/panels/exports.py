@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from nblab.frame import Frame
+from dashboard.lesson.panels import download
 from dashboard.ui import derive
 
 
@@ -30,5 +31,5 @@ def show(f: Frame, view) -> None:
                            icon=":material/download:")
         e3.download_button("History, every iteration (CSV)",
                            lambda: derive.csv_export(derive.history_frame(hist, names, acc_now)),
-                           file_name="em_history.csv", mime="text/csv", key="dl_history", on_click="ignore",
+                           file_name=f"em_history_{download.iterations(f.latest)}.csv", mime="text/csv", key="dl_history", on_click="ignore",
                            icon=":material/download:")

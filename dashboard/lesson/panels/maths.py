@@ -160,13 +160,20 @@ def maths_panel(run, prep, cfg, t: int, next_smoothing: float) -> None:
     if texts is not None and 0 <= i < len(texts):  # a text data set: the document itself
         st.markdown(f"Document {i}: “{_md(str(texts[i]).replace(chr(10), ' / '), 300)}”")
 
+    # between the half-steps (E-step pressed, M-step not yet) at the iteration on screen: the M-step
+    # button is what comes next, and what fills in the numbers of θ⁽t+1⁾
+    half = getattr(run, "pending", None) is not None and t == len(hist) - 1
+    fill = "press **M-step** (or Step)" if half else "press **Step**"
     if t == 0:
         src, dst = 0, None
-        st.caption("t = 0: these are the initial parameters. The E-step below uses θ⁽⁰⁾; "
-                   "press Step to see the M-step that makes θ⁽¹⁾.")
+        st.caption("t = 0: these are the initial parameters. The E-step below uses θ⁽⁰⁾"
+                   + (" (it is done: see *Every document's responsibility*)" if half else "")
+                   + f"; {fill} to see the M-step that makes θ⁽¹⁾.")
     else:
         src, dst = t - 1, t
-        st.caption(f"How iteration {t} was made: E-step with θ⁽{t-1}⁾, then M-step → θ⁽{t}⁾.")
+        st.caption(f"How iteration {t} was made: E-step with θ⁽{t-1}⁾, then M-step → θ⁽{t}⁾."
+                   + (f" The E-step with θ⁽{t}⁾ is done (see *Every document's responsibility*): "
+                      f"{fill} to make θ⁽{t + 1}⁾." if half else ""))
     prev = hist[src]
 
     col_e, col_m = st.columns(2)
@@ -204,7 +211,7 @@ def maths_panel(run, prep, cfg, t: int, next_smoothing: float) -> None:
             st.latex(alpha_tex)
             if model.estimate_tex:
                 st.latex(model.estimate_tex)
-            st.info("Press **Step** to fill these in with numbers.")
+            st.info(f"{fill[0].upper()}{fill[1:]} to fill these in with numbers.")
             return
         cur = hist[dst]
         smoothing = float(cur.smoothing)

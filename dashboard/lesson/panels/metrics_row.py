@@ -6,26 +6,24 @@ import numpy as np
 import streamlit as st
 
 from nblab import numbers
-from dashboard.lesson import player
+from dashboard.lesson import status
 from nblab.frame import Frame
 from nblab.prepare import effective_init
-from dashboard.lesson.session import lesson
 from dashboard.ui import derive
 
 
 def show(f: Frame) -> None:
     """Iteration, accuracy at t (vs supervised only), supervised-only accuracy, status."""
-    kind, status = lesson().status()
     if f.classroom:  # big numbers need room: status on a row of its own
         m1, m2, m3, m5 = st.columns(4)
         m4 = st.container()
     else:  # the accuracy's "+10.2 pts vs best supervised" needs room
         m1, m2, m3, m5, m4 = st.columns([0.8, 1.4, 1, 1, 2.4])
-    if f.player and f.playing:  # the browser plays: say where the audience is, not how far EM has got
-        status = f"Running … t = {player.shown(f.latest)}"
-    # One iteration for both numbers: the one on screen (scrubbed back, or, while the browser plays
-    # ahead of the computed run, the one it shows), never the furthest one computed beside it.
-    t_acc = player.shown(f.latest) if f.player and f.playing else f.t
+    # every number here is about the iteration on screen (f.t: scrubbed back, or the one the browser
+    # player shows while it plays), never the furthest one computed beside it; while the browser moves
+    # it with no rerun, the player writes the same strings into these elements (player.js)
+    t_acc = f.t
+    status_line = status.text(status.templates(f.run, f.cfg), f.t, f.playing)
     m1.metric("Iteration", t_acc, help=f"The iteration shown; EM has computed {f.latest}."
               if t_acc != f.latest else None)
     a_now = f.acc[t_acc] if t_acc < len(f.acc) else float("nan")
@@ -51,7 +49,8 @@ def show(f: Frame) -> None:
               if ref is not None else None)
     cfg = f.cfg
     with m4:
-        st.markdown(f"**Status:** {status}")
+        # keyed: the player finds it and writes the status of the iteration it shows (player.js)
+        st.container(key="nbem_status").markdown(f"**Status:** {status_line}")
         init = effective_init(cfg, f.prep)
         st.caption(f"{cfg.dataset} · {cfg.model} · {cfg.hidden_pct}% labels hidden · λ = {f.smoothing:g} · "
                    f"init {init}" + (" (no label visible)" if init != cfg.init else "") + f" · seed {cfg.seed}"

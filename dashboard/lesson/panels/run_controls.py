@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.lesson import session
+from dashboard.lesson import session, status
 from nblab.frame import Frame
 from dashboard.ui import controls
 
@@ -17,6 +17,9 @@ def show(f: Frame) -> None:
     if not f.player:
         controls.scrubber(len(f.run.history), f.t, on_change=session.on_scrub, playing=f.playing,
                           serial=f.serial)
-    slot = st.container()  # always there, so the charts after it keep their place (not re-created)
-    if f.view_t is not None and f.view_t < f.latest:
-        slot.caption(f"Showing iteration {f.t} of {f.latest} (drag the slider to the right end to follow the run).")
+    # always there, so the charts after it keep their place (not re-created); keyed: the browser player
+    # writes the iteration it shows into it (and hides it at the latest) while it plays or drags
+    slot = st.container(key="nbem_showing")
+    said = status.showing(f.t, f.latest)
+    if said:
+        slot.caption(said)

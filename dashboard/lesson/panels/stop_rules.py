@@ -7,7 +7,7 @@ import streamlit as st
 
 from nblab.frame import Frame
 from dashboard.lesson.session import lesson
-from dashboard.ui import urlguard
+from dashboard.ui import state, urlguard
 from nbcore.em import squared_change
 
 
@@ -43,30 +43,66 @@ def apply() -> None:
     lesson().set_stop_rule(st.session_state.get(K_THETA_TOL), st.session_state.get(K_THETA_NORM) or "parameters")
 
 
+def step_numbers(a, b, model) -> dict:
+    """Relative objective change and ‖Δθ‖² both ways for the step from snapshot ``a`` to ``b``."""
+    rel = abs(b.objective - a.objective) / abs(a.objective) if a.objective not in (0.0,) and math.isfinite(
+        a.objective) and math.isfinite(b.objective) else float("nan")
+    return {"rel": rel,
+            "parameters": squared_change(model, b.alpha, b.params, a.alpha, a.params, "parameters"),
+            "both_values": squared_change(model, b.alpha, b.params, a.alpha, a.params, "both_values")}
+
+
 def stop_rule_numbers(f) -> dict:
     """Relative objective change and ‖Δθ‖² both ways for the step t−1 → t (None at t = 0)."""
     if f.t == 0:
         return {}
-    a, b = f.run.history[f.t - 1], f.run.history[f.t]
-    rel = abs(b.objective - a.objective) / abs(a.objective) if a.objective not in (0.0,) and math.isfinite(
-        a.objective) and math.isfinite(b.objective) else float("nan")
-    model = f.run.model
-    return {"rel": rel,
-            "parameters": squared_change(model, b.alpha, b.params, a.alpha, a.params, "parameters"),
-            "both_values": squared_change(model, b.alpha, b.params, a.alpha, a.params, "both_values")}
+    return step_numbers(f.run.history[f.t - 1], f.run.history[f.t], f.run.model)
+
+
+#: the three numbers' labels; the first names the iteration (``label_rel``)
+LABEL_PARAMETERS, LABEL_BOTH = "‖Δθ‖², each parameter once", "‖Δθ‖², the course session's sum"
+#: the container the numbers are drawn in: the browser player writes the iteration it shows into it
+KEY = "nbem_stop_rules"
+
+
+def label_rel(t) -> str:
+    return f"|ΔL| / |L| at t={t}"
+
+
+def texts(run) -> dict:
+    """Each step's three numbers as the panel prints them, for every iteration of ``run``: lists
+    ``rel``, ``parameters``, ``both_values`` indexed by t ("—" at t = 0), and the first one's ``label``
+    with ``{t}`` for the iteration. The browser player writes
+    them while it plays or drags (no rerun), the panel draws them: one wording. Each step is computed
+    once per pair of snapshots (a run stepped ahead or continued shares its snapshots)."""
+    hist = run.history
+    cache = state.get(state.STOP_TEXTS) or []
+    kept, rows = [None], [("—", "—", "—")]
+    for t in range(1, len(hist)):
+        a, b = hist[t - 1], hist[t]
+        got = cache[t] if t < len(cache) else None
+        if got is None or got[0] is not a or got[1] is not b:
+            n = step_numbers(a, b, run.model)
+            got = (a, b, (f"{n['rel']:.2e}", f"{n['parameters']:.4g}", f"{n['both_values']:.4g}"))
+        kept.append(got)
+        rows.append(got[2])
+    # one more entry kept: the step computed ahead for the browser (its Step then costs nothing here)
+    state.put(state.STOP_TEXTS, kept + cache[len(hist):len(hist) + 1])
+    return {"label": label_rel("{t}"),  # {t}: the iteration on screen (player.js fills it in)
+            "rel": [r[0] for r in rows], "parameters": [r[1] for r in rows], "both_values": [r[2] for r in rows]}
 
 
 def show(f: Frame) -> None:
     """The step's numbers for both stop rules, beside the rules in force."""
     if f.playing or f.t == 0:
         return
-    num = stop_rule_numbers(f)
+    row = texts(f.run)
     s = f.run.settings
-    c1, c2, c3 = st.columns(3)
-    c1.metric(f"|ΔL| / |L| at t={f.t}", f"{num['rel']:.2e}", help=f"Stops when ≤ {s.tol:.0e} (the tolerance).")
-    c2.metric("‖Δθ‖², each parameter once", f"{num['parameters']:.4g}",
+    c1, c2, c3 = st.container(key=KEY).columns(3)
+    c1.metric(label_rel(f.t), row["rel"][f.t], help=f"Stops when ≤ {s.tol:.0e} (the tolerance).")
+    c2.metric(LABEL_PARAMETERS, row["parameters"][f.t],
               help="Σ(Δα)² + Σ(Δβ)²: what nbcore reports as snapshot.delta by default.")
-    c3.metric("‖Δθ‖², the course session's sum", f"{num['both_values']:.4g}",
+    c3.metric(LABEL_BOTH, row["both_values"][f.t],
               help="Σ_b (Δθ_b)² + Σ_{k,i,a} (Δθ_{k,i,a})² over both values a of each binary feature.")
     rule = ("off" if s.theta_tol is None else f"< {s.theta_tol:.0e}, counted "
             + ("as the course session writes it" if s.theta_norm == "both_values" else "once per parameter"))

@@ -145,11 +145,16 @@ def playing() -> bool:
     return bool(_p().playing) and enabled()
 
 
-def shown(latest: int) -> int:
-    """The latest iteration the audience has seen: while the browser plays, the run is computed a
-    little ahead of what it shows (the metrics must not run ahead of the charts)."""
-    p = _p()
-    return min(latest, int(latest if p.shown is None else p.shown)) if playing() else latest
+def on_screen(lr) -> int:
+    """The iteration on screen (:func:`dashboard.lesson.session.on_screen`): while the browser plays, the
+    one it last reported drawing (the run is computed a little ahead of it, and a replay of a finished
+    run draws iterations far behind the latest); otherwise the page's own (``LessonRun.t``: the one
+    picked on the slider, which the browser reports when the drag ends or Play pauses)."""
+    p = lr.player
+    latest = lr.latest
+    if p.playing and p.shown is not None and not p.failed and enabled():
+        return max(0, min(latest, int(p.shown)))
+    return lr.t
 
 
 def _token() -> str:
@@ -201,7 +206,7 @@ def apply_view(v) -> None:
     play_id = _int(v.get("play"), -1, 10 ** 12, -1)
     if not p.playing:
         p.stopped = max(p.stopped, play_id)  # needs of this play that arrive late are ignored
-    p.shown = revealed
+    p.shown = t  # the iteration drawn now (a replay draws iterations behind those revealed)
     if not p.playing:
         keep = max(t, revealed, min(p.floor, latest))
         if keep < latest:
@@ -223,7 +228,7 @@ def apply_need(v) -> None:
         return  # that play was paused (its Pause may have been handled first)
     p.playing = True  # a need only comes from a playing browser (its Play report may have been lost)
     upto = _int(v.get("upto"), 0, len(run.history) + 200, 0)
-    p.shown = _int(v.get("revealed"), 0, len(run.history) - 1, (p.shown or 0))
+    p.shown = _int(v.get("t"), 0, len(run.history) - 1, (p.shown or 0))  # the iteration drawn when it asked
     start = time.perf_counter()
     while not run.done and run.current.iteration < upto and time.perf_counter() - start < NEED_BUDGET_S:
         lr.step(1)
@@ -334,7 +339,8 @@ def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool,
     p.last_n = (serial, latest)
     series, vers = _series(run, prep, acc, base, font_size)
     nxt = lesson().ahead()
-    from dashboard.lesson import metrics
+    from dashboard.lesson import metrics, status
+    from dashboard.lesson.panels import stop_rules
     t = latest if view_t is None else min(int(view_t), latest)
     data = {
         "role": "main", "sid": p.sid, "run": _token(), "n": latest + 1, "done": bool(run.done),
@@ -350,6 +356,10 @@ def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool,
         "series": [{"name": n, "ver": vers[n], "spec": s} for n, s in series],
         "columns": 2 if classroom else len(series), "classroom": bool(classroom),
         "tpl": TEMPLATE, "plotly": _PLOTLY,
+        # what the page says about the iteration on screen, for the player to write while it moves the
+        # iteration with no rerun: the status line (templates, dashboard/lesson/status.py) and the stop
+        # rules' numbers of every step (as stop_rules.show prints them)
+        "status": status.templates(run, lesson().cfg), "stop": stop_rules.texts(run),
     }
     if cfg is not None and smoothing is not None and not p.playing:
         alt = lambda_alternatives(run, prep, acc, cfg, smoothing, font_size)
@@ -365,6 +375,7 @@ def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool,
                         "acc": [numbers.percent(a) for a in acc_next],
                         "accDelta": _deltas(acc_next, base),
                         "words": numbers.iteration_words(nxt, prep, acc_next, base),
+                        "status": status.templates(nxt, lesson().cfg), "stop": stop_rules.texts(nxt),
                         "series": [{"name": n, "ver": nvers[n], "spec": s} for n, s in nspecs]}
     with where:
         _mount(MAIN_KEY, data, default={"view": None}, on_view_change=_on_view,

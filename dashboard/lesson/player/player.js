@@ -273,6 +273,7 @@ function showNext(nx) {
   const m = P.main;
   if (!m || P.run !== nx.run || P.n !== nx.from) return;
   P.n = nx.n; P.done = nx.done; P.acc = nx.acc; P.accDelta = nx.accDelta || []; P.words = nx.words || P.words;
+  P.status = nx.status || P.status; P.stop = nx.stop || P.stop;
   P.t = P.n - 1; P.revealed = P.t;
   nx.series.forEach((s, i) => {
     const box = m.boxes[i];
@@ -562,21 +563,82 @@ function metricParts(prefix) {
     return p && p.textContent.trim().startsWith(prefix);
   });
   if (!m) return null;
-  return { label: m.querySelector('[data-testid="stMetricLabel"] p'),
+  return { el: m, label: m.querySelector('[data-testid="stMetricLabel"] p'),
            value: m.querySelector('[data-testid="stMetricValue"] p'),
            delta: m.querySelector('[data-testid="stMetricDelta"] p') };
 }
 function setText(el, text) { if (el && el.textContent !== text) el.textContent = text; }
+function fill(tpl) { return String(tpl).split("{t}").join(String(P.t)).split("{n}").join(String(Math.max(0, P.n - 1))); }
+// The status line of the iteration shown, from the server's templates (dashboard/lesson/status.py: text()
+// says the same): Running / Replaying while playing, the run's own status at its latest iteration,
+// "Paused at" / "Showing" an earlier one.
+function statusText() {
+  const s = P.status;
+  if (!s) return null;
+  return fill(P.playing ? s.running : P.t >= s.latest ? s.at : s.back);
+}
+// "**Status:** …" is one paragraph: its text after the bold label is rewritten in place (the same text
+// node, so the server's next render of it updates what is on screen)
+function syncStatus() {
+  const text = statusText();
+  const p = text === null ? null : document.querySelector('.st-key-nbem_status [data-testid="stMarkdownContainer"] p');
+  const node = p && p.lastChild;
+  if (node && node.nodeType === 3 && node.nodeValue !== " " + text) node.nodeValue = " " + text;
+}
+// the stop rules' numbers of the step t-1 -> t (dashboard/lesson/panels/stop_rules.py draws them when the
+// panels below the charts are drawn; in between, the iteration shown moves here)
+function syncStopRules() {
+  const s = P.stop, box = s && document.querySelector(".st-key-nbem_stop_rules");
+  if (!box) return;
+  const ms = box.querySelectorAll('[data-testid="stMetric"]');
+  if (ms.length < 3) return;
+  setText(ms[0].querySelector('[data-testid="stMetricLabel"] p'), fill(s.label));
+  [s.rel, s.parameters, s.both_values].forEach((a, i) => {
+    setText(ms[i].querySelector('[data-testid="stMetricValue"] p'), (a && a[P.t]) || "—");
+  });
+}
+// "Showing iteration t of n" under the buttons: there while an earlier iteration than the latest is shown
+function syncShowing() {
+  const s = P.status, box = s && s.showing && document.querySelector(".st-key-nbem_showing");
+  const p = box && box.querySelector("p");
+  if (!p) return;
+  const back = P.t < P.n - 1;
+  box.classList.toggle("nbp-hidden", !back);
+  if (back) setText(p, fill(s.showing));
+}
 function syncMetrics() {
+  if (!P.main) return;
+  syncStatus();
+  syncStopRules();
+  syncShowing();
   const it = metricParts("Iteration");
   if (it) setText(it.value, String(P.t));
   const ac = metricParts("Accuracy (t=");
-  if (!ac) return;
-  setText(ac.label, `Accuracy (t=${P.t})`);
-  const a = P.acc[P.t];
-  setText(ac.value, a === null || a === undefined ? "—" : a);
-  const d = P.accDelta[P.t];
-  if (d) setText(ac.delta, d);
+  if (ac) {
+    setText(ac.label, `Accuracy (t=${P.t})`);
+    const a = P.acc[P.t];
+    setText(ac.value, a === null || a === undefined ? "—" : a);
+    const d = P.accDelta[P.t];
+    if (d) setText(ac.delta, d);
+  }
+  watchSynced([document.querySelector(".st-key-nbem_status"), document.querySelector(".st-key-nbem_stop_rules"),
+    document.querySelector(".st-key-nbem_showing"),
+    it && it.el, ac && ac.el]);
+}
+// A server rerun redraws these with the iteration of the report it answers, which can be behind the one
+// shown by the time it arrives (a drag goes on, Play moves on): they are written again in the next frame,
+// with the slider and the charts (before the page is painted), so the page never shows two iterations.
+// (Only what the server draws is watched: the writes change nothing the second time, and the observer
+// settles at once.)
+let syncObs = null, synced = [];
+function watchSynced(els) {
+  if (typeof MutationObserver === "undefined") return;
+  els = els.filter(Boolean);
+  if (els.length === synced.length && els.every((e, i) => e === synced[i])) return;
+  if (!syncObs) syncObs = new MutationObserver(() => requestDraw());
+  syncObs.disconnect();
+  synced = els;
+  for (const e of els) syncObs.observe(e, { subtree: true, childList: true, characterData: true, attributeFilter: ["class"] });
 }
 
 function report() {
@@ -856,6 +918,7 @@ function mountMain(api, d) {
   if (d.tpl) P.tpl = d.tpl;
   if (d.n !== P.n || d.done !== P.done) P.pendingNeed = 0;   // the frames asked for have come
   P.n = d.n; P.done = d.done; P.fps = d.fps; P.acc = d.acc || []; P.accDelta = d.accDelta || []; P.words = d.words || [];
+  P.status = d.status || null; P.stop = d.stop || null;
   P.next = d.next ? Object.assign({ run: d.run }, d.next) : null;
   P.lam = d.lam || null;
   m.lowerKey = d.lower || null;
