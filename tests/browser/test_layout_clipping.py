@@ -47,13 +47,15 @@ KEYS = {"coin": ("coin_seen", "Home")}
 KNOWN = {
     # the lesson's metric row and maths panel (dashboard/lesson/**), its accuracy chart's reference line label
     "lesson": ("pts vs best supervised", '"Supervised only"', '"Best supervised"', "text cut: ",
-               '"NB at λ', "columns cut off"),
+               '"NB at λ', "columns cut off", 'header "words present', 'header "words absent', 'header "confidence"',
+               'in "flipped at t" cut'),
     # st.dataframe's toolbar over a header while the pointer is on the table
     "gaussian": ("its toolbar covers", '"0.06" overlaps'),
-    "mixture2d": ("its toolbar covers",),
+    "mixture2d": ("its toolbar covers", '"6" overlaps'),  # the top y tick under a two-line title, classroom
     "switching": ("its toolbar covers",),
     "components": ("its toolbar covers",),
-    "coin": ("columns cut off",),  # the two-coin table's 9 columns beside its chart at 1280 px
+    "coin": ("columns cut off", "its toolbar covers"),  # the two-coin table's 9 columns beside its chart
+    "event_models": ("columns cut off", "its toolbar covers"),  # the parts table's 8 columns
     "budget": ('"majority class" overlaps',),  # the legend drawn over a two-line title in classroom type
 }
 
