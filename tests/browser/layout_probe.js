@@ -139,8 +139,9 @@
       for (let r = 0; r < rows; r++) {
         const cell = p.getCellContent([i, r]);
         const text = cell.kind === 'bubble' ? (cell.data || []).join(', ') : cell.displayData;
-        if (['None', 'nan', 'NaN', 'null', 'undefined'].includes(cell.displayData)) {
-          out.push(`table [${name}…]: cell in "${short(c.title)}" prints "${cell.displayData}" (a missing number: show "—")`);
+        // a missing value with no text of its own is drawn by Streamlit as a grey "None"
+        if ((cell.isMissingValue && !cell.displayData) || ['None', 'nan', 'NaN', 'null', 'undefined'].includes(cell.displayData)) {
+          out.push(`table [${name}…]: cell in "${short(c.title)}" prints "${cell.displayData || 'None'}" (a missing number: show "—")`);
           break;
         }
         // long free text (a message) is cut by design and shown whole on click; a number or a short value never
