@@ -19,10 +19,21 @@ PAGE = page_kit.page_setup(pages.COIN,
 FS = PAGE.fs  # chart font size (larger in classroom mode)
 
 
-def _shown(df: pd.DataFrame, decimals: int, columns) -> "pd.io.formats.style.Styler":
-    """The table as drawn: ``columns`` with ``decimals`` decimals, and an em dash where there is no number
-    (no flips seen and λ = 0 leave θ_MAP undefined) — never "None". The numbers themselves stay numbers."""
-    return df.style.format({c: f"{{:.{decimals}f}}" for c in columns}, na_rep="—").hide(axis="index")
+def _shown(df: pd.DataFrame, decimals: int, columns) -> pd.DataFrame:
+    """The table as drawn: a column of ``columns`` with a missing number (no flips seen and λ = 0 leave
+    θ_MAP undefined) becomes text, with ``decimals`` decimals and an em dash for the missing one — st.dataframe
+    would print "None" there. Columns without a missing number stay numbers."""
+    out = df.copy()
+    for c in columns:
+        if out[c].isna().any():
+            out[c] = [f"{v:.{decimals}f}" if np.isfinite(v) else "—" for v in out[c]]
+    return out
+
+
+def _number_format(df: pd.DataFrame, decimals: int) -> dict:
+    """``decimals`` decimals for the columns of ``df`` that are still numbers (not those _shown made text)."""
+    return {c: st.column_config.NumberColumn(format=f"%.{decimals}f") for c in df.columns
+            if pd.api.types.is_numeric_dtype(df[c])}
 
 sb = st.sidebar
 sb.subheader("The flips")
@@ -128,8 +139,8 @@ for lam_v in ([lam_show] if lam_show is not None else []) + [v for v in (0.0, 1.
         engine = float("nan")
     rows.append({"λ": f"{lam_v:g}", "prior": f"Beta({pa:g}, {pb:g})",
                  "θ_MAP = (α_H + λ)/(N + 2λ)": by_formula, "lab engine β (Bernoulli NB, λ)": engine})
-st.dataframe(_shown(pd.DataFrame(rows), 4, ["θ_MAP = (α_H + λ)/(N + 2λ)", "lab engine β (Bernoulli NB, λ)"]),
-             hide_index=True, width="stretch")
+one_coin = _shown(pd.DataFrame(rows), 4, ["θ_MAP = (α_H + λ)/(N + 2λ)", "lab engine β (Bernoulli NB, λ)"])
+st.dataframe(one_coin, hide_index=True, width="stretch", column_config=_number_format(one_coin, 4))
 if prior_kind == "beta" and a != b:
     st.caption(f"Your Beta({a:g}, {b:g}) is not symmetric: it is {a - 1:g} imaginary heads and {b - 1:g} imaginary "
                "tails. The lab's λ always adds the same number to both outcomes.")
@@ -178,7 +189,8 @@ e1, e2 = (st.container(), st.container()) if PAGE.classroom else st.columns([3, 
 with e1:
     st.markdown(f"**E-step at θ_A = {prev.theta[0]:.4f}, θ_B = {prev.theta[1]:.4f}**: "
                 "r(A) = π_A θ_A^h (1−θ_A)^(n−h) / Σ_c π_c θ_c^h (1−θ_c)^(n−h)")
-    st.dataframe(_shown(table, 2, table.columns[3:]), hide_index=True, width="stretch")
+    shown = _shown(table, 2, table.columns[3:])
+    st.dataframe(shown, hide_index=True, width="stretch", column_config=_number_format(shown.iloc[:, 3:], 2))
     tot = table[["A: ≈ heads", "A: ≈ tails", "B: ≈ heads", "B: ≈ tails"]].sum()
     st.markdown(f"**M-step**: θ_A = {tot['A: ≈ heads']:.2f} / ({tot['A: ≈ heads']:.2f} + {tot['A: ≈ tails']:.2f}) "
                 f"= **{step.theta[0]:.4f}**, θ_B = {tot['B: ≈ heads']:.2f} / ({tot['B: ≈ heads']:.2f} + "
