@@ -11,8 +11,9 @@ The guesses, in order:
   an author or user (``author``, ``user``, ``name``, ``email``...); a column
   named like a date/time, or whose values look like dates.  They identify a
   row or a person, not its content, so a classifier must not learn from them.
-* **text**: a free-text column (most cells have a space or are long; many
-  distinct values); the longest such column is the text.
+* **text**: a free-text column (most cells have a space or are long, and are
+  not codes — one token of ASCII such as an ID or a hash; many distinct values);
+  the longest such column is the text.
 * **label**: a column named like a label (``label``, ``class``, ``category``,
   ``target``, ``spam``, ``language``...) with 2..50 distinct values, else the
   column with the fewest distinct values (2..50, and far fewer than the rows),
@@ -46,6 +47,10 @@ _DATE_VALUE = re.compile(
     r"^\s*(\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})"
     r"([ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?\s*$")
 
+#: a code, not words: one token of printable ASCII (letters, digits, "-", "_", "=", "/"...), no space —
+#: an ID, a hash, a URL. Free text in a language written without spaces is not ASCII, so it is not one.
+_CODE_VALUE = re.compile(r"^[\x21-\x7e]+$")
+
 _SAMPLE = 2000
 #: why a column is not read when a text column is (every column but the text and the label)
 NOT_USED = "not used: the text column is read instead"
@@ -63,6 +68,7 @@ def _stats(cells: list[str]) -> dict:
         "mean_words": float(np.mean([len(v.split()) for v in nonblank])) if n else 0.0,
         "numeric": (sum(1 for v in nonblank if is_number(v)) / n) if n else 0.0,
         "dates": (sum(1 for v in nonblank if _DATE_VALUE.match(v)) / n) if n else 0.0,
+        "codes": (sum(1 for v in nonblank if _CODE_VALUE.match(v)) / n) if n else 0.0,
         "examples": nonblank[:3],
     }
 
@@ -74,7 +80,7 @@ def guess_columns(columns: list[str], rows: list[list[str]], header: bool = True
     (a name or None), ``ignored`` (names), ``roles`` {name: "text" | "label" |
     "ignored" | "feature"}, ``reasons`` {name: why, in words}, and ``stats``
     {name: distinct values, mean length, share of numbers / dates / cells with
-    a space, examples}.  Names are only used when the file has a header row.
+    a space / codes (one token of ASCII, no space), examples}.  Names are only used when the file has a header row.
     """
     n_rows = len(rows)
     stats = {c: _stats([r[j] if j < len(r) else "" for r in rows]) for j, c in enumerate(columns)}
@@ -82,8 +88,10 @@ def guess_columns(columns: list[str], rows: list[list[str]], header: bool = True
     reasons: dict[str, str] = {}
 
     def free_text(c):
+        # long values count as text only when they are not codes: a column of 43-character IDs is
+        # long on average, but an ID (YouTube's COMMENT_ID), not something to read
         s = stats[c]
-        return (s["numeric"] < 0.5 and s["distinct"] > max(2, min(20, 0.1 * n_rows))
+        return (s["numeric"] < 0.5 and s["codes"] < 0.5 and s["distinct"] > max(2, min(20, 0.1 * n_rows))
                 and ((s["spaced"] >= 0.5 and s["mean_words"] >= 3) or s["mean_length"] >= 25))
 
     for c in columns:
@@ -101,7 +109,7 @@ def guess_columns(columns: list[str], rows: list[list[str]], header: bool = True
               and all(re.fullmatch(r"[+-]?\d+", e) for e in s["examples"])):
             roles[c], reasons[c] = "ignored", "every value is a different whole number: an ID"
         elif (n_rows >= 20 and s["distinct"] == n_rows and s["spaced"] == 0
-              and s["numeric"] < 0.5 and s["mean_length"] < 40
+              and s["numeric"] < 0.5 and (s["mean_length"] < 40 or s["codes"] == 1.0)
               and any(ch.isdigit() for e in s["examples"] for ch in e)):
             roles[c], reasons[c] = "ignored", "every value is a different code: an ID"
 

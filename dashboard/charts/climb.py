@@ -11,8 +11,9 @@ from dashboard.charts import theme
 
 
 def bound_slice_figure(s: np.ndarray, objective: np.ndarray, bound: np.ndarray, next_bound: np.ndarray,
-                       t: int, font_size: int = 16, height: int = 460) -> go.Figure:
-    """L(θ(s)), the bound of the E-step at θ_t (touches at s = 0, peaks at s = 1) and the next bound."""
+                       t: int, font_size: int = 16, height: int = 460, width: int | None = None) -> go.Figure:
+    """L(θ(s)), the bound of the E-step at θ_t (touches at s = 0, peaks at s = 1) and the next bound.
+    ``width``: the chart's expected width (theme.chart_width), for wrapping its title."""
     s = np.asarray(s, dtype=float)
     i0, i1 = int(np.argmin(np.abs(s))), int(np.argmin(np.abs(s - 1)))
     # y range: what happens between θ_t and θ_t+1 (the far ends of the slice may plunge)
@@ -30,19 +31,22 @@ def bound_slice_figure(s: np.ndarray, objective: np.ndarray, bound: np.ndarray, 
     fig.add_trace(go.Scatter(x=[s[i0], s[i1], s[i1]], y=theme.finite([objective[i0], bound[i1], objective[i1]]),
                              mode="markers+text", name="θ_t, bound at θ_t+1, L(θ_t+1)",
                              text=["E-step: tight", "M-step: top of the bound", "L rose at least as much"],
-                             textposition=["bottom right", "bottom left", "top right"], showlegend=False,
+                             # the labels at s = 1 go left, into the plot: to the right they were cut at its edge
+                             textposition=["bottom right", "bottom left", "top left"], showlegend=False,
                              marker=dict(size=12, color=["#000000", theme.BOUND_COLOR, "#000000"])))
     for x, label in ((0.0, f"θ_{t}"), (1.0, f"θ_{t + 1}")):
         fig.add_vline(x=x, line=dict(color=theme.GREY, width=1, dash="dot"), annotation_text=label,
                       annotation_position="bottom right")
     fig.update_xaxes(title=f"s along the line θ(s) = θ_{t} + s·(θ_{t + 1} − θ_{t})")
     fig.update_yaxes(title="objective", range=[lo - pad, hi + pad])
-    return theme.legend_below(theme.style(fig, "Why EM climbs: the bound touches at θ_t, the M-step climbs it", font_size, height))
+    return theme.legend_below(theme.style(fig, "Why EM climbs: the bound touches at θ_t, the M-step climbs it",
+                                          font_size, height, width=width))
 
 
 def climb_bars_figure(before: float, bound_after: float, after: float, font_size: int = 16,
-                      height: int = 420) -> go.Figure:
-    """Floating bars: L(θ_t) → + M-step gain of the bound → + KL gap → L(θ_{t+1})."""
+                      height: int = 420, width: int | None = None) -> go.Figure:
+    """Floating bars: L(θ_t) → + M-step gain of the bound → + KL gap → L(θ_{t+1}). Each bar's number is
+    drawn above it, not clipped by the plot area (cliponaxis off), in a size that fits the bar's slot."""
     gain, gap = bound_after - before, after - bound_after
     span = max(after - before, 1e-9)
     floor = before - 0.6 * span
@@ -52,13 +56,24 @@ def climb_bars_figure(before: float, bound_after: float, after: float, font_size
         x=labels, y=[before - floor, gain, gap, after - floor], base=[floor, before, bound_after, floor],
         marker=dict(color=["#000000", theme.BOUND_COLOR, theme.NEXT_COLOR, "#000000"]),
         text=[f"{before:.4f}", f"+{gain:.4g}", f"+{gap:.4g}", f"{after:.4f}"], textposition="outside",
+        cliponaxis=False, textfont=dict(size=_bar_text_size(font_size, width)),
         hovertemplate="%{x}: %{text}<extra></extra>"))
     fig.update_yaxes(range=[floor, after + 0.35 * span], title="objective")
-    return theme.style(fig, "One iteration, decomposed", font_size, height, showlegend=False)
+    return theme.style(fig, "One iteration, decomposed", font_size, height, showlegend=False, width=width)
+
+
+def _bar_text_size(font_size: int, width: int | None) -> int:
+    """The bars' numbers ("-22.1851", 8 characters, about 0.55 em each) side by side over four bars:
+    at most the font size, smaller when the four slots of the plot (the chart less ~70 px of axis)
+    are narrower than that, so that neighbouring numbers never overlap."""
+    if not width:
+        return font_size
+    slot = (width - 70) / 4
+    return int(max(10, min(font_size, slot / (8 * 0.55) - 1)))
 
 
 def climb_history_figure(objective: Sequence[float], bound_after: Sequence[float], t_sel: int, font_size: int = 16,
-                         height: int = 400) -> go.Figure:
+                         height: int = 400, width: int | None = None) -> go.Figure:
     """The staircase: from L(θ_t) the M-step climbs the bound to F(q_t, θ_{t+1}) (green), then the next
     E-step lifts the bound to L(θ_{t+1}) (grey, the KL gap closing)."""
     L = np.asarray(objective, dtype=float)
@@ -79,4 +94,4 @@ def climb_history_figure(objective: Sequence[float], bound_after: Sequence[float
     fig.add_vline(x=t_sel, line=dict(color=theme.GREY, width=1))
     fig.update_xaxes(title="iteration t", rangemode="tozero")
     fig.update_yaxes(title="objective")
-    return theme.legend_below(theme.style(fig, "EM is a staircase: it can only go up", font_size, height))
+    return theme.legend_below(theme.style(fig, "EM is a staircase: it can only go up", font_size, height, width=width))

@@ -12,7 +12,7 @@ from dashboard.charts import theme
 
 
 def components_accuracy_figure(ms: Sequence[int], em_acc: np.ndarray, sup_acc: np.ndarray, font_size: int = 16,
-                               height: int = 420) -> go.Figure:
+                               height: int = 420, width: int | None = None) -> go.Figure:
     """em_acc (len(ms), n_seeds), sup_acc (n_seeds,): one dot per seed, the mean as a line."""
     em_acc = np.asarray(em_acc, dtype=float)
     sup_acc = np.asarray(sup_acc, dtype=float)
@@ -27,7 +27,7 @@ def components_accuracy_figure(ms: Sequence[int], em_acc: np.ndarray, sup_acc: n
                   annotation_text=f"supervised NB {sup_acc.mean():.1%}", annotation_position="bottom right")
     fig.update_yaxes(title="accuracy on the hidden labels", tickformat=".0%")
     fig.update_xaxes(title="components per class")
-    return theme.style(fig, "Does EM close the gap to supervised Naive Bayes?", font_size, height)
+    return theme.style(fig, "Does EM close the gap to supervised Naive Bayes?", font_size, height, width=width)
 
 
 def component_images_figure(beta: np.ndarray, shape: tuple[int, int], n_classes: int, m: int,

@@ -12,6 +12,7 @@ import streamlit as st
 import nbcore
 from dashboard.ui import controls, figures, page_kit, urlguard
 from dashboard.charts import climb as climb_charts
+from dashboard.charts import theme
 from dashboard import pages
 from nbcore import bound
 
@@ -65,7 +66,10 @@ def _reset():
 
 t, e_done = int(st.session_state["cl_t"]), bool(st.session_state["cl_e"])
 CLASSROOM = PAGE.classroom
-b = st.columns(5) if CLASSROOM else st.columns([1, 1, 1, 1, 1, 3])
+# The buttons sit in a row that wraps, each as wide as its label: five equal columns cut the labels
+# ("M-st…", "5 st…") on a 1280 px screen and in classroom type.
+row, phase_box = (st.container(), st) if CLASSROOM else st.columns([2, 1], vertical_alignment="center")
+b = [row.container(horizontal=True, gap="small")] * 5
 b[0].button("E-step", key="cl_btn_e", on_click=_e, disabled=e_done, icon=":material/visibility:",
             help="q = p(y | x, θ_t): the bound now touches the objective at θ_t.")
 b[1].button("M-step", key="cl_btn_m", on_click=_m, disabled=not e_done, icon=":material/north_east:",
@@ -108,7 +112,7 @@ phase = (f"E-step done at θ_{t}: the bound touches. Press **M-step** to climb i
          "θ_0, the starting parameters: no bound yet. Press **E-step** to build one that touches here." if t == 0
          else f"θ_{t}: the bound from the last E-step is below the objective (the gap is a KL divergence). "
          "Press **E-step** to make it touch.")
-(st if CLASSROOM else b[5]).markdown(f"**t = {t}** · {phase}")
+phase_box.markdown(f"**t = {t}** · {phase}")
 
 m = [*st.columns(2), *st.columns(2)] if CLASSROOM else st.columns(4)
 m[0].metric(f"L(θ_{t})", f"{c.objective_before:.4f}", help="Observed log-likelihood + log prior of λ (the MAP objective).")
@@ -145,9 +149,13 @@ def _start_figure(s, objective, font_size: int) -> go.Figure:
 
 
 no_bound_yet = t == 0 and not e_done
-left, right = st.columns([3, 2])
+# classroom type needs the page's width for each chart (their titles and the bars' numbers): one above the other
+left, right = (st.container(), st.container()) if CLASSROOM else st.columns([3, 2])
+w_left, w_right = (theme.chart_width(FS), theme.chart_width(FS)) if CLASSROOM else \
+    (theme.chart_width(FS, 1, 3 / 5) - 8, theme.chart_width(FS, 1, 2 / 5) - 8)
 slice_fig = (_start_figure(sl["s"], sl["objective"], FS) if no_bound_yet else
-             climb_charts.bound_slice_figure(sl["s"], sl["objective"], sl["bound"], sl["next_bound"], t, FS))
+             climb_charts.bound_slice_figure(sl["s"], sl["objective"], sl["bound"], sl["next_bound"], t, FS,
+                                             width=w_left))
 s_axis, obj_s = np.asarray(sl["s"], dtype=float), np.asarray(sl["objective"], dtype=float)
 top = int(np.nanargmax(obj_s))
 figures.show_chart(
@@ -161,7 +169,8 @@ figures.show_chart(
     config={"displayModeBar": False})
 if e_done:
     figures.show_chart(
-        right, climb_charts.climb_bars_figure(c.objective_before, c.bound_after, c.objective_after, FS), key="cl_bars",
+        right, climb_charts.climb_bars_figure(c.objective_before, c.bound_after, c.objective_after, FS,
+                                                  width=w_right), key="cl_bars",
         name=f"Bar chart: the objective at θ_{t}, the bound after the M-step and the objective at θ_{t + 1}",
         summary=(f"L(θ_{t}) = {c.objective_before:.3f} ≤ bound at θ_{t + 1} = {c.bound_after:.3f} ≤ "
                  f"L(θ_{t + 1}) = {c.objective_after:.3f}: the objective rose by "
@@ -169,7 +178,8 @@ if e_done:
         config={"displayModeBar": False})
 else:
     figures.show_chart(
-        right, climb_charts.climb_history_figure(objs, [x.bound_after for x in climbs[:t]], t, FS), key="cl_hist",
+        right, climb_charts.climb_history_figure(objs, [x.bound_after for x in climbs[:t]], t, FS,
+                                                                width=w_right), key="cl_hist",
         name=f"Line chart: the objective L(θ) at iterations 0 to {t}",
         summary=(f"The objective goes from {objs[0]:.3f} at t = 0 to {objs[-1]:.3f} at t = {len(objs) - 1}"
                  + (", never falling." if all(b >= a - 1e-9 for a, b in zip(objs, objs[1:])) else

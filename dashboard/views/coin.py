@@ -18,6 +18,23 @@ PAGE = page_kit.page_setup(pages.COIN,
                         "smoothing λ is exactly such a prior.")
 FS = PAGE.fs  # chart font size (larger in classroom mode)
 
+
+def _shown(df: pd.DataFrame, decimals: int, columns) -> pd.DataFrame:
+    """The table as drawn: a column of ``columns`` with a missing number (no flips seen and λ = 0 leave
+    θ_MAP undefined) becomes text, with ``decimals`` decimals and an em dash for the missing one — st.dataframe
+    would print "None" there. Columns without a missing number stay numbers."""
+    out = df.copy()
+    for c in columns:
+        if out[c].isna().any():
+            out[c] = [f"{v:.{decimals}f}" if np.isfinite(v) else "—" for v in out[c]]
+    return out
+
+
+def _number_format(df: pd.DataFrame, decimals: int) -> dict:
+    """``decimals`` decimals for the columns of ``df`` that are still numbers (not those _shown made text)."""
+    return {c: st.column_config.NumberColumn(format=f"%.{decimals}f") for c in df.columns
+            if pd.api.types.is_numeric_dtype(df[c])}
+
 sb = st.sidebar
 sb.subheader("The flips")
 source = urlguard.radio(sb, "Flips", ["random", "typed"], key="coin_source", horizontal=True,
@@ -122,9 +139,8 @@ for lam_v in ([lam_show] if lam_show is not None else []) + [v for v in (0.0, 1.
         engine = float("nan")
     rows.append({"λ": f"{lam_v:g}", "prior": f"Beta({pa:g}, {pb:g})",
                  "θ_MAP = (α_H + λ)/(N + 2λ)": by_formula, "lab engine β (Bernoulli NB, λ)": engine})
-st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
-             column_config={"θ_MAP = (α_H + λ)/(N + 2λ)": st.column_config.NumberColumn(format="%.4f"),
-                            "lab engine β (Bernoulli NB, λ)": st.column_config.NumberColumn(format="%.4f")})
+one_coin = _shown(pd.DataFrame(rows), 4, ["θ_MAP = (α_H + λ)/(N + 2λ)", "lab engine β (Bernoulli NB, λ)"])
+st.dataframe(one_coin, hide_index=True, width="stretch", column_config=_number_format(one_coin, 4))
 if prior_kind == "beta" and a != b:
     st.caption(f"Your Beta({a:g}, {b:g}) is not symmetric: it is {a - 1:g} imaginary heads and {b - 1:g} imaginary "
                "tails. The lab's λ always adds the same number to both outcomes.")
@@ -142,7 +158,9 @@ d1, d2 = st.columns([2, 1])
 sets_text = d1.text_area("Sets of flips, one per line", "\n".join(coin.CLASSIC_FLIPS), key="coin_sets", height=150)
 theta_a0 = d2.slider("Start θ_A", 0.05, 0.95, 0.6, step=0.05, key="coin_ta0")
 theta_b0 = d2.slider("Start θ_B", 0.05, 0.95, 0.5, step=0.05, key="coin_tb0")
-est_pi = d2.toggle("Also estimate which coin is picked more often (π)", False, key="coin_pi")
+est_pi = d2.toggle("Also estimate π", False, key="coin_pi",
+                   help="Also estimate which coin is picked more often (π: how often coin A is picked). Off: "
+                        "both coins are taken to be picked equally often.")
 try:
     sets = [coin.parse_flips(line) for line in sets_text.splitlines() if line.strip()]
     if not sets:
@@ -166,12 +184,13 @@ table = pd.DataFrame({
     "r(A)": r[:, 0], "r(B)": r[:, 1],
     "A: ≈ heads": r[:, 0] * heads, "A: ≈ tails": r[:, 0] * (np.array(nflip) - heads),
     "B: ≈ heads": r[:, 1] * heads, "B: ≈ tails": r[:, 1] * (np.array(nflip) - heads)})
-e1, e2 = st.columns([3, 2])
+# classroom type: the table (9 columns) and the chart each get the page's width
+e1, e2 = (st.container(), st.container()) if PAGE.classroom else st.columns([3, 2])
 with e1:
     st.markdown(f"**E-step at θ_A = {prev.theta[0]:.4f}, θ_B = {prev.theta[1]:.4f}**: "
                 "r(A) = π_A θ_A^h (1−θ_A)^(n−h) / Σ_c π_c θ_c^h (1−θ_c)^(n−h)")
-    st.dataframe(table, hide_index=True, width="stretch",
-                 column_config={c: st.column_config.NumberColumn(format="%.2f") for c in table.columns[3:]})
+    shown = _shown(table, 2, table.columns[3:])
+    st.dataframe(shown, hide_index=True, width="stretch", column_config=_number_format(shown.iloc[:, 3:], 2))
     tot = table[["A: ≈ heads", "A: ≈ tails", "B: ≈ heads", "B: ≈ tails"]].sum()
     st.markdown(f"**M-step**: θ_A = {tot['A: ≈ heads']:.2f} / ({tot['A: ≈ heads']:.2f} + {tot['A: ≈ tails']:.2f}) "
                 f"= **{step.theta[0]:.4f}**, θ_B = {tot['B: ≈ heads']:.2f} / ({tot['B: ≈ heads']:.2f} + "
@@ -180,7 +199,8 @@ with e1:
 with e2:
     figures.show_chart(
         st, coin_charts.two_coin_figure(np.array([s.theta for s in path]), [s.log_likelihood for s in path], t, FS,
-                                        width=theme.chart_width(FS, 1, 2 / 5) - 8),  # the [3, 2] row's right
+                                        width=theme.chart_width(FS) if PAGE.classroom else
+                                        theme.chart_width(FS, 1, 2 / 5) - 8),  # the [3, 2] row's right
         key="coin_two", name="Line chart: θ_A, θ_B and the log-likelihood over the EM iterations of the two-coin problem",
         summary=(f"θ_A goes from {path[0].theta[0]:.3f} to {path[-1].theta[0]:.3f} and θ_B from {path[0].theta[1]:.3f} "
                  f"to {path[-1].theta[1]:.3f} in {len(path) - 1} iterations; the log-likelihood rises from "

@@ -11,6 +11,7 @@ import streamlit as st
 import nbcore
 from dashboard.ui import figures, page_kit, urlguard
 from dashboard.charts import components as components_charts
+from dashboard.charts import theme
 from dashboard import pages
 from nbcore.experiments import compare_components
 
@@ -62,11 +63,14 @@ except ValueError as e:
     st.stop()
 
 sup, em = res["supervised"], res["em"]
-c1, c2 = st.columns([3, 2])
+# the table (seed, supervised NB and one column per m) needs half the page at 1280 px; in classroom type
+# the page's width: one above the other
+c1, c2 = (st.container(), st.container()) if PAGE.classroom else st.columns([1, 1])
 em_mean = [float(np.nanmean(np.asarray(e, dtype=float))) for e in em]
 best_m = int(np.nanargmax(em_mean))
 figures.show_chart(
-    c1, components_charts.components_accuracy_figure(ms, em, sup, FS), key="cp_fig",
+    c1, components_charts.components_accuracy_figure(
+        ms, em, sup, FS, width=theme.chart_width(FS) if PAGE.classroom else theme.chart_width(FS, 2)), key="cp_fig",
     name="Chart: accuracy on the hidden labels against the number of components per class m",
     summary=(f"Mean over {len(sup)} seeds: supervised NB {float(np.nanmean(np.asarray(sup, dtype=float))):.1%}; EM "
              + ", ".join(f"m = {m} {v:.1%}" for m, v in zip(ms, em_mean)) + f" (best: m = {ms[best_m]})."),

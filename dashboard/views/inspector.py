@@ -100,11 +100,20 @@ else:
 
 c1, c2 = st.columns([1, 2])
 n_rows = X.shape[0]
-pick = c1.number_input("…or start from document #", 0, n_rows - 1, 0, step=1, key="insp_row",
-                       help="Loads that document's words into the box on the right.")
+# No max_value: a number beyond the data would only turn the field red, with no word of why. It is
+# accepted and answered with a message instead (and nothing is loaded from it).
+pick = int(c1.number_input("…or start from document #", min_value=0, value=0, step=1, key="insp_row",
+                           help=f"Documents are numbered 0 to {n_rows - 1:,}. Loads that document's words "
+                                "into the box on the right."))
+pick_ok = pick < n_rows
+if not pick_ok:
+    c1.error(f"Document {pick:,} does not exist: this data set has {n_rows:,} "
+             f"document{'s' if n_rows != 1 else ''} (numbered 0–{n_rows - 1:,}).", icon=":material/error:")
 
 
 def _load_row():
+    if not 0 <= int(st.session_state.get("insp_row", 0)) < n_rows:
+        return
     r = X[int(st.session_state["insp_row"])]
     r = np.asarray(r.toarray() if hasattr(r, "toarray") else r).ravel()
     st.session_state["insp_words"] = [feats[j] for j in np.flatnonzero(r > 0)]
@@ -116,7 +125,7 @@ def _load_clicked():
         st.session_state["insp_text"] = ""  # the loaded document is what gets scored, not the typed text
 
 
-c1.button("Load this document", key="insp_load", on_click=_load_clicked)
+c1.button("Load this document", key="insp_load", on_click=_load_clicked, disabled=not pick_ok)
 if row_x is None:
     if "insp_words" not in st.session_state and st.query_params.get("insp_words") is None:
         _load_row()
@@ -125,8 +134,8 @@ if row_x is None:
     x = np.zeros(len(feats))
     idx = [feats.index(w) for w in words]
     x[idx] = 1.0
-    if event_model.input_kind == "counts" and words:
-        r = X[int(pick)]
+    if event_model.input_kind == "counts" and words and pick_ok:
+        r = X[pick]
         r = np.asarray(r.toarray() if hasattr(r, "toarray") else r).ravel()
         # keep the picked document's counts for the ticked words it contains
         x[idx] = np.where(r[idx] > 0, r[idx], 1.0)

@@ -87,7 +87,9 @@ def _reset():
 
 t, e_done = int(st.session_state["mx_t"]), bool(st.session_state["mx_e"])
 CLASSROOM = PAGE.classroom
-b = st.columns(5) if CLASSROOM else st.columns([1, 1, 1, 1, 1, 3])
+# one row that wraps, each button as wide as its label (five equal columns cut "10 steps")
+row, phase_box = (st.container(), st) if CLASSROOM else st.columns([2, 1], vertical_alignment="center")
+b = [row.container(horizontal=True, gap="small")] * 5
 b[0].button("E-step", key="mx_btn_e", on_click=_e, disabled=e_done, icon=":material/visibility:",
             help="Compute every point's responsibilities under the current ellipses (colours change, ellipses don't).")
 b[1].button("M-step", key="mx_btn_m", on_click=_m, disabled=not e_done, icon=":material/open_with:",
@@ -107,7 +109,7 @@ except ValueError as e:
 phase = ("E-step done: colours are p(class | x) under these ellipses; press **M-step** to move them" if e_done else
          "ready: press **E-step** (or Step)" if t == 0 else
          "M-step done: the ellipses moved; the colours are still the responsibilities that moved them")
-(st if CLASSROOM else b[5]).markdown(f"**t = {t}** · {phase}")
+phase_box.markdown(f"**t = {t}** · {phase}")
 
 labelled = y_obs >= 0
 resp = state.resp
@@ -148,7 +150,9 @@ if show_km:
                  + "; ".join(f"{n} at ({cen[k, 0]:.2f}, {cen[k, 1]:.2f})" for k, n in enumerate(NAMES)) + "."),
         config={"displayModeBar": False})
 
-m = [*st.columns(3), *st.columns(3)] if CLASSROOM else st.columns(5)
+# two rows, so that each metric has the room its label needs ("Unsure points (0.2 < r < 0.8)", "k-means accuracy (hidden)"):
+# a metric label longer than its column is cut with an ellipsis
+m = [*st.columns(3), *st.columns(3)] if CLASSROOM else [*st.columns(3), *st.columns(2)]
 m[0].metric("log-likelihood of θ_t", f"{state.log_likelihood:.3f}")
 m[1].metric("α (A, B)", f"{state.alpha[0]:.2f}, {state.alpha[1]:.2f}")
 if pred is not None and hidden_scored.any():

@@ -78,14 +78,14 @@ def _reset() -> None:
     st.session_state["sbs_runs"] = None
 
 
-b1, b2, b3, b4 = st.columns(4)
+# one row that wraps, each button as wide as its label (four equal columns cut "Run both to convergence")
+b1 = b2 = b3 = b4 = st.container(horizontal=True, gap="small")
 runs = st.session_state["sbs_runs"]
 both_done = all(r.done for r in runs.values())
-b1.button("Step both", icon=":material/skip_next:", key="sbs_step", on_click=_step, args=(1,), disabled=both_done, width="stretch")
-b2.button("10 steps", icon=":material/fast_forward:", key="sbs_step10", on_click=_step, args=(10,), disabled=both_done, width="stretch")
-b3.button("Run both to convergence", icon=":material/double_arrow:", key="sbs_conv", on_click=_step, args=(500,), disabled=both_done,
-          width="stretch")
-b4.button("Reset", icon=":material/replay:", key="sbs_reset", on_click=_reset, width="stretch")
+b1.button("Step both", icon=":material/skip_next:", key="sbs_step", on_click=_step, args=(1,), disabled=both_done)
+b2.button("10 steps", icon=":material/fast_forward:", key="sbs_step10", on_click=_step, args=(10,), disabled=both_done)
+b3.button("Run both to convergence", icon=":material/double_arrow:", key="sbs_conv", on_click=_step, args=(500,), disabled=both_done)
+b4.button("Reset", icon=":material/replay:", key="sbs_reset", on_click=_reset)
 
 
 def score(run, t: int) -> float:

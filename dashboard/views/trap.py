@@ -79,7 +79,8 @@ def class_spread(s) -> float:
 spreads = [class_spread(s) for s in run.history]
 stuck = dev < 1e-12 and spreads[-1] < 1e-12
 
-m1, m2, m3, m4 = st.columns(4)
+# the two long metric labels get the room they need (a label longer than its column is cut with an ellipsis)
+m1, m2, m3, m4 = st.columns([2, 4, 4, 4])
 m1.metric("Iteration", t)
 m2.metric("max |p(y | x) − 1/K| (hidden docs)", f"{dev:.6f}",
           help="0 means every hidden document is split exactly 1/K to each class.")

@@ -114,3 +114,14 @@ def test_the_columns_panel_on_the_page_escapes_column_names_and_agrees_with_the_
     assert not re.search(r"\*\*label\*\*", cap), cap                                  # the label is not "ignored"
     titles = [e.label for e in at.expander if "Columns of" in e.label]
     assert titles and "**bold**" not in titles[0], titles
+
+
+def test_an_id_column_of_long_codes_is_shown_as_an_ignored_id():
+    from test_columns import youtube_like  # noqa: PLC0415 - the same file as the engine's test
+
+    roles, why, _ = frame_roles(youtube_like())
+    assert roles["COMMENT_ID"] == "ignored" and roles["CONTENT"] == "text"
+    assert "ID" in why["COMMENT_ID"] and "free text" not in why["COMMENT_ID"], why["COMMENT_ID"]
+    ds, info, choice = uc.read_upload(youtube_like())
+    caption = uc.ignored_caption(info, choice, ds.inferred)
+    assert "**COMMENT\\_ID** (its name says it is an ID" in caption, caption

@@ -110,3 +110,36 @@ def test_numbered_rows_without_name_are_an_id():
     assert "n_row" in g["ignored"] and "value" not in g["ignored"]
     g2 = inspect_csv(("a,value,label\n" + rows).encode())
     assert "a" in g2["ignored"] and "whole number" in g2["reasons"]["a"]
+
+
+def youtube_like(n: int = 60) -> bytes:
+    """A YouTube-comments export as it comes: COMMENT_ID values are long opaque codes (38 to 43 letters,
+    digits, "-" and "_", no space; most of YouTube's are 43), all different."""
+    import random
+
+    rnd = random.Random(7)
+    alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"
+    words = "check out my channel love this song so much best video ever subscribe please".split()
+    rows = ["COMMENT_ID,AUTHOR,DATE,CONTENT,CLASS"]
+    for i in range(n):
+        code = "".join(rnd.choice(alphabet) for _ in range(rnd.choice((38, 43, 43))))
+        text = " ".join(rnd.choice(words) for _ in range(rnd.randint(4, 12)))
+        rows.append(f"{code},user {i},2014-01-{1 + i % 28:02d}T10:00:00,{text},{i % 2}")
+    return ("\n".join(rows) + "\n").encode()
+
+
+def test_a_long_code_column_named_like_an_id_is_an_ignored_id_not_free_text():
+    g = inspect_csv(youtube_like())
+    codes = [line.split(",")[0] for line in youtube_like().decode().splitlines()[1:]]
+    assert sum(map(len, codes)) / len(codes) > 40 and not any(" " in c for c in codes)  # the case itself
+    assert g["text"] == ["CONTENT"] and g["label"] == "CLASS"
+    assert g["roles"]["COMMENT_ID"] == "ignored"
+    why = g["reasons"]["COMMENT_ID"]
+    assert "ID" in why and "free text" not in why and "add it to the text" not in why, why
+
+
+def test_free_text_without_spaces_is_still_text():
+    # a language written without spaces: long values of words, not codes
+    rows = ["id,body,label"] + [f"{i},今日はとても良い天気ですね、みんなで公園まで散歩に行きましょう。{i}番目の手紙です,{i % 2}" for i in range(30)]
+    g = inspect_csv(("\n".join(rows) + "\n").encode())
+    assert g["text"] == ["body"] and g["roles"]["id"] == "ignored"
