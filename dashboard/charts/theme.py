@@ -118,6 +118,13 @@ def type_scale(spec: dict, classroom: bool) -> dict:
                 axes.add(letter + "axis" + ref[1:])
     for key in axes:
         layout[key] = _axis_at_scale(layout.get(key), scale)
+        axis = layout[key]
+        domain = axis.get("domain") or [0, 1]
+        if (key[0] == "y" and domain[1] - domain[0] < 0.6 and axis.get("showticklabels", True) is not False
+                and not any(k in axis for k in ("nticks", "dtick", "tickvals"))):
+            # a y axis of a stacked subplot is short: plotly draws at least five ticks on any axis, which
+            # at the scale's tick size run into each other
+            layout[key] = {**axis, "nticks": 3}
     for key in [k for k in layout if k.startswith("coloraxis")]:
         layout[key] = {**layout[key], "colorbar": _colorbar_at_scale(layout[key].get("colorbar"), scale)}
     if layout.get("annotations"):

@@ -77,10 +77,11 @@ CLASSROOM_TYPE_CSS = f"""<style>
 [data-testid="stWidgetLabel"] p, [data-testid="stWidgetLabel"] label {{ font-size: {_TYPE["control"]}px !important; }}
 [data-testid="stMain"] code, [data-testid="stSidebar"] code {{ font-size: max(0.85em, {_TYPE["small"]}px) !important; }}
 [data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p {{ font-size: max(1em, {_TYPE["small"]}px) !important; }}
-[data-testid="stSliderThumbValue"], [data-testid="stSliderTickBarMin"], [data-testid="stSliderTickBarMax"] {{
-  font-size: {_TYPE["small"]}px !important; line-height: 1.2 !important; }}
-[data-testid="stSliderThumbValue"] {{ transform: translateY(-0.45em); }}
-[data-testid="stSlider"] > div:has([role="slider"]) {{ padding-top: 0.9em; }}
+[data-testid="stSliderThumbValue"], [data-testid="stSliderThumbValue"] p, [data-testid="stSliderTickBar"],
+[data-testid="stSliderTickBar"] p {{ font-size: {_TYPE["small"]}px !important; line-height: 1.2 !important; }}
+/* the value above the thumb, between the label and the track: room for one line of it */
+[data-testid="stSlider"] [role="group"] > div {{ padding-top: {int(_TYPE["small"] * 2)}px !important; }}
+[data-testid="stSlider"] {{ padding-bottom: {int(_TYPE["small"] * 0.6)}px; }}
 [data-testid="stSidebarNavLink"] p, [data-testid="stSidebarNavLink"] span {{ font-size: {_TYPE["nav"]}px !important; }}
 [data-testid="stMarkdownContainer"] small, [data-baseweb="select"] *, [data-baseweb="input"] input,
 [data-testid="stExpander"] summary p, [data-testid="stTooltipContent"] p {{ font-size: max(1em, {_TYPE["small"]}px) !important; }}

@@ -107,10 +107,14 @@ CONTROLS_JS = """(root) => {
     if (!thumb) continue;
     const tr = thumb.getBoundingClientRect();
     if (!shown(tr) || tr.right < 0) continue;
-    const label = (s.querySelector('[data-testid="stWidgetLabel"]') || s).innerText.trim().slice(0, 40);
-    for (const v of s.querySelectorAll('[data-testid="stSliderThumbValue"]')) {
+    const labelBox = s.querySelector('[data-testid="stWidgetLabel"]');
+    const label = (labelBox || s).innerText.trim().slice(0, 40);
+    const lr = labelBox ? labelBox.querySelector('p, label').getBoundingClientRect() : null;
+    for (const v of s.querySelectorAll('[data-testid="stSliderThumbValue"] p, [data-testid="stSliderThumbValue"]')) {
       const r = v.getBoundingClientRect();
       if (shown(r) && r.bottom > tr.top + 1) out.sliders.push(`"${label}": value ${v.innerText} on the track`);
+      if (shown(r) && lr && shown(lr) && r.top < lr.bottom - 1 && lr.top < r.bottom - 1 && r.left < lr.right && lr.left < r.right)
+        out.sliders.push(`"${label}": value ${v.innerText} on the label`);
     }
     for (const v of s.querySelectorAll('[data-testid="stSliderTickBarMin"], [data-testid="stSliderTickBarMax"]')) {
       const r = v.getBoundingClientRect();
