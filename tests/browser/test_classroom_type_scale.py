@@ -151,6 +151,15 @@ def _settle(page) -> None:
     page.wait_for_timeout(1500)  # plotly lays out
 
 
+def _shot(page, name: str) -> None:
+    """A screenshot into SHOTS, when set (for a person to look at; a slow one is skipped)."""
+    if SHOTS:
+        try:
+            page.screenshot(path=os.path.join(SHOTS, name), timeout=60_000)
+        except sync_api.Error:
+            pass
+
+
 def _small(texts: list[dict]) -> list[str]:
     seen, out = set(), []
     for t in texts:
@@ -180,8 +189,7 @@ def test_every_page_in_classroom_mode_reads_from_the_back_of_the_room(server, br
                 _settle(page)
             charts = page.evaluate(CHARTS_JS)
             main = page.evaluate(CONTROLS_JS, '[data-testid="stMain"]')
-            if SHOTS:
-                page.screenshot(path=os.path.join(SHOTS, f"{name}_1280x720.png"))
+            _shot(page, f"{name}_1280x720.png")
             # the teacher opens the sidebar to change a setting: its controls are read from afar too
             if not page.evaluate(SIDEBAR_OPEN_JS):
                 page.mouse.move(700, 700)  # the last button's tooltip would cover the sidebar's arrow
@@ -191,8 +199,7 @@ def test_every_page_in_classroom_mode_reads_from_the_back_of_the_room(server, br
                 page.wait_for_function(SIDEBAR_OPEN_JS, timeout=30_000)
                 page.wait_for_timeout(700)
             side = page.evaluate(CONTROLS_JS, '[data-testid="stSidebar"]')
-            if SHOTS:
-                page.screenshot(path=os.path.join(SHOTS, f"{name}_1280x720_sidebar.png"))
+            _shot(page, f"{name}_1280x720_sidebar.png")
             counted["chart texts"] += len(charts["texts"])
             counted["control texts"] += len(main["texts"]) + len(side["texts"])
             found += _small(charts["texts"] + main["texts"] + side["texts"])
