@@ -70,7 +70,7 @@ server, browser = module_fixtures()
 
 
 def _settle(page) -> None:
-    page.locator('[data-testid="stSidebarNav"]').wait_for(timeout=180_000)
+    page.locator('[data-testid="stSidebarNav"]').wait_for(state="attached", timeout=180_000)  # collapsed
     page.locator("h1").first.wait_for(timeout=180_000)
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
