@@ -127,6 +127,7 @@ MODE_JS = """() => { const t = document.querySelector('.st-key-classroom input')
 
 def _arrive(page) -> dict:
     page.locator("h1").first.wait_for(timeout=180_000)
+    page.locator(".st-key-classroom input").first.wait_for(state="attached", timeout=180_000)
     page.wait_for_timeout(500)
     page.wait_for_function(IDLE_JS, timeout=180_000)
     page.wait_for_timeout(800)
