@@ -82,8 +82,6 @@ CLASSROOM_TYPE_CSS = f"""<style>
 /* the value above the thumb, between the label and the track: room for one line of it */
 [data-testid="stSlider"] [role="group"] > div {{ padding-top: {int(_TYPE["small"] * 2)}px !important; }}
 [data-testid="stSlider"] {{ padding-bottom: {int(_TYPE["small"] * 0.6)}px; }}
-/* the collapsed sidebar (classroom mode starts with it) takes no part in the page until it is opened */
-[data-testid="stSidebar"][aria-expanded="false"] {{ display: none !important; }}
 [data-testid="stSidebarNavLink"] p, [data-testid="stSidebarNavLink"] span {{ font-size: {_TYPE["nav"]}px !important; }}
 [data-testid="stMarkdownContainer"] small, [data-baseweb="select"] *, [data-baseweb="input"] input,
 [data-testid="stExpander"] summary p, [data-testid="stTooltipContent"] p {{ font-size: max(1em, {_TYPE["small"]}px) !important; }}
