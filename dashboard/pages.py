@@ -5,7 +5,8 @@
 
 How to add a page: write ``dashboard/views/<name>.py`` (start it with
 ``PAGE = page_kit.page_setup(pages.<NAME>, "one-line subtitle")``, which returns the page context: ``PAGE.classroom``, ``PAGE.fs``), add one ``Page`` below
-and append it to :data:`PAGES`. Links to it use ``pages.<NAME>.path``.
+and append it to :data:`PAGES`. Links to it use ``pages.<NAME>.path``, and their query parameters go
+through :func:`carry`, which adds the page context every link keeps (classroom mode).
 """
 from __future__ import annotations
 
@@ -63,3 +64,15 @@ def navigation() -> list:
     import streamlit as st
 
     return [st.Page(HERE / p.path, title=p.title, icon=p.icon, default=p.default) for p in PAGES]
+
+
+def carry(query_params: dict | None = None) -> dict:
+    """A link's query parameters with the page context every link of the app keeps: ``classroom=true``
+    while classroom mode is on (the session's choice, dashboard/ui/controls.py). Without it a link
+    opened in a new tab, or the default page's plain ``<a href>`` (a fresh session), drops the mode."""
+    from dashboard.ui import controls
+
+    out = dict(query_params or {})
+    if controls.classroom_wanted():
+        out[controls.K_CLASSROOM] = "true"
+    return out

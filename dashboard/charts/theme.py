@@ -54,6 +54,87 @@ TEXT_LAYOUT = {
 _COLORBAR_TEXT = TEXT_LAYOUT["coloraxis"]["colorbar"]
 
 
+#: The type scale: px size of each kind of text, normal (a laptop) and classroom mode (a 1280×720
+#: projector, read from the back of a room: nothing under 18 px). One table for every chart (the
+#: builders' base font, :func:`type_scale` on every drawn chart, the lesson's browser player included)
+#: and the controls' classroom CSS (dashboard/ui/page_kit.py).
+TYPE_SCALE = {
+    False: {"base": 15},
+    True: {"base": 22, "title": 26, "axis_title": 21, "tick": 20, "legend": 20, "annotation": 20, "hover": 20,
+           "control": 22, "small": 20, "nav": 20},
+}
+#: the smallest text classroom mode draws
+CLASSROOM_MIN_PX = min(TYPE_SCALE[True].values())
+
+
+def _at_least(box: dict, key: str, px: int) -> dict:
+    """``box`` with ``box[key]["font"]["size"]`` (or ``box[key]["size"]`` for a font) at least ``px``."""
+    out = dict(box)
+    if key in ("font", "tickfont"):
+        font = dict(out.get(key) or {})
+        size = font.get("size")
+        font["size"] = px if not isinstance(size, (int, float)) else max(size, px)
+        out[key] = font
+        return out
+    part = out.get(key)
+    if isinstance(part, str):
+        part = {"text": part}
+    out[key] = _at_least(dict(part or {}), "font", px)
+    return out
+
+
+def _axis_at_scale(axis: dict, scale: dict) -> dict:
+    return _at_least(_at_least(dict(axis or {}), "tickfont", scale["tick"]), "title", scale["axis_title"])
+
+
+def _colorbar_at_scale(bar: dict, scale: dict) -> dict:
+    return _at_least(_at_least(dict(bar or {}), "tickfont", scale["tick"]), "title", scale["axis_title"])
+
+
+def type_scale(spec: dict, classroom: bool) -> dict:
+    """A copy of a chart spec with every text at least its size on the type scale in classroom mode: the
+    title, every axis's title and tick labels, the legend, every annotation (subplot titles included),
+    the colour bars and the hover labels. Sizes a chart chose larger stay. Streamlit's template (and the
+    player's, streamlit_theme.json) names 12-14 px for axis titles and ticks, and a size named in a
+    template wins over the layout's base font: so every size is set in the figure's own layout. Normal
+    mode: the spec itself (the builders' sizes). The spec is not changed (specs are cached and shared)."""
+    if not classroom:
+        return spec
+    scale = TYPE_SCALE[True]
+    layout = dict(spec.get("layout") or {})
+    data = list(spec.get("data") or [])
+    layout = _at_least(layout, "font", scale["base"])
+    layout = _at_least(layout, "title", scale["title"])
+    legend = _at_least(dict(layout.get("legend") or {}), "font", scale["legend"])
+    if legend.get("title"):
+        legend = _at_least(legend, "title", scale["legend"])
+    layout["legend"] = legend
+    layout["hoverlabel"] = _at_least(dict(layout.get("hoverlabel") or {}), "font", scale["hover"])
+    axes = {"xaxis", "yaxis"} | {k for k in layout if k[:5] in ("xaxis", "yaxis") and k[5:].isdigit()}
+    for tr in data:
+        for letter in ("x", "y"):
+            ref = tr.get(letter + "axis")
+            if isinstance(ref, str) and ref[1:].isdigit():
+                axes.add(letter + "axis" + ref[1:])
+    for key in axes:
+        layout[key] = _axis_at_scale(layout.get(key), scale)
+        axis = layout[key]
+        domain = axis.get("domain") or [0, 1]
+        if (key[0] == "y" and domain[1] - domain[0] < 0.6 and axis.get("showticklabels", True) is not False
+                and not any(k in axis for k in ("nticks", "dtick", "tickvals"))):
+            # a y axis of a stacked subplot is short: plotly draws at least five ticks on any axis, which
+            # at the scale's tick size run into each other
+            layout[key] = {**axis, "nticks": 3}
+    for key in [k for k in layout if k.startswith("coloraxis")]:
+        layout[key] = {**layout[key], "colorbar": _colorbar_at_scale(layout[key].get("colorbar"), scale)}
+    if layout.get("annotations"):
+        layout["annotations"] = [_at_least(a, "font", scale["annotation"]) for a in layout["annotations"]]
+    data = [dict(tr, colorbar=_colorbar_at_scale(tr.get("colorbar"), scale))
+            if tr.get("type") in ("heatmap", "contour", "histogram2d") and tr.get("showscale", True) is not False
+            else tr for tr in data]
+    return {**spec, "data": data, "layout": layout}
+
+
 def _under(base: dict, over) -> dict:
     """``over`` merged onto ``base`` (nested dicts; ``over``'s values win). A string title becomes
     {"text": ...}."""
@@ -312,9 +393,11 @@ def style(fig: go.Figure, title: str, font_size: int, height: int, legend_right:
         tick_band = int(tick_size * 1.6) + 4  # one line of tick labels and the tick length
     total = height + line * (lines - 1) + int(font_size * 1.5) * max(0, rows - 1) + tick_band
     fig.update_layout(
-        # plotly anchors a multi-line title's first line at the top: push it down by the extra lines
+        # plotly raises a title of several lines by about 0.7 em (whatever their number; measured in
+        # Chromium): push it down by that much, so that it fills its band from the top. (Pushed down by
+        # all its extra lines, a wrapped title ran into the legend under it.)
         title=dict(text=title, font=dict(size=font_size + 4), y=1.0, yref="container", yanchor="top",
-                   pad=dict(t=8 + line * (lines - 1))),
+                   pad=dict(t=8 + (int((font_size + 4) * 0.7) if lines > 1 else 0))),
         font=dict(size=font_size),
         height=total,
         margin=dict(l=10, r=10, t=title_band + legend_band + tick_band, b=10),

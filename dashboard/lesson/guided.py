@@ -341,7 +341,11 @@ def link(box, page: str, label: str, icon: str, query_params: dict | None = None
     is ``/guided?…``, the guided page again. Streamlit has no option to change that href, so links to the
     default page are drawn as an ``<a href="./?…">`` (our own label and settings, escaped) that opens in
     the same tab, like a page link; the page loads afresh with the settings from the URL. Links to any
-    other page stay st.page_link (their href is the page's url_path, which resolves correctly)."""
+    other page stay st.page_link (their href is the page's url_path, which resolves correctly).
+
+    Both carry the page context (``pages.carry``: classroom mode), so a lesson opened on the projector
+    stays in classroom mode."""
+    query_params = pages.carry(query_params)
     if page not in DEFAULT_PAGES:
         box.page_link(page, label=label, icon=icon, query_params=query_params)
         return

@@ -66,11 +66,45 @@ def _fmt_tol(v: float) -> str:
     return f"{v:.0e}"
 
 
+#: Classroom mode as page context: this session's choice, kept outside the toggle's own widget state.
+#: Streamlit resets a bound widget to its default on the first page switch after a page was opened
+#: with ``?classroom=true`` (the URL loses the flag, and the next switch brings it back): every page's
+#: toggle starts from this value instead, and every link the app builds carries it (pages.carry).
+CLASSROOM_ON = "classroom_on"
+
+
+def classroom_wanted() -> bool:
+    """Whether this run is in classroom mode, before any widget is drawn (app.py's page config reads it):
+    the session's choice, else the URL's ``classroom=`` (a link opened in a new tab or a reload)."""
+    if CLASSROOM_ON in st.session_state:
+        return bool(st.session_state[CLASSROOM_ON])
+    raw = st.query_params.get_all(K_CLASSROOM)
+    return bool(raw) and raw[-1].strip().lower() in ("true", "1", "yes", "on")
+
+
+def _keep_classroom() -> None:
+    st.session_state[CLASSROOM_ON] = bool(st.session_state.get(K_CLASSROOM))
+
+
 def classroom_toggle() -> bool:
-    return urlguard.toggle(
-        st.sidebar, "Classroom mode", value=DEFAULTS["classroom"], key=K_CLASSROOM,
+    """The classroom toggle (bound to ``classroom=`` in the URL). A page reached without the flag in its
+    URL (a sidebar link, st.page_link) starts from the session's choice, so the mode and the URL keep it."""
+    if CLASSROOM_ON in st.session_state and K_CLASSROOM not in st.query_params:
+        on = bool(st.session_state[CLASSROOM_ON])
+        st.session_state[K_CLASSROOM] = on
+        if on:
+            # into the URL before the toggle binds to it: a value put into a bound widget through session
+            # state does not reach the URL by itself on the first page switch
+            try:
+                st.query_params[K_CLASSROOM] = "true"
+            except Exception:  # noqa: BLE001 - still bound (a later switch): the toggle writes it itself
+                pass
+    on = urlguard.toggle(
+        st.sidebar, "Classroom mode", value=DEFAULTS["classroom"], key=K_CLASSROOM, on_change=_keep_classroom,
         help="Bigger fonts for a projector; hides the advanced controls.",
     )
+    st.session_state[CLASSROOM_ON] = bool(on)
+    return bool(on)
 
 
 def gone_upload(shown_instead: str):

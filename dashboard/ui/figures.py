@@ -272,7 +272,10 @@ def show_chart(where, fig, *, key: str, name: str, summary: str, **plotly_kwargs
     import streamlit as st
     from dashboard.charts import theme
 
-    spec = theme.readable(_spec_of(fig))
+    from dashboard.ui import controls
+
+    # readable colours, and in classroom mode the projector's type scale on every text of the chart
+    spec = theme.readable(theme.type_scale(_spec_of(fig), controls.classroom_wanted()))
     box = where.container(key=f"{key}_fig")
     with box:
         event = st.plotly_chart(theme.figure(spec), key=key, **plotly_kwargs)

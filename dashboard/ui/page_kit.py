@@ -14,6 +14,7 @@ from typing import Callable
 
 import streamlit as st
 
+from dashboard.charts import theme
 from dashboard.ui import controls, state, urlguard
 from dashboard.data import datasets, sharing
 from dashboard.lesson import guided as lessons
@@ -69,6 +70,23 @@ button div, button span { overflow: visible !important; }
 }
 </style>"""
 
+_TYPE = theme.TYPE_SCALE[True]
+# classroom mode's type scale on the controls (the same table as the charts': charts/theme.py TYPE_SCALE):
+# no text under its smallest size, and a slider's value and end labels clear of its track
+CLASSROOM_TYPE_CSS = f"""<style>
+[data-testid="stWidgetLabel"] p, [data-testid="stWidgetLabel"] label {{ font-size: {_TYPE["control"]}px !important; }}
+[data-testid="stMain"] code, [data-testid="stSidebar"] code {{ font-size: max(0.85em, {_TYPE["small"]}px) !important; }}
+[data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p {{ font-size: max(1em, {_TYPE["small"]}px) !important; }}
+[data-testid="stSliderThumbValue"], [data-testid="stSliderThumbValue"] p, [data-testid="stSliderTickBar"],
+[data-testid="stSliderTickBar"] p {{ font-size: {_TYPE["small"]}px !important; line-height: 1.2 !important; }}
+/* the value above the thumb, between the label and the track: room for one line of it */
+[data-testid="stSlider"] [role="group"] > div {{ padding-top: {int(_TYPE["small"] * 2)}px !important; }}
+[data-testid="stSlider"] {{ padding-bottom: {int(_TYPE["small"] * 0.6)}px; }}
+[data-testid="stSidebarNavLink"] p, [data-testid="stSidebarNavLink"] span {{ font-size: {_TYPE["nav"]}px !important; }}
+[data-testid="stMarkdownContainer"] small, [data-baseweb="select"] *, [data-baseweb="input"] input,
+[data-testid="stExpander"] summary p, [data-testid="stTooltipContent"] p {{ font-size: max(1em, {_TYPE["small"]}px) !important; }}
+</style>"""
+
 # CSS every page gets (normal and classroom mode)
 BASE_CSS = """<style>
 /* A displayed formula wider than its column breaks after a relation or operator (KaTeX's break
@@ -89,8 +107,8 @@ button:focus-visible, a:focus-visible, summary:focus-visible, input:focus-visibl
 </style>"""
 
 
-#: chart font size by classroom mode (the projector needs larger text)
-CHART_FONT = {False: 15, True: 22}
+#: chart font size by classroom mode (the projector needs larger text): the type scale's base
+CHART_FONT = {False: theme.TYPE_SCALE[False]["base"], True: theme.TYPE_SCALE[True]["base"]}
 
 
 @dataclass(frozen=True)
@@ -119,6 +137,7 @@ def page_start(name: str) -> PageContext:
     classroom = controls.classroom_toggle()
     if classroom:
         st.markdown(CLASSROOM_CSS, unsafe_allow_html=True)
+        st.html(CLASSROOM_TYPE_CSS)  # style only: goes to the page's event container, takes no room
     return PageContext(classroom)
 
 

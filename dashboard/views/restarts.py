@@ -160,7 +160,7 @@ target = st.session_state.pop("rs_switch", None)
 if target:
     # The lesson view's settings go in the URL (a plain switch_page would try to clear this page's bound
     # parameters, which Streamlit refuses); its widgets also get them via session state (set in _open).
-    st.switch_page(pages.LESSON.path, query_params=target)
+    st.switch_page(pages.LESSON.path, query_params=pages.carry(target))
 
 with st.expander("All starts as a table"):
     df = pd.DataFrame({"start (seed)": seeds, "final objective": obj,

@@ -70,7 +70,7 @@ server, browser = module_fixtures()
 
 
 def _settle(page) -> None:
-    page.locator('[data-testid="stSidebarNav"]').wait_for(timeout=180_000)
+    page.locator('[data-testid="stSidebarNav"]').wait_for(state="attached", timeout=180_000)  # collapsed
     page.locator("h1").first.wait_for(timeout=180_000)
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
@@ -112,3 +112,84 @@ def test_classroom_mode_cuts_nothing_off(server, browser, size):
         finally:
             page.close()
     assert not problems, f"text cut off at {w}×{h}: {problems}"
+
+
+IDLE_JS = ("() => { const e = document.querySelector('[data-test-script-state]');"
+           " return !!e && e.getAttribute('data-test-script-state') === 'notRunning'; }")
+# classroom mode as the reader sees it: the toggle on, and the large type (a widget label at the
+# classroom size; 14-16 px in normal mode)
+MODE_JS = """() => { const t = document.querySelector('.st-key-classroom input');
+  const label = document.querySelector('[data-testid="stMain"] h1');
+  return {on: !!t && t.checked, h1: label ? parseFloat(getComputedStyle(label).fontSize) : 0,
+          label: Math.max(0, ...[...document.querySelectorAll('[data-testid="stWidgetLabel"] p')]
+                                   .map((e) => parseFloat(getComputedStyle(e).fontSize)))}; }"""
+
+
+def _arrive(page) -> dict:
+    page.locator("h1").first.wait_for(timeout=180_000)
+    page.locator(".st-key-classroom input").first.wait_for(state="attached", timeout=180_000)
+    page.wait_for_timeout(500)
+    page.wait_for_function(IDLE_JS, timeout=180_000)
+    page.wait_for_timeout(800)
+    return page.evaluate(MODE_JS)
+
+
+def _open_sidebar(page) -> None:
+    button = page.locator('[data-testid="stExpandSidebarButton"], [data-testid="stSidebarCollapsedControl"] button')
+    if button.count() and button.first.is_visible():
+        button.first.click()
+        page.wait_for_timeout(600)
+
+
+def test_classroom_mode_survives_every_link(server, browser):
+    """Opened once with ?classroom=true, classroom mode stays on (toggle, large type, the flag in the URL)
+    through sidebar navigation (the first page switch too), a guided lesson's "Open:" links (to the
+    default page, an <a href> that loads afresh, and to another page, st.page_link) and the lesson's
+    narrative links; and normal mode stays normal through the same links."""
+    from urllib.parse import parse_qs, urlparse
+
+    def flag(url: str) -> list[str]:
+        return parse_qs(urlparse(url).query).get("classroom", [])
+
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    lost = []
+    try:
+        page.goto(f"{server}/?classroom=true", wait_until="domcontentloaded")
+        start = _arrive(page)
+        assert start["on"] and start["label"] >= 20, start
+        for title in ("Guided lessons", "The symmetric trap", "Watch EM learn", "Guided lessons"):
+            _open_sidebar(page)
+            page.locator('[data-testid="stSidebarNav"] a', has_text=title).first.click()
+            got = _arrive(page)
+            if not (got["on"] and got["label"] >= 20 and flag(page.url) == ["true"]):
+                lost.append(f"sidebar → {title}: {got}, {page.url}")
+        for lesson in ("Hide the labels", "Why smoothing"):  # the default page (a plain href), another page
+            page.goto(f"{server}/guided?classroom=true", wait_until="domcontentloaded")
+            _arrive(page)
+            link = page.locator("a", has_text=f"Open: {lesson}").first
+            href = link.get_attribute("href")
+            link.click()
+            got = _arrive(page)
+            if not (got["on"] and got["label"] >= 20 and flag(page.url) == ["true"] and "classroom=true" in href):
+                lost.append(f"Open: {lesson} ({href}): {got}, {page.url}")
+        # the lesson's narrative in the sidebar links on to the next lesson
+        _open_sidebar(page)
+        nxt = page.locator('[data-testid="stSidebar"] a', has_text="Next:").first
+        href = nxt.get_attribute("href")
+        nxt.click()
+        got = _arrive(page)
+        if not (got["on"] and flag(page.url) == ["true"] and "classroom=true" in href):
+            lost.append(f"Next lesson ({href}): {got}, {page.url}")
+        # normal mode: the same links add nothing
+        page.goto(f"{server}/guided", wait_until="domcontentloaded")
+        normal = _arrive(page)
+        href = page.locator("a", has_text="Open: Hide the labels").first.get_attribute("href")
+        page.locator('[data-testid="stSidebarNav"] a', has_text="The symmetric trap").first.click()
+        after = _arrive(page)
+        assert not normal["on"] and not after["on"] and "classroom" not in href and not flag(page.url), \
+            (normal, after, href, page.url)
+        assert after["label"] < 20, after
+    finally:
+        context.close()
+    assert not lost, "classroom mode lost: " + "; ".join(lost)

@@ -42,5 +42,6 @@ def show(f: Frame) -> None:
                    f"(θ_{f.t + 1} here is the M-step with the current λ = {run.smoothing:g}.)")
         hidden = min([0, 25, 50, 75, 90, 100], key=lambda v: abs(v - f.cfg.hidden_pct))
         st.page_link(pages.CLIMB.path, label="See the bound along a slice of θ", icon=":material/arrow_forward:",
-                     query_params={"cl_dataset": f.cfg.dataset, "cl_hidden": str(hidden), "cl_lam": f"{f.smoothing:g}",
-                                   "cl_init": f.cfg.init, "cl_seed": str(f.cfg.seed)})
+                     query_params=pages.carry({"cl_dataset": f.cfg.dataset, "cl_hidden": str(hidden),
+                                               "cl_lam": f"{f.smoothing:g}", "cl_init": f.cfg.init,
+                                               "cl_seed": str(f.cfg.seed)}))

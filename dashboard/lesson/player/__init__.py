@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
-from dashboard.charts import lesson as lesson_charts
+from dashboard.charts import lesson as lesson_charts, theme
 from nblab import numbers
 from dashboard.lesson import specs
 from dashboard.charts.player_template import chart_template
@@ -299,7 +299,11 @@ def _on_failed() -> None:
 # ---- chart specs ---------------------------------------------------------------------------------------
 
 def _strip_template(spec: dict) -> dict:
-    """The plotly template (7 KB) is sent once per payload, not once per chart."""
+    """The plotly template (7 KB) is sent once per payload, not once per chart. In classroom mode every
+    text of the chart gets the projector's type scale (theme.type_scale, as the app's other charts)."""
+    from dashboard.ui import controls
+
+    spec = theme.type_scale(spec, controls.classroom_wanted())
     if "template" not in spec["layout"]:
         return spec
     layout = dict(spec["layout"])
