@@ -99,6 +99,10 @@ BASE_CSS = """<style>
 button:focus-visible, a:focus-visible, summary:focus-visible, input:focus-visible,
 [role="tab"]:focus-visible, [tabindex]:focus-visible {
   outline: 3px solid #111111 !important; outline-offset: 2px !important; }
+/* A collapsed sidebar is out of the page: Streamlit only slides it off screen, where its links and
+   controls stayed in the keyboard's tab order and were measured as cut off; until it is opened its
+   content takes no part in the page. */
+[data-testid="stSidebar"][data-collapsed="true"] > * { display: none !important; }
 /* Motion only when the reader has not asked for less. */
 @media (prefers-reduced-motion: reduce) {
   *, *::before, *::after { animation-duration: 0.001ms !important; animation-iteration-count: 1 !important;

@@ -14,11 +14,11 @@ from dashboard.ui import derive
 
 def show(f: Frame) -> None:
     """Iteration, accuracy at t (vs supervised only), supervised-only accuracy, status."""
-    if f.classroom:  # big numbers need room: status on a row of its own
-        m1, m2, m3, m5 = st.columns(4)
-        m4 = st.container()
-    else:  # the accuracy's "+10.2 pts vs best supervised" needs room
-        m1, m2, m3, m5, m4 = st.columns([0.8, 1.4, 1, 1, 2.4])
+    # the four numbers on one row, the status on a row of its own: beside a status column the labels
+    # ("Supervised only", "Best supervised") and the accuracy's "+10.2 pts vs best supervised" were cut
+    # at 1280 px; the accuracy's column is the widest for its delta
+    m1, m2, m3, m5 = st.columns([0.7, 1.6, 1, 1])
+    m4 = st.container()
     # every number here is about the iteration on screen (f.t: scrubbed back, or the one the browser
     # player shows while it plays), never the furthest one computed beside it; while the browser moves
     # it with no rerun, the player writes the same strings into these elements (player.js)
