@@ -6,15 +6,15 @@ run, all while the visitor waits. :func:`start` (called by dashboard/server.py w
 does that work once, in a daemon thread, before anyone asks:
 
 1. imports what dashboard/app.py and the pages import;
-2. reads the shipped data sets into the process's shared cache (``datasets.load_shipped``, an
-   ``st.cache_resource``: the same objects every session then reads), the default lesson's first;
+2. reads the shipped data sets into the process's shared cache (``datasets.load_shipped``,
+   Streamlit's resource cache: the same objects every session then reads), the default lesson's first;
 3. builds the default lesson's run (nblab.prepare.build_run with nblab.defaults.DEFAULTS) and takes a
    few EM steps: numpy's, scipy's and nbcore's code paths are loaded, the run is dropped.
 
 It is best effort: a failure is logged and changes nothing (the session does the work as before).
 What it computes is the same for every session and is keyed like the pages' own calls, so a session
 that arrives while it runs waits on the same cache entry instead of computing it a second time
-(st.cache_resource holds a lock per key). ``NBLAB_WARM=0`` turns it off.
+(Streamlit's resource cache holds a lock per key). ``NBLAB_WARM=0`` turns it off.
 """
 from __future__ import annotations
 
