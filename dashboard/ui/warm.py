@@ -57,7 +57,8 @@ def default_config():
 
 
 def warm() -> list[tuple[str, float]]:
-    """Do the warming now (in the calling thread); returns (what, seconds) for each part."""
+    """Do the warming now (in the calling thread; a thread other than the main one ends it at the lowest CPU
+    priority); returns (what, seconds) for each part."""
     done: list[tuple[str, float]] = []
 
     def part(what: str, fn) -> None:
@@ -83,6 +84,13 @@ def warm() -> list[tuple[str, float]]:
             run.step()
 
     part("default lesson's run", lesson)
+    # the other data sets wait for nobody yet: this thread yields the CPU to the sessions (Linux: a
+    # thread's own nice value) while it reads them
+    if threading.current_thread() is not threading.main_thread():
+        try:
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+        except (AttributeError, OSError):
+            pass
     for name in names[1:]:
         part(f"data set {name}", lambda n=name: datasets.load_shipped(n))
     return done
