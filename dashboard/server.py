@@ -7,7 +7,7 @@ dashboard/app.py as before, and the plain-HTTP routes of dashboard/classroom/rou
 its assets, the data and the teacher's state; the class-link contract, docs/class_link.md). They add nothing
 to a Streamlit session and need no websocket, so any app process answers them from the shared store.
 ``python dashboard/server.py`` runs the same thing (``App.run``); ``streamlit run dashboard/app.py``
-still runs the app alone, without the class routes.
+still runs the app alone, without the class routes (and without the warming below).
 
 Imports: like dashboard/app.py, the repository root goes on sys.path first, so ``dashboard`` and
 ``nblab`` import by their package names whichever way this file is loaded.
@@ -27,6 +27,12 @@ import streamlit as st  # noqa: E402
 from dashboard.classroom.routes import routes  # noqa: E402
 
 app = st.App("app.py", routes=routes())
+
+# A fresh process warms itself in a daemon thread (imports, the shipped data sets, the default lesson's
+# run: dashboard/ui/warm.py), so the first visitor's lesson does not wait for that work. NBLAB_WARM=0: off.
+from dashboard.ui import warm  # noqa: E402
+
+warm.start()
 
 if __name__ == "__main__":
     app.run()

@@ -15,13 +15,19 @@ def dataset_names() -> tuple[list[str], dict[str, str]]:
     return list(listed), dict(listed)
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
 def load_shipped(name: str, text=None):
     """Shipped data sets are the same for everybody: one object per process, shared by every session
     (``st.cache_data`` would unpickle a copy on every call: ~2 ms of each λ change and new session on
     sms_spam). Its arrays are made read-only, so no session can change what another one reads.
 
     ``text``: a nbcore.text.TextPipeline for the text corpora (None = the set's own settings)."""
+    # always both arguments, by position: st.cache_resource keys on the arguments as passed, so
+    # load_shipped(n) and load_shipped(n, None) were two entries, each parsing and vectorising the set
+    return _load_shipped(name, text)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _load_shipped(name: str, text):
     ds = nbcore.load_dataset(name) if text is None else \
         nbcore.load_dataset(name).with_pipeline(text, cap=limits.VOCABULARY_CAP)
     return read_only(ds)

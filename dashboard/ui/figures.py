@@ -278,7 +278,11 @@ def show_chart(where, fig, *, key: str, name: str, summary: str, **plotly_kwargs
     spec = theme.readable(theme.type_scale(_spec_of(fig), controls.classroom_wanted()))
     box = where.container(key=f"{key}_fig")
     with box:
-        event = st.plotly_chart(theme.figure(spec), key=key, **plotly_kwargs)
+        from dashboard.ui import lean_chart  # charts a browser draws with the app's plotly.js build
+        if lean_chart.usable(spec, plotly_kwargs):
+            event = lean_chart.draw(spec, key=key, **plotly_kwargs)
+        else:
+            event = st.plotly_chart(theme.figure(spec), key=key, **plotly_kwargs)
         st.text(summary, width="stretch")
         # the tables are built and sent only once the reader opens the expander (a rerun): most never do
         table = st.expander("Data as a table", key=f"{key}_table", on_change="rerun")

@@ -150,9 +150,11 @@ def _decorator_names(fn) -> list[str]:
 # connection per process, a class's state for 0.25 s (what every student of that class is sent anyway),
 # the gzipped lab data per data key (shipped sets, and shares, which are public to whoever has the link),
 # the hashed assets; all under locks, none of it a session's.
+# dashboard/ui/warm.py warms a fresh server process once (its thread and what it did: no session's data).
 # Anything else must stay per session.
 SHARED_ON_PURPOSE = {"dashboard/data/sharing.py", "dashboard/data/datasets.py", "dashboard/serve/__init__.py",
-                     "dashboard/serve/memory.py", "dashboard/serve/offload.py", "dashboard/classroom/routes.py", "dashboard/classroom/store.py"}
+                     "dashboard/serve/memory.py", "dashboard/serve/offload.py", "dashboard/classroom/routes.py",
+                     "dashboard/classroom/store.py", "dashboard/ui/warm.py"}
 
 
 def test_no_cache_resource_in_dashboard():
