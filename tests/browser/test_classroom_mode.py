@@ -27,8 +27,11 @@ sync_api = require_chromium()
 # a label wider than its button): the box's content is wider than the box.
 TRUNCATED_JS = """() => {
   const out = [];
+  // text a viewer cannot see (no box, or wholly left of the screen: a collapsed or collapsing sidebar)
+  // cannot be cut off for them
+  const unseen = e => { const r = e.getBoundingClientRect(); return r.width === 0 || r.right <= 0; };
   for (const e of document.querySelectorAll('[data-testid="stAppViewContainer"] *')) {
-    if (!e.offsetParent || !e.innerText) continue;
+    if (!e.offsetParent || !e.innerText || unseen(e)) continue;
     const cs = getComputedStyle(e);
     if (cs.textOverflow === 'ellipsis' && e.scrollWidth > e.clientWidth + 1) {
       out.push(e.innerText.trim().slice(0, 60));
@@ -38,7 +41,7 @@ TRUNCATED_JS = """() => {
     + ' [data-testid="stButton"] button, [data-testid="stDownloadButton"] button, [data-testid="stSidebarNavLink"],'
     + ' [data-testid="stPageLink"] a, [data-testid="stCheckbox"], [data-testid="stHeading"], .katex-display';
   for (const e of document.querySelectorAll(boxes)) {
-    if (!e.offsetParent || !e.innerText) continue;
+    if (!e.offsetParent || !e.innerText || unseen(e)) continue;
     if (e.scrollWidth > e.clientWidth + 1) out.push('spills: ' + e.innerText.trim().slice(0, 60));
   }
   return out;
