@@ -50,7 +50,7 @@ def _url(server: str, page, classroom: bool) -> str:
 
 def settle(page) -> None:
     """The page drawn and no script run in progress (plotly laid out)."""
-    page.locator('[data-testid="stSidebarNav"]').wait_for(timeout=180_000)
+    page.locator('[data-testid="stSidebarNav"]').wait_for(state="attached", timeout=180_000)  # classroom mode: collapsed
     page.locator("h1").first.wait_for(timeout=180_000)
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
@@ -77,7 +77,7 @@ def run_lesson(page, steps: int = 3) -> None:
         page.locator(".st-key-step button:visible").first.click(timeout=60_000)
         page.get_by_text(f"Paused at t = {i}").first.wait_for(timeout=120_000)
     settle(page)
-    page.locator('[data-testid="stExpander"]').first.wait_for(timeout=120_000)
+    page.locator('[data-testid="stMain"] [data-testid="stExpander"]').first.wait_for(timeout=120_000)  # not the sidebar's (collapsed in classroom mode)
     lower = page.locator(".st-key-nbem_lower")  # with the player, the panels below the charts come in view
     if lower.count():
         lower.scroll_into_view_if_needed()
