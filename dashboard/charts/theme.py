@@ -83,6 +83,17 @@ def _at_least(box: dict, key: str, px: int) -> dict:
     return out
 
 
+def _axis_keys(layout: dict, data: list) -> set[str]:
+    """Every axis of a figure: those its layout names and those its traces refer to (``x2`` → ``xaxis2``)."""
+    axes = {"xaxis", "yaxis"} | {k for k in layout if k[:5] in ("xaxis", "yaxis") and k[5:].isdigit()}
+    for tr in data:
+        for letter in ("x", "y"):
+            ref = tr.get(letter + "axis")
+            if isinstance(ref, str) and ref[1:].isdigit():
+                axes.add(letter + "axis" + ref[1:])
+    return axes
+
+
 def _axis_at_scale(axis: dict, scale: dict) -> dict:
     return _at_least(_at_least(dict(axis or {}), "tickfont", scale["tick"]), "title", scale["axis_title"])
 
@@ -110,12 +121,7 @@ def type_scale(spec: dict, classroom: bool) -> dict:
         legend = _at_least(legend, "title", scale["legend"])
     layout["legend"] = legend
     layout["hoverlabel"] = _at_least(dict(layout.get("hoverlabel") or {}), "font", scale["hover"])
-    axes = {"xaxis", "yaxis"} | {k for k in layout if k[:5] in ("xaxis", "yaxis") and k[5:].isdigit()}
-    for tr in data:
-        for letter in ("x", "y"):
-            ref = tr.get(letter + "axis")
-            if isinstance(ref, str) and ref[1:].isdigit():
-                axes.add(letter + "axis" + ref[1:])
+    axes = _axis_keys(layout, data)
     for key in axes:
         layout[key] = _axis_at_scale(layout.get(key), scale)
         axis = layout[key]
@@ -155,12 +161,7 @@ def readable(spec: dict) -> dict:
     over its template. The spec itself is not changed (specs are cached and shared)."""
     layout = dict(spec.get("layout") or {})
     data = list(spec.get("data") or [])
-    axes = {"xaxis", "yaxis"} | {k for k in layout if k[:5] in ("xaxis", "yaxis") and k[5:].isdigit()}
-    for tr in data:
-        for letter in ("x", "y"):
-            ref = tr.get(letter + "axis")
-            if isinstance(ref, str) and ref[1:].isdigit():
-                axes.add(letter + "axis" + ref[1:])
+    axes = _axis_keys(layout, data)
     for key in ("font", "title", "legend", "hoverlabel"):
         layout[key] = _under(TEXT_LAYOUT[key], layout.get(key))
     for key in axes:
