@@ -272,3 +272,57 @@ def test_a_freed_run_sized_array_goes_back_to_the_system_at_once():
 
     assert given_back("tuned") > 5       # all of it back at once
     assert given_back("default") < 1     # glibc's default: kept (the case the tuning is for)
+
+
+def test_an_ended_sessions_state_is_emptied_even_if_its_session_object_lingers(monkeypatch):
+    """A session the server no longer holds (neither connected nor kept for a reconnect) can never
+    be reached again: if something still keeps its AppSession alive, its state (an upload, a run's
+    history) is emptied by the janitor's reap. A session the server still holds keeps its state."""
+    import weakref
+
+    from streamlit.runtime.state.session_state import SessionState
+
+    from dashboard import serve
+
+    class Session:                      # the attribute AppSession keeps its state in
+        def __init__(self):
+            self._session_state = SessionState()
+            self._session_state["run"] = list(range(1000))
+
+    gone, kept = Session(), Session()
+    monkeypatch.setattr(serve, "_HELD", {"gone": weakref.ref(gone), "kept": weakref.ref(kept),
+                                         "collected": weakref.ref(Session())})
+    assert serve._release_ended({"kept"}) == 1
+    assert "run" not in gone._session_state and "run" in kept._session_state
+    assert set(serve._HELD) == {"kept"}
+    assert serve._release_ended({"kept"}) == 0
+
+
+def test_the_reap_empties_ended_sessions(monkeypatch):
+    """The janitor's reap (dashboard.serve._reap_expired_sessions) releases ended sessions' state."""
+    from dashboard import serve
+
+    calls = []
+    monkeypatch.setattr(serve, "_live_session_ids", lambda: {"a"})
+    monkeypatch.setattr(serve, "_release_ended", lambda live: calls.append(live) or 2)
+
+    class Cache:
+        def expire(self):
+            return []
+
+    class Mgr:
+        _session_storage = type("S", (), {"_cache": Cache()})()
+        _storage_lock = None
+
+    class Runtime:
+        @staticmethod
+        def exists():
+            return True
+
+        @staticmethod
+        def instance():
+            return type("R", (), {"_session_mgr": Mgr()})()
+
+    import streamlit.runtime
+    monkeypatch.setattr(streamlit.runtime, "Runtime", Runtime)
+    assert serve._reap_expired_sessions() == 2 and calls == [{"a"}]
