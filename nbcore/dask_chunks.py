@@ -325,7 +325,8 @@ def _chunk_labels(y: np.ndarray, sizes: np.ndarray, bounds: list, token: str) ->
     """
     offsets = np.concatenate([[0], np.cumsum(sizes)])
     labels = [
-        delayed(tuple(y[offsets[c]:offsets[c + 1]].copy() for c in range(a, b)), name=f"nbcore-labels-{a}-{b}-{token}", traverse=False)
+        delayed(tuple(y[offsets[c]:offsets[c + 1]].copy() for c in range(a, b)), name=f"nbcore-labels-{a}-{b}-{token}",
+                traverse=False)
         for a, b in bounds
     ]
     return list(dask.persist(*labels))  # small (8 bytes a row): kept in memory even without persist
@@ -383,4 +384,5 @@ def prepare(settings: EMSettings, X, y=None, *, persist: bool = True, partitions
     y.flags.writeable = False
     labels = _chunk_labels(y, sizes, bounds, token)
     n_categories = model.chunk_layout(n_features)
-    return ChunkedData(model, parts, labels, bounds, sizes, n_features, y, persist, _settings_key(settings), n_categories)
+    return ChunkedData(model, parts, labels, bounds, sizes, n_features, y, persist, _settings_key(settings),
+                       n_categories)
