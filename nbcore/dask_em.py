@@ -45,7 +45,8 @@ an error names the chunk) and, with ``persist=True`` (the default), the
 prepared chunks stay in memory (the threads' process or the dask.distributed
 workers) across iterations. With ``persist=False`` each iteration reads the
 chunks again from their source and re-runs ``model.prepare`` (for data larger
-than the workers' memory).
+than the workers' memory). The chunks and their partitions are made in :mod:`nbcore.dask_chunks`
+(:func:`prepare`, :class:`ChunkedData`, re-exported here); this module holds the passes and the run.
 
 Responsibilities are not kept on the snapshots (``resp`` is None);
 :meth:`ChunkedEMRun.responsibilities` and :meth:`ChunkedEMRun.predict_proba`
