@@ -129,6 +129,15 @@ def test_no_import_cycle_inside_the_package(package):
     assert find_cycle(import_graph(package)) == []
 
 
+def test_the_share_store_modules_never_import_their_package():
+    """dashboard/data/store: the backends and the shared modules import one another, never the
+    package's ``__init__`` (which only gathers their names for callers), and without a cycle."""
+    graph = import_graph("dashboard/data/store")
+    package = "dashboard.data.store"
+    assert {m: sorted(deps) for m, deps in graph.items() if m != package and package in deps} == {}
+    assert find_cycle(graph) == []
+
+
 def test_nbcore_and_the_lesson_core_never_import_the_app_or_the_load_test():
     assert offenders("nbcore", {"dashboard", "loadtest"}) == {}
     assert offenders("nblab", {"dashboard", "loadtest"}) == {}
