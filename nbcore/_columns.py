@@ -84,87 +84,123 @@ def guess_columns(columns: list[str], rows: list[list[str]], header: bool = True
     """
     n_rows = len(rows)
     stats = {c: _stats([r[j] if j < len(r) else "" for r in rows]) for j, c in enumerate(columns)}
-    roles: dict[str, str] = {}
-    reasons: dict[str, str] = {}
-
-    def free_text(c):
-        # long values count as text only when they are not codes: a column of 43-character IDs is
-        # long on average, but an ID (YouTube's COMMENT_ID), not something to read
-        s = stats[c]
-        return (s["numeric"] < 0.5 and s["codes"] < 0.5 and s["distinct"] > max(2, min(20, 0.1 * n_rows))
-                and ((s["spaced"] >= 0.5 and s["mean_words"] >= 3) or s["mean_length"] >= 25))
-
+    ignored = {}
     for c in columns:
-        s = stats[c]
-        named = header
-        if named and _ID.match(c) and not free_text(c):
-            roles[c], reasons[c] = "ignored", "its name says it is an ID: it identifies a row, not its content"
-        elif named and _DATE.match(c) and not free_text(c):
-            roles[c], reasons[c] = "ignored", "its name says it is a date or time"
-        elif s["dates"] >= 0.8:
-            roles[c], reasons[c] = "ignored", "its values are dates or times"
-        elif named and _AUTHOR.match(c) and not free_text(c):
-            roles[c], reasons[c] = "ignored", "its name says it names an author or user"
-        elif (n_rows >= 20 and s["distinct"] == n_rows and s["numeric"] == 1.0
-              and all(re.fullmatch(r"[+-]?\d+", e) for e in s["examples"])):
-            roles[c], reasons[c] = "ignored", "every value is a different whole number: an ID"
-        elif (n_rows >= 20 and s["distinct"] == n_rows and s["spaced"] == 0
-              and s["numeric"] < 0.5 and (s["mean_length"] < 40 or s["codes"] == 1.0)
-              and any(ch.isdigit() for e in s["examples"] for ch in e)):
-            roles[c], reasons[c] = "ignored", "every value is a different code: an ID"
-
-    candidates = [c for c in columns if c not in roles]
-    texts = sorted((c for c in candidates if free_text(c)),
+        why = _ignore_reason(c, stats[c], n_rows, header)
+        if why is not None:
+            ignored[c] = why
+    candidates = [c for c in columns if c not in ignored]
+    texts = sorted((c for c in candidates if _free_text(stats[c], n_rows)),
                    key=lambda c: -stats[c]["mean_length"])
+    label, label_why, texts = _choose_label(columns, stats, ignored, candidates, texts, header, n_rows)
+    roles, reasons = _roles_and_reasons(columns, stats, ignored, texts[:1], texts[1:], label, label_why)
+    return {"text": list(texts[:1]), "label": label,
+            "ignored": [c for c in columns if roles[c] == "ignored"],
+            "roles": roles, "reasons": reasons, "stats": stats}
 
-    def few(c):
-        d = stats[c]["distinct"]
-        return 2 <= d <= 50 and d <= max(2, 0.5 * n_rows)
 
-    def blanks(c):
-        n = stats[c]["n_blank"]
-        return f", {n:,} blank (unlabelled)" if n else ""
+def _free_text(s: dict, n_rows: int) -> bool:
+    """Whether a column (its :func:`_stats` ``s``) holds free text: mostly words, many values.
 
+    Long values count as text only when they are not codes: a column of 43-character IDs is long
+    on average, but an ID (YouTube's COMMENT_ID), not something to read."""
+    return (s["numeric"] < 0.5 and s["codes"] < 0.5 and s["distinct"] > max(2, min(20, 0.1 * n_rows))
+            and ((s["spaced"] >= 0.5 and s["mean_words"] >= 3) or s["mean_length"] >= 25))
+
+
+def _ignore_reason(c: str, s: dict, n_rows: int, header: bool) -> str | None:
+    """Why column ``c`` (its :func:`_stats` ``s``) identifies a row or a person rather than its
+    content (an ID, a date, an author), or None; names count only with a ``header`` row."""
+    named = header
+    if named and _ID.match(c) and not _free_text(s, n_rows):
+        return "its name says it is an ID: it identifies a row, not its content"
+    if named and _DATE.match(c) and not _free_text(s, n_rows):
+        return "its name says it is a date or time"
+    if s["dates"] >= 0.8:
+        return "its values are dates or times"
+    if named and _AUTHOR.match(c) and not _free_text(s, n_rows):
+        return "its name says it names an author or user"
+    if (n_rows >= 20 and s["distinct"] == n_rows and s["numeric"] == 1.0
+            and all(re.fullmatch(r"[+-]?\d+", e) for e in s["examples"])):
+        return "every value is a different whole number: an ID"
+    if (n_rows >= 20 and s["distinct"] == n_rows and s["spaced"] == 0
+            and s["numeric"] < 0.5 and (s["mean_length"] < 40 or s["codes"] == 1.0)
+            and any(ch.isdigit() for e in s["examples"] for ch in e)):
+        return "every value is a different code: an ID"
+    return None
+
+
+def _few(s: dict, n_rows: int) -> bool:
+    """Few enough distinct values to be classes: 2..50, and at most half the rows."""
+    d = s["distinct"]
+    return 2 <= d <= 50 and d <= max(2, 0.5 * n_rows)
+
+
+def _blanks(s: dict) -> str:
+    n = s["n_blank"]
+    return f", {n:,} blank (unlabelled)" if n else ""
+
+
+def _choose_label(columns: list[str], stats: dict, ignored: dict, candidates: list[str], texts: list[str],
+                  header: bool, n_rows: int) -> tuple:
+    """The label column, in the module docstring's order of guesses.
+
+    Returns
+    -------
+    label : str or None
+    label_why : str or None, the reason when it is not the usual one (chosen by its name alone)
+    texts : the free-text columns, without the label
+    """
     label, label_why = None, None
     rest = [c for c in candidates if c not in texts[:1]]
     # named like a label: taken even with a single value (read_csv then says "only one class")
-    named = [c for c in rest if header and _LABEL.match(c) and (few(c) or stats[c]["distinct"] == 1)]
+    named = [c for c in rest
+             if header and _LABEL.match(c) and (_few(stats[c], n_rows) or stats[c]["distinct"] == 1)]
     if named:
         label = named[0]
     else:
-        small = sorted((c for c in rest if few(c)), key=lambda c: (stats[c]["distinct"], columns.index(c)))
+        small = sorted((c for c in rest if _few(stats[c], n_rows)),
+                       key=lambda c: (stats[c]["distinct"], columns.index(c)))
         if small:
             label = small[0]
     if label is None and header:
         # a column named like a label whatever its values (read_csv's default label column is
         # "label"): many classes make a poor label, but it is what the file says; an exact
         # "label" first, and taken even if it looked like the free text
-        by_name = sorted((c for c in columns if _LABEL.match(c.strip()) and roles.get(c) != "ignored"
+        by_name = sorted((c for c in columns if _LABEL.match(c.strip()) and c not in ignored
                           and (stats[c]["distinct"] >= 1 or c.strip().lower() == "label")),
                          key=lambda c: (c.strip().lower() != "label", columns.index(c)))
         if by_name:
             label = by_name[0]
             label_why = (f"its name says it holds the labels: {stats[label]['distinct']:,} different values"
-                         f"{blanks(label)}")
+                         f"{_blanks(stats[label])}")
             if stats[label]["distinct"] > 50:
                 label_why += f" (many classes for {n_rows:,} rows)"
             texts = [c for c in texts if c != label]
     if label is None:  # only ignored columns or text left: try those with few values
-        small = sorted((c for c in columns if c not in texts[:1] and few(c)),
+        small = sorted((c for c in columns if c not in texts[:1] and _few(stats[c], n_rows)),
                        key=lambda c: stats[c]["distinct"])
         if small:
             label = small[0]
-    text = texts[:1]
+    return label, label_why, texts
+
+
+def _roles_and_reasons(columns: list[str], stats: dict, ignored: dict, text: list[str], more_text: list[str],
+                       label, label_why) -> tuple:
+    """{name: role} and {name: why} of every column: ``ignored`` ({name: why}) first, then the text,
+    the label, and every other column ignored when there is a text column, else a feature."""
+    roles = {c: "ignored" for c in ignored}
+    reasons = dict(ignored)
     for c in text:
         roles[c] = "text"
         reasons[c] = (f"free text: {stats[c]['distinct']:,} different values, "
                       f"{stats[c]['mean_length']:.0f} characters on average")
-    for c in texts[1:]:
+    for c in more_text:
         if c != label:
             reasons[c] = "also free text (add it to the text if you want it read too)"
     if label is not None:
         roles[label] = "label"
-        reasons[label] = label_why or f"{stats[label]['distinct']} different values{blanks(label)}"
+        reasons[label] = label_why or f"{stats[label]['distinct']} different values{_blanks(stats[label])}"
     for c in columns:
         if c not in roles:
             roles[c] = "ignored" if text else "feature"
@@ -172,9 +208,7 @@ def guess_columns(columns: list[str], rows: list[list[str]], header: bool = True
                 reasons.setdefault(c, NOT_USED)
             else:
                 reasons[c] = "a feature"
-    return {"text": list(text), "label": label,
-            "ignored": [c for c in columns if roles[c] == "ignored"],
-            "roles": roles, "reasons": reasons, "stats": stats}
+    return roles, reasons
 
 
 def inspect_csv(path_or_file, header=None, max_bytes=None) -> dict:

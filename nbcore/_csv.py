@@ -230,12 +230,52 @@ def is_number(s: str) -> bool:
 
 
 def parse(text: str, header: bool | None, wanted: list[str]) -> dict:
-    """Split text into header and rows.  Returns a dict with keys
-    delimiter, header (bool), columns, rows, line_numbers."""
+    """Split text into header and rows.
+
+    Parameters
+    ----------
+    text : str, the decoded file
+    header : bool or None
+        Whether the first row names the columns (None: guessed).
+    wanted : list of str
+        Column names the caller asks for: they help to guess the delimiter and the header.
+
+    Returns
+    -------
+    dict
+        ``delimiter``, ``header`` (bool), ``columns`` (C names; "column 1"... without a header),
+        ``rows`` (N lists of C cells, blank lines left out) and ``lines`` ((N,) their line numbers).
+    """
+    delim = _choose_delimiter(text, wanted)
+    rows, lines = _read_rows(text, delim)
+    if header is None:
+        header = _guess_header(rows[0], rows[1:], wanted)
+    if header:
+        columns = [c.strip() for c in rows[0]]
+        first_line = lines[0]
+        rows, lines = rows[1:], lines[1:]
+        _check_header(columns, first_line, bool(rows))
+    else:
+        columns = [f"column {j + 1}" for j in range(len(rows[0]))]
+    width = len(columns)
+    for row, line in zip(rows, lines):
+        if len(row) != width:
+            raise DataError(
+                f"Line {line} has {len(row)} values but the "
+                f"{'header' if header else 'first row'} has {width} columns. "
+                "Fix: make every row have the same number of values (check for "
+                f"extra or missing {_DELIM_NAMES[delim]}s, or text with a "
+                f"{_DELIM_NAMES[delim]} that is not inside double quotes)."
+            )
+    return {"delimiter": delim, "header": bool(header), "columns": columns,
+            "rows": rows, "lines": lines}
+
+
+def _choose_delimiter(text: str, wanted: list[str]) -> str:
+    """The sniffed delimiter, unless it splits the first line so that no ``wanted`` column name
+    appears while another delimiter does: then the column names are trusted."""
     delim = sniff(text)
     if wanted:
-        # If the guess splits the first line so that no requested column name
-        # appears, but another delimiter does, trust the column names.
         first = text.lstrip("\ufeff").split("\n", 1)[0].rstrip("\r")
 
         def names(d):
@@ -247,6 +287,12 @@ def parse(text: str, header: bool | None, wanted: list[str]) -> dict:
                 if any(w in names(d) for w in want):
                     delim = d
                     break
+    return delim
+
+
+def _read_rows(text: str, delim: str) -> tuple[list[list[str]], list[int]]:
+    """The non-blank rows of the CSV ``text`` and their line numbers; DataError for text the csv
+    module cannot read and for a file with no row at all."""
     # The csv module refuses a field over its process-wide limit (128 KB by default): a long
     # document in one quoted cell is data, not an error. No field can be longer than the text.
     if csv.field_size_limit() < len(text) + 1:
@@ -272,39 +318,24 @@ def parse(text: str, header: bool | None, wanted: list[str]) -> dict:
             "The file is empty. Fix: choose a CSV file that has a header row "
             "and at least one row of data."
         )
-    if header is None:
-        header = _guess_header(rows[0], rows[1:], wanted)
-    if header:
-        columns = [c.strip() for c in rows[0]]
-        first_line = lines[0]
-        rows, lines = rows[1:], lines[1:]
-        if not rows:
+    return rows, lines
+
+
+def _check_header(columns: list[str], first_line: int, has_rows: bool) -> None:
+    """DataError for a header with no data row under it, or a column name that appears twice."""
+    if not has_rows:
+        raise DataError(
+            f"The file has only a header row ({', '.join(columns)}) and no "
+            "data rows. Fix: add at least one row of data under the header."
+        )
+    seen = set()
+    for c in columns:
+        if c in seen:
             raise DataError(
-                f"The file has only a header row ({', '.join(columns)}) and no "
-                "data rows. Fix: add at least one row of data under the header."
+                f"The column name '{c}' appears twice in the header (line "
+                f"{first_line}). Fix: give every column a different name."
             )
-        seen = set()
-        for c in columns:
-            if c in seen:
-                raise DataError(
-                    f"The column name '{c}' appears twice in the header (line "
-                    f"{first_line}). Fix: give every column a different name."
-                )
-            seen.add(c)
-    else:
-        columns = [f"column {j + 1}" for j in range(len(rows[0]))]
-    width = len(columns)
-    for row, line in zip(rows, lines):
-        if len(row) != width:
-            raise DataError(
-                f"Line {line} has {len(row)} values but the "
-                f"{'header' if header else 'first row'} has {width} columns. "
-                "Fix: make every row have the same number of values (check for "
-                f"extra or missing {_DELIM_NAMES[delim]}s, or text with a "
-                f"{_DELIM_NAMES[delim]} that is not inside double quotes)."
-            )
-    return {"delimiter": delim, "header": bool(header), "columns": columns,
-            "rows": rows, "lines": lines}
+        seen.add(c)
 
 
 def _plain(exc: Exception) -> str:

@@ -2,6 +2,53 @@
 
 Low-level reading (bytes, encoding, delimiter, header guess) is in ``_csv``; column
 guessing in ``_columns``; turning text into word features in :mod:`nbcore.text`.
+
+How :func:`read_csv` reads a file
+---------------------------------
+The file: a path, the file's bytes, or a binary file-like (e.g. Streamlit's UploadedFile).
+Encoding (utf-8, utf-8-sig, latin-1), delimiter (comma, semicolon, tab, pipe; else comma) and
+header row are guessed and reported in ``ds.inferred``.  ``header=True/False`` overrides the guess.
+
+Labels: the ``label_column`` (a name, or a position such as -1) may hold any
+strings or numbers.  A blank cell, or a missing-value marker (``NaN``, ``NA``,
+``N/A``, ``null``, ``None``, ``#N/A``, any case), means "unlabelled" (y = -1).
+A column of more than 10 different numbers with decimals is refused with a
+question (it is a measurement, not classes).  Classes are
+numbered 0..K-1 in sorted order of the label values (numeric order when all
+labels are numbers); ``ds.class_names`` holds them as strings.
+
+Text: if ``text_column`` is given (a name/position, or a list of them whose
+cells are joined with a newline), or if the file has exactly one column
+besides the label and it holds words (some cell has a space, or cells are
+15+ characters on average), the text is turned into term counts by a
+:class:`~nbcore.text.TextPipeline` (scikit-learn's CountVectorizer):
+``pipeline`` if given, else one made from analyzer ("word"; "char" or
+"char_wb" = character n-grams inside words), ngram_range, binary, min_df,
+max_features, stop_words ("english" or None) and lowercase.  With words a
+word is a run of letters/digits (single letters count).  With
+``max_features`` the vocabulary keeps that many most frequent terms
+(``ds.inferred`` says when it was cut); by default every term is kept.
+``cap`` keeps at most that many terms whatever the pipeline asks (an
+application's own limit; the pipeline itself is left as chosen).  ``binary=True`` gives kind "binary" (Bernoulli),
+``binary=False`` kind "counts" (multinomial).  X is CSR; ``ds.texts`` keeps
+the raw text, ``ds.with_pipeline(...)`` re-vectorises it and
+``ds.transform(["new message"])`` scores new text.  Other columns are
+ignored.  :func:`inspect_csv` guesses which columns are text and label.
+
+Tables: otherwise every other column is a feature (except ``ignore_columns``).  If all feature columns
+are numbers the kind is "continuous" (Gaussian), or "binary" when every value
+is 0 or 1; ``binarize=True`` turns numbers into ``x > 0`` (kind "binary").
+Columns of words are categorical: integer codes in sorted order of the
+values, names in ``ds.categories``.  Numeric columns with at most 20
+distinct values are treated as categories when mixed with word columns.
+
+Limits: none by default; with ``max_bytes`` a larger file is refused (the
+dashboard passes its upload cap).  Encodings tried: UTF-16 with a byte-order mark, UTF-8 (with or
+without BOM, reported as "utf-8-sig" / "utf-8"), then Windows cp1252 when
+the bytes need it, else latin-1.  Files with NUL bytes or many control
+characters are refused as binary.
+
+Cells are always plain text: spreadsheet formulas (``=...``) are not run.
 """
 
 from __future__ import annotations
@@ -77,64 +124,84 @@ def read_csv(path_or_file, text_column=None, label_column="label", ngram_range=(
              analyzer="word", binary=True, min_df=1, max_features=None, stop_words=None,
              max_bytes=None, *, binarize=False, header=None, lowercase=True,
              pipeline: TextPipeline | None = None, ignore_columns=(), cap=None) -> Dataset:
-    """Read a teacher's CSV into a :class:`Dataset`.
+    """Read a teacher's CSV into a :class:`Dataset` (how each part is read: the module docstring).
 
-    ``path_or_file``: a path, the file's bytes, or a binary file-like (e.g.
-    Streamlit's UploadedFile).  Encoding (utf-8, utf-8-sig, latin-1), delimiter
-    (comma, semicolon, tab, pipe; else comma) and header row are guessed and
-    reported in ``ds.inferred``.  ``header=True/False`` overrides the guess.
+    Parameters
+    ----------
+    path_or_file : path, bytes or binary file-like (e.g. Streamlit's UploadedFile)
+    text_column : name, position, list of them, or None
+        The text (a list: cells joined with a newline); None: the one other column if it holds words.
+    label_column : name or position (e.g. -1)
+        Blank cells and missing-value markers (NaN, NA, null, ...) are unlabelled (y = −1).
+    ngram_range, analyzer, binary, min_df, max_features, stop_words, lowercase
+        Make the :class:`~nbcore.text.TextPipeline` when ``pipeline`` is None (CountVectorizer's
+        meanings; analyzer "char" or "char_wb" = character n-grams inside words).
+    max_bytes : int or None
+        A larger file is refused (the dashboard passes its upload cap).
+    binarize : bool
+        Numeric table features become ``x > 0`` (kind "binary").
+    header : bool or None
+        Whether the first row names the columns (None: guessed).
+    pipeline : TextPipeline or None
+    ignore_columns : name, position or a list of them: columns that are not features
+    cap : int or None
+        At most this many terms, whatever the pipeline asks (an application's own limit).
 
-    Labels: the ``label_column`` (a name, or a position such as -1) may hold any
-    strings or numbers.  A blank cell, or a missing-value marker (``NaN``, ``NA``,
-    ``N/A``, ``null``, ``None``, ``#N/A``, any case), means "unlabelled" (y = -1).
-    A column of more than 10 different numbers with decimals is refused with a
-    question (it is a measurement, not classes).  Classes are
-    numbered 0..K-1 in sorted order of the label values (numeric order when all
-    labels are numbers); ``ds.class_names`` holds them as strings.
-
-    Text: if ``text_column`` is given (a name/position, or a list of them whose
-    cells are joined with a newline), or if the file has exactly one column
-    besides the label and it holds words (some cell has a space, or cells are
-    15+ characters on average), the text is turned into term counts by a
-    :class:`~nbcore.text.TextPipeline` (scikit-learn's CountVectorizer):
-    ``pipeline`` if given, else one made from analyzer ("word"; "char" or
-    "char_wb" = character n-grams inside words), ngram_range, binary, min_df,
-    max_features, stop_words ("english" or None) and lowercase.  With words a
-    word is a run of letters/digits (single letters count).  With
-    ``max_features`` the vocabulary keeps that many most frequent terms
-    (``ds.inferred`` says when it was cut); by default every term is kept.
-    ``cap`` keeps at most that many terms whatever the pipeline asks (an
-    application's own limit; the pipeline itself is left as chosen).  ``binary=True`` gives kind "binary" (Bernoulli),
-    ``binary=False`` kind "counts" (multinomial).  X is CSR; ``ds.texts`` keeps
-    the raw text, ``ds.with_pipeline(...)`` re-vectorises it and
-    ``ds.transform(["new message"])`` scores new text.  Other columns are
-    ignored.  :func:`inspect_csv` guesses which columns are text and label.
-
-    Tables: otherwise every other column is a feature (except ``ignore_columns``).  If all feature columns
-    are numbers the kind is "continuous" (Gaussian), or "binary" when every value
-    is 0 or 1; ``binarize=True`` turns numbers into ``x > 0`` (kind "binary").
-    Columns of words are categorical: integer codes in sorted order of the
-    values, names in ``ds.categories``.  Numeric columns with at most 20
-    distinct values are treated as categories when mixed with word columns.
-
-    Limits: none by default; with ``max_bytes`` a larger file is refused (the
-    dashboard passes its upload cap).  Encodings tried: UTF-16 with a byte-order mark, UTF-8 (with or
-    without BOM, reported as "utf-8-sig" / "utf-8"), then Windows cp1252 when
-    the bytes need it, else latin-1.  Files with NUL bytes or many control
-    characters are refused as binary.
-
-    Cells are always plain text: spreadsheet formulas (``=...``) are not run.
+    Returns
+    -------
+    Dataset
+        X: (N, V) CSR term counts for text, else (N, D) numbers or category codes; y: (N,) class
+        codes, −1 = unlabelled; what was guessed in ``ds.inferred``.
     """
     raw, fname = read_bytes(path_or_file, max_bytes)
     text, encoding = decode(raw)
+    text_specs, ignore_specs = _column_specs(text_column, ignore_columns)
+    wanted = [str(c) for c in [label_column, *(text_specs or []), *ignore_specs] if isinstance(c, str)]
+    table = parse(text, header, wanted)
+    columns, rows = table["columns"], table["rows"]
+    lab = _label_index(label_column, table)
+    y, class_names, n_markers = _read_labels([r[lab] for r in rows], columns[lab])
+    inferred = {
+        "encoding": encoding, "delimiter": table["delimiter"], "header": table["header"],
+        "n_rows": len(rows), "n_columns": len(columns), "columns": list(columns),
+        "label_column": columns[lab], "n_labelled": int((y >= 0).sum()),
+        "n_unlabelled": int((y < 0).sum()), "n_bytes": len(raw),
+        "n_missing_markers": n_markers,   # label cells such as NaN / NA / null read as unlabelled
+    }
+    ignored = {_resolve_column(c, columns, "ignored", table["header"]) for c in ignore_specs}
+    ignored.discard(lab)
+    others = [j for j in range(len(columns)) if j != lab and j not in ignored]
+    tjs = _text_indices(text_specs, table, lab, others)
+    common = dict(name=fname, description=f"Read from {fname}", y=y, class_names=class_names,
+                  y_true=y.copy(), inferred=inferred)
+    if tjs:
+        if pipeline is None:
+            pipeline = _pipeline_from_args(analyzer, ngram_range, binary, min_df,
+                                           max_features, stop_words, lowercase)
+        return _text_dataset(table, tjs, lab, pipeline, cap, common)
+    return _table_dataset(table, others, sorted(ignored), binarize, common)
+
+
+def _column_specs(text_column, ignore_columns) -> tuple:
+    """read_csv's ``text_column`` and ``ignore_columns`` as lists of names or positions.
+
+    Returns
+    -------
+    text_specs : list, or None for an empty list or tuple given (no text column, none guessed)
+    ignore_specs : list
+    """
     text_specs = (list(text_column) if isinstance(text_column, (list, tuple))
                   else [] if text_column is None else [text_column])
     if isinstance(text_column, (list, tuple)) and not text_specs:
         text_specs = None
     ignore_specs = [ignore_columns] if isinstance(ignore_columns, (str, int)) else list(ignore_columns or ())
-    wanted = [str(c) for c in [label_column, *(text_specs or []), *ignore_specs] if isinstance(c, str)]
-    table = parse(text, header, wanted)
-    columns, rows, lines = table["columns"], table["rows"], table["lines"]
+    return text_specs, ignore_specs
+
+
+def _label_index(label_column, table: dict) -> int:
+    """The label column's index in the parsed ``table``; a DataError names the column that looks
+    like the labels when ``label_column`` is not found, and refuses a file of one column."""
+    columns, rows = table["columns"], table["rows"]
     if label_column is None:
         raise DataError("read_csv needs a label column (blank cells in it mean "
                         "'unlabelled'). Fix: add a label column, even if most of it is blank.")
@@ -150,37 +217,47 @@ def read_csv(path_or_file, text_column=None, label_column="label", ngram_range=(
         raise DataError(f"The file has only one column ('{columns[0]}'), so there are no "
                         "features besides the label. Fix: check the delimiter (commas "
                         "between values) or add feature columns.")
+    return lab
 
-    # ---- labels: a blank cell or a missing-value marker (NaN, NA, null, None…) is "unlabelled"
-    label_cells = [r[lab].strip() for r in rows]
+
+def _read_labels(cells: list[str], name: str) -> tuple:
+    """Class codes from the label column's cells: a blank cell or a missing-value marker (NaN, NA,
+    null, None…) is "unlabelled"; classes are numbered in sorted order of their values.
+
+    Parameters
+    ----------
+    cells : (N,) the column's cells, as read
+    name : the column's name (for the messages)
+
+    Returns
+    -------
+    y : (N,) int64, −1 = unlabelled
+    class_names : list of K ≥ 2 str
+    n_markers : int, cells that held a missing-value marker
+    """
+    label_cells = [c.strip() for c in cells]
     n_markers = sum(1 for c in label_cells if c and is_missing(c))
     label_cells = ["" if is_missing(c) else c for c in label_cells]
     present = sorted(set(c for c in label_cells if c))
     if not present:
-        raise DataError(f"Every cell of the label column '{columns[lab]}' is blank, so no "
+        raise DataError(f"Every cell of the label column '{name}' is blank, so no "
                         "class is known. Fix: give at least one row of each class a label "
                         "(EM needs labelled examples to know what the classes are).")
     if len(present) < 2:
-        raise DataError(f"The label column '{columns[lab]}' has only one class "
+        raise DataError(f"The label column '{name}' has only one class "
                         f"('{present[0]}'). Naive Bayes needs at least two classes to "
                         "tell apart. Fix: add rows of another class, or choose a "
                         "different label column.")
-    _check_not_a_measurement(present, columns[lab])
+    _check_not_a_measurement(present, name)
     class_names = _sort_key_values(present)
     code = {c: k for k, c in enumerate(class_names)}
-    y = np.array([code[c] if c else -1 for c in label_cells], dtype=np.int64)
+    return np.array([code[c] if c else -1 for c in label_cells], dtype=np.int64), class_names, n_markers
 
-    inferred = {
-        "encoding": encoding, "delimiter": table["delimiter"], "header": table["header"],
-        "n_rows": len(rows), "n_columns": len(columns), "columns": list(columns),
-        "label_column": columns[lab], "n_labelled": int((y >= 0).sum()),
-        "n_unlabelled": int((y < 0).sum()), "n_bytes": len(raw),
-        "n_missing_markers": n_markers,   # label cells such as NaN / NA / null read as unlabelled
-    }
-    ignored = {_resolve_column(c, columns, "ignored", table["header"]) for c in ignore_specs}
-    ignored.discard(lab)
-    others = [j for j in range(len(columns)) if j != lab and j not in ignored]
 
+def _text_indices(text_specs, table: dict, lab: int, others: list[int]) -> list[int]:
+    """The text columns' indices: those asked for (never the label), else the one other column
+    when it holds words; [] for a table."""
+    columns, rows = table["columns"], table["rows"]
     if text_specs:
         tjs = []
         for spec in text_specs:
@@ -190,37 +267,35 @@ def read_csv(path_or_file, text_column=None, label_column="label", ngram_range=(
                                 f"'{columns[lab]}'. Fix: choose two different columns.")
             if tj not in tjs:
                 tjs.append(tj)
-    elif text_specs is None:
-        tjs = []
-    elif len(others) == 1 and _looks_like_text([r[others[0]] for r in rows]):
-        tjs = [others[0]]
-    else:
-        tjs = []
+        return tjs
+    if text_specs is not None and len(others) == 1 and _looks_like_text([r[others[0]] for r in rows]):
+        return [others[0]]
+    return []
 
-    common = dict(name=fname, description=f"Read from {fname}", y=y, class_names=class_names,
-                  y_true=y.copy(), inferred=inferred)
-    if tjs:
-        inferred["text_column"] = columns[tjs[0]]
-        inferred["text_columns"] = [columns[j] for j in tjs]
-        inferred["ignored_columns"] = [columns[j] for j in range(len(columns))
-                                       if j != lab and j not in tjs]
-        if pipeline is None:
-            pipeline = _pipeline_from_args(analyzer, ngram_range, binary, min_df,
-                                           max_features, stop_words, lowercase)
-        texts = tuple("\n".join(r[j] for j in tjs) for r in rows)
-        X, vec, info = vectorize(texts, pipeline, cap=cap)
-        inferred.update(info)
-        inferred["kind"] = pipeline.kind
-        return Dataset(X=X, feature_names=[str(t) for t in vec.get_feature_names_out()],
-                       kind=pipeline.kind, vectorizer=vec, texts=texts, pipeline=pipeline,
-                       **common)
 
+def _text_dataset(table: dict, tjs: list[int], lab: int, pipeline: TextPipeline, cap, common: dict) -> Dataset:
+    """A text data set: the cells of the columns ``tjs`` (joined with a newline) -> (N, V) term counts."""
+    columns, rows, inferred = table["columns"], table["rows"], common["inferred"]
+    inferred["text_column"] = columns[tjs[0]]
+    inferred["text_columns"] = [columns[j] for j in tjs]
+    inferred["ignored_columns"] = [columns[j] for j in range(len(columns)) if j != lab and j not in tjs]
+    texts = tuple("\n".join(r[j] for j in tjs) for r in rows)
+    X, vec, info = vectorize(texts, pipeline, cap=cap)
+    inferred.update(info)
+    inferred["kind"] = pipeline.kind
+    return Dataset(X=X, feature_names=[str(t) for t in vec.get_feature_names_out()],
+                   kind=pipeline.kind, vectorizer=vec, texts=texts, pipeline=pipeline, **common)
+
+
+def _table_dataset(table: dict, others: list[int], ignored: list[int], binarize: bool, common: dict) -> Dataset:
+    """A table data set: the columns ``others`` as (N, D) features (numbers, 0/1 or category codes)."""
+    columns, inferred = table["columns"], common["inferred"]
     inferred["text_column"] = None
-    inferred["ignored_columns"] = [columns[j] for j in sorted(ignored)]
+    inferred["ignored_columns"] = [columns[j] for j in ignored]
     if not others:
         raise DataError("Every column besides the label is ignored, so there are no "
                         "features. Fix: pick a text column, or keep some feature columns.")
-    X, kind, categories, info = _table_features(rows, lines, columns, others, binarize)
+    X, kind, categories, info = _table_features(table["rows"], table["lines"], columns, others, binarize)
     inferred.update(info)
     inferred["kind"] = kind
     return Dataset(X=X, feature_names=[columns[j] for j in others], kind=kind,

@@ -58,9 +58,9 @@ __all__ = [
 
 
 def _is_chunked(X) -> bool:
-    """X is a dask collection or prepared chunks (nbcore.dask_em), checked without importing dask."""
+    """X is a dask collection or prepared chunks (nbcore.dask_chunks), checked without importing dask."""
     module = type(X).__module__
-    return module.split(".")[0] == "dask" or module.endswith(".dask_em")
+    return module.split(".")[0] == "dask" or module.endswith((".dask_em", ".dask_chunks"))
 
 
 @dataclass(frozen=True)

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
+from ._settings import EMSettings
 from ._validation import (
     check_labels,
     check_random_state,
@@ -35,9 +36,6 @@ from .equations import (
     squared_change,
 )
 from .models import get_model
-
-if TYPE_CHECKING:
-    from .em import EM
 
 __all__ = ["EMRun", "EStep", "Snapshot"]
 
@@ -140,7 +138,7 @@ class EMRun:
     Create it with :meth:`EM.start`. :meth:`step` runs one E-step + M-step.
     """
 
-    def __init__(self, settings: EM, X, y, random_state=None, _from=None):
+    def __init__(self, settings: EMSettings, X, y, random_state=None, _from=None):
         self.settings = settings
         self.model = get_model(settings.model, **dict(settings.model_options))
         self.smoothing, self.unlabeled_weight, self.n_classes = check_run_settings(settings)

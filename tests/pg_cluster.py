@@ -11,24 +11,19 @@ the tests skip, unless CI is set (then they fail: .ci/run installs `postgresql`)
 from __future__ import annotations
 
 import contextlib
-import glob
 import os
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
+from deploy_kit import deploy_module
+
 
 def pg_bindir() -> Path | None:
-    env = os.environ.get("PG_BIN")
-    if env and (Path(env) / "initdb").exists():
-        return Path(env)
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"),
-                   key=lambda p: int(Path(p).parent.parent.name) if Path(p).parent.parent.name.isdigit() else 0)
-    if found:
-        return Path(found[-1]).parent
-    which = shutil.which("initdb")
-    return Path(which).parent if which else None
+    """The directory of initdb and pg_ctl, found as the deployment script finds it (PG_BIN, else
+    Debian's newest /usr/lib/postgresql/*/bin, else PATH); None when PostgreSQL is not installed."""
+    return deploy_module().find_pg_bindir()
 
 
 def _as_owner(cmd: list[str], user: str | None) -> list[str]:

@@ -377,7 +377,7 @@ def test_partitions_change_the_tasks_not_the_numbers(persist):
 
 
 def test_partition_bounds_by_hand():
-    from nbcore.dask_em import _partition_bounds
+    from nbcore.dask_chunks import _partition_bounds
 
     # rows 10, 10, 10, 70: the middle rows are 5, 15, 25, 65; halves of 100 rows cut at 50
     assert _partition_bounds([10, 10, 10, 70], 2) == [(0, 3), (3, 4)]
@@ -391,19 +391,19 @@ def test_partition_bounds_by_hand():
 
 def test_partition_reads_inline_only_when_its_graph_is_small_and_unshared():
     """A partition task runs X's graph for its chunks itself, unless that work is shared (or big)."""
-    import nbcore.dask_em as dask_em
+    import nbcore.dask_chunks as dask_chunks
 
     X, y = _data("bernoulli"), _labels()
     settings = _settings("bernoulli", init="labeled")
     separate = _chunked(X)  # one independent task per chunk: read inside the partition task
     blocks = list(separate.to_delayed().ravel())
-    readers = dask_em._readers(blocks, [(0, 2), (2, 5)], get_model("bernoulli"))
+    readers = dask_chunks._readers(blocks, [(0, 2), (2, 5)], get_model("bernoulli"))
     assert [len(r) for r in readers] == [2, 3]
     assert [Xp.shape for Xp in readers[1]] == [(13, 40), (1, 40), (149, 40)]  # chunks 2, 3, 4, read one at a time
     shared = da.from_delayed(dask.delayed(X), shape=X.shape, dtype=np.float64, meta=sp.csr_matrix((0, 0))).rechunk(
         (SIZES, (40,))
     )  # every chunk is a slice of one task: running it per partition would repeat it
-    assert dask_em._readers(list(shared.to_delayed().ravel()), [(0, 2), (2, 5)], get_model("bernoulli")) is None
+    assert dask_chunks._readers(list(shared.to_delayed().ravel()), [(0, 2), (2, 5)], get_model("bernoulli")) is None
     with dask.config.set(scheduler="threads"):
         reference = start(settings, separate, y)
         reference.run_to_convergence()
@@ -411,15 +411,15 @@ def test_partition_reads_inline_only_when_its_graph_is_small_and_unshared():
             run = start(settings, data, y, persist=False, partitions=2)
             run.run_to_convergence()
             assert_bitwise(reference, run)
-        original = dask_em._INLINE_GRAPH_BYTES
-        dask_em._INLINE_GRAPH_BYTES = 0  # too big to carry: the chunks stay separate tasks
+        original = dask_chunks._INLINE_GRAPH_BYTES
+        dask_chunks._INLINE_GRAPH_BYTES = 0  # too big to carry: the chunks stay separate tasks
         try:
-            assert dask_em._readers(blocks, [(0, 2), (2, 5)], get_model("bernoulli")) is None
+            assert dask_chunks._readers(blocks, [(0, 2), (2, 5)], get_model("bernoulli")) is None
             run = start(settings, separate, y, partitions=2)
             run.run_to_convergence()
             assert_bitwise(reference, run)
         finally:
-            dask_em._INLINE_GRAPH_BYTES = original
+            dask_chunks._INLINE_GRAPH_BYTES = original
 
 
 def test_theta_is_one_key_of_each_iteration_graph():

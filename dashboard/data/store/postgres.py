@@ -26,7 +26,10 @@ import time
 from contextlib import contextmanager
 from typing import Callable
 
-from . import Limits, ShareStore, StoreUnavailable, schema_statements
+from .base import ShareStore
+from .errors import StoreUnavailable
+from .limits import Limits
+from .schema import schema_statements
 
 log = logging.getLogger(__name__)
 

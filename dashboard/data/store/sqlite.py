@@ -20,7 +20,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
 
-from . import DAMAGED_MSG, Limits, ShareStore, StoreDamaged, StoreUnavailable, schema_statements
+from .base import ShareStore
+from .errors import DAMAGED_MSG, StoreDamaged, StoreUnavailable
+from .limits import Limits
+from .schema import schema_statements
 
 log = logging.getLogger(__name__)
 
