@@ -1,4 +1,5 @@
-"""Smoke run of the load test (3 sessions, 10 s): `pytest loadtest -m slow` (not in the default test run)."""
+"""Smoke runs of the load test (3 sessions, 10 s each: `python loadtest/run_load.py --quick`): one server, two
+servers with a shared link, and through the deployment."""
 import json
 import subprocess
 import sys
@@ -6,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.slow
