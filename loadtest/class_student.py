@@ -24,7 +24,7 @@ _HREF_RE = re.compile(r"\bhref\s*=\s*[\"']([^\"']+)[\"']", re.I)
 _REL_STYLESHEET_RE = re.compile(r"\brel\s*=\s*[\"']?stylesheet", re.I)
 _CONFIG_RE = re.compile(r"<script\b[^>]*\bid\s*=\s*[\"']nblab-config[\"'][^>]*>(.*?)</script>", re.I | re.S)
 
-# ---------------------------------------------------------------------------- the class page
+
 def parse_page(html: str, page_url: str) -> dict:
     """Stylesheets, scripts, and the config of a class page (URLs resolved against ``page_url``)."""
     css = []
