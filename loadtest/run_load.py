@@ -72,7 +72,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from loadtest.student import PROFILES  # noqa: E402
+#: think time between a student's actions, seconds (--profile)
+PROFILES = {"busy": (0.5, 2.0), "calm": (3.0, 8.0)}
 
 
 def _student_flags(ap: argparse.ArgumentParser) -> None:

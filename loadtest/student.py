@@ -14,8 +14,6 @@ from loadtest.stclient import Session
 
 MAX_ACTIONS_PER_SESSION = 2000   # hard bound on top of the time bound
 MAX_TICKS_PER_PLAY = 40          # a Play lasts at most this many auto-reruns
-#: think time between a student's actions, seconds (--profile)
-PROFILES = {"busy": (0.5, 2.0), "calm": (3.0, 8.0)}
 #: what a student does, with its weight; a name is the widget's key and the label in the summary
 ACTIONS = [(K_HIDDEN, 3), (K_LAM, 3), (K_STEP, 5), (K_PLAY, 3), (K_SCRUB, 2), (K_RESET, 1), (K_CONVERGE, 1),
            (K_DATASET, 1)]
