@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import sys
 import time
 from pathlib import Path
@@ -23,14 +24,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 import nbcore  # noqa: E402
+from loadtest import procstat  # noqa: E402
 
 
 def rss_mb() -> float:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
+    """This process's RSS in MB (NaN when it cannot be read)."""
+    v = procstat.rss_mb(os.getpid())
+    return float("nan") if v is None else v
 
 
 def make_csv(limit: int) -> bytes:

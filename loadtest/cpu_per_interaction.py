@@ -36,7 +36,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from loadtest.run_load import LOWER, PLAYER, cpu_seconds, free_port, start_server, stop_server, wait_health  # noqa: E402
+from loadtest.player_protocol import PLAYER, refresh_lower  # noqa: E402
+from loadtest.procstat import cpu_seconds  # noqa: E402
+from loadtest.server import free_port, start_server, stop_server, wait_health  # noqa: E402
 from loadtest.stclient import Session  # noqa: E402
 
 
@@ -50,13 +52,8 @@ async def after_page(s: Session, in_view: bool):
 
 
 async def follow_lower(s: Session, in_view: bool):
-    main, low = s.component(PLAYER), s.component(LOWER)
-    if not in_view or main is None or low is None:
-        return None
-    want = main.head.get("lower")
-    if not want or want == low.head.get("drawn"):
-        return None
-    return await s.component_trigger(LOWER, "refresh", want)
+    """For a reader of the panels below the charts: their "refresh" when they lag (None: nothing sent)."""
+    return await refresh_lower(s) if in_view else None
 
 
 class Client:

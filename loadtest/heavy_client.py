@@ -4,7 +4,7 @@
     python loadtest/heavy_client.py --sessions 12            # this checkout
     python loadtest/heavy_client.py --sessions 30 --root /tmp/wt --after 180
 
-Starts one server (``run_load.start_server``, from ``--root``: a checkout or worktree), opens
+Starts one server (``server.start_server``, from ``--root``: a checkout or worktree), opens
 ``--sessions`` tabs of one client that each upload a ~4.9 MB, 20,000-word CSV and press Run to
 convergence, while another student (its own tab) presses Step every ``--step-every`` seconds. Reports
 that student's Step latency (p50 / p95 / max, over the wave), the heavy sessions' own times, the
@@ -26,8 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from loadtest import stclient  # noqa: E402
-from loadtest.run_load import free_port, start_server, stop_server, wait_health  # noqa: E402
+from loadtest import procstat, stclient  # noqa: E402
+from loadtest.server import free_port, start_server, stop_server, wait_health  # noqa: E402
 
 
 def make_csv(limit: int = 4_900_000, vocab: int = 30_000, seed: int = 0) -> bytes:
@@ -45,14 +45,9 @@ def make_csv(limit: int = 4_900_000, vocab: int = 30_000, seed: int = 0) -> byte
 
 
 def rss_mb(pid: int) -> float:
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return float("nan")
+    """The process's RSS in MB (NaN when it cannot be read, so the printed lines still format)."""
+    v = procstat.rss_mb(pid)
+    return float("nan") if v is None else v
 
 
 def pct(xs, q):
@@ -116,59 +111,75 @@ async def main_async(args) -> int:
         await warm.close()
         await asyncio.sleep(3)
         rss0 = rss_mb(proc.pid)
-        load0 = os.getloadavg()[0]
-        stop = asyncio.Event()
-        lat, errors = [], []
-        stud = asyncio.create_task(student(url, stop, args.step_every, lat, errors))
-        await asyncio.sleep(3)
-        base = list(lat)
-        peak = [rss0]
-        loads = []
-
-        async def sample():
-            while not stop.is_set():
-                peak.append(rss_mb(proc.pid))
-                loads.append(os.getloadavg()[0])
-                await asyncio.sleep(0.5)
-        sampler = asyncio.create_task(sample())
-        t0 = time.perf_counter()
-        heavy: list = []
-        tabs = await asyncio.gather(*(heavy_tab(url, i, data, heavy) for i in range(args.sessions)),
-                                    return_exceptions=True)
-        wave = time.perf_counter() - t0
-        during = lat[len(base):]
-        stop.set()
-        await stud
-        await sampler
-        for t in tabs:
-            if isinstance(t, stclient.Session):
-                await t.close()
-        peak_rss = max(peak)
-        print(f"wave: {args.sessions} heavy tabs done in {wave:.1f} s; "
-              f"{sum(1 for h in heavy if h['ok'])} ok, {sum(1 for h in heavy if h['waited'])} saw the waiting "
-              f"notice; errors {[str(t)[:80] for t in tabs if not isinstance(t, stclient.Session)]}", flush=True)
-        if heavy:
-            ups = [h["upload"] for h in heavy]
-            convs = [h["converge"] for h in heavy if h["converge"] is not None]
-            print(f"heavy tab: upload → parsed p50 {statistics.median(ups):.1f} s max {max(ups):.1f} s; "
-                  f"Run to convergence p50 {statistics.median(convs) if convs else float('nan'):.1f} s "
-                  f"max {max(convs) if convs else float('nan'):.1f} s", flush=True)
-        print(f"other student's Step during the wave: n={len(during)} p50 {pct(during, .5):.2f} s "
-              f"p95 {pct(during, .95):.2f} s max {max(during) if during else float('nan'):.2f} s; "
-              f"before the wave p50 {pct(base, .5):.2f} s; errors {len(errors)}", flush=True)
-        print(f"load average (1 min): {load0:.2f} before, mean {statistics.mean(loads) if loads else 0:.2f} "
-              f"during, max {max(loads) if loads else 0:.2f}", flush=True)
-        print(f"RSS: before {rss0:.0f} MB, peak {peak_rss:.0f} MB", flush=True)
-        t_end = time.perf_counter()
-        while time.perf_counter() - t_end < args.after:
-            await asyncio.sleep(15)
-            print(f"  {time.perf_counter() - t_end:5.0f} s after the wave: RSS {rss_mb(proc.pid):.0f} MB", flush=True)
-        after = rss_mb(proc.pid)
-        print(f"RSS: before {rss0:.0f} MB, peak {peak_rss:.0f} MB, {args.after:.0f} s after {after:.0f} MB "
-              f"({after - rss0:+.0f} MB over before)", flush=True)
+        w = await wave(url, proc.pid, data, args, rss0)
+        print_wave(args, w, rss0)
+        await watch_after(proc.pid, args.after, rss0, max(w["peak"]))
     finally:
         stop_server(proc)
     return 0
+
+
+async def wave(url: str, pid: int, data: bytes, args, rss0: float) -> dict:
+    """The heavy tabs of one client while another student Steps; RSS and load average sampled."""
+    load0 = os.getloadavg()[0]
+    stop = asyncio.Event()
+    lat, errors = [], []
+    stud = asyncio.create_task(student(url, stop, args.step_every, lat, errors))
+    await asyncio.sleep(3)
+    base = list(lat)
+    peak = [rss0]
+    loads = []
+
+    async def sample():
+        while not stop.is_set():
+            peak.append(rss_mb(pid))
+            loads.append(os.getloadavg()[0])
+            await asyncio.sleep(0.5)
+    sampler = asyncio.create_task(sample())
+    t0 = time.perf_counter()
+    heavy: list = []
+    tabs = await asyncio.gather(*(heavy_tab(url, i, data, heavy) for i in range(args.sessions)),
+                                return_exceptions=True)
+    seconds = time.perf_counter() - t0
+    during = lat[len(base):]
+    stop.set()
+    await stud
+    await sampler
+    for t in tabs:
+        if isinstance(t, stclient.Session):
+            await t.close()
+    return {"seconds": seconds, "heavy": heavy, "tabs": tabs, "base": base, "during": during, "errors": errors,
+            "peak": peak, "loads": loads, "load0": load0}
+
+
+def print_wave(args, w: dict, rss0: float) -> None:
+    heavy, tabs, during, loads = w["heavy"], w["tabs"], w["during"], w["loads"]
+    print(f"wave: {args.sessions} heavy tabs done in {w['seconds']:.1f} s; "
+          f"{sum(1 for h in heavy if h['ok'])} ok, {sum(1 for h in heavy if h['waited'])} saw the waiting "
+          f"notice; errors {[str(t)[:80] for t in tabs if not isinstance(t, stclient.Session)]}", flush=True)
+    if heavy:
+        ups = [h["upload"] for h in heavy]
+        convs = [h["converge"] for h in heavy if h["converge"] is not None]
+        print(f"heavy tab: upload → parsed p50 {statistics.median(ups):.1f} s max {max(ups):.1f} s; "
+              f"Run to convergence p50 {statistics.median(convs) if convs else float('nan'):.1f} s "
+              f"max {max(convs) if convs else float('nan'):.1f} s", flush=True)
+    print(f"other student's Step during the wave: n={len(during)} p50 {pct(during, .5):.2f} s "
+          f"p95 {pct(during, .95):.2f} s max {max(during) if during else float('nan'):.2f} s; "
+          f"before the wave p50 {pct(w['base'], .5):.2f} s; errors {len(w['errors'])}", flush=True)
+    print(f"load average (1 min): {w['load0']:.2f} before, mean {statistics.mean(loads) if loads else 0:.2f} "
+          f"during, max {max(loads) if loads else 0:.2f}", flush=True)
+    print(f"RSS: before {rss0:.0f} MB, peak {max(w['peak']):.0f} MB", flush=True)
+
+
+async def watch_after(pid: int, after: float, rss0: float, peak_rss: float) -> None:
+    """RSS every 15 s for ``after`` seconds once the wave's tabs closed."""
+    t_end = time.perf_counter()
+    while time.perf_counter() - t_end < after:
+        await asyncio.sleep(15)
+        print(f"  {time.perf_counter() - t_end:5.0f} s after the wave: RSS {rss_mb(pid):.0f} MB", flush=True)
+    rss = rss_mb(pid)
+    print(f"RSS: before {rss0:.0f} MB, peak {peak_rss:.0f} MB, {after:.0f} s after {rss:.0f} MB "
+          f"({rss - rss0:+.0f} MB over before)", flush=True)
 
 
 def main() -> int:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import collections
 import shutil
 import signal
 import statistics
@@ -38,7 +37,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from loadtest.run_load import cpu_seconds, free_port, start_server, stop_server, wait_health  # noqa: E402
+from loadtest import spy  # noqa: E402
+from loadtest.procstat import cpu_seconds  # noqa: E402
+from loadtest.server import free_port, start_server, stop_server, wait_health  # noqa: E402
 from loadtest.stclient import Session  # noqa: E402
 from loadtest.cpu_per_interaction import after_page, follow_lower  # noqa: E402
 
@@ -112,25 +113,7 @@ GENERIC = ("threading.py", "asyncio/", "click/", "runpy", "bootstrap.py", "strea
 def top_functions(raw: Path, n: int) -> tuple[int, list[tuple[str, float, float]]]:
     """(working samples, [(function, inclusive share, self share)]) from py-spy's raw output
     (`frame;frame;... count`); waiting threads and the generic frames are left out."""
-    incl: collections.Counter = collections.Counter()
-    own: collections.Counter = collections.Counter()
-    total = 0
-    for line in raw.read_text(errors="replace").splitlines():
-        stack, _, count = line.rpartition(" ")
-        if not count.isdigit():
-            continue
-        c = int(count)
-        frames = [f for f in stack.split(";") if f and not f.startswith("process ") and not f.startswith("thread ")]
-        if not frames or any(k in frames[-1] for k in IDLE_LEAVES):
-            continue
-        total += c
-        for f in set(frames):
-            incl[f] += c
-        own[frames[-1]] += c
-    if not total:
-        return 0, []
-    rows = [(f, c / total, own[f] / total) for f, c in incl.most_common() if not any(g in f for g in GENERIC)]
-    return total, rows[:n]
+    return spy.top_functions(raw, n, IDLE_LEAVES, GENERIC)
 
 
 def main(argv=None) -> int:

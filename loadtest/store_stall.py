@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from loadtest import stclient  # noqa: E402
-from loadtest.run_load import free_port, start_server, stop_server, wait_health  # noqa: E402
+from loadtest.server import free_port, start_server, stop_server, wait_health  # noqa: E402
 
 CSV = b"text,label\nwin money now,spam\nlunch at noon,ham\nlunch at one,ham\nwin a prize,spam\nfree money,\n"
 

@@ -51,7 +51,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from loadtest.run_load import cpu_seconds, free_port, start_server, stop_server, wait_health  # noqa: E402
+from loadtest.procstat import cpu_seconds  # noqa: E402
+from loadtest.server import free_port, start_server, stop_server, wait_health  # noqa: E402
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -26,7 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from loadtest.run_load import cpu_seconds, free_port, stop_server, wait_health  # noqa: E402
+from loadtest.procstat import cpu_seconds  # noqa: E402
+from loadtest.server import free_port, stop_server, wait_health  # noqa: E402
 from loadtest.stclient import Session  # noqa: E402
 
 

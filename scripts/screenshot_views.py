@@ -10,7 +10,6 @@ it started (by its process id) when done.
 from __future__ import annotations
 
 import argparse
-import socket
 import subprocess
 import sys
 import time
@@ -71,10 +70,8 @@ VIEWS = [
 ]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+sys.path.insert(0, str(ROOT))
+from loadtest.server import free_port  # noqa: E402
 
 
 IDLE_JS = """() => {

@@ -3,22 +3,19 @@
 A student presses Play in the player: the state `view` (playing), then `need` triggers as the
 playhead runs short, and the server computes the iterations asked for; Pause reports the iteration
 shown and the server drops what was computed beyond it. A drag reports the iteration dropped on.
-Same protocol as dashboard/player/player.js; a failure here means the load test no longer measures
-what a playing student costs.
+Same protocol as dashboard/lesson/player/player.js (loadtest/player_protocol.py); a failure here means
+the load test no longer measures what a playing student costs.
 """
 import asyncio
 import random
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from loadtest.run_load import PLAYER, Stats, Student, free_port, start_server, stop_server, wait_health  # noqa: E402
+from loadtest.player_protocol import PLAYER
+from loadtest.server import free_port, start_server, stop_server, wait_health
+from loadtest.stats import Stats
+from loadtest.student import Student
 
 
 @pytest.mark.slow

@@ -1,12 +1,13 @@
-"""Smoke run of the load test (3 sessions, 10 s): `pytest loadtest -m slow` (not in the default test run)."""
+"""Smoke runs of the load test (3 sessions, 10 s each: `python loadtest/run_load.py --quick`): one server, two
+servers with a shared link, and through the deployment."""
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import ROOT
+from deploy_kit import deploy_module
 
 
 @pytest.mark.slow
@@ -45,11 +46,7 @@ def test_quick_shared_link_run(tmp_path):
 def test_quick_run_through_the_deployment(tmp_path):
     """3 students through deploy/nblab_deploy.py's HAProxy on 2 processes (shares on PostgreSQL): each
     student got the proxy's stickiness cookie, no errors, both processes measured."""
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("nblab_deploy", ROOT / "deploy" / "nblab_deploy.py")
-    deploy = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(deploy)
-    missing = deploy.missing_programs()
+    missing = deploy_module().missing_programs()
     if missing:
         pytest.skip("; ".join(missing))
     out = tmp_path / "quick_proxy.json"
