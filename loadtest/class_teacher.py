@@ -27,7 +27,7 @@ from loadtest.stclient import Session
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the lesson page's "Open for the class" button (dashboard/lesson/panels/class_link.py)
-OPEN_KEY = "class_open_btn"
+from dashboard.lesson.panels.class_link import K_OPEN as OPEN_KEY  # noqa: E402
 
 
 def teacher_state(t: int, data_key: str, settings: dict, half=None) -> dict:

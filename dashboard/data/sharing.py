@@ -94,7 +94,7 @@ def get_store() -> S.ShareStore:
         raise S.StoreUnavailable(f"Sharing is not configured correctly on this server: {e}") from None
     # A failed open is not cached (st.cache_resource keeps only results): the next page tries
     # again, so the store works as soon as it is back. A try costs at most the store's deadline
-    # (store.CALL_TIMEOUT); dashboard/store has logged the cause with its details.
+    # (store.CALL_TIMEOUT); dashboard/data/store has logged the cause with its details.
     if time.monotonic() < _OPEN_PAUSED.get(url, 0.0):
         raise S.StoreUnavailable(S.UNAVAILABLE_MSG)
     t0 = time.monotonic()

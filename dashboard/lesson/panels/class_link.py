@@ -20,6 +20,7 @@ from dashboard.ui import controls, state
 
 #: what a student's page is told about the teacher's settings (the lab's URL keys; the data set is ``data``)
 K_KEY = "class_key_typed"   # the share key typed above "Open for the class" (never in the URL)
+K_OPEN = "class_open_btn"   # the "Open for the class" button
 SETTING_KEYS = ("model", "hidden", "lam", "init", "seed", "max_iter", "tol")
 
 
@@ -172,7 +173,7 @@ def sidebar_panel() -> None:
         if sharing.share_key() is not None:
             st.text_input("Share key (to open a class)", type="password", key=K_KEY,
                           help="Opening a class on this server is for teachers: its administrator gives them this key.")
-        st.button("Open for the class", icon=":material/groups:", key="class_open_btn", on_click=_on_open,
+        st.button("Open for the class", icon=":material/groups:", key=K_OPEN, on_click=_on_open,
                   help="A link and a QR code for your students: the lesson runs in their browsers and follows "
                        "the data, the settings and the iteration you show here. Nothing a student does reaches "
                        "the server.")
