@@ -20,14 +20,13 @@ import sys
 import threading
 from pathlib import Path
 
+from dashboard.lesson.panels.class_link import K_OPEN as OPEN_KEY  # the "Open for the class" button
 from dashboard.ui.controls import K_RESET, K_STEP
 from loadtest.class_student import Shared
 from loadtest.http_client import now
 from loadtest.stclient import Session
 
 ROOT = Path(__file__).resolve().parent.parent
-#: the lesson page's "Open for the class" button (dashboard/lesson/panels/class_link.py)
-from dashboard.lesson.panels.class_link import K_OPEN as OPEN_KEY  # noqa: E402
 
 
 def teacher_state(t: int, data_key: str, settings: dict, half=None) -> dict:
