@@ -22,6 +22,12 @@ ROOT = HERE.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+# glibc's arena limit only holds if it is set before the process has made 9 arenas, and Streamlit's
+# server threads make them soon after it starts: tune the allocator first (dashboard/serve/memory.py).
+from dashboard.serve.memory import tune_allocator  # noqa: E402
+
+tune_allocator()
+
 import streamlit as st  # noqa: E402
 
 from dashboard.classroom.routes import routes  # noqa: E402
