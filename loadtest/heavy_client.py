@@ -98,7 +98,7 @@ async def main_async(args) -> int:
     port = free_port()
     log = Path(tempfile.gettempdir()) / f"heavy_client_{port}.log"
     extra = [f"--server.disconnectedSessionTTL={args.ttl}"]
-    proc = start_server("dashboard/app.py", port, log, extra, root=Path(args.root))
+    proc = start_server(args.app, port, log, extra, root=Path(args.root))
     wait_health(port, proc)
     url = f"ws://127.0.0.1:{port}/_stcore/stream"
     data = make_csv()
@@ -189,6 +189,8 @@ def main() -> int:
     ap.add_argument("--step-every", type=float, default=0.5)
     ap.add_argument("--after", type=float, default=180.0, help="seconds to watch RSS after the wave")
     ap.add_argument("--ttl", type=int, default=60, help="server.disconnectedSessionTTL, s")
+    ap.add_argument("--app", default="dashboard/server.py",
+                    help="the entry to serve: the deployment's (default) or dashboard/app.py")
     return asyncio.run(main_async(ap.parse_args()))
 
 

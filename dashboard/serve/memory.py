@@ -19,7 +19,16 @@ script thread otherwise may get an arena of its own, which keeps freed memory ap
 4 MB mmap threshold (``M_MMAP_THRESHOLD``: by default glibc raises the threshold to the size of the
 largest block freed, up to 32 MB, so a run's big arrays end up inside the arenas, where freeing them
 gives nothing back; above a fixed threshold every such array is its own mapping, returned when
-freed). The deployment also sets ``MALLOC_ARENA_MAX=2`` in the environment.
+freed). glibc fixes its arena limit the first time a process has more than 8 arenas and needs
+another, and Streamlit's server threads get there soon after start (measured: 13 arenas after one
+page): so dashboard/server.py, the deployment's entry, tunes before anything else, and on
+``streamlit run dashboard/app.py`` the limit may come too late (set ``MALLOC_ARENA_MAX=2`` in the
+environment there). The deployment also sets ``MALLOC_ARENA_MAX=2`` in the environment.
+
+Last, a session the server no longer holds may still be alive: measured after waves of heavy tabs,
+one ended session per wave stayed in memory, shut down and out of Streamlit's session manager, its
+state (an upload, its run's history) with it. The janitor's reap empties such a session's state
+(dashboard.serve._release_ended).
 """
 from __future__ import annotations
 
