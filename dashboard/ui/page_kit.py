@@ -224,6 +224,13 @@ def dataset_picker(key: str, default: str, models=("bernoulli", "multinomial"), 
                               special=controls.gone_upload(default), what="data set")
 
 
+def data_and_model(prefix: str, default: str, models=("bernoulli", "multinomial")) -> tuple[str, str]:
+    """A page's first two sidebar pickers: its data set and the event model, bound to the URL as
+    ``<prefix>_dataset`` and ``<prefix>_model``."""
+    dataset = dataset_picker(f"{prefix}_dataset", default, models=models)
+    return dataset, model_picker(f"{prefix}_model", dataset, allowed=models)
+
+
 def model_picker(key: str, dataset: str, allowed=("bernoulli", "multinomial"), container=None) -> str:
     box = container or st.sidebar
     models = [m for m in datasets.models_for(dataset) if m in allowed] or list(allowed[:1])

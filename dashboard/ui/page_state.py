@@ -1,0 +1,75 @@
+"""Each teaching page's session state: one typed object under one session key.
+
+A page keeps what it must remember between reruns (an iteration, a run it steps, a result it
+computed) in one dataclass from this module, stored under the page's own key, as the lesson keeps
+its :class:`nblab.lesson_run.LessonRun`. Widget keys stay widget keys (Streamlit owns their values,
+and they double as URL parameters); only the state no widget holds lives here.
+
+The classes live here and not in the view files: a view file is run again on every rerun, so a
+class defined there would be a new class each time and the stored object never an instance of it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import streamlit as st
+
+T = TypeVar("T")
+
+
+def get(key: str, cls: type[T], config: Any = None) -> T:
+    """The page's state object under ``key``: the stored one while its ``config`` is the same,
+    otherwise a new ``cls(config=config)`` stored in its place (the page's settings changed)."""
+    s = st.session_state.get(key)
+    if not isinstance(s, cls) or s.config != config:
+        s = cls(config=config)
+        st.session_state[key] = s
+    return s
+
+
+@dataclass
+class HalfSteps:
+    """An EM run taken one half-step at a time: iteration ``t`` and whether the E-step at θ_t is done.
+
+    ``config`` is the page's settings the run belongs to; ``t_max`` the last iteration it may reach.
+    The methods are the toolbar's button callbacks (dashboard/ui/stepper.py)."""
+    config: Any = None
+    t: int = 0
+    e_done: bool = False
+    t_max: int = 200
+
+    def e_step(self) -> None:
+        self.e_done = True
+
+    def m_step(self) -> None:
+        if self.e_done and self.t < self.t_max:
+            self.t += 1
+            self.e_done = False
+
+    def steps(self, n: int) -> None:
+        self.t = min(self.t_max, self.t + n)
+        self.e_done = False
+
+    def reset(self) -> None:
+        self.t, self.e_done = 0, False
+
+
+@dataclass
+class Result:
+    """A page's last long computation and the settings it was computed for (``config``), kept so that
+    a rerun that changes nothing in them shows it again without computing."""
+    config: Any = None
+    value: Any = None
+
+
+@dataclass
+class SteppedRuns:
+    """Runs the page steps together: the runs by name (None once Reset is pressed), the accuracy each
+    has had at every iteration so far, and the supervised baselines with the settings they were
+    computed for."""
+    config: Any = None
+    runs: dict | None = None
+    acc: dict = field(default_factory=dict)
+    base: Any = None
+    base_config: Any = None
