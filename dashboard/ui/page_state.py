@@ -18,9 +18,18 @@ import streamlit as st
 T = TypeVar("T")
 
 
-def get(key: str, cls: type[T], config: Any = None) -> T:
-    """The page's state object under ``key``: the stored one while its ``config`` is the same,
-    otherwise a new ``cls(config=config)`` stored in its place (the page's settings changed)."""
+def get(key: str, cls: type[T]) -> T:
+    """The page's state object under ``key``, a new ``cls()`` the first time."""
+    s = st.session_state.get(key)
+    if not isinstance(s, cls):
+        s = cls()
+        st.session_state[key] = s
+    return s
+
+
+def for_config(key: str, cls: type[T], config: Any) -> T:
+    """The page's state object under ``key`` while it belongs to ``config`` (the page's settings), else
+    a new ``cls(config=config)`` stored in its place: the settings changed, what was kept is for others."""
     s = st.session_state.get(key)
     if not isinstance(s, cls) or s.config != config:
         s = cls(config=config)
@@ -58,9 +67,17 @@ class HalfSteps:
 @dataclass
 class Result:
     """A page's last long computation and the settings it was computed for (``config``), kept so that
-    a rerun that changes nothing in them shows it again without computing."""
+    a rerun that changes nothing in them shows it again without computing, and one that changes
+    them can say so."""
     config: Any = None
     value: Any = None
+
+
+@dataclass
+class Restarts(Result):
+    """The restarts page: its last result, and the lesson page's URL parameters once "Open start …"
+    put a start into the lesson (read once, by the run that switches to the lesson)."""
+    switch_to: dict | None = None
 
 
 @dataclass
@@ -73,3 +90,11 @@ class SteppedRuns:
     acc: dict = field(default_factory=dict)
     base: Any = None
     base_config: Any = None
+
+
+@dataclass
+class SteppedRun:
+    """One EM run the page steps (``None`` until it is started, and again after Reset), and the settings
+    it was started with (``config``)."""
+    config: Any = None
+    run: Any = None

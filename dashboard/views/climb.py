@@ -28,7 +28,7 @@ def main() -> None:
     dataset, model, hidden, smoothing, init, seed = sidebar()
     prep, init = prepared(dataset, model, hidden, seed, init)
     # iteration t and whether the E-step at θ_t is done: kept per configuration
-    run = page_state.get("cl_run", page_state.HalfSteps, (dataset, model, hidden, smoothing, init, seed))
+    run = page_state.for_config("cl_run", page_state.HalfSteps, (dataset, model, hidden, smoothing, init, seed))
     phase_box = stepper.toolbar("cl", run, TOOLBAR, page.classroom)
     t, e_done = run.t, run.e_done
     if page_kit.is_shared(dataset):

@@ -28,7 +28,7 @@ def main() -> None:
     preset, seed, init, show_km = sidebar()
     X, y_obs, y_true = edited_points(preset, seed)
     # the run: iteration t and whether the E-step at θ_t is done (kept per data set)
-    run = page_state.get("mx_run", page_state.HalfSteps, (preset, seed, X.tobytes(), y_obs.tobytes(), init))
+    run = page_state.for_config("mx_run", page_state.HalfSteps, (preset, seed, X.tobytes(), y_obs.tobytes(), init))
     phase_box = stepper.toolbar("mx", run, TOOLBAR, page.classroom)
     state = em_state(X, y_obs, run, init, seed)
     phase_box.markdown(f"**t = {run.t}** · {phase_text(run)}")

@@ -94,7 +94,7 @@ def test_symmetric_trap_stays_at_one_over_k_and_can_be_broken():
     assert metric(at, "Iteration") == "1"
     assert metric(at, "max |p(y | x) − 1/K| (hidden docs)") == "0.000000"
     assert metric(at, "max β difference between classes") == "0.000000"
-    run = at.session_state["trap_run"]
+    run = at.session_state["trap"].run
     np.testing.assert_allclose(run.predict_proba(), 0.5)
     np.testing.assert_allclose(run.current.resp, 0.5)
     assert "Stuck at the symmetric point" in text(at)
@@ -116,7 +116,7 @@ def test_restarts_and_open_a_start_in_the_lesson_view():
     assert "Press **Run restarts**" in text(at)
     ok(at.button(key="rs_go").click().run())
     assert metric(at, "Random starts") == "10"
-    res = at.session_state["rs_result"][1]
+    res = at.session_state["rs"].value
     assert len(res) == 10 and all(r["acc_aligned"] >= r["acc"] - 1e-12 for r in res)
     assert len(at.get("plotly_chart")) == 1
     ok(at.slider(key="rs_n").set_value(3).run())          # a changed control hides the stale result
@@ -125,7 +125,7 @@ def test_restarts_and_open_a_start_in_the_lesson_view():
     ok(at.button(key="rs_go").click().run())               # cached: instant
     worst = int(np.argmin([r["objective"] for r in res]))
     ok(at.selectbox(key="rs_pick").set_value(worst).run())
-    chosen = at.session_state["rs_result"][1][worst]["run"]
+    chosen = at.session_state["rs"].value[worst]["run"]
     ok(at.button(key="rs_open").click().run())
     run = at.session_state["lesson"].run
     assert run.iteration == chosen.iteration
