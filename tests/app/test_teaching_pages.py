@@ -170,13 +170,13 @@ def test_label_budget_curve():
 def test_side_by_side_steps_both_runs_on_the_same_hidden_labels():
     at = open_view("side_by_side")
     ok(at.button(key="sbs_step").click().run())
-    runs = at.session_state["sbs_runs"]
+    runs = at.session_state["sbs"].runs
     assert runs["a"].iteration == runs["b"].iteration == 1
     np.testing.assert_array_equal(runs["a"].y, runs["b"].y)
     assert runs["a"].smoothing == 0.01 and runs["b"].smoothing == 1.0
     assert [m.value for m in at.metric if m.label == "Iteration"] == ["1", "1"]
     ok(at.select_slider(key="sbs_lam_a").set_value(1.0).run())  # new settings: both start again
-    runs = at.session_state["sbs_runs"]
+    runs = at.session_state["sbs"].runs
     assert runs["a"].iteration == runs["b"].iteration == 0
     ok(at.button(key="sbs_step").click().run())
     # same λ, same start, same data: identical runs
