@@ -182,7 +182,7 @@ def test_label_budget_both_models_on_text(sms):
     at.select_slider(key="lb_range").set_value((8, 64)).run()
     at.button(key="lb_go").click().run()
     assert not at.exception, at.exception
-    key, rows = at.session_state["lb_result"]
+    key, rows = at.session_state["lb"].config, at.session_state["lb"].value
     assert {(r["model"], r["n_labelled"]) for r in rows} == {(m, n) for m in ("bernoulli", "multinomial")
                                                              for n in (8, 16, 32, 64)}
     # the same curve computed here on scikit-learn's matrices: word counts for the multinomial,
@@ -210,6 +210,6 @@ def test_label_budget_both_models_on_text(sms):
     at.radio(key="lb_model").set_value("multinomial").run()
     at.button(key="lb_go").click().run()
     assert not at.exception, at.exception
-    _, rows = at.session_state["lb_result"]
+    rows = at.session_state["lb"].value
     assert {r["model"] for r in rows} == {"multinomial"} and len(rows) == 4
     assert "The multinomial reads the words' counts." in " ".join(c.value for c in at.caption)

@@ -154,7 +154,7 @@ def test_label_switching_matching_never_lowers_accuracy():
 def test_label_budget_curve():
     at = open_view("budget")
     ok(at.button(key="lb_go").click().run())
-    key, rows = at.session_state["lb_result"]
+    key, rows = at.session_state["lb"].config, at.session_state["lb"].value
     assert {r["n_labelled"] for r in rows} == {2, 4, 8, 16, 32, 64, 128, 256}
     assert len(rows) == 8 * 3
     # with 2 labels EM (reading the 598 unlabelled documents) beats supervised NB on average
