@@ -98,3 +98,15 @@ class SteppedRun:
     it was started with (``config``)."""
     config: Any = None
     run: Any = None
+
+
+@dataclass
+class Coin:
+    """The coin page: the last flips typed that could be read (shown while the typed text cannot be)."""
+    last_valid: str = "HHTH"
+
+
+@dataclass
+class Sampling:
+    """The sampling page: how many times "Draw again" was pressed (the draws' random seed with the page's)."""
+    draws: int = 0
