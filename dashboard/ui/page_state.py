@@ -110,3 +110,10 @@ class Coin:
 class Sampling:
     """The sampling page: how many times "Draw again" was pressed (the draws' random seed with the page's)."""
     draws: int = 0
+
+
+@dataclass
+class Inspector:
+    """The posterior inspector: the message and the two classes it last compared by itself
+    ``(message, a, b)``, so that a pair the reader picked for the same message is kept."""
+    ab_auto: tuple | None = None
