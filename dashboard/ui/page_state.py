@@ -10,6 +10,7 @@ class defined there would be a new class each time and the stored object never a
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -91,6 +92,19 @@ class SteppedRuns:
     base: Any = None
     base_config: Any = None
 
+    def step(self, n: int) -> None:
+        """n EM iterations of every run that has not converged (a button's callback)."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for _ in range(n):
+                for r in self.runs.values():
+                    if not r.done:
+                        r.step()
+
+    def reset(self) -> None:
+        """Forget the runs: the page starts them again (a button's callback)."""
+        self.runs = None
+
 
 @dataclass
 class SteppedRun:
@@ -98,6 +112,19 @@ class SteppedRun:
     it was started with (``config``)."""
     config: Any = None
     run: Any = None
+
+    def step(self, n: int) -> None:
+        """n EM iterations, fewer if the run converges first (a button's callback)."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for _ in range(n):
+                if self.run.done:
+                    break
+                self.run.step()
+
+    def reset(self) -> None:
+        """Forget the run: the page starts it again (a button's callback)."""
+        self.run = None
 
 
 @dataclass

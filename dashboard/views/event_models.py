@@ -170,26 +170,15 @@ def start_runs(d: TextData, s: Settings) -> dict:
 
 def toolbar(state: page_state.SteppedRuns, FS: int) -> None:
     """Step, 10 steps, run to convergence and Reset, for both runs together."""
-    def _step(n: int) -> None:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            for _ in range(n):
-                for r in state.runs.values():
-                    if not r.done:
-                        r.step()
-
-    def _reset() -> None:
-        state.runs = None
-
     both_done = all(r.done for r in state.runs.values())
     b1, b2, b3, b4 = st.columns(4) if FS <= 15 else (st.columns(2) + st.columns(2))
-    b1.button("Step", icon=":material/skip_next:", key="evm_step", on_click=_step, args=(1,), disabled=both_done,
+    b1.button("Step", icon=":material/skip_next:", key="evm_step", on_click=state.step, args=(1,), disabled=both_done,
               width="stretch", help="One E-step and one M-step for each run.")
-    b2.button("10 steps", icon=":material/fast_forward:", key="evm_step10", on_click=_step, args=(10,),
+    b2.button("10 steps", icon=":material/fast_forward:", key="evm_step10", on_click=state.step, args=(10,),
               disabled=both_done, width="stretch")
-    b3.button("Run to convergence", icon=":material/double_arrow:", key="evm_conv", on_click=_step, args=(200,),
+    b3.button("Run to convergence", icon=":material/double_arrow:", key="evm_conv", on_click=state.step, args=(200,),
               disabled=both_done, width="stretch")
-    b4.button("Reset", icon=":material/replay:", key="evm_reset", on_click=_reset, width="stretch")
+    b4.button("Reset", icon=":material/replay:", key="evm_reset", on_click=state.reset, width="stretch")
 
 
 def show_run(m: str, run, acc: list[float], b: float) -> None:

@@ -92,25 +92,14 @@ def start_runs(prep, model: str, seed: int, settings: dict) -> dict:
 
 def toolbar(state: page_state.SteppedRuns) -> None:
     """Step both, 10 steps, run both to convergence, Reset (callbacks: they run before the script)."""
-    def _step(n: int) -> None:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            for _ in range(n):
-                for r in state.runs.values():
-                    if not r.done:
-                        r.step()
-
-    def _reset() -> None:
-        state.runs = None
-
     # one row that wraps, each button as wide as its label (four equal columns cut "Run both to convergence")
     b1 = b2 = b3 = b4 = st.container(horizontal=True, gap="small")
     both_done = all(r.done for r in state.runs.values())
-    b1.button("Step both", icon=":material/skip_next:", key="sbs_step", on_click=_step, args=(1,), disabled=both_done)
-    b2.button("10 steps", icon=":material/fast_forward:", key="sbs_step10", on_click=_step, args=(10,), disabled=both_done)
-    b3.button("Run both to convergence", icon=":material/double_arrow:", key="sbs_conv", on_click=_step, args=(500,),
+    b1.button("Step both", icon=":material/skip_next:", key="sbs_step", on_click=state.step, args=(1,), disabled=both_done)
+    b2.button("10 steps", icon=":material/fast_forward:", key="sbs_step10", on_click=state.step, args=(10,), disabled=both_done)
+    b3.button("Run both to convergence", icon=":material/double_arrow:", key="sbs_conv", on_click=state.step, args=(500,),
               disabled=both_done)
-    b4.button("Reset", icon=":material/replay:", key="sbs_reset", on_click=_reset)
+    b4.button("Reset", icon=":material/replay:", key="sbs_reset", on_click=state.reset)
 
 
 def follow_accuracy(state: page_state.SteppedRuns, prep) -> None:

@@ -1,7 +1,6 @@
 """The symmetric trap (the note on the uniform start): uniform start, no labels -> EM never moves."""
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -71,23 +70,12 @@ def revealed_labels(prep, n_labels: int, seed: int):
 
 def toolbar(state: page_state.SteppedRun) -> None:
     """Step, 10 steps and Reset (callbacks run before the script: the page draws the run they changed)."""
-    def step(n):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            for _ in range(n):
-                if state.run.done:
-                    break
-                state.run.step()
-
-    def reset():
-        state.run = None
-
     done = state.run.done
     b1, b2, b3, _ = st.columns([1, 1, 1, 2])
-    b1.button("Step", icon=":material/skip_next:", key="trap_step", on_click=step, args=(1,), width="stretch", disabled=done)
-    b2.button("10 steps", icon=":material/fast_forward:", key="trap_step10", on_click=step, args=(10,), width="stretch",
+    b1.button("Step", icon=":material/skip_next:", key="trap_step", on_click=state.step, args=(1,), width="stretch", disabled=done)
+    b2.button("10 steps", icon=":material/fast_forward:", key="trap_step10", on_click=state.step, args=(10,), width="stretch",
               disabled=done)
-    b3.button("Reset", icon=":material/replay:", key="trap_reset", on_click=reset, width="stretch")
+    b3.button("Reset", icon=":material/replay:", key="trap_reset", on_click=state.reset, width="stretch")
 
 
 def class_spread(s) -> float:
