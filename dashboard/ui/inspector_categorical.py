@@ -29,8 +29,25 @@ def new_day(ds, X, y_known, alpha, params, class_names, smoothing: float | None,
     feats = [str(f) for f in ds.feature_names]
     cats = [[str(c) for c in cs] for cs in ds.categories]
     names = [str(c) for c in class_names]
-    K = len(names)
-    md_names = [derive.md_escape(n, 40) for n in names]  # in labels and captions, shown literally
+    x = _pick_day(feats, cats)
+    alpha = np.asarray(alpha, dtype=float)
+    terms, joint, post = _posterior(alpha, params["theta"], x, len(names))
+    _show_posterior(names, post, joint.sum())
+    df = _product_table(X, y_known, alpha, terms, joint, post, feats, cats, names, x, smoothing, counted)
+    left, right = st.columns([3, 2])
+    left.dataframe(df, hide_index=True, width="stretch",
+                   column_config={n: st.column_config.NumberColumn(format="%.4f") for n in names})
+    top = int(np.argmax(post))
+    figures.show_chart(right, inspector_charts.posterior_figure(post, names, font_size, title="p(y | day)"),
+                       key="insp_cat_post", name="Bar chart: the posterior p(class | day) of each class",
+                       summary=f"The posterior puts {names[top]} first at {post[top]:.1%}: "
+                               + ", ".join(f"{names[k]} {post[k]:.1%}" for k in range(len(names))) + ".",
+                       config={"displayModeBar": False})
+    _product_formula(alpha, terms, joint, names, smoothing, counted)
+
+
+def _pick_day(feats: list[str], cats: list[list[str]]) -> list[int]:
+    """A value per feature (the classic day to start with): the value codes."""
     st.subheader("A new day")
     cols = st.columns(len(feats))
     x = []
@@ -40,15 +57,24 @@ def new_day(ds, X, y_known, alpha, params, class_names, smoothing: float | None,
         v = col.selectbox(derive.md_escape(f, 40), cats[j], index=cats[j].index(default) if default in cats[j] else 0,
                           key=f"insp_cat_{j}")
         x.append(cats[j].index(v))
-    theta = params["theta"]
-    alpha = np.asarray(alpha, dtype=float)
-    terms = np.array([[float(theta[j][x[j], k]) for k in range(K)] for j in range(len(feats))])  # (V, K)
+    return x
+
+
+def _posterior(alpha: np.ndarray, theta, x: list[int], K: int):
+    """(θ_j[x_j, k] (V, K), the product α_k Π_j θ_j[x_j, k] (K,), the posterior (K,), NaN when every product is 0)."""
+    terms = np.array([[float(theta[j][x[j], k]) for k in range(K)] for j in range(len(x))])  # (V, K)
     with np.errstate(divide="ignore"):
         log_joint = np.log(alpha) + np.log(terms).sum(axis=0)
     joint = np.exp(log_joint)
     total = joint.sum()
     post = joint / total if total > 0 else np.full(K, np.nan)
+    return terms, joint, post
 
+
+def _show_posterior(names: list[str], post: np.ndarray, total: float) -> None:
+    """p(class | day) of every class, and a warning when no class allows the day."""
+    K = len(names)
+    md_names = [derive.md_escape(n, 40) for n in names]  # in labels and captions, shown literally
     st.subheader("Which class? p(y | day)")
     mcols = st.columns(K)
     for k in range(K):
@@ -57,7 +83,11 @@ def new_day(ds, X, y_known, alpha, params, class_names, smoothing: float | None,
         st.warning("Every class gives this day probability 0 (λ = 0 and a value never seen with any class): "
                    "raise λ.")
 
-    # the product, term by term (counts as fractions when they are counts)
+
+def _product_table(X, y_known, alpha, terms, joint, post, feats, cats, names, x, smoothing, counted: bool) -> pd.DataFrame:
+    """The product, term by term: α, each θ, the product and the posterior per class (with counts as
+    fractions when the parameters are counts)."""
+    K = len(names)
     y = np.asarray(y_known)
     n_k = np.array([np.sum(y == k) for k in range(K)], dtype=float)
     rows = [{"term": "α = p(class)", **{f"{names[k]}": alpha[k] for k in range(K)},
@@ -75,18 +105,15 @@ def new_day(ds, X, y_known, alpha, params, class_names, smoothing: float | None,
     df = pd.DataFrame(rows)
     count_cols = [c for c in df.columns if c.endswith("(count)")]
     df[count_cols] = df[count_cols].fillna("")
-    left, right = st.columns([3, 2])
-    left.dataframe(df, hide_index=True, width="stretch",
-                   column_config={n: st.column_config.NumberColumn(format="%.4f") for n in names})
-    top = int(np.argmax(post))
-    figures.show_chart(right, inspector_charts.posterior_figure(post, names, font_size, title="p(y | day)"),
-                       key="insp_cat_post", name="Bar chart: the posterior p(class | day) of each class",
-                       summary=f"The posterior puts {names[top]} first at {post[top]:.1%}: "
-                               + ", ".join(f"{names[k]} {post[k]:.1%}" for k in range(K)) + ".",
-                       config={"displayModeBar": False})
+    return df
+
+
+def _product_formula(alpha, terms, joint, names: list[str], smoothing, counted: bool) -> None:
+    """The product for each class as a formula, and where its numbers come from."""
+    K, V = len(names), terms.shape[0]
     parts = []
     for k in range(K):
-        fac = " \\cdot ".join([f"{alpha[k]:.3f}"] + [f"{terms[j, k]:.3f}" for j in range(len(feats))])
+        fac = " \\cdot ".join([f"{alpha[k]:.3f}"] + [f"{terms[j, k]:.3f}" for j in range(V)])
         name = derive.latex_text(names[k])  # \text{…}, LaTeX's special characters escaped
         parts.append(f"p({name})\\prod_j \\theta_j[x_j, {name}] &= {fac} = {joint[k]:.4f}")
     st.latex(r"\begin{aligned}" + r"\\".join(parts) + r"\end{aligned}")
