@@ -5,6 +5,12 @@ computed) in one dataclass from this module, stored under the page's own key, as
 its :class:`nblab.lesson_run.LessonRun`. Widget keys stay widget keys (Streamlit owns their values,
 and they double as URL parameters); only the state no widget holds lives here.
 
+The pages' keys: ``cl_run`` (Why EM climbs) and ``mx_run`` (the 2-D picture): :class:`HalfSteps`;
+``trap``: :class:`SteppedRun`; ``sbs`` (side by side) and ``evm`` (event models): :class:`SteppedRuns`;
+``rs`` (restarts): :class:`Restarts`; ``lb`` (label budget), ``voc`` (vocabulary) and ``cp``
+(components): :class:`Result`; ``coin``: :class:`Coin`; ``smp`` (sampling): :class:`Sampling`;
+``insp`` (the inspector): :class:`Inspector`.
+
 The classes live here and not in the view files: a view file is run again on every rerun, so a
 class defined there would be a new class each time and the stored object never an instance of it.
 """

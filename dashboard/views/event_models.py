@@ -90,12 +90,8 @@ def main() -> None:
 def sidebar() -> Settings:
     """A text data set, the hidden share, λ and the unlabelled weight both runs use, the seed and the vocabulary."""
     sb = st.sidebar
-    options = page_kit.text_dataset_options()
-    if not options:
-        st.warning("This page needs a text data set (e.g. sms_spam, or a CSV with a text column).")
-        st.stop()
-    dataset = page_kit.dataset_picker("evm_dataset", "sms_spam", container=sb, label="Data set (text)", options=options,
-                                      help="Text data sets only: both models need the words of each document.")
+    dataset = page_kit.text_dataset_picker("evm_dataset", "sms_spam",
+                                           help="Text data sets only: both models need the words of each document.")
     hidden = urlguard.slider(sb, "Labels hidden", 0, 100, 95, step=1, format="%d%%", key="evm_hidden",
                              help="The same labels are hidden from both runs; accuracy is measured on them.")
     smoothing = page_kit.lam_picker("evm_lam", 1.0, label="Smoothing λ (both runs)")
@@ -125,10 +121,7 @@ def text_data(s: Settings) -> TextData:
         feature_names = [ds.feature_names[j] for j in event_models_charts.vocabulary_columns(ds.X, int(s.vocab))]
     else:
         feature_names = list(ds.feature_names)
-    y = np.asarray(ds.y)
-    y_obs, _ = nbcore.hide_labels(y, fraction=s.hidden / 100.0, random_state=s.seed)  # as the lesson view hides them
-    y_obs = np.asarray(y_obs)
-    y_eval = np.asarray(ds.y_true) if getattr(ds, "y_true", None) is not None else y
+    y, y_obs, y_eval = page_kit.hidden_labels(ds, s.hidden, s.seed)
     class_names = [str(c) for c in ds.class_names]
     md_names = [derive.md_escape(c, 40) for c in class_names]
     sb.caption(f"V = {Xc.shape[1]:,} words · {len(y):,} documents · {int((y_obs >= 0).sum()):,} labelled for EM")

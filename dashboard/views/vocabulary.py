@@ -46,11 +46,7 @@ def main() -> None:
 def sidebar():
     """A text data set, the hidden share, λ, the unlabelled weight and the seed."""
     sb = st.sidebar
-    options = page_kit.text_dataset_options()
-    if not options:
-        st.warning("This page needs a text data set (e.g. sms_spam, or a CSV with a text column).")
-        st.stop()
-    dataset = page_kit.dataset_picker("voc_dataset", "sms_spam", container=sb, label="Data set (text)", options=options)
+    dataset = page_kit.text_dataset_picker("voc_dataset", "sms_spam")
     hidden = int(urlguard.slider(sb, "Labels hidden", 0, 100, 95, step=1, format="%d%%", key="voc_hidden",
                                  help="The label budget, fixed for every vocabulary size: the same labels are hidden "
                                       "each time, and accuracy is measured on them."))
@@ -65,10 +61,7 @@ def labelled_text(dataset: str, hidden: int, seed: int) -> Labelled:
     """The data set's words counted, its labels hidden as the lesson view hides them. Stops the page when a
     class has no labelled document or no label is hidden."""
     ds = page_kit.text_counts_dataset(dataset)
-    y = np.asarray(ds.y)
-    y_obs, _ = nbcore.hide_labels(y, fraction=hidden / 100.0, random_state=seed)  # as the lesson view hides them
-    y_obs = np.asarray(y_obs)
-    y_eval = np.asarray(ds.y_true) if getattr(ds, "y_true", None) is not None else y
+    y, y_obs, y_eval = page_kit.hidden_labels(ds, hidden, seed)
     K = ds.n_classes
     score_mask = (y_obs < 0) & (y_eval >= 0)
     st.sidebar.caption(f"Vocabulary: {ds.X.shape[1]:,} words ({ds.pipeline.replace(binary=False).describe()}) · "
