@@ -2,6 +2,8 @@
 every θ number of the product shown. Called with one line from views/inspector.py."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -20,6 +22,19 @@ def _fraction(num: float, den: float) -> str:
     return ""
 
 
+@dataclass(frozen=True)
+class Day:
+    """A day to classify: its features and their values (names), the value picked per feature (codes x),
+    θ_j[x_j, k] (V, K), the product α_k Π_j θ_j[x_j, k] (K,) and the posterior (K,)."""
+    feats: list
+    cats: list
+    names: list
+    x: list
+    terms: np.ndarray
+    joint: np.ndarray
+    post: np.ndarray
+
+
 def new_day(ds, X, y_known, alpha, params, class_names, smoothing: float | None, font_size: int, counted: bool) -> None:
     """Pick a value per feature; p(class | day) with the α and θ terms of the product, as numbers and fractions.
 
@@ -31,9 +46,10 @@ def new_day(ds, X, y_known, alpha, params, class_names, smoothing: float | None,
     names = [str(c) for c in class_names]
     x = _pick_day(feats, cats)
     alpha = np.asarray(alpha, dtype=float)
-    terms, joint, post = _posterior(alpha, params["theta"], x, len(names))
-    _show_posterior(names, post, joint.sum())
-    df = _product_table(X, y_known, alpha, terms, joint, post, feats, cats, names, x, smoothing, counted)
+    day = Day(feats, cats, names, x, *_posterior(alpha, params["theta"], x, len(names)))
+    post = day.post
+    _show_posterior(names, post, day.joint.sum())
+    df = _product_table(X, y_known, alpha, day, smoothing, counted)
     left, right = st.columns([3, 2])
     left.dataframe(df, hide_index=True, width="stretch",
                    column_config={n: st.column_config.NumberColumn(format="%.4f") for n in names})
@@ -43,7 +59,7 @@ def new_day(ds, X, y_known, alpha, params, class_names, smoothing: float | None,
                        summary=f"The posterior puts {names[top]} first at {post[top]:.1%}: "
                                + ", ".join(f"{names[k]} {post[k]:.1%}" for k in range(len(names))) + ".",
                        config={"displayModeBar": False})
-    _product_formula(alpha, terms, joint, names, smoothing, counted)
+    _product_formula(alpha, day, smoothing, counted)
 
 
 def _pick_day(feats: list[str], cats: list[list[str]]) -> list[int]:
@@ -84,9 +100,10 @@ def _show_posterior(names: list[str], post: np.ndarray, total: float) -> None:
                    "raise λ.")
 
 
-def _product_table(X, y_known, alpha, terms, joint, post, feats, cats, names, x, smoothing, counted: bool) -> pd.DataFrame:
+def _product_table(X, y_known, alpha: np.ndarray, day: Day, smoothing: float | None, counted: bool) -> pd.DataFrame:
     """The product, term by term: α, each θ, the product and the posterior per class (with counts as
     fractions when the parameters are counts)."""
+    feats, cats, names, x, terms, joint, post = day.feats, day.cats, day.names, day.x, day.terms, day.joint, day.post
     K = len(names)
     y = np.asarray(y_known)
     n_k = np.array([np.sum(y == k) for k in range(K)], dtype=float)
@@ -108,8 +125,9 @@ def _product_table(X, y_known, alpha, terms, joint, post, feats, cats, names, x,
     return df
 
 
-def _product_formula(alpha, terms, joint, names: list[str], smoothing, counted: bool) -> None:
+def _product_formula(alpha: np.ndarray, day: Day, smoothing: float | None, counted: bool) -> None:
     """The product for each class as a formula, and where its numbers come from."""
+    names, terms, joint = day.names, day.terms, day.joint
     K, V = len(names), terms.shape[0]
     parts = []
     for k in range(K):
