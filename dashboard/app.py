@@ -28,7 +28,7 @@ from dashboard.charts import lesson as _lesson_charts, theme as _theme  # noqa: 
 from dashboard.data import datasets as _datasets, uploads as _uploads  # noqa: E402,F401
 from dashboard.lesson import guided as _guided, metrics as _metrics, session as _session  # noqa: E402,F401
 from dashboard.lesson.panels import maths as _maths  # noqa: E402,F401
-from dashboard.ui import controls as _controls, page_kit as _page_kit  # noqa: E402,F401
+from dashboard.ui import controls as _controls, page_kit as _page_kit, page_state as _page_state  # noqa: E402,F401
 
 # Streamlit calls gc.collect(2) after every script run (runner.postScriptGC). A full collection
 # walks every object the cyclic GC tracks, and ~130 000 of them are the imported libraries

@@ -3,9 +3,10 @@
 ``app.py`` builds the navigation from :data:`PAGES`; every link (``st.page_link``,
 ``st.switch_page``, the guided lessons) and every page header uses the same entries.
 
-How to add a page: write ``dashboard/views/<name>.py`` (start it with
-``PAGE = page_kit.page_setup(pages.<NAME>, "one-line subtitle")``, which returns the page context: ``PAGE.classroom``, ``PAGE.fs``), add one ``Page`` below
-and append it to :data:`PAGES`. Links to it use ``pages.<NAME>.path``, and their query parameters go
+How to add a page: write ``dashboard/views/<name>.py`` as a ``main()`` that reads top to bottom (its
+first line ``page = page_kit.page_setup(pages.<NAME>, "one-line subtitle")``, which returns the page
+context: ``page.classroom``, ``page.fs``; its state, if any, one object from dashboard/ui/page_state.py)
+and a last line that calls ``main()``; add one ``Page`` below and append it to :data:`PAGES`. Links to it use ``pages.<NAME>.path``, and their query parameters go
 through :func:`carry`, which adds the page context every link keeps (classroom mode).
 """
 from __future__ import annotations

@@ -133,14 +133,10 @@ def handle_upload(name: str, data: bytes, options: dict | None = None) -> tuple[
     shown = derive.md_escape(name, 80)  # the file name, literally (never Markdown)
     refusal = serve.upload_refusal()
     if refusal:
-        msg = f"Could not use “{shown}”: {refusal}"
-        state.put(state.UPLOAD_ERROR, msg)
-        return False, msg
+        return _refused(f"Could not use “{shown}”: {refusal}")
     if looks_binary(data):
-        msg = (f"Could not use “{shown}”: this is not a text file (it looks like an image, a spreadsheet "
-               "or another binary file). Save it as CSV (in a spreadsheet program: Save as → CSV UTF-8).")
-        state.put(state.UPLOAD_ERROR, msg)
-        return False, msg
+        return _refused(f"Could not use “{shown}”: this is not a text file (it looks like an image, a spreadsheet "
+                        "or another binary file). Save it as CSV (in a spreadsheet program: Save as → CSV UTF-8).")
     try:
         with serve.heavy():  # parsing and vectorising: one of the server's heavy-work slots,
             # in a worker process (pure Python that would otherwise hold every other student's GIL)
@@ -148,17 +144,24 @@ def handle_upload(name: str, data: bytes, options: dict | None = None) -> tuple[
             X = ds.for_model(ds.models[0])
             too_big = over_budget(ds)   # here: the memory budget is this server's setting
     except ValueError as e:  # nbcore.data.DataError is a ValueError
-        msg = f"Could not use “{shown}”: {short_message(e)}"
-        state.put(state.UPLOAD_ERROR, msg)
-        return False, msg
+        return _refused(f"Could not use “{shown}”: {short_message(e)}")
     except Exception as e:  # a parser crash must not give a student a traceback either
-        msg = f"Could not read “{shown}” as a CSV file ({type(e).__name__})."
-        state.put(state.UPLOAD_ERROR, msg)
-        return False, msg
+        return _refused(f"Could not read “{shown}” as a CSV file ({type(e).__name__}).")
     if too_big:  # refused before it is selected: the sidebar stays on the data set the run uses
-        msg = f"Could not use “{shown}”: {short_message(too_big, 600)}"
-        state.put(state.UPLOAD_ERROR, msg)
-        return False, msg
+        return _refused(f"Could not use “{shown}”: {short_message(too_big, 600)}")
+    model = _select_upload(name, data, options, ds, info, choice)
+    return True, _loaded_message(shown, ds, X, model, info, choice)
+
+
+def _refused(msg: str) -> tuple[bool, str]:
+    """An upload refused: its message kept for the sidebar (until the next file), and returned."""
+    state.put(state.UPLOAD_ERROR, msg)
+    return False, msg
+
+
+def _select_upload(name: str, data: bytes, options: dict | None, ds, info, choice) -> str:
+    """Make the parsed upload the session's data set, selected in the sidebar with the event model that
+    fits it (returned)."""
     state.put(state.UPLOAD_DS, ds)
     serve.note_upload(True)
     state.put(state.UPLOAD_NAME, name)
@@ -172,18 +175,24 @@ def handle_upload(name: str, data: bytes, options: dict | None = None) -> tuple[
     st.session_state[controls.K_DATASET] = controls.UPLOAD
     model = fitting_model(ds)
     st.session_state[controls.K_MODEL] = model  # the model that fits the new data, not the last one used
+    return model
+
+
+def _loaded_message(shown: str, ds, X, model: str, info, choice) -> str:
+    """What the sidebar says of an upload that loaded: its size, the columns' roles, the event model, and
+    what was left out."""
     msg = f"Loaded “{shown}”: {X.shape[0]} rows, {X.shape[1]} features."
     if info is not None:
         msg += " " + upload_columns.choice_message(info, choice)
     kind = FEATURE_KINDS.get(nbcore.get_model(model).input_kind)  # what the model reads, from the registry
     msg += f" Event model: **{model}**" + (f" ({kind})" if kind else "") + "."
-    info = getattr(ds, "inferred", None) or {}
-    if info.get("truncated"):
-        msg += (f" The text had {info.get('vocabulary_size_before_cap', '?'):,} different words; only the "
-                f"{info.get('vocabulary_size', X.shape[1]):,} most frequent are kept.")
-    if info.get("ignored_columns"):
-        msg += " Ignored columns: " + ", ".join(derive.md_escape(c, 30) for c in info["ignored_columns"]) + "."
-    return True, msg
+    inferred = getattr(ds, "inferred", None) or {}
+    if inferred.get("truncated"):
+        msg += (f" The text had {inferred.get('vocabulary_size_before_cap', '?'):,} different words; only the "
+                f"{inferred.get('vocabulary_size', X.shape[1]):,} most frequent are kept.")
+    if inferred.get("ignored_columns"):
+        msg += " Ignored columns: " + ", ".join(derive.md_escape(c, 30) for c in inferred["ignored_columns"]) + "."
+    return msg
 
 
 def over_budget(ds) -> str | None:

@@ -134,6 +134,35 @@ def data_controls(dataset_names: list[str], descriptions: dict[str, str], upload
     the advanced settings. `models_for(name)` returns the valid event models.
     ``shared_name``: the file name of the data set a data= link opened (option "shared")."""
     sb = st.sidebar
+    dataset = _dataset_control(dataset_names, descriptions, upload_name, shared_name)
+    model = _model_control(dataset, models_for)
+    # steps of 1 %: 97–99 % hidden (≈ 170–55 labelled SMS) is where Bernoulli and multinomial EM part ways
+    hidden = urlguard.slider(sb, "Labels hidden", 0, 100, DEFAULTS["hidden"], step=1, format="%d%%",
+                             key=K_HIDDEN,
+                             help="Share of the labelled documents whose label EM does not see. "
+                                  "Accuracy is measured on exactly these documents. Steps of 1 %: "
+                                  "click the slider, then ← / → for one step (or set `hidden=98` in the URL).")
+    lam = urlguard.select_slider(sb, LAM_LABEL, LAMBDAS, value=DEFAULTS["lam"], format_func=fmt_lam, key=K_LAM,
+                                 help="Pseudo-counts in eq. 24 (0 = no smoothing). Changing λ mid-run continues "
+                                      "from the current parameters; every other setting starts a new run.")
+
+    speed = urlguard.select_slider(sb, "Play speed", list(SPEEDS), value=DEFAULTS["speed"], key=K_SPEED,
+                                   help="Iterations shown per second while playing: slow 1 (to talk over), "
+                                        "normal 5, fast 20, fastest 40.")
+    if classroom:  # advanced widgets are not drawn: use their remembered values, or the (checked) URL values
+        init, seed, uw, max_iter, tol = _advanced_values()
+    else:
+        with sb.expander("Advanced", expanded=False):
+            init, seed, uw, max_iter, tol = _advanced_controls()
+    data = DataConfig(str(dataset), str(model), int(hidden), str(init), int(seed), float(uw),
+                      int(max_iter), float(tol))
+    return Settings(data=data, smoothing=float(lam), classroom=classroom, speed=str(speed))
+
+
+def _dataset_control(dataset_names: list[str], descriptions: dict[str, str], upload_name: str | None,
+                     shared_name: str | None) -> str:
+    """The lesson's data set picker: the shipped sets, this session's upload and a data= link's set."""
+    sb = st.sidebar
     options = list(dataset_names) + ([UPLOAD] if upload_name else []) + ([SHARED] if shared_name else [])
     _ensure_valid(K_DATASET, options, DEFAULTS["dataset"])
 
@@ -149,6 +178,12 @@ def data_controls(dataset_names: list[str], descriptions: dict[str, str], upload
         format_func=_fmt, key=K_DATASET, special=gone_upload(DEFAULTS["dataset"]), what="data set",
         help="\n\n".join(f"**{n}**: {d}" for n, d in descriptions.items()) or None,
     )
+    return dataset
+
+
+def _model_control(dataset: str, models_for) -> str:
+    """The event model: a choice when the data set allows several, else the one it allows (said in a caption)."""
+    sb = st.sidebar
     models = list(models_for(dataset)) or ["bernoulli"]
     if len(models) > 1:
         _ensure_valid(K_MODEL, models, models[0])
@@ -158,49 +193,38 @@ def data_controls(dataset_names: list[str], descriptions: dict[str, str], upload
         model = models[0]
         sb.caption(f"Event model: **{model}** (the only one this data allows)")
         urlguard.not_used(K_MODEL, f"does not apply: {dataset} allows only the {model} model, which is used")
+    return model
 
-    # steps of 1 %: 97–99 % hidden (≈ 170–55 labelled SMS) is where Bernoulli and multinomial EM part ways
-    hidden = urlguard.slider(sb, "Labels hidden", 0, 100, DEFAULTS["hidden"], step=1, format="%d%%",
-                             key=K_HIDDEN,
-                             help="Share of the labelled documents whose label EM does not see. "
-                                  "Accuracy is measured on exactly these documents. Steps of 1 %: "
-                                  "click the slider, then ← / → for one step (or set `hidden=98` in the URL).")
-    lam = urlguard.select_slider(sb, LAM_LABEL, LAMBDAS, value=DEFAULTS["lam"], format_func=fmt_lam, key=K_LAM,
-                                 help="Pseudo-counts in eq. 24 (0 = no smoothing). Changing λ mid-run continues "
-                                      "from the current parameters; every other setting starts a new run.")
 
-    speed = urlguard.select_slider(sb, "Play speed", list(SPEEDS), value=DEFAULTS["speed"], key=K_SPEED,
-                                   help="Iterations shown per second while playing: slow 1 (to talk over), "
-                                        "normal 5, fast 20, fastest 40.")
+def _advanced_values():
+    """(init, seed, unlabelled weight, max iterations, tolerance) without their widgets: remembered or from the URL."""
+    init = urlguard.value_of(K_INIT, urlguard.Choice(INITS, DEFAULTS["init"], what="initialisation"),
+                             DEFAULTS["init"])
+    seed = urlguard.value_of(K_SEED, urlguard.Number(0, SEED_MAX, DEFAULTS["seed"], None, True), DEFAULTS["seed"])
+    uw = urlguard.value_of(K_UW, urlguard.Number(0.0, 1.0, DEFAULTS["uw"], 0.05), DEFAULTS["uw"])
+    max_iter = urlguard.value_of(K_MAXIT, urlguard.Number(1, MAX_ITER_MAX, DEFAULTS["max_iter"], None, True),
+                                 DEFAULTS["max_iter"])
+    tol = urlguard.value_of(K_TOL, urlguard.Grid(TOLS, DEFAULTS["tol"], _fmt_tol), DEFAULTS["tol"])
+    return init, seed, uw, max_iter, tol
 
-    if classroom:
-        # advanced widgets are not drawn: use their remembered values, or the (checked) URL values
-        init = urlguard.value_of(K_INIT, urlguard.Choice(INITS, DEFAULTS["init"], what="initialisation"),
-                                 DEFAULTS["init"])
-        seed = urlguard.value_of(K_SEED, urlguard.Number(0, SEED_MAX, DEFAULTS["seed"], None, True), DEFAULTS["seed"])
-        uw = urlguard.value_of(K_UW, urlguard.Number(0.0, 1.0, DEFAULTS["uw"], 0.05), DEFAULTS["uw"])
-        max_iter = urlguard.value_of(K_MAXIT, urlguard.Number(1, MAX_ITER_MAX, DEFAULTS["max_iter"], None, True),
-                                     DEFAULTS["max_iter"])
-        tol = urlguard.value_of(K_TOL, urlguard.Grid(TOLS, DEFAULTS["tol"], _fmt_tol), DEFAULTS["tol"])
-    else:
-        with sb.expander("Advanced", expanded=False):
-            init = urlguard.selectbox(st, "Initialisation", INITS, index=INITS.index(DEFAULTS["init"]),
-                                      key=K_INIT, persist_state="session", what="initialisation",
-                                      help="; ".join(f"**{k}**: {v}" for k, v in INIT_LABELS.items()))
-            seed = urlguard.number_input(st, "Seed", 0, SEED_MAX, DEFAULTS["seed"], step=1, key=K_SEED,
-                                         persist_state="session",
-                                         help="Which labels are hidden, and the random initialisation.")
-            uw = urlguard.slider(st, "Unlabelled weight", 0.0, 1.0, DEFAULTS["uw"], step=0.05, key=K_UW,
+
+def _advanced_controls():
+    """(init, seed, unlabelled weight, max iterations, tolerance) from the Advanced expander's widgets."""
+    init = urlguard.selectbox(st, "Initialisation", INITS, index=INITS.index(DEFAULTS["init"]),
+                              key=K_INIT, persist_state="session", what="initialisation",
+                              help="; ".join(f"**{k}**: {v}" for k, v in INIT_LABELS.items()))
+    seed = urlguard.number_input(st, "Seed", 0, SEED_MAX, DEFAULTS["seed"], step=1, key=K_SEED,
                                  persist_state="session",
-                                 help="How much an unlabelled document counts in the M-step (1 = as much as a "
-                                      "labelled one).")
-            max_iter = urlguard.number_input(st, "Max iterations", 1, MAX_ITER_MAX, DEFAULTS["max_iter"], step=10,
-                                             key=K_MAXIT, persist_state="session")
-            tol = urlguard.select_slider(st, "Convergence tolerance", TOLS, value=DEFAULTS["tol"],
-                                         format_func=_fmt_tol, key=K_TOL, persist_state="session")
-    data = DataConfig(str(dataset), str(model), int(hidden), str(init), int(seed), float(uw),
-                      int(max_iter), float(tol))
-    return Settings(data=data, smoothing=float(lam), classroom=classroom, speed=str(speed))
+                                 help="Which labels are hidden, and the random initialisation.")
+    uw = urlguard.slider(st, "Unlabelled weight", 0.0, 1.0, DEFAULTS["uw"], step=0.05, key=K_UW,
+                         persist_state="session",
+                         help="How much an unlabelled document counts in the M-step (1 = as much as a "
+                              "labelled one).")
+    max_iter = urlguard.number_input(st, "Max iterations", 1, MAX_ITER_MAX, DEFAULTS["max_iter"], step=10,
+                                     key=K_MAXIT, persist_state="session")
+    tol = urlguard.select_slider(st, "Convergence tolerance", TOLS, value=DEFAULTS["tol"],
+                                 format_func=_fmt_tol, key=K_TOL, persist_state="session")
+    return init, seed, uw, max_iter, tol
 
 
 def upload_control(on_change, max_words: int | None = None) -> None:

@@ -12,12 +12,14 @@ from dataclasses import dataclass
 
 from typing import Callable
 
+import numpy as np
 import streamlit as st
 
 from dashboard.charts import theme
 from dashboard.ui import controls, state, urlguard
 from dashboard.data import datasets, sharing
 from dashboard.lesson import guided as lessons
+from nbcore import hide_labels
 from nblab import prepare as lesson_prepare
 from dashboard import pages
 
@@ -189,6 +191,25 @@ def text_dataset_options() -> list[str]:
     return out
 
 
+def text_dataset_picker(key: str, default: str, help: str | None = None) -> str:
+    """The page's text data set, in the sidebar (bound to the URL under ``key``). Stops the page with a
+    word when there is none."""
+    options = text_dataset_options()
+    if not options:
+        st.warning("This page needs a text data set (e.g. sms_spam, or a CSV with a text column).")
+        st.stop()
+    return dataset_picker(key, default, container=st.sidebar, label="Data set (text)", options=options, help=help)
+
+
+def hidden_labels(ds, hidden_pct: int, seed: int):
+    """(y, y_obs, y_eval) of a data set with ``hidden_pct`` % of its labels hidden as the lesson view hides
+    them: y_obs is -1 where hidden; y_eval the true labels (the data set's own when it has no others)."""
+    y = np.asarray(ds.y)
+    y_obs, _ = hide_labels(y, fraction=int(hidden_pct) / 100.0, random_state=seed)
+    y_eval = np.asarray(ds.y_true) if getattr(ds, "y_true", None) is not None else y
+    return y, np.asarray(y_obs), y_eval
+
+
 def text_counts_dataset(name: str):
     """A text data set with its words counted (its own text settings, counts instead of presence):
     the multinomial's input, whose presence is the Bernoulli's. Stops the page with the reason
@@ -222,6 +243,13 @@ def dataset_picker(key: str, default: str, models=("bernoulli", "multinomial"), 
     return urlguard.selectbox(box, label, options, index=options.index(default), key=key, help=help,
                               format_func=lambda n: names.get(n, n),
                               special=controls.gone_upload(default), what="data set")
+
+
+def data_and_model(prefix: str, default: str, models=("bernoulli", "multinomial")) -> tuple[str, str]:
+    """A page's first two sidebar pickers: its data set and the event model, bound to the URL as
+    ``<prefix>_dataset`` and ``<prefix>_model``."""
+    dataset = dataset_picker(f"{prefix}_dataset", default, models=models)
+    return dataset, model_picker(f"{prefix}_model", dataset, allowed=models)
 
 
 def model_picker(key: str, dataset: str, allowed=("bernoulli", "multinomial"), container=None) -> str:

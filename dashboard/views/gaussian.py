@@ -13,16 +13,21 @@ from dashboard import pages
 from dashboard.ui import derive, figures, page_kit, urlguard
 from nbcore.models.gaussian import gaussian_moments
 
-PAGE = page_kit.page_setup(pages.GAUSSIAN,
-                         "Continuous features: each class gets a normal curve per feature, with a mean and a "
-                         "variance estimated from its documents (the lecture).")
-FS = PAGE.fs  # chart font size (larger in classroom mode)
-
-sb = st.sidebar
-source = urlguard.radio(sb, "Data", ["typed", "random"], key="gs_source",
-                  captions=["type the numbers", "draw them from two normal distributions"])
+SUBTITLE = ("Continuous features: each class gets a normal curve per feature, with a mean and a "
+            "variance estimated from its documents (the lecture).")
 NAMES = ["A", "B"]
 MAX_VALUES = 1000  # per class; a pasted column of a spreadsheet is fine, a megabyte of text is not
+
+
+def main() -> None:
+    page = page_kit.page_setup(pages.GAUSSIAN, SUBTITLE)
+    parsed = the_values()
+    fitted = [ClassFit(x, problem) if problem else fit_class(x, NAMES[k]) for k, (x, problem) in enumerate(parsed)]
+    show_problems(fitted)
+    fit_chart(fitted, page.fs)
+    fit_table(fitted)
+    explain_two_variances()
+    see_the_bias(page.fs)
 
 
 @dataclass
@@ -95,77 +100,103 @@ def fit_class(x: np.ndarray, name: str) -> ClassFit:
     return ClassFit(x, None, mu, var_mle, var_unb, log10_var)
 
 
-if source == "typed":
-    ta = urlguard.text_input(sb, "Class A values", "85, 95, 100, 12", key="gs_a",
-                       help="Comma-separated. Default: the exam scores of the lecture.")
-    tb = urlguard.text_input(sb, "Class B values", "40, 55, 48, 62, 51", key="gs_b")
-    parsed = [parse(ta, "A"), parse(tb, "B")]
-else:
-    n = urlguard.slider(sb, "Documents per class N", 2, 50, 4, key="gs_n")
-    mu_a = urlguard.slider(sb, "True mean of A", -5.0, 5.0, -1.0, step=0.5, key="gs_mua")
-    mu_b = urlguard.slider(sb, "True mean of B", -5.0, 5.0, 1.5, step=0.5, key="gs_mub")
-    sd = urlguard.slider(sb, "True standard deviation σ (both)", 0.2, 3.0, 1.0, step=0.1, key="gs_sd")
-    seed = urlguard.number_input(sb, "Seed", 0, 9999, 0, key="gs_seed")
-    rng = np.random.default_rng(int(seed))
-    parsed = [(mu_a + sd * rng.standard_normal(n), None), (mu_b + sd * rng.standard_normal(n), None)]
+def the_values() -> list[tuple[np.ndarray, str | None]]:
+    """Each class's values, typed or drawn from two normal distributions: [(values, problem or None)] for A and B."""
+    sb = st.sidebar
+    source = urlguard.radio(sb, "Data", ["typed", "random"], key="gs_source",
+                            captions=["type the numbers", "draw them from two normal distributions"])
+    if source == "typed":
+        ta = urlguard.text_input(sb, "Class A values", "85, 95, 100, 12", key="gs_a",
+                                 help="Comma-separated. Default: the exam scores of the lecture.")
+        tb = urlguard.text_input(sb, "Class B values", "40, 55, 48, 62, 51", key="gs_b")
+        parsed = [parse(ta, "A"), parse(tb, "B")]
+    else:
+        n = urlguard.slider(sb, "Documents per class N", 2, 50, 4, key="gs_n")
+        mu_a = urlguard.slider(sb, "True mean of A", -5.0, 5.0, -1.0, step=0.5, key="gs_mua")
+        mu_b = urlguard.slider(sb, "True mean of B", -5.0, 5.0, 1.5, step=0.5, key="gs_mub")
+        sd = urlguard.slider(sb, "True standard deviation σ (both)", 0.2, 3.0, 1.0, step=0.1, key="gs_sd")
+        seed = urlguard.number_input(sb, "Seed", 0, 9999, 0, key="gs_seed")
+        rng = np.random.default_rng(int(seed))
+        parsed = [(mu_a + sd * rng.standard_normal(n), None), (mu_b + sd * rng.standard_normal(n), None)]
+    return parsed
 
-fitted = [ClassFit(x, problem) if problem else fit_class(x, NAMES[k]) for k, (x, problem) in enumerate(parsed)]
-for f in fitted:
-    if f.problem:
-        st.error(f.problem, icon=":material/error:")
-for k, f in enumerate(fitted):
-    if f.ok and f.var_mle == 0.0:
-        st.warning(f"Class {NAMES[k]}: all {len(f.values)} values are equal ({f.mean:.6g}), so σ² = 0 with "
-                   "either formula. A normal curve with zero variance is a spike: its density is infinite at "
-                   f"{f.mean:.6g} and zero everywhere else, so one different value would get probability 0. "
-                   "Gaussian NB software therefore adds a small variance floor (scikit-learn: var_smoothing).",
-                   icon=":material/warning:")
 
-good = [k for k, f in enumerate(fitted) if f.ok]
-if good:
-    figures.show_chart(
-        st, gaussian_charts.gaussian_fit_figure(
-            [fitted[k].values for k in good], [NAMES[k] for k in good], [fitted[k].mean for k in good],
-            [fitted[k].var_mle for k in good], [fitted[k].var_unb for k in good], FS, class_index=good),
-        key="gs_fit", name="Chart: each class's values and the fitted normal curves, MLE and unbiased variance",
-        summary=" ".join(f"{NAMES[k]}: {len(fitted[k].values)} values, mean {fitted[k].mean:.4g}, "
-                         f"σ² {fitted[k].var_mle:.4g} (MLE) or {fitted[k].var_unb:.4g} (unbiased)." for k in good),
-        config={"displayModeBar": False})
+def show_problems(fitted: list[ClassFit]) -> None:
+    """Why a class has no curve, and a warning for a class whose values are all equal."""
+    for f in fitted:
+        if f.problem:
+            st.error(f.problem, icon=":material/error:")
+    for k, f in enumerate(fitted):
+        if f.ok and f.var_mle == 0.0:
+            st.warning(f"Class {NAMES[k]}: all {len(f.values)} values are equal ({f.mean:.6g}), so σ² = 0 with "
+                       "either formula. A normal curve with zero variance is a spike: its density is infinite at "
+                       f"{f.mean:.6g} and zero everywhere else, so one different value would get probability 0. "
+                       "Gaussian NB software therefore adds a small variance floor (scikit-learn: var_smoothing).",
+                       icon=":material/warning:")
+
+
+def fit_chart(fitted: list[ClassFit], FS: int) -> None:
+    """Each class's values and its fitted normal curves, MLE and unbiased variance."""
+    good = [k for k, f in enumerate(fitted) if f.ok]
+    if good:
+        figures.show_chart(
+            st, gaussian_charts.gaussian_fit_figure(
+                [fitted[k].values for k in good], [NAMES[k] for k in good], [fitted[k].mean for k in good],
+                [fitted[k].var_mle for k in good], [fitted[k].var_unb for k in good], FS, class_index=good),
+            key="gs_fit", name="Chart: each class's values and the fitted normal curves, MLE and unbiased variance",
+            summary=" ".join(f"{NAMES[k]}: {len(fitted[k].values)} values, mean {fitted[k].mean:.4g}, "
+                             f"σ² {fitted[k].var_mle:.4g} (MLE) or {fitted[k].var_unb:.4g} (unbiased)." for k in good),
+            config={"displayModeBar": False})
 
 
 def _g(v, fmt="{:.6g}") -> str:
     return "—" if v is None else fmt.format(v)
 
 
-rows = []
-for k, f in enumerate(fitted):
-    ratio = None if not f.ok or f.var_unb == 0.0 else f.var_mle / f.var_unb
-    rows.append({"class": NAMES[k], "N": str(len(f.values)) if f.problem is None or len(f.values) else "—",
-                 "mean μ": _g(f.mean),
-                 "σ² = 1/N Σ(x−μ)² (MLE)": _g(f.var_mle) if f.ok else (f"≈ 1e{f.log10_var:.0f}" if f.log10_var else "—"),
-                 "σ² = 1/(N−1) Σ(x−μ)² (unbiased)": _g(f.var_unb) if f.ok else "—",
-                 "ratio (N−1)/N": _g(ratio, "{:.3f}") if ratio is not None else ("— (0/0)" if f.ok else "—")})
-st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-c1, c2 = st.columns(2)
-for k, col in enumerate((c1, c2)):
-    f = fitted[k]
-    col.metric(f"Class {NAMES[k]}: σ² MLE (1/N)", _g(f.var_mle) if f.ok else "—")
-    col.metric(f"Class {NAMES[k]}: σ² unbiased (1/(N−1))", _g(f.var_unb) if f.ok else "—")
+def fit_table(fitted: list[ClassFit]) -> None:
+    """Each class's N, mean and both variances with their ratio, and the variances as metrics."""
+    rows = []
+    for k, f in enumerate(fitted):
+        ratio = None if not f.ok or f.var_unb == 0.0 else f.var_mle / f.var_unb
+        rows.append({"class": NAMES[k], "N": str(len(f.values)) if f.problem is None or len(f.values) else "—",
+                     "mean μ": _g(f.mean),
+                     "σ² = 1/N Σ(x−μ)² (MLE)": _g(f.var_mle) if f.ok else (f"≈ 1e{f.log10_var:.0f}" if f.log10_var else "—"),
+                     "σ² = 1/(N−1) Σ(x−μ)² (unbiased)": _g(f.var_unb) if f.ok else "—",
+                     "ratio (N−1)/N": _g(ratio, "{:.3f}") if ratio is not None else ("— (0/0)" if f.ok else "—")})
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    c1, c2 = st.columns(2)
+    for k, col in enumerate((c1, c2)):
+        f = fitted[k]
+        col.metric(f"Class {NAMES[k]}: σ² MLE (1/N)", _g(f.var_mle) if f.ok else "—")
+        col.metric(f"Class {NAMES[k]}: σ² unbiased (1/(N−1))", _g(f.var_unb) if f.ok else "—")
 
-st.markdown(
-    "**Why two variances?** The maximum-likelihood estimate divides by N (the lecture), but it measures spread "
-    "around the sample's *own* mean, which is always closer to the data than the true mean is — so on average "
-    "it comes out too small by the factor (N − 1)/N. Dividing by N − 1 fixes the average. With 4 exam scores the "
-    "difference is 25 %; with 1,000 documents it no longer matters. EM for Gaussian NB uses the MLE, because "
-    "that is what maximises the likelihood.")
-st.latex(r"\sigma^2_{\text{MLE}} = \frac1N\sum_{i=1}^N (x_i-\hat\mu)^2,\qquad "
-         r"E[\sigma^2_{\text{MLE}}] = \frac{N-1}{N}\,\sigma^2,\qquad "
-         r"\sigma^2_{\text{unbiased}} = \frac{1}{N-1}\sum_{i=1}^N (x_i-\hat\mu)^2")
 
-st.subheader("See the bias: many small samples")
-b1, b2 = st.columns([1, 3])
-reps = b1.select_slider("Samples per N", [1000, 5000, 20000], value=5000, key="gs_reps")
-true_var = b1.slider("True σ²", 0.5, 4.0, 1.0, step=0.5, key="gs_truevar")
+def explain_two_variances() -> None:
+    """Why the MLE divides by N and the unbiased estimate by N − 1."""
+    st.markdown(
+        "**Why two variances?** The maximum-likelihood estimate divides by N (the lecture), but it measures spread "
+        "around the sample's *own* mean, which is always closer to the data than the true mean is — so on average "
+        "it comes out too small by the factor (N − 1)/N. Dividing by N − 1 fixes the average. With 4 exam scores the "
+        "difference is 25 %; with 1,000 documents it no longer matters. EM for Gaussian NB uses the MLE, because "
+        "that is what maximises the likelihood.")
+    st.latex(r"\sigma^2_{\text{MLE}} = \frac1N\sum_{i=1}^N (x_i-\hat\mu)^2,\qquad "
+             r"E[\sigma^2_{\text{MLE}}] = \frac{N-1}{N}\,\sigma^2,\qquad "
+             r"\sigma^2_{\text{unbiased}} = \frac{1}{N-1}\sum_{i=1}^N (x_i-\hat\mu)^2")
+
+
+def see_the_bias(FS: int) -> None:
+    """The average of both estimates over many small samples, against the sample size."""
+    st.subheader("See the bias: many small samples")
+    b1, b2 = st.columns([1, 3])
+    reps = b1.select_slider("Samples per N", [1000, 5000, 20000], value=5000, key="gs_reps")
+    true_var = b1.slider("True σ²", 0.5, 4.0, 1.0, step=0.5, key="gs_truevar")
+    ns, mle, unb = bias_table(int(reps), float(true_var))
+    figures.show_chart(
+        b2, gaussian_charts.bias_figure(ns, mle, unb, float(true_var), FS, n_reps=int(reps)), key="gs_bias",
+        name="Line chart: the average MLE and unbiased variance estimates against the sample size n",
+        summary=(f"True σ² = {float(true_var):g}. At n = {ns[0]} the MLE averages {mle[0]:.3g} and the unbiased "
+                 f"estimate {unb[0]:.3g}; at n = {ns[-1]}, {mle[-1]:.3g} and {unb[-1]:.3g}."),
+        config={"displayModeBar": False})
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -181,10 +212,4 @@ def bias_table(reps: int, true_var: float, seed: int = 0):
     return ns, mle, unb
 
 
-ns, mle, unb = bias_table(int(reps), float(true_var))
-figures.show_chart(
-    b2, gaussian_charts.bias_figure(ns, mle, unb, float(true_var), FS, n_reps=int(reps)), key="gs_bias",
-    name="Line chart: the average MLE and unbiased variance estimates against the sample size n",
-    summary=(f"True σ² = {float(true_var):g}. At n = {ns[0]} the MLE averages {mle[0]:.3g} and the unbiased "
-             f"estimate {unb[0]:.3g}; at n = {ns[-1]}, {mle[-1]:.3g} and {unb[-1]:.3g}."),
-    config={"displayModeBar": False})
+main()

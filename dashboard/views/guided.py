@@ -7,12 +7,18 @@ from dashboard.lesson import guided as lessons
 from dashboard.ui import page_kit
 from dashboard import pages
 
-PAGE = page_kit.page_setup(pages.GUIDED,
-                         f"{len(lessons.LESSONS)} ready-made scenarios. Each link opens a view with its settings already in the "
-                         "URL (so you can bookmark or share it) and the lesson's narrative beside the controls.")
-FS = PAGE.fs  # chart font size (larger in classroom mode)
+SUBTITLE = (f"{len(lessons.LESSONS)} ready-made scenarios. Each link opens a view with its settings already in the "
+            "URL (so you can bookmark or share it) and the lesson's narrative beside the controls.")
 
-for lesson in lessons.LESSONS:
+
+def main() -> None:
+    page_kit.page_setup(pages.GUIDED, SUBTITLE)
+    for lesson in lessons.LESSONS:
+        lesson_card(lesson)
+
+
+def lesson_card(lesson) -> None:
+    """One lesson: its title, narrative and link beside what to try and its settings."""
     with st.container(border=True):
         left, right = st.columns([3, 2])
         with left:
@@ -25,3 +31,6 @@ for lesson in lessons.LESSONS:
                 st.markdown("**Try this:**\n" + "\n".join(f"{i}. {s}" for i, s in enumerate(lesson.try_this, 1)))
             st.caption("Settings: " + ", ".join(f"`{k}={v if isinstance(v, str) else '–'.join(v)}`"
                                                 for k, v in lesson.params.items()))
+
+
+main()

@@ -145,6 +145,7 @@ def lower(classroom: bool) -> None:
 
 
 def main() -> None:
+    """The sidebar, the run's settings, the header, then the live fragment (and the lower panels')."""
     # plotly.js starts loading now, first thing in the sidebar: the browser fetches and evaluates it
     # while it is still waiting for the rest of the page (cold load ~0.2 s sooner than from the
     # sidebar's end: docs/performance.md, "The lesson player")

@@ -1,6 +1,9 @@
 """Sampling: Naive Bayes is generative — draw documents from the learned model, next to real ones."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable
+
 import warnings
 
 import numpy as np
@@ -9,74 +12,127 @@ import streamlit as st
 import nbcore
 from dashboard.charts import sampling as sampling_charts
 from dashboard import pages
-from dashboard.ui import derive, figures, page_kit, urlguard
+from dashboard.ui import derive, figures, page_kit, page_state, urlguard
 
-PAGE = page_kit.page_setup(pages.SAMPLING,
-                         "Naive Bayes models p(x, y), so it can *write* documents: pick a class, then draw every "
-                         "word independently with probability β (eq. 3).")
-FS = PAGE.fs  # chart font size (larger in classroom mode)
-
-sb = st.sidebar
-dataset = page_kit.dataset_picker("smp_dataset", "synthetic_spam", models=("bernoulli", "multinomial", "categorical"))
-model = page_kit.model_picker("smp_model", dataset, allowed=("bernoulli", "multinomial", "categorical"))
-hidden = urlguard.slider(sb, "Labels hidden while learning", 0, 100, 90, step=5, format="%d%%", key="smp_hidden",
-                   help="The model is learned by EM (from the labelled documents, then all).")
-smoothing = page_kit.lam_picker("smp_lam", 1.0)
-n_per = urlguard.slider(sb, "Documents per class", 1, 12, 4, key="smp_n")
-seed = urlguard.number_input(sb, "Seed", 0, 9999, 0, key="smp_seed")
-
-prep = page_kit.prepare(dataset, model, hidden, seed)
-K = prep.n_classes
-names = prep.class_names
-feats = prep.feature_names
-init = "labeled" if (prep.y_obs >= 0).any() else "random"
+SUBTITLE = ("Naive Bayes models p(x, y), so it can *write* documents: pick a class, then draw every "
+            "word independently with probability β (eq. 3).")
+MODELS = ("bernoulli", "multinomial", "categorical")
 
 
-def compute(callback):
-    em = nbcore.EM(model=model, n_classes=K, smoothing=smoothing, init=init, max_iter=100, random_state=int(seed))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        run = em.start(prep.X, prep.y_obs)
-        run.run_to_convergence(callback=lambda r: callback(r.iteration, em.max_iter))
-    pred = run.predict()
-    mapping = np.arange(K)
-    if init == "random" and (prep.y_eval >= 0).any():  # no labels: name the clusters by matching
-        mapping = np.asarray(nbcore.align_clusters(prep.y_eval[prep.y_eval >= 0], pred[prep.y_eval >= 0], K))
-    acc = nbcore.hidden_accuracy(mapping[pred], prep.y_eval, prep.y_obs < 0)
-    return np.asarray(run.current.alpha), dict(run.current.params), mapping, acc, run.iteration
+@dataclass(frozen=True)
+class Model:
+    """The model EM learned: α, the event model's parameters, the class each cluster stands for (matched
+    to the labels after a start without them), accuracy on the hidden labels, iterations, and the start."""
+    alpha: np.ndarray
+    params: dict
+    mapping: np.ndarray
+    acc: float | None
+    n_iter: int
+    init: str
+
+    @property
+    def cluster_of(self) -> dict:
+        return {int(self.mapping[c]): c for c in range(len(self.mapping))}  # class label -> cluster index
 
 
-alpha, params, mapping, acc, n_iter = page_kit.cached(
-    "sampling-model", (dataset, model, int(hidden), float(smoothing), int(seed)), compute, "Learning the model with EM …",
-    shareable=page_kit.is_shared(dataset))
-cluster_of = {int(mapping[c]): c for c in range(K)}  # class label -> cluster index
-
-cap = f"Model learned by EM ({init} start, {n_iter} iterations, λ = {smoothing:g}"
-cap += f", accuracy on the hidden labels {acc:.1%})." if acc is not None else ")."
-st.caption(cap)
-resample = st.button("Draw again", icon=":material/casino:", key="smp_again")
-if resample:
-    st.session_state["smp_draw"] = st.session_state.get("smp_draw", 0) + 1
-draw = int(st.session_state.get("smp_draw", 0))
-rng = np.random.default_rng([int(seed), draw])
-
-Xd = prep.X.toarray() if hasattr(prep.X, "toarray") else np.asarray(prep.X)
-shape = getattr(prep.ds, "image_shape", None)
-cats = getattr(prep.ds, "categories", None)
-
-
-event_model = nbcore.get_model(model)
-# the documents are listed in Markdown: every word, column name and category value shown literally
-md_feats = [derive.md_escape(f, 40) for f in feats]
-md_cats = [[derive.md_escape(c, 40) for c in cs] for cs in cats] if cats else cats
+def main() -> None:
+    page = page_kit.page_setup(pages.SAMPLING, SUBTITLE)
+    dataset, model, hidden, smoothing, n_per, seed = sidebar()
+    prep = page_kit.prepare(dataset, model, hidden, seed)
+    learned = learn(prep, dataset, model, hidden, smoothing, seed)
+    cap = f"Model learned by EM ({learned.init} start, {learned.n_iter} iterations, λ = {smoothing:g}"
+    cap += f", accuracy on the hidden labels {learned.acc:.1%})." if learned.acc is not None else ")."
+    st.caption(cap)
+    rng = np.random.default_rng([int(seed), draw_number()])
+    show_classes(prep, model, learned, n_per, rng, page.fs)
+    if getattr(prep.ds, "truth", None):
+        st.info("This data set was itself **drawn from a Naive Bayes model**, so samples and real documents are "
+                "alike: there is nothing the model cannot express. Try **digits** to see where independent pixels "
+                "fall short.")
+    else:
+        st.info("Samples look *roughly* right word by word but miss what the real documents share: Naive Bayes draws "
+                "each word independently given the class, so words that go together (or pixels that form a stroke) "
+                "don't come together in the samples.")
 
 
-def describe(row: np.ndarray) -> str:
-    return event_model.describe_row(row, md_feats, md_cats)
+def sidebar():
+    """The data set, event model, hidden share while learning, λ, documents per class and seed."""
+    sb = st.sidebar
+    dataset, model = page_kit.data_and_model("smp", "synthetic_spam", models=MODELS)
+    hidden = urlguard.slider(sb, "Labels hidden while learning", 0, 100, 90, step=5, format="%d%%", key="smp_hidden",
+                             help="The model is learned by EM (from the labelled documents, then all).")
+    smoothing = page_kit.lam_picker("smp_lam", 1.0)
+    n_per = urlguard.slider(sb, "Documents per class", 1, 12, 4, key="smp_n")
+    seed = urlguard.number_input(sb, "Seed", 0, 9999, 0, key="smp_seed")
+    return dataset, model, hidden, smoothing, n_per, seed
 
 
-def show_class(k: int, heading: str) -> None:
+def learn(prep, dataset: str, model: str, hidden: int, smoothing: float, seed: int) -> Model:
+    """EM to convergence, from the labelled documents (or a random start without any); cached for shipped data."""
+    K = prep.n_classes
+    init = "labeled" if (prep.y_obs >= 0).any() else "random"
+
+    def compute(callback):
+        em = nbcore.EM(model=model, n_classes=K, smoothing=smoothing, init=init, max_iter=100, random_state=int(seed))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            run = em.start(prep.X, prep.y_obs)
+            run.run_to_convergence(callback=lambda r: callback(r.iteration, em.max_iter))
+        pred = run.predict()
+        mapping = np.arange(K)
+        if init == "random" and (prep.y_eval >= 0).any():  # no labels: name the clusters by matching
+            mapping = np.asarray(nbcore.align_clusters(prep.y_eval[prep.y_eval >= 0], pred[prep.y_eval >= 0], K))
+        acc = nbcore.hidden_accuracy(mapping[pred], prep.y_eval, prep.y_obs < 0)
+        return np.asarray(run.current.alpha), dict(run.current.params), mapping, acc, run.iteration
+
+    alpha, params, mapping, acc, n_iter = page_kit.cached(
+        "sampling-model", (dataset, model, int(hidden), float(smoothing), int(seed)), compute,
+        "Learning the model with EM …", shareable=page_kit.is_shared(dataset))
+    return Model(alpha, params, mapping, acc, n_iter, init)
+
+
+def draw_number() -> int:
+    """The "Draw again" button, and how many times it was pressed in this session."""
+    draws = page_state.get("smp", page_state.Sampling)
+    if st.button("Draw again", icon=":material/casino:", key="smp_again"):
+        draws.draws += 1
+    return draws.draws
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """What drawing a class's documents needs: the data (dense rows X), the model learned, how many to
+    draw, the random generator, the chart font size, and how a row reads as text."""
+    prep: object
+    X: np.ndarray
+    model: str
+    learned: Model
+    n_per: int
+    rng: np.random.Generator
+    FS: int
+    describe: Callable[[np.ndarray], str]
+
+
+def show_classes(prep, model: str, learned: Model, n_per: int, rng, FS: int) -> None:
+    """Every class's drawn and real documents; with many classes (digits), the ones picked."""
+    K, names, alpha, cluster_of = prep.n_classes, prep.class_names, learned.alpha, learned.cluster_of
+    d = Drawing(prep, prep.X.toarray() if hasattr(prep.X, "toarray") else np.asarray(prep.X), model, learned, n_per,
+                rng, FS, describer(prep, model))
+    if K <= 4:
+        for k in range(K):
+            show_class(d, k, f"### Class **{derive.md_escape(names[k])}** (α = {alpha[cluster_of.get(k, k)]:.2f})")
+    else:  # many classes (digits): pick which to show
+        pick = st.multiselect("Classes to show", list(range(K)), default=list(range(3)),
+                              format_func=lambda k: names[k], key="smp_classes")
+        for k in pick:
+            show_class(d, k, f"#### Class **{derive.md_escape(names[k])}** (α = {alpha[cluster_of.get(k, k)]:.2f})")
+
+
+def show_class(d: Drawing, k: int, heading: str) -> None:
     """n_per documents drawn from class k's distribution, next to n_per real documents of class k."""
+    prep, model, n_per, rng, FS, Xd, describe = d.prep, d.model, d.n_per, d.rng, d.FS, d.X, d.describe
+    K, names, params, cluster_of = prep.n_classes, prep.class_names, d.learned.params, d.learned.cluster_of
+    shape = getattr(prep.ds, "image_shape", None)
     c = cluster_of.get(k, k)
     onehot = np.zeros(K)
     onehot[c] = 1.0  # α one-hot: every draw comes from class k
@@ -102,20 +158,13 @@ def show_class(k: int, heading: str) -> None:
                        + "\n".join(f"{i + 1}. {describe(r)}" for i, r in enumerate(real)))
 
 
-if K <= 4:
-    for k in range(K):
-        show_class(k, f"### Class **{derive.md_escape(names[k])}** (α = {alpha[cluster_of.get(k, k)]:.2f})")
-else:  # many classes (digits): pick which to show
-    pick = st.multiselect("Classes to show", list(range(K)), default=list(range(3)),
-                          format_func=lambda k: names[k], key="smp_classes")
-    for k in pick:
-        show_class(k, f"#### Class **{derive.md_escape(names[k])}** (α = {alpha[cluster_of.get(k, k)]:.2f})")
+def describer(prep, model: str) -> Callable[[np.ndarray], str]:
+    """How a document reads as text: its words, or its columns and values, each shown literally in Markdown."""
+    cats = getattr(prep.ds, "categories", None)
+    event_model = nbcore.get_model(model)
+    md_feats = [derive.md_escape(f, 40) for f in prep.feature_names]
+    md_cats = [[derive.md_escape(c, 40) for c in cs] for cs in cats] if cats else cats
+    return lambda row: event_model.describe_row(row, md_feats, md_cats)
 
-if getattr(prep.ds, "truth", None):
-    st.info("This data set was itself **drawn from a Naive Bayes model**, so samples and real documents are "
-            "alike: there is nothing the model cannot express. Try **digits** to see where independent pixels "
-            "fall short.")
-else:
-    st.info("Samples look *roughly* right word by word but miss what the real documents share: Naive Bayes draws "
-            "each word independently given the class, so words that go together (or pixels that form a stroke) "
-            "don't come together in the samples.")
+
+main()

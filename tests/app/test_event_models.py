@@ -63,7 +63,7 @@ def test_supervised_baselines_and_em_runs_match_sklearn_and_nbcore(sms):
     assert metrics(at, "Supervised only") == [f"{expected['bernoulli']:.1%}", f"{expected['multinomial']:.1%}"]
     assert expected["multinomial"] > expected["bernoulli"] + 0.05  # the lesson: counts win at 95 % hidden
 
-    runs = at.session_state["evm_runs"]
+    runs = at.session_state["evm"].runs
     assert set(runs) == {"bernoulli", "multinomial"}
     np.testing.assert_array_equal(runs["bernoulli"].y, runs["multinomial"].y)
     np.testing.assert_array_equal(runs["bernoulli"].y, y_obs)
@@ -72,7 +72,7 @@ def test_supervised_baselines_and_em_runs_match_sklearn_and_nbcore(sms):
     assert not at.button(key="evm_step").click().run().exception
     assert metrics(at, "Iteration") == ["1", "1"]
     assert not at.button(key="evm_conv").click().run().exception
-    runs, acc = at.session_state["evm_runs"], at.session_state["evm_acc"]
+    runs, acc = at.session_state["evm"].runs, at.session_state["evm"].acc
     assert all(r.done for r in runs.values())
     # the same EM, run here on scikit-learn's matrices: the same accuracy at every iteration
     for name, X in (("bernoulli", Xb), ("multinomial", Xc)):
@@ -123,7 +123,7 @@ def test_page_shows_the_chosen_documents_split_and_finds_disagreements(sms):
     y_obs = hidden_labels(y, 95)
     assert y_obs[doc] < 0 and y[doc] == 1  # the first hidden document of the smallest class (spam)
     table = at.dataframe[-1].value
-    beta_b = np.asarray(at.session_state["evm_runs"]["bernoulli"].current.params["beta"])
+    beta_b = np.asarray(at.session_state["evm"].runs["bernoulli"].current.params["beta"])
     present, absent = nbcore.get_model("bernoulli").log_likelihood_by_presence((Xc[doc] > 0).astype(float),
                                                                                {"beta": beta_b})
     np.testing.assert_allclose(table["Bernoulli: absent"], absent[0])
@@ -135,7 +135,7 @@ def test_page_shows_the_chosen_documents_split_and_finds_disagreements(sms):
     at.button(key="evm_differ").click().run()
     assert not at.exception
     new = at.number_input(key="evm_doc").value
-    runs = at.session_state["evm_runs"]
+    runs = at.session_state["evm"].runs
     assert runs["bernoulli"].predict()[new] != runs["multinomial"].predict()[new]
     assert y_obs[new] < 0
 
@@ -149,7 +149,7 @@ def test_top_words_rank_class_specific_words():
 
 def test_vocabulary_filter_on_the_page_and_classroom_mode():
     at = open_page(evm_vocab="300", classroom="true")
-    runs = at.session_state["evm_runs"]
+    runs = at.session_state["evm"].runs
     assert runs["bernoulli"].current.params["beta"].shape == (300, 2)
     assert not at.button(key="evm_step").click().run().exception
     assert metrics(at, "Iteration") == ["1", "1"]
@@ -157,13 +157,13 @@ def test_vocabulary_filter_on_the_page_and_classroom_mode():
 
 def test_settings_come_from_the_url_and_a_new_setting_restarts_both():
     at = open_page(evm_hidden="97", evm_lam="0.1", evm_seed="3")
-    runs = at.session_state["evm_runs"]
+    runs = at.session_state["evm"].runs
     assert runs["multinomial"].smoothing == 0.1
     np.testing.assert_array_equal(runs["bernoulli"].y, hidden_labels(np.asarray(nbcore.load_dataset("sms_spam").y),
                                                                      97, seed=3))
     at.button(key="evm_step").click().run()
     at.select_slider(key="evm_lam").set_value(1.0).run()
-    runs = at.session_state["evm_runs"]
+    runs = at.session_state["evm"].runs
     assert runs["bernoulli"].iteration == runs["multinomial"].iteration == 0
 
 
@@ -182,7 +182,7 @@ def test_label_budget_both_models_on_text(sms):
     at.select_slider(key="lb_range").set_value((8, 64)).run()
     at.button(key="lb_go").click().run()
     assert not at.exception, at.exception
-    key, rows = at.session_state["lb_result"]
+    key, rows = at.session_state["lb"].config, at.session_state["lb"].value
     assert {(r["model"], r["n_labelled"]) for r in rows} == {(m, n) for m in ("bernoulli", "multinomial")
                                                              for n in (8, 16, 32, 64)}
     # the same curve computed here on scikit-learn's matrices: word counts for the multinomial,
@@ -210,6 +210,6 @@ def test_label_budget_both_models_on_text(sms):
     at.radio(key="lb_model").set_value("multinomial").run()
     at.button(key="lb_go").click().run()
     assert not at.exception, at.exception
-    _, rows = at.session_state["lb_result"]
+    rows = at.session_state["lb"].value
     assert {r["model"] for r in rows} == {"multinomial"} and len(rows) == 4
     assert "The multinomial reads the words' counts." in " ".join(c.value for c in at.caption)

@@ -346,7 +346,7 @@ def test_guided_4_trap_step_gives_exactly_one_over_k():
     at = _open_link("trap")
     at.button(key="trap_step").click().run()
     no_exception(at)
-    run = at.session_state["trap_run"]
+    run = at.session_state["trap"].run
     np.testing.assert_allclose(run.current.resp, 1 / run.current.resp.shape[1])
 
 

@@ -94,7 +94,7 @@ def test_symmetric_trap_stays_at_one_over_k_and_can_be_broken():
     assert metric(at, "Iteration") == "1"
     assert metric(at, "max |p(y | x) − 1/K| (hidden docs)") == "0.000000"
     assert metric(at, "max β difference between classes") == "0.000000"
-    run = at.session_state["trap_run"]
+    run = at.session_state["trap"].run
     np.testing.assert_allclose(run.predict_proba(), 0.5)
     np.testing.assert_allclose(run.current.resp, 0.5)
     assert "Stuck at the symmetric point" in text(at)
@@ -116,7 +116,7 @@ def test_restarts_and_open_a_start_in_the_lesson_view():
     assert "Press **Run restarts**" in text(at)
     ok(at.button(key="rs_go").click().run())
     assert metric(at, "Random starts") == "10"
-    res = at.session_state["rs_result"][1]
+    res = at.session_state["rs"].value
     assert len(res) == 10 and all(r["acc_aligned"] >= r["acc"] - 1e-12 for r in res)
     assert len(at.get("plotly_chart")) == 1
     ok(at.slider(key="rs_n").set_value(3).run())          # a changed control hides the stale result
@@ -125,7 +125,7 @@ def test_restarts_and_open_a_start_in_the_lesson_view():
     ok(at.button(key="rs_go").click().run())               # cached: instant
     worst = int(np.argmin([r["objective"] for r in res]))
     ok(at.selectbox(key="rs_pick").set_value(worst).run())
-    chosen = at.session_state["rs_result"][1][worst]["run"]
+    chosen = at.session_state["rs"].value[worst]["run"]
     ok(at.button(key="rs_open").click().run())
     run = at.session_state["lesson"].run
     assert run.iteration == chosen.iteration
@@ -154,7 +154,7 @@ def test_label_switching_matching_never_lowers_accuracy():
 def test_label_budget_curve():
     at = open_view("budget")
     ok(at.button(key="lb_go").click().run())
-    key, rows = at.session_state["lb_result"]
+    key, rows = at.session_state["lb"].config, at.session_state["lb"].value
     assert {r["n_labelled"] for r in rows} == {2, 4, 8, 16, 32, 64, 128, 256}
     assert len(rows) == 8 * 3
     # with 2 labels EM (reading the 598 unlabelled documents) beats supervised NB on average
@@ -170,13 +170,13 @@ def test_label_budget_curve():
 def test_side_by_side_steps_both_runs_on_the_same_hidden_labels():
     at = open_view("side_by_side")
     ok(at.button(key="sbs_step").click().run())
-    runs = at.session_state["sbs_runs"]
+    runs = at.session_state["sbs"].runs
     assert runs["a"].iteration == runs["b"].iteration == 1
     np.testing.assert_array_equal(runs["a"].y, runs["b"].y)
     assert runs["a"].smoothing == 0.01 and runs["b"].smoothing == 1.0
     assert [m.value for m in at.metric if m.label == "Iteration"] == ["1", "1"]
     ok(at.select_slider(key="sbs_lam_a").set_value(1.0).run())  # new settings: both start again
-    runs = at.session_state["sbs_runs"]
+    runs = at.session_state["sbs"].runs
     assert runs["a"].iteration == runs["b"].iteration == 0
     ok(at.button(key="sbs_step").click().run())
     # same λ, same start, same data: identical runs

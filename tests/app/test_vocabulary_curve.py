@@ -45,7 +45,7 @@ def test_curve_matches_sklearn_and_nbcore_and_is_cached():
     assert "Draw the curve" in " ".join(i.value for i in at.info)
     at.button(key="voc_go").click().run()
     assert not at.exception, at.exception
-    key, rows = at.session_state["voc_result"]
+    key, rows = at.session_state["voc"].config, at.session_state["voc"].value
     ds = nbcore.load_dataset("sms_spam")
     texts, y = list(ds.texts), np.asarray(ds.y)
     y_obs = np.asarray(nbcore.hide_labels(y, fraction=0.95, random_state=0)[0])
@@ -88,7 +88,7 @@ def test_curve_matches_sklearn_and_nbcore_and_is_cached():
     assert page_kit._store("vocabulary", key) == rows
     again = open_page(voc_hidden="95")
     again.button(key="voc_go").click().run()
-    assert again.session_state["voc_result"][1] == rows
+    assert again.session_state["voc"].value == rows
     assert not again.get("progress")
 
     at.slider(key="voc_hidden").set_value(90).run()

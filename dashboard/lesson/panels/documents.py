@@ -74,16 +74,7 @@ def documents_frame(proba: np.ndarray, proba_prev: np.ndarray | None, y_true: np
         prev = np.asarray(proba_prev, dtype=float)[rows].argmax(axis=1)
         flipped = prev != pred
     correct = np.where(known, pred == yt, False)
-    if sort == "most sure first":
-        order = np.lexsort((rows, -conf))
-    elif sort == "flipped first":
-        order = np.lexsort((rows, conf, ~flipped))
-    elif sort == "wrong first":
-        order = np.lexsort((rows, conf, correct))
-    elif sort == "document order":
-        order = np.argsort(rows, kind="stable")
-    else:
-        order = np.lexsort((rows, conf))
+    order = _order(sort, rows, conf, flipped, correct)
     if limit is not None:
         order = order[:max(0, int(limit))]
     rows, P, pred, conf, yt, known = rows[order], P[order], pred[order], conf[order], yt[order], known[order]
@@ -107,6 +98,19 @@ def documents_frame(proba: np.ndarray, proba_prev: np.ndarray | None, y_true: np
             df[f"words present {names[1]}:{names[0]}"] = present[:, 1] - present[:, 0]
             df[f"words absent {names[1]}:{names[0]}"] = absent[:, 1] - absent[:, 0]
     return df
+
+
+def _order(sort: str, rows: np.ndarray, conf: np.ndarray, flipped: np.ndarray, correct: np.ndarray) -> np.ndarray:
+    """The documents' order for ``sort`` (one of SORTS), ties in document order: indices into ``rows``."""
+    if sort == "most sure first":
+        return np.lexsort((rows, -conf))
+    if sort == "flipped first":
+        return np.lexsort((rows, conf, ~flipped))
+    if sort == "wrong first":
+        return np.lexsort((rows, conf, correct))
+    if sort == "document order":
+        return np.argsort(rows, kind="stable")
+    return np.lexsort((rows, conf))
 
 
 def confusion_frame(y_true: np.ndarray, pred: np.ndarray, class_names: list[str]) -> pd.DataFrame:
@@ -154,57 +158,14 @@ def documents_panel(run, prep, t: int, model: str, classroom: bool = False) -> N
     title = (f"The {len(rows):,} hidden documents at t = {t}: {acc:.1%} right"
              + (f", {n_flip:,} flipped at this iteration" if t > 0 else ""))
     with st.expander(title, expanded=not classroom, icon=":material/description:"):
-        # the order and the confusion matrix share the top row; the table gets the full width below
-        # (the message text and the words present/absent columns are what a reader looks at)
-        left, right = st.columns([3, 2]) if not classroom else (st.container(), st.container())
-        with left:
-            sort = urlguard.segmented_control(st, "Order", list(SORTS), default="least sure first", key=K_DOC_SORT,
-                                              help="\n\n".join(f"**{k}**: {v}" for k, v in SORTS.items()))
-            sort = sort or "least sure first"
-        with right:
-            st.markdown("**Confusion on the hidden labels** (rows: true class; columns: the class EM gives it now)")
-            st.dataframe(confusion, width="stretch")
-        split = None
-        if len(names) == 2 and nbcore.get_model(model).scores_absent_features:
-            def split(shown_rows):  # the rows drawn only
-                return nbcore.get_model(model).log_likelihood_by_presence(prep.X[shown_rows], run.history[t].params)
+        sort = _order_and_confusion(confusion, classroom)
+        split = _presence_split(run, prep, t, model)
         shown = state.memo(("docs_frame", t, sort),  # only the rows drawn are built
                            lambda: documents_frame(proba, prev, prep.y_eval, rows, texts, names, sort, split,
                                                    limit=_SHOW))
         order_key = ("docs_order", t, sort)
         state.memo(order_key, lambda: shown["doc"].to_numpy())
-        config = {
-            "doc": st.column_config.NumberColumn("doc", help="Row number in the data set", width="small"),
-            # widths in px: at a 1500 px window the table is about 950 px wide, and doc, text, true,
-            # EM says, the two words columns and r(true class) must all fit in it (r is last and
-            # was pushed out of sight with text at "large", 400 px)
-            "text": st.column_config.TextColumn("text", width=300),
-            "true": st.column_config.TextColumn("true", width="small"),
-            "EM says": st.column_config.TextColumn("EM says", width="small"),
-            # a bar and its number ("0.523") side by side: a column narrower than this cuts the number
-            "r(true class)": st.column_config.ProgressColumn(
-                "r(true class)", min_value=0.0, max_value=1.0, format="%.3f", width=150,
-                help="Responsibility EM gives the document's true class: p(true class | x, θ_t)."),
-            "confidence": st.column_config.NumberColumn(
-                "confidence", format="%.3f", width="small", help="The largest responsibility: how sure EM is."),
-            "flipped": st.column_config.TextColumn("flipped at t", help="Predicted class at t − 1 → at t."),
-            "correct": st.column_config.CheckboxColumn("correct", width="small"),
-        }
-        if split is not None:  # the column names are plain text; their help (a tooltip) is Markdown
-            pair = f"{derive.md_escape(names[1], 40)}:{derive.md_escape(names[0], 40)}"
-            for which in ("present", "absent"):
-                col = f"words {which} {names[1]}:{names[0]}"
-                if col in shown.columns:
-                    config[col] = st.column_config.NumberColumn(
-                        col, format="%.1f", width=120,
-                        help=f"Log-odds {pair} from the words {which} in the message "
-                             "(positive: towards the first class named).")
-        cols = list(shown.columns)
-        split_cols = [c for c in cols if c.startswith(("words present", "words absent"))]
-        if split_cols:  # the Bernoulli lesson reads these two next to the message: before the rest
-            at = cols.index("EM says") + 1
-            cols = [c for c in cols[:at] if c not in split_cols] + split_cols + \
-                [c for c in cols[at:] if c not in split_cols]
+        config, cols = _table_columns(shown, names, split is not None)
         shown_arrow = state.memo(("docs_arrow", t, sort), lambda: pa.Table.from_pandas(shown))
         st.dataframe(shown_arrow, hide_index=True, width="stretch", height=320 if not classroom else 420,
                      key=K_DOC_TABLE, on_select=lambda: _on_pick(order_key), selection_mode="single-row",
@@ -218,12 +179,77 @@ def documents_panel(run, prep, t: int, model: str, classroom: bool = False) -> N
                            file_name=f"documents_t{t}.csv", mime="text/csv", key="dl_documents",
                            on_click="ignore", icon=":material/download:")
         if split is not None:
-            c1, c0 = derive.md_escape(names[1], 40), derive.md_escape(names[0], 40)  # shown literally
-            st.caption(f"Bernoulli NB scores the words a message lacks too: “words absent {c1}:{c0}” is "
-                       f"Σ over every vocabulary word *not* in it of log(1 − β({c1})) − log(1 − β({c0})); "
-                       f"“words present {c1}:{c0}” the same over the words it has, with log β. A short message lacks "
-                       "thousands of words; when the absent column outweighs the present one, the absent words "
-                       "decide the class.")
+            _absent_words_note(names)
+
+
+def _order_and_confusion(confusion, classroom: bool) -> str:
+    """The order picker beside the confusion matrix (the table gets the full width below: the message
+    text and the words present/absent columns are what a reader looks at). Returns the order."""
+    left, right = st.columns([3, 2]) if not classroom else (st.container(), st.container())
+    with left:
+        sort = urlguard.segmented_control(st, "Order", list(SORTS), default="least sure first", key=K_DOC_SORT,
+                                          help="\n\n".join(f"**{k}**: {v}" for k, v in SORTS.items()))
+    with right:
+        st.markdown("**Confusion on the hidden labels** (rows: true class; columns: the class EM gives it now)")
+        st.dataframe(confusion, width="stretch")
+    return sort or "least sure first"
+
+
+def _presence_split(run, prep, t: int, model: str):
+    """For a two-class model that scores absent words (Bernoulli): a function of the rows drawn giving
+    their log-likelihood from the words present and absent; else None."""
+    if len(prep.class_names) == 2 and nbcore.get_model(model).scores_absent_features:
+        def split(shown_rows):  # the rows drawn only
+            return nbcore.get_model(model).log_likelihood_by_presence(prep.X[shown_rows], run.history[t].params)
+        return split
+    return None
+
+
+def _table_columns(shown: pd.DataFrame, names: list[str], split: bool) -> tuple[dict, list[str]]:
+    """The table's column configuration and order (the words present / absent columns next to the classes)."""
+    config = {
+        "doc": st.column_config.NumberColumn("doc", help="Row number in the data set", width="small"),
+        # widths in px: at a 1500 px window the table is about 950 px wide, and doc, text, true,
+        # EM says, the two words columns and r(true class) must all fit in it (r is last and
+        # was pushed out of sight with text at "large", 400 px)
+        "text": st.column_config.TextColumn("text", width=300),
+        "true": st.column_config.TextColumn("true", width="small"),
+        "EM says": st.column_config.TextColumn("EM says", width="small"),
+        # a bar and its number ("0.523") side by side: a column narrower than this cuts the number
+        "r(true class)": st.column_config.ProgressColumn(
+            "r(true class)", min_value=0.0, max_value=1.0, format="%.3f", width=150,
+            help="Responsibility EM gives the document's true class: p(true class | x, θ_t)."),
+        "confidence": st.column_config.NumberColumn(
+            "confidence", format="%.3f", width="small", help="The largest responsibility: how sure EM is."),
+        "flipped": st.column_config.TextColumn("flipped at t", help="Predicted class at t − 1 → at t."),
+        "correct": st.column_config.CheckboxColumn("correct", width="small"),
+    }
+    if split:  # the column names are plain text; their help (a tooltip) is Markdown
+        pair = f"{derive.md_escape(names[1], 40)}:{derive.md_escape(names[0], 40)}"
+        for which in ("present", "absent"):
+            col = f"words {which} {names[1]}:{names[0]}"
+            if col in shown.columns:
+                config[col] = st.column_config.NumberColumn(
+                    col, format="%.1f", width=120,
+                    help=f"Log-odds {pair} from the words {which} in the message "
+                         "(positive: towards the first class named).")
+    cols = list(shown.columns)
+    split_cols = [c for c in cols if c.startswith(("words present", "words absent"))]
+    if split_cols:  # the Bernoulli lesson reads these two next to the message: before the rest
+        at = cols.index("EM says") + 1
+        cols = [c for c in cols[:at] if c not in split_cols] + split_cols + \
+            [c for c in cols[at:] if c not in split_cols]
+    return config, cols
+
+
+def _absent_words_note(names: list[str]) -> None:
+    """What the words absent column means, and when it decides."""
+    c1, c0 = derive.md_escape(names[1], 40), derive.md_escape(names[0], 40)  # shown literally
+    st.caption(f"Bernoulli NB scores the words a message lacks too: “words absent {c1}:{c0}” is "
+               f"Σ over every vocabulary word *not* in it of log(1 − β({c1})) − log(1 − β({c0})); "
+               f"“words present {c1}:{c0}” the same over the words it has, with log β. A short message lacks "
+               "thousands of words; when the absent column outweighs the present one, the absent words "
+               "decide the class.")
 
 
 def show(f) -> None:

@@ -130,13 +130,27 @@ def maths_panel(run, prep, cfg, t: int, next_smoothing: float) -> None:
     hist = run.history
     t = max(0, min(t, len(hist) - 1))
     snap = hist[t]
-    model = run.model
-    K = prep.n_classes
-    N = prep.X.shape[0]
-    names = prep.class_names
+    view = run.model.param_table(snap.params, prep.feature_names, getattr(prep.ds, "categories", None))
+    i, j = _pick(run, prep, view, t)
+    texts = getattr(prep.ds, "texts", None)
+    if texts is not None and 0 <= i < len(texts):  # a text data set: the document itself
+        st.markdown(f"Document {i}: “{_md(str(texts[i]).replace(chr(10), ' / '), 300)}”")
+    src, dst, fill = _which_step(run, t)
+    col_e, col_m = st.columns(2)
+    with col_e:
+        _e_step_column(run, prep, src, dst, i)
+    with col_m:
+        _m_step_column(run, prep, cfg, view, dst, j, fill)
+    if next_smoothing != float(snap.smoothing) and dst is not None:
+        st.caption(f"Note: the next steps use λ = {next_smoothing:g}.")
 
+
+def _pick(run, prep, view, t: int) -> tuple[int, int]:
+    """The document i and the parameter row j the reader picks (dashboard/ui/controls.py maths_controls).
+    Their defaults: the hidden document EM is least sure about under θ⁽⁰⁾, and the top separating row at t."""
+    model = run.model
+    N = prep.X.shape[0]
     # default document: the hidden one EM is least sure about; default row: the top separating one
-    view = model.param_table(snap.params, prep.feature_names, getattr(prep.ds, "categories", None))
     unl = np.flatnonzero(prep.y_obs < 0)
     default_doc = int(unl[0]) if len(unl) else 0
     if len(unl):  # under θ⁽⁰⁾, so the default stays put while the run goes on (computed once per run)
@@ -155,11 +169,13 @@ def maths_panel(run, prep, cfg, t: int, next_smoothing: float) -> None:
         word_help = (f"The {len(top)} features that separate the classes most at t = {t}, then the features "
                      f"document i contains (most frequent first). Type to search the list.")
     choice = controls.maths_controls(N, rows, default_row if rows else 0, default_doc, choices, word_help)
-    i, j = choice.doc, choice.word
-    texts = getattr(prep.ds, "texts", None)
-    if texts is not None and 0 <= i < len(texts):  # a text data set: the document itself
-        st.markdown(f"Document {i}: “{_md(str(texts[i]).replace(chr(10), ' / '), 300)}”")
+    return choice.doc, choice.word
 
+
+def _which_step(run, t: int) -> tuple[int, int | None, str]:
+    """Which half-steps the numbers show, said in a caption: (the iteration the E-step uses, the one the
+    M-step makes or None at t = 0, what to press next)."""
+    hist = run.history
     # between the half-steps (E-step pressed, M-step not yet) at the iteration on screen: the M-step
     # button is what comes next, and what fills in the numbers of θ⁽t+1⁾
     half = getattr(run, "pending", None) is not None and t == len(hist) - 1
@@ -174,70 +190,76 @@ def maths_panel(run, prep, cfg, t: int, next_smoothing: float) -> None:
         st.caption(f"How iteration {t} was made: E-step with θ⁽{t-1}⁾, then M-step → θ⁽{t}⁾."
                    + (f" The E-step with θ⁽{t}⁾ is done (see *Every document's responsibility*): "
                       f"{fill} to make θ⁽{t + 1}⁾." if half else ""))
-    prev = hist[src]
+    return src, dst, fill
 
-    col_e, col_m = st.columns(2)
-    with col_e:
-        st.markdown(f"**E-step** for document *i* = {i}")
-        labelled = int(prep.y_obs[i]) >= 0
-        if labelled:
-            c = int(prep.y_obs[i])
-            st.latex(r"p(y_i = y' \mid X_i, \alpha^t, \beta^t) = \begin{cases} 1 & y' = y_i \\ 0 & \text{otherwise}"
-                     r"\end{cases} \quad (22)")
-            st.markdown(f"Document {i} **is labelled**, so EM keeps its label (eq. 22):")
-            st.latex(rf"r_{{{i}}} = \text{{one-hot}}({_cls(names[c])})")
-        else:
-            st.latex(EQ_21)
-            e = state.memo(("maths_e", src, i), lambda: e_step_numbers(model, prev.alpha, prev.params,
-                                                                         derive.row(prep.X, i)))
-            post = e.posterior
-            st.latex(r"\log \alpha_k + \sum_j \big[" + model.term_tex + r"\big]")
-            st.latex(r"\begin{aligned}" + r"\\ ".join(e_step_lines(e, names)) + r"\end{aligned}")
-            lines = [rf"p(y_{{{i}}} = {_cls(names[k])} \mid X_{{{i}}}) &= {_n(post[k])}" for k in range(K)]
-            st.latex(r"\begin{aligned}" + r"\\ ".join(lines) + r"\end{aligned}")
-            if dst is not None:
-                eng = np.asarray(run.responsibilities(dst))[i]
-                ok = np.allclose(eng, post, atol=1e-6)
-                st.caption(("✓ same as the engine's responsibilities r" if ok else
-                            "engine's responsibilities r: " + ", ".join(f"{v:.3f}" for v in eng))
-                           + (f" (true label: {_md(names[prep.y_eval[i]])})" if prep.y_eval[i] >= 0 else ""))
-            elif prep.y_eval[i] >= 0:
-                st.caption(f"True (hidden) label: {_md(names[prep.y_eval[i]])}")
 
-    with col_m:
-        st.markdown("**M-step**")
-        alpha_tex = EQ_23
-        if dst is None:
-            st.latex(alpha_tex)
-            if model.estimate_tex:
-                st.latex(model.estimate_tex)
-            st.info(f"{fill[0].upper()}{fill[1:]} to fill these in with numbers.")
-            return
-        cur = hist[dst]
-        smoothing = float(cur.smoothing)
-        m = state.memo(("maths_m_step", dst), lambda: m_step_numbers(model, run.Xp, run.m_step_weights(dst), smoothing))
-        st.latex(alpha_tex)
-        den_tex = str(N) if cfg.unlabeled_weight == 1.0 else _n(m.total_weight, 1)
-        lines = [rf"\alpha_{{{_cls(names[k])}}} &= \frac{{{_n(m.class_weight[k], 2)}}}{{{den_tex}}} = {_n(m.alpha[k])}"
-                 for k in range(K)]
+def _e_step_column(run, prep, src: int, dst: int | None, i: int) -> None:
+    """Document i's E-step (eq. 21) with θ⁽src⁾, or its label kept (eq. 22), checked against the engine's
+    responsibilities at dst."""
+    model, names, K = run.model, prep.class_names, prep.n_classes
+    prev = run.history[src]
+    st.markdown(f"**E-step** for document *i* = {i}")
+    labelled = int(prep.y_obs[i]) >= 0
+    if labelled:
+        c = int(prep.y_obs[i])
+        st.latex(r"p(y_i = y' \mid X_i, \alpha^t, \beta^t) = \begin{cases} 1 & y' = y_i \\ 0 & \text{otherwise}"
+                 r"\end{cases} \quad (22)")
+        st.markdown(f"Document {i} **is labelled**, so EM keeps its label (eq. 22):")
+        st.latex(rf"r_{{{i}}} = \text{{one-hot}}({_cls(names[c])})")
+    else:
+        st.latex(EQ_21)
+        e = state.memo(("maths_e", src, i), lambda: e_step_numbers(model, prev.alpha, prev.params,
+                                                                     derive.row(prep.X, i)))
+        post = e.posterior
+        st.latex(r"\log \alpha_k + \sum_j \big[" + model.term_tex + r"\big]")
+        st.latex(r"\begin{aligned}" + r"\\ ".join(e_step_lines(e, names)) + r"\end{aligned}")
+        lines = [rf"p(y_{{{i}}} = {_cls(names[k])} \mid X_{{{i}}}) &= {_n(post[k])}" for k in range(K)]
         st.latex(r"\begin{aligned}" + r"\\ ".join(lines) + r"\end{aligned}")
-        if cfg.unlabeled_weight != 1.0:
-            st.caption(f"Unlabelled documents count with weight {cfg.unlabeled_weight:g} in these sums.")
-        if not np.allclose(m.alpha, cur.alpha, atol=1e-6):
-            st.caption("engine's α: " + ", ".join(f"{v:.4f}" for v in cur.alpha))
-        if m.values is not None:
+        if dst is not None:
+            eng = np.asarray(run.responsibilities(dst))[i]
+            ok = np.allclose(eng, post, atol=1e-6)
+            st.caption(("✓ same as the engine's responsibilities r" if ok else
+                        "engine's responsibilities r: " + ", ".join(f"{v:.3f}" for v in eng))
+                       + (f" (true label: {_md(names[prep.y_eval[i]])})" if prep.y_eval[i] >= 0 else ""))
+        elif prep.y_eval[i] >= 0:
+            st.caption(f"True (hidden) label: {_md(names[prep.y_eval[i]])}")
+
+
+def _m_step_column(run, prep, cfg, view, dst: int | None, j: int, fill: str) -> None:
+    """The M-step (eq. 23-24) that made θ⁽dst⁾, for α and parameter row j, checked against the engine;
+    the bare equations at t = 0."""
+    model, names, K, N = run.model, prep.class_names, prep.n_classes, prep.X.shape[0]
+    st.markdown("**M-step**")
+    alpha_tex = EQ_23
+    if dst is None:
+        st.latex(alpha_tex)
+        if model.estimate_tex:
             st.latex(model.estimate_tex)
-            st.latex(r"\begin{aligned}" + r"\\ ".join(estimate_lines(m, j, view.rows[j], view.short, names))
-                     + r"\end{aligned}")
-            eng = view.mat[j]  # the engine's parameters at dst = t (the view above)
-            ok = np.allclose(m.values[j], eng, atol=1e-6)
-            st.caption(f"λ = {smoothing:g}. " + (f"✓ same as the engine's {view.short}" if ok else
-                       f"engine's {view.short}: " + ", ".join(f"{v:.4f}" for v in eng)))
-        else:
-            st.caption(f"The {model.name} model's M-step uses the same weighted sums Σᵢ rᵢₖ·(…); "
-                       "its parameters are in the chart on the left.")
-    if next_smoothing != float(snap.smoothing) and dst is not None:
-        st.caption(f"Note: the next steps use λ = {next_smoothing:g}.")
+        st.info(f"{fill[0].upper()}{fill[1:]} to fill these in with numbers.")
+        return
+    cur = run.history[dst]
+    smoothing = float(cur.smoothing)
+    m = state.memo(("maths_m_step", dst), lambda: m_step_numbers(model, run.Xp, run.m_step_weights(dst), smoothing))
+    st.latex(alpha_tex)
+    den_tex = str(N) if cfg.unlabeled_weight == 1.0 else _n(m.total_weight, 1)
+    lines = [rf"\alpha_{{{_cls(names[k])}}} &= \frac{{{_n(m.class_weight[k], 2)}}}{{{den_tex}}} = {_n(m.alpha[k])}"
+             for k in range(K)]
+    st.latex(r"\begin{aligned}" + r"\\ ".join(lines) + r"\end{aligned}")
+    if cfg.unlabeled_weight != 1.0:
+        st.caption(f"Unlabelled documents count with weight {cfg.unlabeled_weight:g} in these sums.")
+    if not np.allclose(m.alpha, cur.alpha, atol=1e-6):
+        st.caption("engine's α: " + ", ".join(f"{v:.4f}" for v in cur.alpha))
+    if m.values is not None:
+        st.latex(model.estimate_tex)
+        st.latex(r"\begin{aligned}" + r"\\ ".join(estimate_lines(m, j, view.rows[j], view.short, names))
+                 + r"\end{aligned}")
+        eng = view.mat[j]  # the engine's parameters at dst = t (the view above)
+        ok = np.allclose(m.values[j], eng, atol=1e-6)
+        st.caption(f"λ = {smoothing:g}. " + (f"✓ same as the engine's {view.short}" if ok else
+                   f"engine's {view.short}: " + ", ".join(f"{v:.4f}" for v in eng)))
+    else:
+        st.caption(f"The {model.name} model's M-step uses the same weighted sums Σᵢ rᵢₖ·(…); "
+                   "its parameters are in the chart on the left.")
 
 
 def show(f) -> None:
