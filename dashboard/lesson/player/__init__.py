@@ -49,9 +49,12 @@ from nblab.lesson_run import PlayerState
 from dashboard.lesson.session import lesson
 from dashboard.ui import state
 from dashboard.lesson.player.payload import ChartLog
+from nblab.bundle import module_text
 
 HERE = Path(__file__).resolve().parent
-JS = (HERE / "player.js").read_text(encoding="utf-8")
+#: the player's ES modules (player.js and what it imports, the lab page's shared modules too) as the one
+#: module text a components-v2 component is (nblab/bundle.py: module_text; no build step)
+JS = module_text("dashboard/lesson/player/player.js", HERE.parents[2])
 CSS = (HERE / "player.css").read_text(encoding="utf-8")
 
 #: Play speeds (iterations shown per second) for the sidebar's "Play speed" values
