@@ -11,6 +11,8 @@ from dashboard.ui import controls
 #: the caption's text at the latest iteration: a zero-width space (not whitespace to markdown, so the caption
 #: renders its text element; nothing to see or read out)
 EMPTY_CAPTION = "\u200b"
+#: the caption's container key (the browser player writes into it: dashboard/lesson/player, ``dom``)
+SHOWING_KEY = "nbem_showing"
 
 
 def show(f: Frame) -> None:
@@ -25,7 +27,7 @@ def show(f: Frame) -> None:
     # writes the iteration it shows into it (and hides it at the latest) while it plays or drags. With the
     # player on, the caption is drawn at the latest iteration too (a zero-width space: a text element the
     # player can fill on a drag back; a blank or nbsp caption renders no paragraph), and the player hides it.
-    slot = st.container(key="nbem_showing")
+    slot = st.container(key=SHOWING_KEY)
     said = status.showing(f.t, f.latest)
     if said:
         slot.caption(said)
