@@ -55,7 +55,8 @@ export function fromGzipStream(stream) {
     return Promise.reject(new Error("this browser cannot unpack the charts' code (no DecompressionStream: "
       + "Chrome 80+, Firefox 113+, Safari 16.4+)"));
   }
-  return new Response(stream.pipeThrough(new DecompressionStream("gzip"))).blob().then((js) => {
+  const gunzip = /** @type {TransformStream<Uint8Array, Uint8Array>} */ (/** @type {unknown} */ (new DecompressionStream("gzip")));
+  return new Response(stream.pipeThrough(gunzip)).blob().then((js) => {
     const src = URL.createObjectURL(new Blob([js], { type: "text/javascript" }));
     return fromScriptUrl(src).finally(() => URL.revokeObjectURL(src));
   });

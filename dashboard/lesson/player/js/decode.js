@@ -19,7 +19,7 @@ export const Q_MISSING = 65535;
 /**
  * @typedef {{q: string, lo: number, hi: number, n: number, shape?: [number, number]}} Quantised
  * @typedef {{s: number[]}} StringRefs
- * @typedef {{data: object[], layout: object}} TemplateSpec
+ * @typedef {{data: Array<Object<string, any>>, layout: Object<string, any>}} TemplateSpec
  * @typedef {{tpl: number, d?: Array<[number, string, any]>, l?: object, _spec?: FrameSpec}} Patch
  * @typedef {{data: any[], layout: any, tpl: number, lkey: string, zOnly: boolean}} FrameSpec
  *   a chart's spec at one iteration: its traces, layout, template index, the layout patch as a key, and
@@ -108,6 +108,7 @@ export function specAt(log, name, t) {
   if (!p) return null;
   if (!p._spec) {
     const tpl = log.templates[name][p.tpl];
+    /** @type {Array<Object<string, any>>} */
     const data = tpl.data.map((tr) => Object.assign({}, tr));
     for (const [i, k, v] of p.d || []) data[i][k] = decode(v, log.strs);
     p._spec = { data, layout: Object.assign({}, tpl.layout, p.l || {}),

@@ -57,6 +57,14 @@ import { curtained } from "./playback.js";
 
 const CONFIG = { displayModeBar: false, responsive: true };
 
+/**
+ * Draw `spec` into the plotly div `div` (Plotly.react), with the template, the motion preference, classroom
+ * heights and bold titles; the chart's accessible name follows its title.
+ * @param {DrawCtx} C
+ * @param {any} div
+ * @param {{data: any[], layout: any}} spec
+ * @returns {Promise<any>}
+ */
 export function react(C, div, spec) {
   // shallow copies: plotly writes into the objects it is given (uid, autorange results)
   C.stats.reacts++;
@@ -82,10 +90,18 @@ export function react(C, div, spec) {
 }
 
 
+/**
+ * @param {any} html a plotly text (tags, <br>)
+ * @returns {string} its words
+ */
 export function plainText(html) {
   return String(html || "").replace(/<br\s*\/?>/gi, " ").replace(/<[^>]*>/g, "").replace(/\s+/g, " ").trim();
 }
 
+/**
+ * @param {DrawCtx} C
+ * @param {Box} box
+ */
 export function describe(C, box) {   // the chart's accessible name, and its table when the reader has opened it
   const name = (box.title || box.name) + (box.params ? ` at iteration ${C.pb.t}` : "");
   if (box.wrap.getAttribute("aria-label") !== name) box.wrap.setAttribute("aria-label", name);
@@ -142,6 +158,11 @@ function fillTable(C, box) {   // what the chart draws, as tables: one per group
   box.tables.replaceChildren(...out);
 }
 
+/**
+ * The iteration marker and the curtain over each subplot of a time-series chart, from plotly's axes.
+ * @param {DrawCtx} C
+ * @param {Box} box
+ */
 export function placeMarkers(C, box) {
   const gd = box.gd, fl = gd && gd._fullLayout;
   if (!fl || !fl._plots) return;
@@ -166,12 +187,23 @@ export function placeMarkers(C, box) {
   });
 }
 
+/**
+ * @param {any} el
+ * @param {string} css written only when it changed
+ */
 export function setCss(el, css) {
   if (el.__css !== css) { el.__css = css; el.style.cssText = css; }
 }
 
 // Double buffering: the next iteration's charts are drawn ahead, in idle time, into a hidden copy of
 // each chart ("back", under the visible one); showing them is then a swap of the two, not a Plotly call.
+/**
+ * @param {DrawCtx} C
+ * @param {Box} box
+ * @param {{data: any[], layout: any}} spec
+ * @param {any} tag what is drawn (a version or the spec)
+ * @returns {boolean} whether it was drawn now
+ */
 export function backDraw(C, box, spec, tag) {
   if (box.backTag === tag) return false;
   if (!box.back) {
@@ -186,6 +218,12 @@ export function backDraw(C, box, spec, tag) {
   react(C, box.back, spec);
   return true;
 }
+/**
+ * @param {DrawCtx} C
+ * @param {Box} box
+ * @param {any} tag
+ * @returns {boolean} whether the chart drawn ahead with `tag` is now the one shown
+ */
 export function swapIn(C, box, tag) {
   const back = box.back;
   if (!back || tag === null || box.backTag !== tag || !back._fullLayout) return false;
@@ -224,6 +262,13 @@ function colourScale(ft) {
     return [0, 1, 2].map((j) => Math.round(c0[j] + f * (c1[j] - c0[j])));
   };
 }
+/** @type {HTMLCanvasElement | null} the canvas the images are painted on (one, reused) */
+let scratch = null;
+/**
+ * The cheap frame of an image chart (heatmaps whose z alone changed): false when it does not apply.
+ * @param {Box} box
+ * @param {import("./decode.js").FrameSpec} spec
+ */
 export function fastImages(box, spec) {
   const prev = box.shown, gd = box.gd, fd = gd._fullData, fl = gd._fullLayout;
   if (!prev || !fd || !fl || spec.tpl !== prev.tpl || spec.lkey !== prev.lkey || !spec.zOnly || !prev.zOnly) return false;
@@ -242,7 +287,7 @@ export function fastImages(box, spec) {
   if (jobs.length !== fd.length) return false;
   for (const { img, z, colour, flipX, flipY } of jobs) {
     const rows = z.length, cols = z[0].length;
-    const cv = fastImages.canvas || (fastImages.canvas = document.createElement("canvas"));
+    const cv = scratch || (scratch = document.createElement("canvas"));
     cv.width = cols; cv.height = rows;
     const ctx = cv.getContext("2d"), im = ctx.createImageData(cols, rows);
     for (let r = 0; r < rows; r++) {
@@ -270,6 +315,11 @@ function sameBut(a, b, key, sub) {   // a and b equal except a[key][sub]
   const strip = (o) => { const c = Object.assign({}, o); c[key] = Object.assign({}, o[key]); delete c[key][sub]; return JSON.stringify(c); };
   return strip(a) === strip(b);
 }
+/**
+ * The cheap frame of the top-features bars: false when it does not apply.
+ * @param {Box} box
+ * @param {import("./decode.js").FrameSpec} spec
+ */
 export function fastBars(box, spec) {
   const prev = box.shown, gd = box.gd, fd = gd._fullData, fl = gd._fullLayout;
   if (!prev || !fd || !fl || spec.tpl !== prev.tpl || fd.length !== spec.data.length) return false;
@@ -316,6 +366,13 @@ export function fastBars(box, spec) {
 }
 
 
+/**
+ * A chart's figure, appended to `parent`.
+ * @param {DrawCtx} C
+ * @param {HTMLElement} parent
+ * @param {string} name
+ * @returns {Box}
+ */
 export function chartBox(C, parent, name) {
   const wrap = document.createElement("div");
   wrap.className = "nbp-chart";
@@ -338,7 +395,7 @@ export function chartBox(C, parent, name) {
   wrap.append(gd, overlay, details);
   parent.appendChild(wrap);
   const box = { name, wrap, gd, overlay, marks: [], shown: null, ver: null, details, tables, title: null };
-  gd.__nbpBox = box;
+  /** @type {any} */ (gd).__nbpBox = box;
   details.addEventListener("toggle", () => { if (details.open) fillTable(C, box); });
   return box;
 }
