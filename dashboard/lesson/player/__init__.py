@@ -1,7 +1,7 @@
 """The lesson's client-side player: charts that follow the iteration slider and Play in the browser.
 
-A Streamlit components-v2 component (``player.js``, ``player.css``) mounted twice
-on the lesson page:
+A Streamlit components-v2 component (``player.js`` and the ES modules it imports from ``js/``: decoding,
+playback, drawing and the Streamlit bridge; ``player.css``) mounted twice on the lesson page:
 
 * ``show_series``: Play/Pause, the iteration slider and the time-series charts
   (α, accuracy, log-likelihood / objective), drawn once per new iteration with an
