@@ -49,6 +49,7 @@ class Module:
     source: str
     deps: list[str] = field(default_factory=list)
     body: str = ""                # the translated source
+    exports: list[str] = field(default_factory=list)  # the names it exports
 
 
 _SPEC = r"""(?P<q>["'])(?P<spec>[^"']+)(?P=q)"""
@@ -234,6 +235,7 @@ def translate(path: str, src: str) -> Module:
             raise _err(path, 1, f"{name!r} is exported twice")
         seen.add(name)
     mod.body = f'"use strict";\n{getters}{body}'
+    mod.exports = [name for name, _ in exports]
     return mod
 
 
@@ -289,10 +291,13 @@ def order(modules: dict[str, Module], entries: list[str]) -> list[str]:
 
 
 def bundle(entry: str | list[str] = "boot.js", root: Path = JS_DIR, files: dict[str, str] | None = None,
-           run_entry: bool = True) -> str:
+           run_entry: bool = True, as_module: bool = False) -> str:
     """The classic script: the module table, every module reachable from ``entry`` in topological order,
     then ``entry`` required (unless ``run_entry`` is False). ``files`` overrides the sources read from
-    ``root`` (tests)."""
+    ``root`` (tests).
+
+    ``as_module``: an ES module instead, whose exports are the (single) entry's, read once its modules have
+    run (for a host that loads one module text, such as a Streamlit component); it sets no global."""
     srcs = sources(root) if files is None else dict(files)
     if files is not None and REGISTRY not in srcs:
         srcs[REGISTRY] = _registry_source(sorted(srcs))
@@ -310,7 +315,9 @@ def bundle(entry: str | list[str] = "boot.js", root: Path = JS_DIR, files: dict[
         for d in mods[p].deps:
             if d not in srcs:
                 raise BundleError(f"nblab/js/{p} imports {d!r}, which is not there")
-    out = ["(function () {", '"use strict";',
+    if as_module and len(entries) != 1:
+        raise BundleError("a module bundle has one entry")
+    out = ["const __nblab_entry = (function () {" if as_module else "(function () {", '"use strict";',
            "const __nblab_defs = Object.create(null), __nblab_cache = Object.create(null);",
            "function __nblab_require(id) {",
            "  const got = __nblab_cache[id];",
@@ -326,15 +333,43 @@ def bundle(entry: str | list[str] = "boot.js", root: Path = JS_DIR, files: dict[
            "  for (const n of names) if (!(n in m)) throw new SyntaxError('nblab/js/' + from + ' imports ' + n + ' from ' + id + ', which does not export it');",
            "  return m;",
            "}",
-           "const __nblab_root = typeof globalThis !== 'undefined' ? globalThis : window;",
-           "__nblab_root.NBLab = { require: __nblab_require, modules: " + json.dumps(order(mods, entries)) + " };"]
+           ]
+    if not as_module:
+        out += ["const __nblab_root = typeof globalThis !== 'undefined' ? globalThis : window;",
+                "__nblab_root.NBLab = { require: __nblab_require, modules: " + json.dumps(order(mods, entries)) + " };"]
     for p in order(mods, entries):
         out.append(f"// ---- nblab/js/{p} " + "-" * max(4, 90 - len(p)))
         out.append(f"__nblab_defs[{json.dumps(p)}] = function (__nblab_exports) {{")
         out.append(mods[p].body.rstrip())
         out.append("};")
+    if as_module:
+        out.append(f"return __nblab_require({json.dumps(entries[0])});")
+        out.append("})();")
+        for n in mods[entries[0]].exports:
+            out.append(f"export default __nblab_entry.default;" if n == "default"
+                       else f"export const {n} = __nblab_entry[{json.dumps(n)}];")
+        return "\n".join(out) + "\n"
     if run_entry:
         for e in entries:
             out.append(f"__nblab_require({json.dumps(e)});")
     out.append("})();")
     return "\n".join(out) + "\n"
+
+
+def module_text(entry: str, root: Path) -> str:
+    """The ES module ``entry`` (a path under ``root``, "/"-separated) and every module it imports, read from
+    ``root`` and joined into one ES module text with the entry's exports (``bundle(as_module=True)``): for a
+    host that loads one module text (a Streamlit component) while the files stay plain ES modules that
+    node's test runner and the lab page import (dashboard/lesson/player/, dashboard/ui/lean_chart.js)."""
+    files: dict[str, str] = {}
+    todo = [entry]
+    while todo:
+        p = todo.pop()
+        if p in files:
+            continue
+        f = root / p
+        if not f.is_file():
+            raise BundleError(f"no module {p} under {root}")
+        files[p] = f.read_text(encoding="utf-8")
+        todo += translate(p, files[p]).deps
+    return bundle(entry, files=files, as_module=True)

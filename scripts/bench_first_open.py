@@ -113,7 +113,7 @@ PROBE = r"""
     }
     for (const g of document.querySelectorAll(".js-plotly-plot:not(.nbp-back)"))
       if (!hidden(g) && !g._fullLayout) return "plot not drawn";
-    const P = window.__nbemPlayer;
+    const P = window.nbemPlayerSnapshot?.();
     if (P && P.main && !(P.stats && P.stats.painted)) return "player not painted";
     for (const d of document.querySelectorAll('[data-testid="stDataFrame"]'))
       if (!hidden(d) && !d.querySelector("canvas")) return "table not drawn";

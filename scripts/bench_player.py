@@ -136,7 +136,7 @@ def click_play(page) -> None:
     page.locator('[data-testid="nbpPlay"], .st-key-play button').first.click()
 
 
-PLAYING_JS = """() => { const P = window.__nbemPlayer;
+PLAYING_JS = """() => { const P = window.nbemPlayerSnapshot?.();
   return P && P.main ? P.playing : !!document.querySelector('.st-key-pause button'); }"""
 
 
@@ -147,8 +147,8 @@ def click_pause(page) -> None:
 def pause_if_playing(page) -> None:
     """Pause unless the run has ended by itself: checked and clicked in one step in the page (a run
     that converges between a check and a Playwright click would leave no Pause button, or Play again)."""
-    page.evaluate("""() => { const P = window.__nbemPlayer;
-      if (P && P.main) { if (P.playing) P.main.play.click(); return; }
+    page.evaluate("""() => { const P = window.nbemPlayerSnapshot?.();
+      if (P && P.main) { if (P.playing) document.querySelector('[data-testid="nbpPlay"]').click(); return; }
       const b = document.querySelector('.st-key-pause button'); if (b) b.click(); }""")
 
 
@@ -206,7 +206,7 @@ def drag_rate(page, mode: str, seconds: float) -> dict | None:
     pos = [x0 + (x1 - x0) * k / n for k in range(n + 1)]
     page.mouse.move(pos[-1], y)
     page.mouse.down()
-    before = page.evaluate("() => [window.__nbemPlayer ? window.__nbemPlayer.stats.distinct : 0,"
+    before = page.evaluate("() => [window.nbemPlayerSnapshot?.() ? window.nbemPlayerSnapshot?.().stats.distinct : 0,"
                            " window.__bench.frames, performance.now()]")
     k, direction, moves = n, -1, 0
     t_end = time.time() + seconds
@@ -216,7 +216,7 @@ def drag_rate(page, mode: str, seconds: float) -> dict | None:
             direction = -direction
         page.mouse.move(pos[max(0, min(n, k))], y)
         moves += 1
-    after = page.evaluate("() => [window.__nbemPlayer ? window.__nbemPlayer.stats.distinct : 0,"
+    after = page.evaluate("() => [window.nbemPlayerSnapshot?.() ? window.nbemPlayerSnapshot?.().stats.distinct : 0,"
                           " window.__bench.frames, performance.now()]")
     page.mouse.up()
     secs = (after[2] - before[2]) / 1000.0
@@ -256,7 +256,7 @@ def measure(browser, base: str, pid: int, dataset: str, mode: str, drag_seconds:
 
     # long run: Play at the fastest speed, then Pause on the first click at every speed, then drag
     ctx, page, _ = open_page(browser, f"{base}/?{q}{off}{LONG_RUN}&speed=fastest", want)
-    sampler = ("() => { window.__shown = []; const tick = () => { const P = window.__nbemPlayer;"
+    sampler = ("() => { window.__shown = []; const tick = () => { const P = window.nbemPlayerSnapshot?.();"
                " const v = P ? P.stats.lastDrawn : (" + ITERATION_JS + ")();"
                " window.__shown.push([performance.now(), v]); if (window.__shown.length < 20000)"
                " requestAnimationFrame(tick); }; requestAnimationFrame(tick); }")
@@ -285,11 +285,11 @@ def measure(browser, base: str, pid: int, dataset: str, mode: str, drag_seconds:
             page.wait_for_function(IDLE_JS, arg=want, timeout=120_000)
             settle(page)
             click_play(page)
-            page.wait_for_function("() => window.__nbemPlayer.t >= 2", timeout=60_000)
+            page.wait_for_function("() => window.nbemPlayerSnapshot?.().t >= 2", timeout=60_000)
             click_pause(page)
-            t_pause = page.evaluate("() => window.__nbemPlayer.t")
+            t_pause = page.evaluate("() => window.nbemPlayerSnapshot?.().t")
             page.wait_for_timeout(1500)
-            t_after = page.evaluate("() => [window.__nbemPlayer.t, window.__nbemPlayer.playing]")
+            t_after = page.evaluate("() => [window.nbemPlayerSnapshot?.().t, window.nbemPlayerSnapshot?.().playing]")
             obeyed[speed] = (t_after[0] == t_pause and not t_after[1])
         out["pause_first_click"] = obeyed
     # drag over a finished long run

@@ -34,7 +34,8 @@ KWARGS = frozenset({"config", "width", "height"})
 def _register():
     try:
         from streamlit.components import v2
-        return v2.component("nbem_chart", js=(HERE / "lean_chart.js").read_text(encoding="utf-8"),
+        from nblab.bundle import module_text  # lean_chart.js imports the shared plotly.js loader
+        return v2.component("nbem_chart", js=module_text("dashboard/ui/lean_chart.js", HERE.parents[1]),
                             isolate_styles=False)
     except Exception:  # components v2 missing or refused: st.plotly_chart draws every chart
         return None

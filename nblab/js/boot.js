@@ -17,6 +17,7 @@ import { mountControls } from "./controls.js";
 import { PANELS } from "./panels/registry.js";
 import { el } from "./dom.js";
 import * as Follow from "./follow.js";
+import { fromGzipBase64 } from "./plotly_loader.js";
 
 //: the panels below the charts, in the lesson's order: a container each (empty until its module exists)
 export const PANEL_SLOTS = ["params", "responsibilities", "documents", "maths", "message"];
@@ -33,11 +34,6 @@ const fmtNum = (v, d) => (v === null || v === undefined || !isFinite(v) ? "—"
 
 // ---- plotly.js from the page (gzip + base64) -----------------------------------------------------------------
 
-function bytesOf(b64) {
-  const bin = atob(b64), out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
 async function loadPlotly(b64) {
   if (window.Plotly) return window.Plotly;
   if (!b64) throw new Error("plotly.js did not load");
@@ -46,25 +42,7 @@ async function loadPlotly(b64) {
     const P = await window.__nblabPlotly;
     if (P) return P;
   }
-  if (typeof DecompressionStream === "undefined")
-    throw new Error("this browser cannot unpack the charts' code (no DecompressionStream: Chrome 80+, Firefox 113+, Safari 16.4+)");
-  const js = await new Response(new Blob([bytesOf(b64)]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
-  const define = window.define;          // a page with an AMD loader would take plotly.js's UMD wrapper
-  window.define = undefined;
-  try {
-    await new Promise((resolve, reject) => {
-      const url = URL.createObjectURL(new Blob([js], { type: "text/javascript" }));
-      const s = document.createElement("script");
-      s.src = url;
-      s.onload = () => { URL.revokeObjectURL(url); resolve(); };
-      s.onerror = () => { URL.revokeObjectURL(url); reject(new Error("plotly.js did not load")); };
-      document.head.appendChild(s);
-    });
-  } finally {
-    if (define !== undefined) window.define = define;
-  }
-  if (!window.Plotly) throw new Error("plotly.js did not define Plotly");
-  return window.Plotly;
+  return fromGzipBase64(b64);
 }
 
 // ---- the page ----------------------------------------------------------------------------------------------------

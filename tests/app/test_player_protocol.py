@@ -151,15 +151,14 @@ def test_truncate_after_a_rewind_then_extend_gives_the_same_frames():
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 def test_the_javascript_decoder_gives_the_original_numbers(tmp_path):
-    """player.js's decode() (run under node) against the original arrays, not against dequantize()."""
+    """The player's decode() (js/decode.js, run under node) against the original arrays, not against dequantize()."""
     rng = np.random.default_rng(3)
     one = rng.random(300).tolist()
     one[7] = None
     two = rng.normal(size=(8, 8)).tolist()
     table = pl.StringTable()
     cases = [pl.encode_array(one, table), pl.encode_array(two, table), pl.encode_array(["x", "y", "x"], table)]
-    mod = tmp_path / "player.mjs"
-    mod.write_text((ROOT / "dashboard" / "lesson" / "player" / "player.js").read_text())
+    mod = ROOT / "dashboard" / "lesson" / "player" / "js" / "decode.js"   # the player's decoding module
     script = (f"import {{ decode }} from {json.dumps(mod.as_uri())};\n"
               "globalThis.atob = globalThis.atob || ((s) => Buffer.from(s, 'base64').toString('binary'));\n"
               f"const cases = {json.dumps(cases)}; const strs = {json.dumps(table.items)};\n"

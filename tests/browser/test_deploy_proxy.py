@@ -174,13 +174,13 @@ def _flow(deployment, browser, pages):
     assert _iteration(student) == 2
 
     # Play in the browser player: the iteration advances without a click per step, then Pause
-    student.wait_for_function("() => window.__nbemPlayer && window.__nbemPlayer.main && window.Plotly",
+    student.wait_for_function("() => window.nbemPlayerSnapshot?.() && window.nbemPlayerSnapshot?.().main && window.Plotly",
                               timeout=90_000)
     student.locator('[data-testid="nbpPlay"]').click()
     student.wait_for_function(f"() => ({ITER_JS})() >= 4", timeout=60_000)
-    if student.evaluate("() => window.__nbemPlayer.playing"):
+    if student.evaluate("() => window.nbemPlayerSnapshot?.().playing"):
         student.locator('[data-testid="nbpPlay"]').click()
-    student.wait_for_function("() => !window.__nbemPlayer.playing", timeout=30_000)
+    student.wait_for_function("() => !window.nbemPlayerSnapshot?.().playing", timeout=30_000)
     wait_idle(student)
     # Step after the play: the server's step, on the student's process
     if not student.locator(".st-key-step button").first.is_disabled():

@@ -26,7 +26,7 @@ browser = browser_fixture()
 
 SHOTS = Path(os.environ.get("NBLAB_SHOTS", "/tmp/shots-iter"))
 LONG = "dataset=synthetic_spam&hidden=90&lam=1&tol=1e-08&max_iter=40"
-P = "window.__nbemPlayer"
+P = "window.nbemPlayerSnapshot?.()"
 CSV = (b"text,label\n"
        b"win cash now,spam\nfree prize inside,spam\ncheap pills cash,spam\nwin a free cruise,spam\n"
        b"meeting at noon,ham\nlunch tomorrow,ham\nproject notes attached,ham\nsee you at lunch,ham\n"
@@ -42,7 +42,7 @@ READ = ("async () => { await new Promise((r) => requestAnimationFrame(r));"   # 
         "   .find((m) => m.innerText.trim().startsWith('|ΔL| / |L|'));"
         " const st = [...document.querySelectorAll('[data-testid=\"stMarkdownContainer\"]')]"
         "   .find((e) => e.innerText.trim().startsWith('Status:'));"
-        " return {slider: +q('.nbp-slider').value, playing: window.__nbemPlayer.playing,"
+        " return {slider: +q('.nbp-slider').value, playing: window.nbemPlayerSnapshot?.().playing,"
         "  status: st ? st.innerText : null,"
         "  stopLabel: stop ? stop.querySelector('[data-testid=\"stMetricLabel\"]').innerText : null,"
         "  stopValue: stop ? stop.querySelector('[data-testid=\"stMetricValue\"]').innerText : null,"
@@ -100,8 +100,8 @@ def _agrees(r: dict, run) -> None:
     """What the page says is the iteration the slider shows, and the stop rules' numbers are that step's."""
     t = r["slider"]
     assert _status_t(r["status"]) == t, r
-    # (the "Showing iteration t of n" caption is not checked here: after the run reached its latest
-    # iteration the server draws no caption, and the player has nothing to write into on a drag back)
+    n = run.iteration   # the run is computed to the end here: "Showing iteration t of n" below the latest only
+    assert (r["showing"] or "").startswith(f"Showing iteration {t} of {n} ") if t < n else r["showing"] is None, r
     if t > 0 and r["stopLabel"] is not None:
         assert r["stopLabel"].endswith(f"at t={t}"), r
         assert float(r["stopValue"]) == pytest.approx(_rel(run, t), rel=6e-3), r

@@ -61,8 +61,8 @@ def open_lesson(browser, server, query=SMALL, **kw):
     page.goto(server + query, wait_until="domcontentloaded")
     wait_idle(page)
     page.get_by_text("Ready: t = 0").first.wait_for(timeout=120_000)
-    page.wait_for_function("() => window.__nbemPlayer && window.__nbemPlayer.main"
-                           " && window.__nbemPlayer.main.boxes.every(b => b.gd._fullLayout)", timeout=120_000)
+    page.wait_for_function("() => window.nbemPlayerSnapshot?.() && window.nbemPlayerSnapshot?.().main"
+                           " && window.nbemPlayerSnapshot?.().main.boxes.every(b => b.gd._fullLayout)", timeout=120_000)
     return page
 
 
@@ -93,19 +93,19 @@ def test_the_lesson_works_from_the_keyboard(server, browser):
         focus_start(page)                               # the slider: arrow keys, Home, End
         tab_to(page, ".nbp-slider")
         page.keyboard.press("ArrowLeft")
-        page.wait_for_function("() => window.__nbemPlayer.t === 2", timeout=30_000)
+        page.wait_for_function("() => window.nbemPlayerSnapshot?.().t === 2", timeout=30_000)
         page.keyboard.press("Home")
-        page.wait_for_function("() => window.__nbemPlayer.t === 0", timeout=30_000)
+        page.wait_for_function("() => window.nbemPlayerSnapshot?.().t === 0", timeout=30_000)
         page.keyboard.press("End")
-        page.wait_for_function("() => window.__nbemPlayer.t === 3", timeout=30_000)
+        page.wait_for_function("() => window.nbemPlayerSnapshot?.().t === 3", timeout=30_000)
         settled(page)
 
         focus_start(page)                               # Play and Pause: Space on the player's button
         tab_to(page, ".nbp-play")
         page.keyboard.press("Space")
-        page.wait_for_function("() => window.__nbemPlayer.playing || window.__nbemPlayer.t >= 4", timeout=60_000)
+        page.wait_for_function("() => window.nbemPlayerSnapshot?.().playing || window.nbemPlayerSnapshot?.().t >= 4", timeout=60_000)
         page.keyboard.press("Space")
-        page.wait_for_function("() => !window.__nbemPlayer.playing", timeout=60_000)
+        page.wait_for_function("() => !window.nbemPlayerSnapshot?.().playing", timeout=60_000)
         settled(page)
 
         focus_start(page)                               # a chart's data, as a table
@@ -151,17 +151,17 @@ def test_play_without_motion_when_asked(server, browser):
     page = open_lesson(browser, server, reduced_motion="reduce")
     try:
         assert page.evaluate("() => matchMedia('(prefers-reduced-motion: reduce)').matches")
-        assert page.evaluate("() => window.__nbemPlayer.reducedMotion") is True
+        assert page.evaluate("() => window.nbemPlayerSnapshot?.().reducedMotion") is True
         page.locator(".nbp-play").click()
-        page.wait_for_function("() => window.__nbemPlayer.t >= 3", timeout=120_000)
+        page.wait_for_function("() => window.nbemPlayerSnapshot?.().t >= 3", timeout=120_000)
         # the iteration shown at every animation frame over 1.5 s of Play: Play advances in its own
         # animation-frame callback, so between two of these frames it can have moved at most once
         # (a timer would sample less often than that on a busy machine and miss iterations)
         seen = page.evaluate("""() => new Promise(done => {
-          const P = window.__nbemPlayer, out = [], t0 = performance.now();
-          const look = now => { out.push(P.t); if (now - t0 < 1500) requestAnimationFrame(look); else done(out); };
+          const P = () => window.nbemPlayerSnapshot(), out = [], t0 = performance.now();
+          const look = now => { out.push(P().t); if (now - t0 < 1500) requestAnimationFrame(look); else done(out); };
           requestAnimationFrame(look); })""")
-        if page.evaluate("() => window.__nbemPlayer.playing"):
+        if page.evaluate("() => window.nbemPlayerSnapshot?.().playing"):
             page.locator(".nbp-play").click()
         settled(page)
         # every chart drawn with no transition (plotly's layout.transition.duration 0) …

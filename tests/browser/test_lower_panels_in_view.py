@@ -48,7 +48,7 @@ def test_panels_below_the_charts_are_built_when_in_view_and_follow_the_charts(se
         page.goto(server + "/?dataset=synthetic_spam&hidden=90", wait_until="domcontentloaded")
         wait_idle(page)
         page.get_by_text("Ready: t = 0").first.wait_for(timeout=120_000)
-        page.wait_for_function("() => window.__nbemPlayer && window.__nbemPlayer.firstPaint", timeout=120_000)
+        page.wait_for_function("() => window.nbemPlayerSnapshot?.() && window.nbemPlayerSnapshot?.().firstPaint", timeout=120_000)
         lower = page.locator(".st-key-nbem_lower")
         box = lower.bounding_box()
         assert box is not None and box["y"] > 720 + 200, box   # below the first screen and its margin

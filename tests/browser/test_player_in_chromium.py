@@ -38,7 +38,7 @@ def _expected_run(max_iter=40, tol=1e-8):
     return ds, run
 
 
-P = "window.__nbemPlayer"
+P = "window.nbemPlayerSnapshot?.()"
 METRIC = ("() => { const m = [...document.querySelectorAll('[data-testid=\"stMetric\"]')]"
           ".find(e => e.innerText.includes('Iteration'));"
           " return m ? parseInt(m.querySelector('[data-testid=\"stMetricValue\"]').innerText) : -1; }")

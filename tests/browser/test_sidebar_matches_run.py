@@ -81,7 +81,7 @@ def test_after_a_server_restart_the_page_comes_back_at_its_iteration(browser, pl
 
 
 SAMPLE_JS = """() => {
-  const P = window.__nbemPlayer;
+  const P = window.nbemPlayerSnapshot?.();
   const part = (prefix, id) => {
     const m = [...document.querySelectorAll('[data-testid="stMetric"]')].find((e) =>
       (e.querySelector('[data-testid="stMetricLabel"] p') || {}).textContent?.trim().startsWith(prefix));
@@ -99,7 +99,7 @@ def test_while_playing_the_metrics_row_names_the_iteration_the_player_shows(serv
     page.goto(server + "/?dataset=synthetic_spam&hidden=90&lam=1&tol=1e-08&max_iter=40&speed=slow",
               wait_until="domcontentloaded")
     _idle(page)
-    page.wait_for_function("() => window.__nbemPlayer && window.__nbemPlayer.main", timeout=120_000)
+    page.wait_for_function("() => window.nbemPlayerSnapshot?.() && window.nbemPlayerSnapshot?.().main", timeout=120_000)
     page.get_by_role("button", name=re.compile(r"^.?\s*Play\b")).first.click()
     samples = []
     for _ in range(12):

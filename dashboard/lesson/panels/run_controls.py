@@ -8,6 +8,12 @@ from dashboard.lesson import session, status
 from nblab.frame import Frame
 from dashboard.ui import controls
 
+#: the caption's text at the latest iteration: a zero-width space (not whitespace to markdown, so the caption
+#: renders its text element; nothing to see or read out)
+EMPTY_CAPTION = "\u200b"
+#: the caption's container key (the browser player writes into it: dashboard/lesson/player, ``dom``)
+SHOWING_KEY = "nbem_showing"
+
 
 def show(f: Frame) -> None:
     """Step / Play / Reset / Run to convergence, and the iteration scrubber (the player has its own
@@ -18,8 +24,12 @@ def show(f: Frame) -> None:
         controls.scrubber(len(f.run.history), f.t, on_change=session.on_scrub, playing=f.playing,
                           serial=f.serial)
     # always there, so the charts after it keep their place (not re-created); keyed: the browser player
-    # writes the iteration it shows into it (and hides it at the latest) while it plays or drags
-    slot = st.container(key="nbem_showing")
+    # writes the iteration it shows into it (and hides it at the latest) while it plays or drags. With the
+    # player on, the caption is drawn at the latest iteration too (a zero-width space: a text element the
+    # player can fill on a drag back; a blank or nbsp caption renders no paragraph), and the player hides it.
+    slot = st.container(key=SHOWING_KEY)
     said = status.showing(f.t, f.latest)
     if said:
         slot.caption(said)
+    elif f.player:
+        slot.caption(EMPTY_CAPTION)

@@ -1,7 +1,7 @@
 """The lesson's client-side player: charts that follow the iteration slider and Play in the browser.
 
-A Streamlit components-v2 component (``player.js``, ``player.css``) mounted twice
-on the lesson page:
+A Streamlit components-v2 component (``player.js`` and the ES modules it imports from ``js/``: decoding,
+playback, drawing and the Streamlit bridge; ``player.css``) mounted twice on the lesson page:
 
 * ``show_series``: Play/Pause, the iteration slider and the time-series charts
   (α, accuracy, log-likelihood / objective), drawn once per new iteration with an
@@ -49,9 +49,12 @@ from nblab.lesson_run import PlayerState
 from dashboard.lesson.session import lesson
 from dashboard.ui import state
 from dashboard.lesson.player.payload import ChartLog
+from nblab.bundle import module_text
 
 HERE = Path(__file__).resolve().parent
-JS = (HERE / "player.js").read_text(encoding="utf-8")
+#: the player's ES modules (player.js and what it imports, the lab page's shared modules too) as the one
+#: module text a components-v2 component is (nblab/bundle.py: module_text; no build step)
+JS = module_text("dashboard/lesson/player/player.js", HERE.parents[2])
 CSS = (HERE / "player.css").read_text(encoding="utf-8")
 
 #: Play speeds (iterations shown per second) for the sidebar's "Play speed" values
@@ -364,6 +367,8 @@ def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool,
         # iteration with no rerun: the status line (templates, dashboard/lesson/status.py) and the stop
         # rules' numbers of every step (as stop_rules.show prints them)
         "status": status.templates(run, lesson().cfg), "stop": stop_rules.texts(run),
+        # the keys and labels of those elements (js/bridge.js finds them by these)
+        "dom": dom(),
     }
     if cfg is not None and smoothing is not None and not p.playing:
         alt = lambda_alternatives(run, prep, acc, cfg, smoothing, font_size)
@@ -384,6 +389,24 @@ def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool,
     with where:
         _mount(MAIN_KEY, data, default={"view": None}, on_view_change=_on_view,
                on_need_change=_on_need, on_failed_change=_on_failed)
+
+
+#: keys and labels of what the server draws elsewhere on the page that the player writes into while it
+#: moves the iteration with no rerun (js/bridge.js finds them by these, sent in the main mount's ``dom``):
+#: the status line's container (dashboard/lesson/panels/metrics_row.py), the lower panels' fragment
+#: (dashboard/views/lesson.py) and the metrics row's labels (metrics_row.py; the accuracy's label is this
+#: prefix, the iteration and ")")
+STATUS_KEY, LOWER_FRAGMENT_KEY = "nbem_status", "nbem_lower"
+ITERATION_LABEL, ACCURACY_LABEL_PREFIX = "Iteration", "Accuracy (t="
+
+
+def dom() -> dict:
+    """What the player finds on the page (js/bridge.js: ``Dom``), from the constants that draw it."""
+    from dashboard.ui import controls
+    from dashboard.lesson.panels import run_controls, stop_rules
+    return {"step": controls.K_STEP, "status": STATUS_KEY, "stop": stop_rules.KEY,
+            "showing": run_controls.SHOWING_KEY, "lower": LOWER_FRAGMENT_KEY,
+            "iteration": ITERATION_LABEL, "accuracy": ACCURACY_LABEL_PREFIX}
 
 
 def _deltas(acc, base) -> list:
