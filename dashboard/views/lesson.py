@@ -134,7 +134,7 @@ def lower(classroom: bool) -> None:
     if lr.run is None:
         return
     f = current_frame(classroom)
-    with st.container(key="nbem_lower"):
+    with st.container(key=player.LOWER_FRAGMENT_KEY):
         drawn = player.lower_key(f) if player.lower_wanted() and not f.playing else None
         player.show_lower(st.container(), drawn)
         if drawn is None and not f.playing:

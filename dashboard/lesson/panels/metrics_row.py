@@ -11,6 +11,11 @@ from nblab.frame import Frame
 from nblab.prepare import effective_init
 from dashboard.ui import derive
 
+# What the browser player finds on the page (dashboard/lesson/player: dom()): the status line's
+# container, and the metrics' labels (the accuracy's is this prefix, the iteration and ")").
+STATUS_KEY = "nbem_status"
+ITERATION_LABEL, ACCURACY_LABEL_PREFIX = "Iteration", "Accuracy (t="
+
 
 def show(f: Frame) -> None:
     """Iteration, accuracy at t (vs supervised only), supervised-only accuracy, status."""
@@ -24,14 +29,14 @@ def show(f: Frame) -> None:
     # it with no rerun, the player writes the same strings into these elements (player.js)
     t_acc = f.t
     status_line = status.text(status.templates(f.run, f.cfg), f.t, f.playing)
-    m1.metric("Iteration", t_acc, help=f"The iteration shown; EM has computed {f.latest}."
+    m1.metric(ITERATION_LABEL, t_acc, help=f"The iteration shown; EM has computed {f.latest}."
               if t_acc != f.latest else None)
     a_now = f.acc[t_acc] if t_acc < len(f.acc) else float("nan")
     ref = f.ref
     best = ref.best(t_acc) if ref is not None else None
     base = best[1] if best is not None else f.base
     has_delta = base is not None and np.isfinite(a_now)
-    m2.metric(f"Accuracy (t={t_acc})", numbers.percent(a_now) or "—",
+    m2.metric(f"{ACCURACY_LABEL_PREFIX}{t_acc})", numbers.percent(a_now) or "—",
               delta=numbers.delta_text(a_now, base) if has_delta else None,
               delta_color=numbers.delta_color(a_now, base) if has_delta else "normal",
               delta_arrow="off" if has_delta and numbers.delta_color(a_now, base) == "off" else "auto",
@@ -50,7 +55,7 @@ def show(f: Frame) -> None:
     cfg = f.cfg
     with m4:
         # keyed: the player finds it and writes the status of the iteration it shows (player.js)
-        st.container(key="nbem_status").markdown(f"**Status:** {status_line}")
+        st.container(key=STATUS_KEY).markdown(f"**Status:** {status_line}")
         init = effective_init(cfg, f.prep)
         st.caption(f"{cfg.dataset} · {cfg.model} · {cfg.hidden_pct}% labels hidden · λ = {f.smoothing:g} · "
                    f"init {init}" + (" (no label visible)" if init != cfg.init else "") + f" · seed {cfg.seed}"

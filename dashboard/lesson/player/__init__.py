@@ -393,20 +393,18 @@ def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool,
 
 #: keys and labels of what the server draws elsewhere on the page that the player writes into while it
 #: moves the iteration with no rerun (js/bridge.js finds them by these, sent in the main mount's ``dom``):
-#: the status line's container (dashboard/lesson/panels/metrics_row.py), the lower panels' fragment
-#: (dashboard/views/lesson.py) and the metrics row's labels (metrics_row.py; the accuracy's label is this
-#: prefix, the iteration and ")")
-STATUS_KEY, LOWER_FRAGMENT_KEY = "nbem_status", "nbem_lower"
-ITERATION_LABEL, ACCURACY_LABEL_PREFIX = "Iteration", "Accuracy (t="
+#: the lower panels' fragment (dashboard/views/lesson.py draws it with this key); the status line's
+#: container and the metrics row's labels are metrics_row's own constants.
+LOWER_FRAGMENT_KEY = "nbem_lower"
 
 
 def dom() -> dict:
     """What the player finds on the page (js/bridge.js: ``Dom``), from the constants that draw it."""
     from dashboard.ui import controls
-    from dashboard.lesson.panels import run_controls, stop_rules
-    return {"step": controls.K_STEP, "status": STATUS_KEY, "stop": stop_rules.KEY,
+    from dashboard.lesson.panels import metrics_row, run_controls, stop_rules
+    return {"step": controls.K_STEP, "status": metrics_row.STATUS_KEY, "stop": stop_rules.KEY,
             "showing": run_controls.SHOWING_KEY, "lower": LOWER_FRAGMENT_KEY,
-            "iteration": ITERATION_LABEL, "accuracy": ACCURACY_LABEL_PREFIX}
+            "iteration": metrics_row.ITERATION_LABEL, "accuracy": metrics_row.ACCURACY_LABEL_PREFIX}
 
 
 def _deltas(acc, base) -> list:
