@@ -104,3 +104,42 @@ def add_panel(root: Path) -> None:
 
 def alpha_text(alpha: float, pct: bool = False) -> str:
     return f"{100 * alpha:.4f} %" if pct else f"{alpha:.6f}"
+
+
+def add_data_set(root: Path) -> None:
+    """"How to add a data set": a CSV and its card in datasets/, one entry in nbcore/data.py's
+    _REGISTRY (the copy must hold nbcore and datasets/). Eighty made-up days, five binary features."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 80)
+    X = (rng.random((80, 5)) < np.where(y[:, None] == 1, 0.8, 0.2)).astype(int)
+    lines = ["sunny,windy,humid,cold,cloudy,label"] + [",".join(map(str, r)) + f",{'go' if c else 'stay'}"
+                                                        for r, c in zip(X.tolist(), y.tolist())]
+    (root / "datasets" / "outing.csv").write_text("\n".join(lines) + "\n")
+    (root / "datasets" / "outing.md").write_text("# outing\n\nEighty made-up days: go out or stay in.\n")
+    data = root / "nbcore" / "data.py"
+    src = data.read_text()
+    anchor = "_REGISTRY = {\n"
+    assert anchor in src
+    src = src.replace(anchor, anchor + '    "outing": ("Eighty made-up days: go out or stay in", '
+                                       'lambda: read_shipped_csv("outing", label_column="label")),\n')
+    data.write_text(src)
+
+
+def add_event_model(root: Path) -> None:
+    """"How to add an event model", as a built-in one: one class in one file of nbcore/models/,
+    registered in nbcore/models/__init__.py. The multinomial's maths under another name."""
+    (root / "nbcore" / "models" / "counts_twin.py").write_text(textwrap.dedent('''
+        """An event model made by following docs/extending.md."""
+        from .multinomial import MultinomialModel
+
+
+        class CountsTwinModel(MultinomialModel):
+            name = "counts_twin"
+            title = "counts twin"
+            data_kinds = ("counts", "binary")
+    '''))
+    init = root / "nbcore" / "models" / "__init__.py"
+    init.write_text(init.read_text() + "\n\nfrom .counts_twin import CountsTwinModel  # noqa: E402\n\n"
+                                       "register_model(CountsTwinModel)\n")

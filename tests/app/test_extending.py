@@ -21,7 +21,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from conftest import ROOT
-from recipe_kit import (PAGE_DEFAULT, PAGE_HI, PAGE_KEY, add_page, add_panel, alpha_text,
+from recipe_kit import (PAGE_DEFAULT, PAGE_HI, PAGE_KEY, add_data_set, add_page, add_panel, alpha_text,
                         copy_repo as _copy)
 
 APP = str(ROOT / "dashboard" / "app.py")
@@ -156,20 +156,7 @@ def test_a_new_lesson_panel_is_one_module_and_one_call(tmp_path):
 def test_a_new_data_set_is_a_file_a_card_and_one_registry_entry(tmp_path):
     root = _copy(tmp_path, "dashboard", "nbcore", "datasets/toy_spam.csv", "datasets/toy_spam_queries.csv",
                  "datasets/toy_spam.md")
-    rng = np.random.default_rng(0)
-    y = rng.integers(0, 2, 80)
-    X = (rng.random((80, 5)) < np.where(y[:, None] == 1, 0.8, 0.2)).astype(int)
-    lines = ["sunny,windy,humid,cold,cloudy,label"] + [",".join(map(str, r)) + f",{'go' if c else 'stay'}"
-                                                        for r, c in zip(X.tolist(), y.tolist())]
-    (root / "datasets" / "outing.csv").write_text("\n".join(lines) + "\n")
-    (root / "datasets" / "outing.md").write_text("# outing\n\nEighty made-up days: go out or stay in.\n")
-    data = root / "nbcore" / "data.py"
-    src = data.read_text()
-    anchor = "_REGISTRY = {\n"
-    assert anchor in src
-    src = src.replace(anchor, anchor + '    "outing": ("Eighty made-up days: go out or stay in", '
-                                       'lambda: read_shipped_csv("outing", label_column="label")),\n')
-    data.write_text(src)
+    add_data_set(root)
     got = _run_copy(root, """
         import nbcore
         assert nbcore.__file__.startswith(sys.path[0]), nbcore.__file__

@@ -1,11 +1,12 @@
-"""docs/extending.md's page and lesson-panel recipes in Chromium, with the browser player on (the
-default) and off: a copy of the repository with both recipes followed to the letter
-(tests/recipe_kit.py) runs under `streamlit run`.
+"""docs/extending.md's recipes in Chromium, with the browser player on (the default) and off: a copy
+of the repository with every recipe followed to the letter (tests/recipe_kit.py: a page, a lesson
+panel, a data set, a built-in event model) runs under `streamlit run`.
 
 The panel (in ``lower_panels()``, holding a toggle) shows the iteration on screen: it follows a Step
 and a move of the iteration slider (the player's own slider, or the server's with ``player=off``),
 and its toggle works (one call: no DuplicateWidgetID). The page's slider lives in the URL: a link
-sets it, and a value out of its range is clamped with a notice.
+sets it, and a value out of its range is clamped with a notice. The new data set and the new event
+model open in the lesson from a link and take a Step.
 
 Skipped when /usr/bin/chromium is missing, unless env CI is set (then it fails).
 """
@@ -22,7 +23,7 @@ import pytest
 
 from browser_kit import ARGS, CHROMIUM, require_chromium, wait_idle
 from conftest import ROOT, free_port
-from recipe_kit import PAGE_HI, PAGE_KEY, add_page, add_panel, copy_repo
+from recipe_kit import PAGE_HI, PAGE_KEY, add_data_set, add_event_model, add_page, add_panel, copy_repo
 
 pytestmark = pytest.mark.browser
 
@@ -33,12 +34,15 @@ PLAYER = {"on": "", "off": "&player=off"}
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    root = copy_repo(tmp_path_factory.mktemp("recipes"), "dashboard")
+    root = copy_repo(tmp_path_factory.mktemp("recipes"), "dashboard", "nbcore", "datasets")
     add_page(root)
     add_panel(root)
+    add_data_set(root)
+    add_event_model(root)
     port = free_port()
     log_path = root / "streamlit.log"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), str(ROOT), os.environ.get("PYTHONPATH", "")]),
+           "NBCORE_DATASETS": str(root / "datasets")}
     with open(log_path, "w") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.headless", "true",
@@ -139,6 +143,23 @@ def test_the_recipes_page_reads_its_widget_from_the_url(server, browser, player)
         page.get_by_text(f"Hello × {PAGE_HI}").first.wait_for(timeout=120_000)
         page.get_by_text(f"{PAGE_KEY}=70").first.wait_for(timeout=30_000)
         assert f"{PAGE_KEY}={PAGE_HI}" in page.url   # the address bar holds the value used
+        _no_exception(page, errors)
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("player", ["on", "off"])
+def test_the_recipes_data_set_and_event_model_run_in_the_lesson(server, browser, player):
+    page, errors = _open(browser, f"{server}/?dataset=outing&model=counts_twin&hidden=50{PLAYER[player]}")
+    try:
+        wait_idle(page)
+        page.get_by_text("Ready: t = 0").first.wait_for(timeout=120_000)
+        assert page.get_by_text("could not use").count() == 0   # both names were taken from the link
+        assert page.get_by_role("radio", name="counts_twin").is_checked()
+        page.locator(".st-key-step button:visible").first.click(timeout=60_000)
+        page.get_by_text("Paused at t = 1").first.wait_for(timeout=120_000)
+        wait_idle(page)
+        assert "dataset=outing" in page.url and "model=counts_twin" in page.url
         _no_exception(page, errors)
     finally:
         page.close()
