@@ -4,7 +4,7 @@ Everything user-specific (the run, an uploaded data set, notices) lives in
 st.session_state, i.e. per browser session. Nothing user-specific is kept at
 module level, so one student's upload or run is never visible to another.
 The lesson run is one object under its own key (LESSON; dashboard/lesson/session.py creates it);
-every other key is declared once below with its default (``_key``), and read and written by
+every other key is declared once below with its default (:class:`Key`), and read and written by
 its name. Widget keys (which double as URL query-parameter names) are in
 dashboard/ui/url_table.py.
 """
@@ -12,44 +12,45 @@ from __future__ import annotations
 
 import streamlit as st
 
-#: every key below with its default: init() creates them, get() and take() fall back to them
-_DEFAULTS: dict[str, object] = {}
 
+class Key(str):
+    """A session key: the name itself (a str, so it indexes ``st.session_state``) and its default."""
 
-def _key(name: str, default=None) -> str:
-    """Declare one session key (its name, its default) and return the name."""
-    if name in _DEFAULTS:
-        raise ValueError(f"session key {name!r} declared twice")
-    _DEFAULTS[name] = default
-    return name
+    def __new__(cls, name: str, default=None):
+        key = super().__new__(cls, name)
+        key.default = default
+        return key
 
 
 #: the session's LessonRun, created on first use by dashboard/lesson/session.py (not by init())
 LESSON = "lesson"
 
-ACC_CACHE = _key("acc_cache")             # {"serial": int, "acc": [float, ...]} accuracy per iteration
-BASELINE = _key("baseline")               # {"cfg": DataConfig, "acc": {λ: float | None}, "fit": λ-free statistics} supervised-only accuracy
-UPLOAD_DS = _key("upload_ds")             # the session's parsed upload (nbcore Dataset) or None
-UPLOAD_NAME = _key("upload_name")         # file name of that upload
-PENDING_UPLOAD = _key("pending_upload")   # (name, bytes) waiting to be parsed (set by the uploader callback)
-UPLOAD_ERROR = _key("upload_error")       # message of the last failed upload, or None
-UPLOAD_SEEN = _key("upload_seen")         # file_id of the last handled upload, so a file is parsed once
-UPLOAD_BYTES = _key("upload_bytes")       # the upload's raw bytes (kept so it can be shared), or None
-UPLOAD_OPTIONS = _key("upload_options")   # dict: nbcore.read_csv keyword arguments the upload was read with
-SHARED_ID = _key("shared_id")             # id of the shared data set this session opened (data=<id>), or None
-SHARED_DS = _key("shared_ds")             # its parsed Dataset (the process-wide cached object, read-only)
-SHARED_NAME = _key("shared_name")         # its file name
-SHARE_RECEIPT = _key("share_receipt")     # {"id", "secret"}: shown to the sharer only (class link + delete link)
-SHARE_ERROR = _key("share_error")         # message of the last failed Share press, or None
-SHARE_MESSAGE = _key("share_message")     # (kind, text): what happened to a data= / delete= link (shown once)
-SHARE_LINK_T = _key("share_link_t")       # the iteration the class link on screen names (t=), or None when none is shown
-STOP_TEXTS = _key("stop_texts")           # [(snapshot t-1, snapshot t, texts)]: the stop rules' numbers per step, as printed
-UPLOAD_TEXT = _key("upload_text")         # {(id(upload), TextPipeline): Dataset}: the upload re-vectorised (one entry)
-UPLOAD_COLUMNS = _key("upload_columns")   # {"info", "choice", "open", "error"}: the upload's columns and the roles picked
-UPLOAD_SERIAL = _key("upload_serial", 0)  # int, bumped on each new upload or column choice (DataConfig.upload_id)
-MEMO = _key("memo")                       # {"serial": int, "items": {key: value}}: values derived from the current run
-CLASS_OPEN = _key("class_open")           # {"cid", "key", "data", "v", "sent"}: the class this session leads (its write key), or None
-CLASS_ERROR = _key("class_error")         # message of the last failed open or publish of the class, or None
+ACC_CACHE = Key("acc_cache")             # {"serial": int, "acc": [float, ...]} accuracy per iteration
+BASELINE = Key("baseline")               # {"cfg": DataConfig, "acc": {λ: float | None}, "fit": λ-free statistics} supervised-only accuracy
+UPLOAD_DS = Key("upload_ds")             # the session's parsed upload (nbcore Dataset) or None
+UPLOAD_NAME = Key("upload_name")         # file name of that upload
+PENDING_UPLOAD = Key("pending_upload")   # (name, bytes) waiting to be parsed (set by the uploader callback)
+UPLOAD_ERROR = Key("upload_error")       # message of the last failed upload, or None
+UPLOAD_SEEN = Key("upload_seen")         # file_id of the last handled upload, so a file is parsed once
+UPLOAD_BYTES = Key("upload_bytes")       # the upload's raw bytes (kept so it can be shared), or None
+UPLOAD_OPTIONS = Key("upload_options")   # dict: nbcore.read_csv keyword arguments the upload was read with
+SHARED_ID = Key("shared_id")             # id of the shared data set this session opened (data=<id>), or None
+SHARED_DS = Key("shared_ds")             # its parsed Dataset (the process-wide cached object, read-only)
+SHARED_NAME = Key("shared_name")         # its file name
+SHARE_RECEIPT = Key("share_receipt")     # {"id", "secret"}: shown to the sharer only (class link + delete link)
+SHARE_ERROR = Key("share_error")         # message of the last failed Share press, or None
+SHARE_MESSAGE = Key("share_message")     # (kind, text): what happened to a data= / delete= link (shown once)
+SHARE_LINK_T = Key("share_link_t")       # the iteration the class link on screen names (t=), or None when none is shown
+STOP_TEXTS = Key("stop_texts")           # [(snapshot t-1, snapshot t, texts)]: the stop rules' numbers per step, as printed
+UPLOAD_TEXT = Key("upload_text")         # {(id(upload), TextPipeline): Dataset}: the upload re-vectorised (one entry)
+UPLOAD_COLUMNS = Key("upload_columns")   # {"info", "choice", "open", "error"}: the upload's columns and the roles picked
+UPLOAD_SERIAL = Key("upload_serial", 0)  # int, bumped on each new upload or column choice (DataConfig.upload_id)
+MEMO = Key("memo")                       # {"serial": int, "items": {key: value}}: values derived from the current run
+CLASS_OPEN = Key("class_open")           # {"cid", "key", "data", "v", "sent"}: the class this session leads (its write key), or None
+CLASS_ERROR = Key("class_error")         # message of the last failed open or publish of the class, or None
+
+#: every key above with its default: init() creates them, get() and take() fall back to them
+_DEFAULTS = {key: key.default for key in list(globals().values()) if isinstance(key, Key)}
 
 MEMO_MAX = 32  # entries kept per session (oldest dropped first)
 
