@@ -1,4 +1,4 @@
-"""Screenshots of every depth view in a real browser (Debian chromium + Playwright).
+"""Screenshots of every page in a real browser (Debian chromium + Playwright).
 
     python scripts/screenshot_views.py [--only trap,restarts]
 
@@ -6,6 +6,10 @@ Starts `streamlit run dashboard/app.py` on a free 127.0.0.1 port, visits each vi
 (pressing its Run/Step button where the view needs one), saves full-page PNGs to
 artifacts/screenshots/views/ and prints how long each view took. Stops the server
 it started (by its process id) when done.
+
+The pages come from the registry, ``dashboard/pages.py``: ``VIEWS`` lists the scenes worth a
+picture of their own, and :func:`views` adds a plain visit of every page that has none, so a new
+page is in the screenshots without an edit here.
 """
 from __future__ import annotations
 
@@ -17,13 +21,17 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+from dashboard import pages  # noqa: E402  (the page registry: no Streamlit import)
+from loadtest.server import free_port  # noqa: E402
 OUT = ROOT / "artifacts" / "screenshots" / "views"
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 # (file name, url path + query, button to press or None, text to wait for after it)
-VIEWS = [
+SCENES = [
     ("01_guided_lessons", "guided", None, "Guided lessons"),
     ("02_posterior_inspector", "inspector?insp_dataset=toy_spam&insp_lam=0&insp_words=Cruise&insp_words=Lottery",
      None, "Every term"),
@@ -70,8 +78,27 @@ VIEWS = [
 ]
 
 
-sys.path.insert(0, str(ROOT))
-from loadtest.server import free_port  # noqa: E402
+
+def url_path(page: pages.Page) -> str:
+    """The page's path in the app's URL: "" for the default page, else its file's name."""
+    return "" if page.default else Path(page.path).stem
+
+
+def page_of(path: str) -> pages.Page:
+    """The registry's page a scene's ``url path + query`` opens."""
+    name = path.split("?", 1)[0]
+    return next(p for p in pages.PAGES if url_path(p) == name)
+
+
+def views() -> list[tuple]:
+    """Every scene of ``SCENES``, then a plain visit of each page of ``pages.PAGES`` that has no scene
+    (waiting for its title)."""
+    seen = {page_of(scene[1]) for scene in SCENES}
+    plain = [(f"30_{Path(p.path).stem}", url_path(p), None, p.title) for p in pages.PAGES if p not in seen]
+    return SCENES + plain
+
+
+VIEWS = views()
 
 
 IDLE_JS = """() => {

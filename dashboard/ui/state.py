@@ -3,62 +3,54 @@
 Everything user-specific (the run, an uploaded data set, notices) lives in
 st.session_state, i.e. per browser session. Nothing user-specific is kept at
 module level, so one student's upload or run is never visible to another.
-The lesson run is one object under its own key (dashboard/lesson/session.py);
-widget keys (which double as URL query-parameter names) are in controls.py.
+The lesson run is one object under its own key (LESSON; dashboard/lesson/session.py creates it);
+every other key is declared once below with its default (:class:`Key`), and read and written by
+its name. Widget keys (which double as URL query-parameter names) are in
+dashboard/ui/url_table.py.
 """
 from __future__ import annotations
 
 import streamlit as st
 
-ACC_CACHE = "acc_cache"      # {"serial": int, "acc": [float, ...]} accuracy per iteration
-BASELINE = "baseline"        # {"cfg": DataConfig, "acc": {λ: float | None}, "fit": λ-free statistics} supervised-only accuracy
-UPLOAD_DS = "upload_ds"      # the session's parsed upload (nbcore Dataset) or None
-UPLOAD_NAME = "upload_name"  # file name of that upload
-PENDING_UPLOAD = "pending_upload"  # (name, bytes) waiting to be parsed (set by the uploader callback)
-UPLOAD_ERROR = "upload_error"      # message of the last failed upload, or None
-UPLOAD_SEEN = "upload_seen"        # file_id of the last handled upload, so a file is parsed once
-UPLOAD_BYTES = "upload_bytes"      # the upload's raw bytes (kept so it can be shared), or None
-UPLOAD_OPTIONS = "upload_options"  # dict: nbcore.read_csv keyword arguments the upload was read with
-SHARED_ID = "shared_id"            # id of the shared data set this session opened (data=<id>), or None
-SHARED_DS = "shared_ds"            # its parsed Dataset (the process-wide cached object, read-only)
-SHARED_NAME = "shared_name"        # its file name
-SHARE_RECEIPT = "share_receipt"    # {"id", "secret"}: shown to the sharer only (class link + delete link)
-SHARE_ERROR = "share_error"        # message of the last failed Share press, or None
-SHARE_MESSAGE = "share_message"    # (kind, text): what happened to a data= / delete= link (shown once)
-SHARE_LINK_T = "share_link_t"      # the iteration the class link on screen names (t=), or None when none is shown
-STOP_TEXTS = "stop_texts"          # [(snapshot t-1, snapshot t, texts)]: the stop rules' numbers per step, as printed
-UPLOAD_TEXT = "upload_text"  # {(id(upload), TextPipeline): Dataset}: the upload re-vectorised (one entry)
-UPLOAD_COLUMNS = "upload_columns"  # {"info", "choice", "open", "error"}: the upload's columns and the roles picked
-UPLOAD_SERIAL = "upload_serial"    # int, bumped on each new upload or column choice (DataConfig.upload_id)
-MEMO = "memo"                # {"serial": int, "items": {key: value}}: values derived from the current run
-CLASS_OPEN = "class_open"    # {"cid", "key", "data", "v", "sent"}: the class this session leads (its write key), or None
-CLASS_ERROR = "class_error"  # message of the last failed open or publish of the class, or None
 
-_DEFAULTS = {
-    ACC_CACHE: None,
-    BASELINE: None,
-    UPLOAD_DS: None,
-    UPLOAD_NAME: None,
-    PENDING_UPLOAD: None,
-    UPLOAD_ERROR: None,
-    UPLOAD_SEEN: None,
-    UPLOAD_BYTES: None,
-    UPLOAD_OPTIONS: None,
-    SHARED_ID: None,
-    SHARED_DS: None,
-    SHARED_NAME: None,
-    SHARE_RECEIPT: None,
-    SHARE_ERROR: None,
-    SHARE_MESSAGE: None,
-    SHARE_LINK_T: None,
-    STOP_TEXTS: None,
-    MEMO: None,
-    UPLOAD_TEXT: None,
-    UPLOAD_COLUMNS: None,
-    UPLOAD_SERIAL: 0,
-    CLASS_OPEN: None,
-    CLASS_ERROR: None,
-}
+class Key(str):
+    """A session key: the name itself (a str, so it indexes ``st.session_state``) and its default."""
+
+    def __new__(cls, name: str, default=None):
+        key = super().__new__(cls, name)
+        key.default = default
+        return key
+
+
+#: the session's LessonRun, created on first use by dashboard/lesson/session.py (not by init())
+LESSON = "lesson"
+
+ACC_CACHE = Key("acc_cache")             # {"serial": int, "acc": [float, ...]} accuracy per iteration
+BASELINE = Key("baseline")               # {"cfg": DataConfig, "acc": {λ: float | None}, "fit": λ-free statistics} supervised-only accuracy
+UPLOAD_DS = Key("upload_ds")             # the session's parsed upload (nbcore Dataset) or None
+UPLOAD_NAME = Key("upload_name")         # file name of that upload
+PENDING_UPLOAD = Key("pending_upload")   # (name, bytes) waiting to be parsed (set by the uploader callback)
+UPLOAD_ERROR = Key("upload_error")       # message of the last failed upload, or None
+UPLOAD_SEEN = Key("upload_seen")         # file_id of the last handled upload, so a file is parsed once
+UPLOAD_BYTES = Key("upload_bytes")       # the upload's raw bytes (kept so it can be shared), or None
+UPLOAD_OPTIONS = Key("upload_options")   # dict: nbcore.read_csv keyword arguments the upload was read with
+SHARED_ID = Key("shared_id")             # id of the shared data set this session opened (data=<id>), or None
+SHARED_DS = Key("shared_ds")             # its parsed Dataset (the process-wide cached object, read-only)
+SHARED_NAME = Key("shared_name")         # its file name
+SHARE_RECEIPT = Key("share_receipt")     # {"id", "secret"}: shown to the sharer only (class link + delete link)
+SHARE_ERROR = Key("share_error")         # message of the last failed Share press, or None
+SHARE_MESSAGE = Key("share_message")     # (kind, text): what happened to a data= / delete= link (shown once)
+SHARE_LINK_T = Key("share_link_t")       # the iteration the class link on screen names (t=), or None when none is shown
+STOP_TEXTS = Key("stop_texts")           # [(snapshot t-1, snapshot t, texts)]: the stop rules' numbers per step, as printed
+UPLOAD_TEXT = Key("upload_text")         # {(id(upload), TextPipeline): Dataset}: the upload re-vectorised (one entry)
+UPLOAD_COLUMNS = Key("upload_columns")   # {"info", "choice", "open", "error"}: the upload's columns and the roles picked
+UPLOAD_SERIAL = Key("upload_serial", 0)  # int, bumped on each new upload or column choice (DataConfig.upload_id)
+MEMO = Key("memo")                       # {"serial": int, "items": {key: value}}: values derived from the current run
+CLASS_OPEN = Key("class_open")           # {"cid", "key", "data", "v", "sent"}: the class this session leads (its write key), or None
+CLASS_ERROR = Key("class_error")         # message of the last failed open or publish of the class, or None
+
+#: every key above with its default: init() creates them, get() and take() fall back to them
+_DEFAULTS = {key: key.default for key in list(globals().values()) if isinstance(key, Key)}
 
 MEMO_MAX = 32  # entries kept per session (oldest dropped first)
 
@@ -93,7 +85,7 @@ def memo(key: tuple, compute):
     emptied whenever the run is rebuilt (the lesson's serial changes) and holds at most
     MEMO_MAX entries (the least recently used goes first: what every rerun reads, such as the
     maths panel's default document, stays), so it is bounded and never shared with another session."""
-    lesson = st.session_state.get("lesson")  # dashboard.lesson.session.KEY
+    lesson = st.session_state.get(LESSON)
     serial = 0 if lesson is None else lesson.serial
     box = st.session_state.get(MEMO)
     if not box or box["serial"] != serial:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -22,9 +21,10 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from conftest import ROOT
+from recipe_kit import (PAGE_DEFAULT, PAGE_HI, PAGE_KEY, add_data_set, add_page, add_panel, alpha_text,
+                        copy_repo as _copy)
 
 APP = str(ROOT / "dashboard" / "app.py")
-IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc")
 
 
 # ---- an event model -------------------------------------------------------------------------------
@@ -74,19 +74,6 @@ def test_a_registered_event_model_is_offered_and_run_by_the_lesson_view():
 
 # ---- a page, a lesson panel, a data set: in a copy of the repository --------------------------------
 
-def _copy(tmp_path: Path, *parts: str) -> Path:
-    root = tmp_path / "repo"
-    for part in parts:
-        src = ROOT / part
-        if src.is_dir():
-            shutil.copytree(src, root / part, ignore=IGNORE)
-        else:
-            (root / part).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, root / part)
-    shutil.copytree(ROOT / ".streamlit", root / ".streamlit")
-    return root
-
-
 def _run_copy(root: Path, body: str, env: dict | None = None) -> dict:
     """Run ``body`` (a script using ``at``, an AppTest of the copy's app) in a fresh process
     whose imports resolve to the copy; returns what the script prints as JSON."""
@@ -106,84 +93,70 @@ def _run_copy(root: Path, body: str, env: dict | None = None) -> dict:
 
 def test_a_new_page_is_one_file_in_views_and_one_entry_in_pages(tmp_path):
     root = _copy(tmp_path, "dashboard")
-    (root / "dashboard" / "views" / "hello.py").write_text(textwrap.dedent('''
-        """A page made by following docs/extending.md."""
-        import streamlit as st
-
-        from dashboard import pages
-        from dashboard.ui import page_kit
-
-        PAGE = page_kit.page_setup(pages.HELLO, "Made by following the recipe.")
-        dataset = page_kit.dataset_picker("hello_dataset", "toy_spam")
-        st.write(f"Hello from a new page, on {dataset}, chart font {PAGE.fs}.")
-    '''))
-    reg = root / "dashboard" / "pages.py"
-    src = reg.read_text()
-    src = src.replace("#: Navigation order.", 'HELLO = Page("views/hello.py", "Hello", ":material/waving_hand:")\n\n'
-                                              "#: Navigation order.")
-    src = src.replace("VOCABULARY)", "VOCABULARY, HELLO)")
-    reg.write_text(src)
-    got = _run_copy(root, """
-        at.switch_page("views/hello.py")
-        at.run()
-        print(json.dumps({"exc": [e.value for e in at.exception], "md": [m.value for m in at.markdown],
-                          "title": [t.value for t in at.title]}))
+    add_page(root)
+    got = _run_copy(root, f"""
+        from dashboard.ui import url_table, urlguard
+        drawn = []
+        check = urlguard.check
+        urlguard.check = lambda key, spec: (drawn.append(key), check(key, spec))[1]
+        out = {{}}
+        for query in ({{}}, {{"{PAGE_KEY}": "7"}}, {{"{PAGE_KEY}": "70"}}):
+            at = AppTest.from_file({str(root / "dashboard" / "app.py")!r}, default_timeout=240)
+            at.run()
+            for k, v in query.items():
+                at.query_params[k] = v
+            at.switch_page("views/hello.py")
+            at.run()
+            out[json.dumps(query)] = {{"exc": [e.value for e in at.exception], "md": [m.value for m in at.markdown],
+                                      "title": [t.value for t in at.title], "warn": [w.value for w in at.warning],
+                                      "n": at.session_state["{PAGE_KEY}"]}}
+        page_keys = [k for k in drawn if k.startswith("hello_")]
+        out["table"] = {{k: [url_table.BY_KEY[k].page.path if k in url_table.BY_KEY else None] for k in page_keys}}
+        print(json.dumps(out))
     """)
-    assert not got["exc"], got["exc"]
-    assert any("Hello from a new page, on toy_spam, chart font 15." in m for m in got["md"]), got["md"]
-    assert any("Hello" in t for t in got["title"]), got["title"]
+    plain, seven, seventy = (got[json.dumps(q)] for q in ({}, {PAGE_KEY: "7"}, {PAGE_KEY: "70"}))
+    for run in (plain, seven, seventy):
+        assert not run["exc"], run["exc"]
+    assert any("Hello from a new page, on toy_spam, chart font 15." in m for m in plain["md"]), plain["md"]
+    assert any("Hello" in t for t in plain["title"]), plain["title"]
+    # the widget lives in the URL: a link sets it, a value it cannot take is named in a notice
+    assert plain["n"] == PAGE_DEFAULT and f"Hello × {PAGE_DEFAULT}" in plain["md"]
+    assert seven["n"] == 7 and "Hello × 7" in seven["md"] and not seven["warn"]
+    assert seventy["n"] == PAGE_HI and f"Hello × {PAGE_HI}" in seventy["md"]
+    assert any(f"{PAGE_KEY}=70" in w and f"used {PAGE_HI}" in w for w in seventy["warn"]), seventy["warn"]
+    # every key the page binds to the URL is a row of the URL keys' table, under the new page
+    assert got["table"] == {"hello_dataset": ["views/hello.py"], PAGE_KEY: ["views/hello.py"]}, got["table"]
 
 
 def test_a_new_lesson_panel_is_one_module_and_one_call(tmp_path):
+    """The panel holds a widget (drawn once: a second call would raise DuplicateWidgetID) and follows
+    every Step. Under AppTest there is no browser, so the lesson draws its server charts (player off)
+    whatever the URL says; tests/browser/test_extending_in_chromium.py runs it with the player."""
     root = _copy(tmp_path, "dashboard")
-    (root / "dashboard" / "lesson" / "panels" / "hello.py").write_text(textwrap.dedent('''
-        """A lesson panel made by following docs/extending.md: α of the iteration on screen."""
-        import streamlit as st
-
-        from nblab.frame import Frame
-
-
-        def show(f: Frame) -> None:
-            st.markdown(f"Hello panel: t = {f.t}, α = {f.snap.alpha[0]:.6f}")
-    '''))
-    view = root / "dashboard" / "views" / "lesson.py"
-    src = view.read_text()
-    assert "    metrics_row.show(f)\n" in src
-    src = src.replace("    metrics_row.show(f)\n", "    metrics_row.show(f)\n    hello.show(f)\n")
-    src = src.replace("from nblab.frame import Frame\n",
-                      "from nblab.frame import Frame\nfrom dashboard.lesson.panels import hello\n")
-    view.write_text(src)
+    add_panel(root)
     got = _run_copy(root, """
         at.query_params["dataset"] = "synthetic_spam"
-        at.query_params["player"] = "off"
         at.run()
+        shown = [m.value for m in at.markdown if m.value.startswith("Hello panel")]
         at.button(key="step").click().run()
+        shown += [m.value for m in at.markdown if m.value.startswith("Hello panel")]
+        at.toggle(key="hello_pct").set_value(True).run()
+        shown += [m.value for m in at.markdown if m.value.startswith("Hello panel")]
         run = at.session_state["lesson"].run
-        print(json.dumps({"exc": [e.value for e in at.exception], "md": [m.value for m in at.markdown],
-                          "alpha": float(run.history[1].alpha[0]), "t": run.iteration}))
+        print(json.dumps({"exc": [e.value for e in at.exception], "shown": shown,
+                          "alpha": [float(run.history[t].alpha[0]) for t in (0, 1)], "t": run.iteration}))
     """)
     assert not got["exc"], got["exc"]
     assert got["t"] == 1
-    assert f"Hello panel: t = 1, α = {got['alpha']:.6f}" in got["md"], [m for m in got["md"] if "Hello" in m]
+    a0, a1 = got["alpha"]
+    assert got["shown"] == [f"Hello panel: t = 0, α = {alpha_text(a0)}", f"Hello panel: t = 1, α = {alpha_text(a1)}",
+                            f"Hello panel: t = 1, α = {alpha_text(a1, pct=True)}"], got["shown"]
 
 
 def test_a_new_data_set_is_a_file_a_card_and_one_registry_entry(tmp_path):
     root = _copy(tmp_path, "dashboard", "nbcore", "datasets/toy_spam.csv", "datasets/toy_spam_queries.csv",
                  "datasets/toy_spam.md")
-    rng = np.random.default_rng(0)
-    y = rng.integers(0, 2, 80)
-    X = (rng.random((80, 5)) < np.where(y[:, None] == 1, 0.8, 0.2)).astype(int)
-    lines = ["sunny,windy,humid,cold,cloudy,label"] + [",".join(map(str, r)) + f",{'go' if c else 'stay'}"
-                                                        for r, c in zip(X.tolist(), y.tolist())]
-    (root / "datasets" / "outing.csv").write_text("\n".join(lines) + "\n")
-    (root / "datasets" / "outing.md").write_text("# outing\n\nEighty made-up days: go out or stay in.\n")
-    data = root / "nbcore" / "data.py"
-    src = data.read_text()
-    anchor = "_REGISTRY = {\n"
-    assert anchor in src
-    src = src.replace(anchor, anchor + '    "outing": ("Eighty made-up days: go out or stay in", '
-                                       'lambda: read_shipped_csv("outing", label_column="label")),\n')
-    data.write_text(src)
+    add_data_set(root)
     got = _run_copy(root, """
         import nbcore
         assert nbcore.__file__.startswith(sys.path[0]), nbcore.__file__
@@ -206,8 +179,9 @@ def test_a_new_data_set_is_a_file_a_card_and_one_registry_entry(tmp_path):
 @pytest.mark.parametrize("recipe", ["event model", "page", "lesson panel", "data set"])
 def test_the_docs_name_the_files_these_tests_touch(recipe):
     doc = (ROOT / "docs" / "extending.md").read_text(encoding="utf-8")
-    files = {"event model": ["register_model"], "page": ["dashboard/views/", "dashboard/pages.py"],
-             "lesson panel": ["dashboard/lesson/panels/", "dashboard/views/lesson.py"],
+    files = {"event model": ["register_model"],
+             "page": ["dashboard/views/", "dashboard/pages.py", "dashboard/ui/url_table.py", "urlguard."],
+             "lesson panel": ["dashboard/lesson/panels/", "dashboard/views/lesson.py", "lower_panels()"],
              "data set": ["datasets/", "nbcore/data.py", "_REGISTRY", "read_shipped_csv"]}[recipe]
     article = "an" if recipe[0] in "aeiou" else "a"
     section = doc.split(f"## How to add {article} {recipe}")[1].split("\n## ")[0]
