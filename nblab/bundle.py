@@ -356,6 +356,9 @@ def bundle(entry: str | list[str] = "boot.js", root: Path = JS_DIR, files: dict[
     return "\n".join(out) + "\n"
 
 
+_OWN_ROOT = Path(__file__).resolve().parents[1]
+
+
 def module_text(entry: str, root: Path) -> str:
     """The ES module ``entry`` (a path under ``root``, "/"-separated) and every module it imports, read from
     ``root`` and joined into one ES module text with the entry's exports (``bundle(as_module=True)``): for a
@@ -368,6 +371,8 @@ def module_text(entry: str, root: Path) -> str:
         if p in files:
             continue
         f = root / p
+        if not f.is_file() and p.startswith("nblab/"):
+            f = _OWN_ROOT / p     # the lesson core's shared modules, from where nblab itself is imported
         if not f.is_file():
             raise BundleError(f"no module {p} under {root}")
         files[p] = f.read_text(encoding="utf-8")

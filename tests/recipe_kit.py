@@ -44,11 +44,17 @@ def add_page(root: Path) -> None:
         from dashboard import pages
         from dashboard.ui import page_kit, urlguard
 
-        PAGE = page_kit.page_setup(pages.HELLO, "Made by following the recipe.")
-        dataset = page_kit.dataset_picker("hello_dataset", "toy_spam")
-        n = urlguard.slider(st.sidebar, "How many hellos", {PAGE_LO}, {PAGE_HI}, {PAGE_DEFAULT}, key="{PAGE_KEY}")
-        st.write(f"Hello from a new page, on {{dataset}}, chart font {{PAGE.fs}}.")
-        st.write(f"Hello × {{n}}")
+
+        def main() -> None:
+            page = page_kit.page_setup(pages.HELLO, "Made by following the recipe.")
+            dataset = page_kit.dataset_picker("hello_dataset", "toy_spam")
+            n = urlguard.slider(st.sidebar, "How many hellos", {PAGE_LO}, {PAGE_HI}, {PAGE_DEFAULT},
+                                key="{PAGE_KEY}")
+            st.write(f"Hello from a new page, on {{dataset}}, chart font {{page.fs}}.")
+            st.write(f"Hello × {{n}}")
+
+
+        main()
     '''))
     reg = root / "dashboard" / "pages.py"
     src = reg.read_text()

@@ -9,11 +9,11 @@ import streamlit as st
 
 from nblab.lesson_run import LessonRun
 from dashboard import serve
-from dashboard.ui import controls, urlguard
+from dashboard.ui import controls, state, urlguard
 from dashboard.ui.controls import Settings
 
 #: the session-state key of the session's LessonRun
-KEY = "lesson"
+KEY = state.LESSON
 #: URL key holding the iteration on screen, so a reloaded page, a new session after a server restart,
 #: or a student opening the teacher's link comes back at the iteration the teacher showed.
 K_ITERATION = "t"
