@@ -67,6 +67,29 @@ TYPE_SCALE = {
 CLASSROOM_MIN_PX = min(TYPE_SCALE[True].values())
 
 
+#: CSS every page gets for its tables and formulas (dashboard/ui/page_kit.py puts it on the page).
+#: st.dataframe draws its toolbar (show/hide columns, search, full screen) while the pointer is on the
+#: table, as a band 2.75 rem tall straddling the grid's top edge: it hid the right-hand headers. It goes
+#: above the table instead, into a band the table keeps free for it (the page's 1 rem gap between
+#: elements and 1.75 rem of margin), so that it covers neither the table nor the element above.
+#: A displayed formula (KaTeX) that cannot break (an aligned block) is drawn smaller in a narrow column:
+#: at most 4.2 % of its column's width per em (a 385 px column: 16 px), so that it fits instead of being
+#: cut at the column's edge; in a wide column it keeps KaTeX's size.
+FIGURE_CSS = """<style>
+[data-testid="stMarkdownContainer"]:has(> .katex-display) { container-type: inline-size; }
+[data-testid="stMarkdownContainer"] > .katex-display > .katex { font-size: min(1.21em, 4.2cqi); }
+[data-testid="stDataFrame"] { margin-top: 1.75rem; }
+[data-testid="stDataFrame"] > [data-testid="stElementToolbar"] { top: auto !important; bottom: 100% !important; }
+</style>"""
+
+#: CSS of classroom mode for the same (with the classroom type scale of dashboard/ui/page_kit.py): a
+#: displayed formula at the classroom size (1.15 em of the classroom's larger text) unless its column is
+#: narrow: then at most 5 % of the column's width per em.
+CLASSROOM_FIGURE_CSS = """<style>
+[data-testid="stMarkdownContainer"] > .katex-display > .katex { font-size: min(1.15em, 5cqi) !important; }
+</style>"""
+
+
 def _at_least(box: dict, key: str, px: int) -> dict:
     """``box`` with ``box[key]["font"]["size"]`` (or ``box[key]["size"]`` for a font) at least ``px``."""
     out = dict(box)
@@ -255,8 +278,12 @@ def figure_spec(data: list, layout: dict, title: str, font_size: int, height: in
         font=dict(size=font_size),
         height=total,  # bigger fonts (classroom) and more legend rows get a taller figure
         margin=dict(l=10, r=10, t=title_band + legend_band, b=10),
+        # the legend starts at the chart's left edge (container coordinates), not the plot area's (after
+        # the y ticks), with plotly's shortest line sample and its text a px under the chart's: an entry
+        # nearly as wide as the chart ("NB at λ = 0.003 (leave-one-out): 95.0%" in a third of the page)
+        # then still fits in it
         legend=dict(orientation="h", yref="container", yanchor="top", y=unit(1 - title_band / total),
-                    xanchor="left", x=0.0, font=dict(size=font_size)),
+                    xref="container", xanchor="left", x=0.0, itemwidth=30, font=dict(size=font_size - 1)),
     )
     for name in ("xaxis", "yaxis"):  # readable ticks unless a chart chose its own
         axis = dict(layout.get(name) or {})
