@@ -391,6 +391,11 @@ def _figure_legend_rows(fig: go.Figure, font_size: int, width: int | None = None
     return legend_rows([t.name for t in shown], font_size, width)
 
 
+def tick_half(tick_px: float) -> int:
+    """Px a y tick label ``tick_px`` px high stands above the plot's top edge: half of its line (1.3 em)."""
+    return int(0.65 * float(tick_px)) + 1
+
+
 def style(fig: go.Figure, title: str, font_size: int, height: int, legend_right: bool = False,
             width: int | None = None, **kw) -> go.Figure:
     """Title in a band of its own at the top, the legend in a band under it (never overlapping),
@@ -419,7 +424,10 @@ def style(fig: go.Figure, title: str, font_size: int, height: int, legend_right:
     if top_ticks and fig.layout.xaxis.showticklabels is not False:
         tick_size = fig.layout.xaxis.tickfont.size or font_size
         tick_band = int(tick_size * 1.6) + 4  # one line of tick labels and the tick length
-    total = height + line * (lines - 1) + int(font_size * 1.5) * max(0, rows - 1) + tick_band
+    # the top y tick label is centred on the plot's top edge: half of it stands above the plot, into
+    # the band of the title or the legend (in classroom type a two-line title met the "0.06" under it)
+    tick_clear = tick_half(fig.layout.yaxis.tickfont.size or font_size)
+    total = height + line * (lines - 1) + int(font_size * 1.5) * max(0, rows - 1) + tick_band + tick_clear
     fig.update_layout(
         # plotly raises a title of several lines by about 0.7 em (whatever their number; measured in
         # Chromium): push it down by that much, so that it fills its band from the top. (Pushed down by
@@ -428,7 +436,7 @@ def style(fig: go.Figure, title: str, font_size: int, height: int, legend_right:
                    pad=dict(t=8 + (int((font_size + 4) * 0.7) if lines > 1 else 0))),
         font=dict(size=font_size),
         height=total,
-        margin=dict(l=10, r=10, t=title_band + legend_band + tick_band, b=10),
+        margin=dict(l=10, r=10, t=title_band + legend_band + tick_band + tick_clear, b=10),
         legend=(dict(orientation="v", yanchor="top", y=1.0, xanchor="left", x=1.01, font=dict(size=font_size))
                 if legend_right else
                 dict(orientation="h", yref="container", yanchor="top", y=unit(1 - title_band / total),

@@ -137,6 +137,36 @@ def test_ten_class_alpha_chart_keeps_its_plot_height(fs):
     assert plot_h >= 200, (lay["height"], lay["margin"])
 
 
+@pytest.mark.parametrize("fs", FONT_SIZES)
+@pytest.mark.parametrize("legend_right", [False, True])
+def test_top_y_tick_clears_a_two_line_title(fs, legend_right):
+    """The top y tick label is centred on the plot's top edge: the top margin holds the title band (two
+    lines in classroom type), the legend's band above the plot if any, and the half of that label that
+    stands above the plot (classroom: the Gaussian corner's "0.06" ran into its title)."""
+    base = go.Figure(go.Scatter(x=[0, 1], y=[0.0, 0.06], name="density of one class"))
+    styled = theme.style(base, "Per-class normal curves over the data", fs, 460, legend_right=legend_right)
+    lay = _layout(styled)
+    title = lay["title"]["text"]
+    lines = len(_lines(title))
+    title_band = int((fs + 4) * 1.35) * lines + 10
+    legend = lay["legend"]
+    above = legend.get("yref") == "container" and legend.get("yanchor") == "top"
+    legend_band = (int(fs * 1.5) + 8) if above else 0
+    tick = (lay.get("yaxis") or {}).get("tickfont", {}).get("size") or fs
+    assert lay["margin"]["t"] >= title_band + legend_band + 0.65 * tick, (lay["margin"], title, legend)
+
+
+@pytest.mark.parametrize("fs", FONT_SIZES)
+def test_lesson_legend_starts_at_the_charts_left_edge(fs):
+    """A lesson chart's legend is placed from the chart's left edge (container coordinates), not the plot
+    area's, its text a px under the chart's: an entry nearly as wide as a third of the page ("NB at
+    λ = 0.003 (leave-one-out): 95.0%", 236 px at 15 px in a 263 px chart) then fits (measured in Chromium by
+    tests/browser/test_layout_clipping.py)."""
+    lay = _layout(lesson_charts.accuracy_figure([0.5, 0.9, 0.95], 0.92, 1, font_size=fs))
+    assert lay["legend"].get("xref") == "container" and lay["legend"]["x"] == 0.0, lay["legend"]
+    assert lay["legend"]["font"]["size"] <= fs - 1, lay["legend"]
+
+
 def test_legend_rows_wraps_for_the_chart_width():
     assert theme.legend_rows(["EM"], 15, 260) == 1
     assert theme.legend_rows(TEN, 15, 260) > theme.legend_rows(TEN, 15, 1400) >= 1

@@ -49,11 +49,8 @@ KNOWN = {
     # the lesson's documents table (dashboard/lesson/panels/documents.py): 11 columns
     "lesson": ("columns cut off", 'header "words present', 'header "words absent', 'header "confidence"',
                'in "flipped at t" cut'),
-    "gaussian": ('"0.06" overlaps',),
-    "mixture2d": ('"6" overlaps',),  # the top y tick under a two-line title, classroom
     "coin": ("columns cut off",),  # the two-coin table's 9 columns beside its chart
     "event_models": ("columns cut off",),  # the parts table's 8 columns
-    "budget": ('"majority class" overlaps',),  # the legend drawn over a two-line title in classroom type
 }
 
 
