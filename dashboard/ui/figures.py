@@ -175,6 +175,52 @@ def _histogram(tr: dict, layout: dict, title: str) -> tuple[str, pd.DataFrame] |
     return _cap(df, f"{title}: {name}, counts per bin")
 
 
+def _xy_column(tr: dict, layout: dict) -> dict | None:
+    """A line, marker or bar trace as one column keyed by its categories or x values: ``{"key": [...],
+    "axis": key axis title, "val_axis": value axis title, "name": column name, "vals": [...], "points":
+    a cloud of points (x and y per point, keys repeated)}``; None when it draws no values."""
+    kind = tr.get("type") or "scatter"
+    horizontal = tr.get("orientation") == "h" or (   # markers on a chart whose y axis names its ticks
+        kind == "scatter" and bool(_axis_ticks(layout, tr.get("yaxis"), "y"))
+        and not _axis_ticks(layout, tr.get("xaxis"), "x"))
+    keys, vals = _array(tr.get("y" if horizontal else "x")), _array(tr.get("x" if horizontal else "y"))
+    if vals is None:
+        return None
+    if keys is None:
+        keys = list(range(len(vals)))
+    kx, vx = ("y", "x") if horizontal else ("x", "y")
+    key_axis = _axis_title(layout, tr.get(kx + "axis"), kx) or kx
+    val_axis = _axis_title(layout, tr.get(vx + "axis"), vx) or vx
+    ticks = _axis_ticks(layout, tr.get(kx + "axis"), kx)
+    keys = [_tick_name(ticks, k) if not isinstance(k, list) else str(k) for k in keys]
+    if len({type(k) for k in keys if k is not None}) > 1:   # some ticks named, others numbers: all text
+        keys = [None if k is None else str(k) for k in keys]
+    n = min(len(keys), len(vals))
+    keys, vals = [_value(k) for k in keys[:n]], [_value(v) for v in vals[:n]]
+    mode = str(tr.get("mode") or "")
+    points = kind == "scatter" and "lines" not in mode and "markers" in mode and len(set(map(str, keys))) < n
+    return {"key": keys, "axis": key_axis, "val_axis": val_axis, "name": plain(tr.get("name")) or val_axis,
+            "vals": vals, "points": points}
+
+
+def _group_tables(groups: list[dict], title: str) -> list[tuple[str, pd.DataFrame]]:
+    """The tables of columns grouped by their keys: a cloud of points is a table of its own (x and y per
+    point); columns on the same keys share one, a column per trace."""
+    out = []
+    for g in groups:
+        if g["points"]:
+            name, vals = g["cols"][0]
+            df = pd.DataFrame({g["axis"]: g["key"], g["val_axis"]: vals})
+            out.append(_cap(df, f"{title}: {name}"))
+            continue
+        names = _unique([n for n, _ in g["cols"]])
+        key_name = g["axis"] if g["axis"] not in names else g["axis"] + " "
+        df = pd.DataFrame({key_name: g["key"], **{n: v for n, (_, v) in zip(names, g["cols"])}})
+        label = title if len(groups) == 1 else f"{title}: " + ", ".join(names)
+        out.append(_cap(df, label))
+    return out
+
+
 def figure_table(fig) -> list[tuple[str, pd.DataFrame]]:
     """What a chart draws, as tables: ``[(title, DataFrame), ...]``.
 
@@ -187,58 +233,25 @@ def figure_table(fig) -> list[tuple[str, pd.DataFrame]]:
     t = layout.get("title")
     title = plain(t.get("text") if isinstance(t, dict) else t) or "Chart"
     out: list[tuple[str, pd.DataFrame]] = []
-    groups: list[dict] = []   # traces on the same keys: {"key": [...], "axis": str, "cols": {name: values}, ...}
+    groups: list[dict] = []   # traces on the same keys: {"key": [...], "axis": str, "cols": [(name, values)], ...}
     for tr in spec.get("data") or []:
         kind = tr.get("type") or "scatter"
-        if kind in ("heatmap", "image"):
-            got = _heatmap(tr, layout, title)
+        if kind in ("heatmap", "image", "histogram"):
+            got = (_histogram if kind == "histogram" else _heatmap)(tr, layout, title)
             if got:
                 out.append(got)
             continue
-        if kind == "histogram":
-            got = _histogram(tr, layout, title)
-            if got:
-                out.append(got)
+        col = _xy_column(tr, layout)
+        if col is None:
             continue
-        horizontal = tr.get("orientation") == "h" or (   # markers on a chart whose y axis names its ticks
-            kind == "scatter" and bool(_axis_ticks(layout, tr.get("yaxis"), "y"))
-            and not _axis_ticks(layout, tr.get("xaxis"), "x"))
-        keys, vals = _array(tr.get("y" if horizontal else "x")), _array(tr.get("x" if horizontal else "y"))
-        if vals is None:
-            continue
-        if keys is None:
-            keys = list(range(len(vals)))
-        kx, vx = ("y", "x") if horizontal else ("x", "y")
-        key_axis = _axis_title(layout, tr.get(kx + "axis"), kx) or kx
-        val_axis = _axis_title(layout, tr.get(vx + "axis"), vx) or vx
-        ticks = _axis_ticks(layout, tr.get(kx + "axis"), kx)
-        keys = [_tick_name(ticks, k) if not isinstance(k, list) else str(k) for k in keys]
-        if len({type(k) for k in keys if k is not None}) > 1:   # some ticks named, others numbers: all text
-            keys = [None if k is None else str(k) for k in keys]
-        n = min(len(keys), len(vals))
-        keys, vals = [_value(k) for k in keys[:n]], [_value(v) for v in vals[:n]]
-        name = plain(tr.get("name")) or val_axis
-        mode = str(tr.get("mode") or "")
-        points = kind == "scatter" and "lines" not in mode and "markers" in mode and len(set(map(str, keys))) < n
         for g in groups:   # same keys (and same key axis): one more column of that table
-            if not points and not g["points"] and g["axis"] == key_axis and g["key"] == keys:
-                g["cols"].append((name, vals))
+            if not col["points"] and not g["points"] and g["axis"] == col["axis"] and g["key"] == col["key"]:
+                g["cols"].append((col["name"], col["vals"]))
                 break
         else:
-            groups.append({"key": keys, "axis": key_axis, "val_axis": val_axis, "cols": [(name, vals)],
-                           "points": points})
-    for g in groups:
-        if g["points"]:   # a cloud of points: x and y per point, one table per trace
-            name, vals = g["cols"][0]
-            df = pd.DataFrame({g["axis"]: g["key"], g["val_axis"]: vals})
-            out.append(_cap(df, f"{title}: {name}"))
-            continue
-        names = _unique([n for n, _ in g["cols"]])
-        key_name = g["axis"] if g["axis"] not in names else g["axis"] + " "
-        df = pd.DataFrame({key_name: g["key"], **{n: v for n, (_, v) in zip(names, g["cols"])}})
-        label = title if len(groups) == 1 else f"{title}: " + ", ".join(names)
-        out.append(_cap(df, label))
-    return out
+            groups.append({"key": col["key"], "axis": col["axis"], "val_axis": col["val_axis"],
+                           "cols": [(col["name"], col["vals"])], "points": col["points"]})
+    return out + _group_tables(groups, title)
 
 
 # ---- drawing (Streamlit) --------------------------------------------------------------------------------
