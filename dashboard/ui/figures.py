@@ -254,6 +254,72 @@ def figure_table(fig) -> list[tuple[str, pd.DataFrame]]:
     return out + _group_tables(groups, title)
 
 
+# ---- tables that fit their box (no Streamlit) -----------------------------------------------------------
+
+#: st.dataframe's automatic column widths, as its grid lays them out: about 7.5 px per character of its
+#: 14 px text (a little more than the average, so that an estimate errs towards a narrower table), 16 px
+#: of padding, between 50 and 400 px; a progress column (a bar and its number) about 200 px.
+CHAR_PX, CELL_PAD, COL_MIN, COL_MAX, BAR_PX = 7.5, 16, 50, 400, 200
+
+
+def _cell_text(v) -> str:
+    if isinstance(v, (float, np.floating)):
+        return "—" if not np.isfinite(v) else f"{v:.4g}"
+    return str(v)
+
+
+def column_px(df: pd.DataFrame, col, config=None) -> int:
+    """Estimated px width st.dataframe gives column ``col`` of ``df``: its header or its widest cell (of the
+    first 100 rows), or the width its ``column_config`` entry names."""
+    cfg = config if isinstance(config, dict) else {}
+    width = cfg.get("width")
+    if isinstance(width, int):
+        return width
+    if width in ("small", "medium", "large"):
+        return {"small": 75, "medium": 200, "large": 400}[width]
+    if cfg.get("type_config", {}).get("type") == "progress":
+        return BAR_PX
+    chars = max([len(str(cfg.get("label") or col))] + [len(_cell_text(v)) for v in df[col].head(100)])
+    return int(min(COL_MAX, max(COL_MIN, chars * CHAR_PX + CELL_PAD)))
+
+
+def table_parts(df: pd.DataFrame, width_px: int, keep: int = 1, column_config: dict | None = None) -> list[list]:
+    """``df``'s columns in groups that each fit ``width_px``: the first ``keep`` columns (what a row is: a
+    class, a set of flips) start every group, the others follow in order, shared out evenly over as few
+    groups as fit. A table that fits is one group, its columns unchanged. (st.dataframe cuts the columns
+    that do not fit at its box's edge: the grid scrolls sideways, out of a class's sight.)"""
+    config = column_config or {}
+    cols = list(df.columns)
+    head = cols[:keep]
+    head_px = sum(column_px(df, c, config.get(c)) for c in head)
+    rest = cols[keep:]
+    px = {c: column_px(df, c, config.get(c)) for c in rest}
+    groups, used = [list(head)], head_px
+    for c in rest:
+        if len(groups[-1]) > len(head) and used + px[c] > width_px:
+            groups.append(list(head))
+            used = head_px
+        groups[-1].append(c)
+        used += px[c]
+    n = len(groups)
+    even = [head + rest[i * len(rest) // n:(i + 1) * len(rest) // n] for i in range(n)]
+    # as many tables, of as many columns each as can be (two tables of 4, rather than of 5 and 3)
+    return even if all(head_px + sum(px[c] for c in g[keep:]) <= width_px for g in even) else groups
+
+
+def show_table(where, df: pd.DataFrame, *, width_px: int, keep: int = 1, column_config: dict | None = None,
+               **kwargs) -> None:
+    """``df`` in ``where`` (st, a column, a container) as st.dataframe(s) that fit ``width_px`` (the box's
+    width on a 1280×720 screen: :func:`dashboard.charts.theme.chart_width`): a table too wide for it is
+    shown as several, one under the other, each starting with the first ``keep`` columns
+    (:func:`table_parts`). ``kwargs`` go to st.dataframe (``hide_index`` defaults to True)."""
+    kwargs.setdefault("hide_index", True)
+    kwargs.setdefault("width", "stretch")
+    config = column_config or {}
+    for cols in table_parts(df, width_px, keep, config):
+        where.dataframe(df[cols], column_config={c: v for c, v in config.items() if c in cols} or None, **kwargs)
+
+
 # ---- drawing (Streamlit) --------------------------------------------------------------------------------
 
 def _register():

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
@@ -165,6 +166,30 @@ def test_lesson_legend_starts_at_the_charts_left_edge(fs):
     lay = _layout(lesson_charts.accuracy_figure([0.5, 0.9, 0.95], 0.92, 1, font_size=fs))
     assert lay["legend"].get("xref") == "container" and lay["legend"]["x"] == 0.0, lay["legend"]
     assert lay["legend"]["font"]["size"] <= fs - 1, lay["legend"]
+
+
+@pytest.mark.parametrize("fs", FONT_SIZES)
+def test_a_table_too_wide_for_its_box_is_split_into_tables_that_fit(fs):
+    """The two-coin table (a set of flips, its counts, r(A), r(B) and four expected counts: 9 columns) beside
+    its chart (3/5 of the page) is two tables, each starting with the set, each as wide as its box allows;
+    given the page's whole width in classroom mode it stays one table."""
+    import streamlit as st
+
+    from dashboard.ui import figures
+
+    rng = np.random.default_rng(0)
+    cols = ["A: ≈ heads", "A: ≈ tails", "B: ≈ heads", "B: ≈ tails"]
+    df = pd.DataFrame({"set": [f"{i + 1}: HTTHHTHTHH" for i in range(5)], "heads": [5] * 5, "tails": [5] * 5,
+                       "r(A)": rng.random(5), "r(B)": rng.random(5), **{c: 5 * rng.random(5) for c in cols}})
+    config = {c: st.column_config.NumberColumn(format="%.2f") for c in df.columns[3:]}
+    width = theme.chart_width(fs, share=1.0 if fs > 15 else 0.6)
+    parts = figures.table_parts(df, width, 1, config)
+    assert [c for p in parts for c in p[1:]] == list(df.columns[1:]), parts  # every column once, in order
+    assert all(p[0] == "set" for p in parts), parts
+    assert all(sum(figures.column_px(df, c, config.get(c)) for c in p) <= width for p in parts), (parts, width)
+    assert len(parts) == (1 if fs > 15 else 2), parts
+    # what st.dataframe gave these columns in Chromium at 1280×720 (602 px in all): the estimate is not smaller
+    assert sum(figures.column_px(df, c, config.get(c)) for c in df.columns) >= 602
 
 
 def test_legend_rows_wraps_for_the_chart_width():
