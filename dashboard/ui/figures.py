@@ -21,6 +21,9 @@ Anything that comes from the data (data-set, class, column names) stays text: th
 ``st.text``, the tables ``st.dataframe`` (plain cells), the name is set with ``setAttribute``.
 
 :func:`figure_table` is pure (no Streamlit): the tests build figures by hand and read it.
+
+A page's own tables go through :func:`show_table`: one too wide for its box (columns cut at the box's
+edge, out of a class's sight) is shown as several that fit (:func:`table_parts`, pure too).
 """
 from __future__ import annotations
 
