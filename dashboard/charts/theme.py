@@ -72,21 +72,18 @@ CLASSROOM_MIN_PX = min(TYPE_SCALE[True].values())
 #: table, as a band 2.75 rem tall straddling the grid's top edge: it hid the right-hand headers. It goes
 #: above the table instead, into a band the table keeps free for it (the page's 1 rem gap between
 #: elements and 1.75 rem of margin), so that it covers neither the table nor the element above.
-#: A displayed formula (KaTeX) that cannot break (an aligned block) is drawn smaller in a narrow column:
-#: at most 4.2 % of its column's width per em (a 385 px column: 16 px), so that it fits instead of being
-#: cut at the column's edge; in a wide column it keeps KaTeX's size.
+#: A displayed formula (KaTeX) that cannot break (an aligned block) and is a little wider than its
+#: column (the maths panel's E-step, 8 px over in a 385 px column) is drawn whole, into the gap beside
+#: the column, instead of being cut by the Markdown box, which hides what overflows it.
 FIGURE_CSS = """<style>
-[data-testid="stMarkdownContainer"]:has(> .katex-display) { container-type: inline-size; }
-[data-testid="stMarkdownContainer"] > .katex-display > .katex { font-size: min(1.21em, 4.2cqi); }
+[data-testid="stMarkdownContainer"]:has(> .katex-display) { overflow: visible !important; }
 [data-testid="stDataFrame"] { margin-top: 1.75rem; }
 [data-testid="stDataFrame"] > [data-testid="stElementToolbar"] { top: auto !important; bottom: 100% !important; }
 </style>"""
 
-#: CSS of classroom mode for the same (with the classroom type scale of dashboard/ui/page_kit.py): a
-#: displayed formula at the classroom size (1.15 em of the classroom's larger text) unless its column is
-#: narrow: then at most 5 % of the column's width per em.
+#: CSS of classroom mode for the same (with the classroom type scale of dashboard/ui/page_kit.py): none
+#: yet (classroom mode's displayed formulas scroll sideways in their own box: page_kit.CLASSROOM_CSS).
 CLASSROOM_FIGURE_CSS = """<style>
-[data-testid="stMarkdownContainer"] > .katex-display > .katex { font-size: min(1.15em, 5cqi) !important; }
 </style>"""
 
 
