@@ -203,6 +203,43 @@ AT_LAMBDA_LINE = dict(color="#D55E00", dash="dash", width=3)
 CV_LINE = dict(color="#009E73", dash="dashdot", width=3)
 
 
+def _reference_lines(ref, T: int, font_size: int) -> tuple[list, list, list, list]:
+    """The accuracy chart's baselines from a :class:`nblab.numbers.Reference`, each named with its accuracy:
+    supervised NB at each λ segment's λ (a step at every λ change, each segment labelled), at the λ chosen by
+    leave-one-out, and the majority class. Returns (traces, shapes, annotations, the levels drawn)."""
+    data, shapes, annotations, levels = [], [], [], []
+    right = max(T - 1, 0) + 0.5
+
+    def flat(value, name, line):
+        levels.append(value)
+        data.append(dict(type="scatter", x=[-0.5, right], y=[value, value], mode="lines", name=name, line=line,
+                         hovertemplate=f"{name}<extra></extra>"))
+
+    segs = [s for s in ref.segments if s[3] is not None and np.isfinite(s[3])]
+    if segs:
+        xs, ys = [], []
+        for a, b, lam, v in segs:
+            xs += [a - 0.5, b + 0.5, None]
+            ys += [v, v, None]
+            levels.append(v)
+        name = (f"NB at λ = {segs[0][2]:g}: {segs[0][3]:.1%}" if len(segs) == 1
+                else "NB at each segment's λ")
+        data.append(dict(type="scatter", x=xs[:-1], y=ys[:-1], mode="lines", name=name, line=AT_LAMBDA_LINE,
+                         hovertemplate="supervised NB at this segment's λ: %{y:.1%}<extra></extra>"))
+        if len(segs) > 1:
+            for a, b, lam, v in segs:
+                annotations.append(dict(x=(a + b) / 2, y=v, xref="x", yref="y", text=f"λ={lam:g}: {v:.1%}",
+                                        showarrow=False, yanchor="bottom", bgcolor="rgba(255,255,255,0.85)",
+                                        font=dict(size=font_size - 3, color=AT_LAMBDA_LINE["color"])))
+            for a, _, lam, _ in segs[1:]:
+                shapes.append(theme.vline(a - 0.5, dict(color="#555555", dash="dash", width=1.5)))
+    if ref.cv is not None and np.isfinite(ref.cv):
+        flat(ref.cv, f"NB at λ = {ref.cv_lambda:g} (leave-one-out): {ref.cv:.1%}", CV_LINE)
+    if ref.majority is not None and np.isfinite(ref.majority):
+        flat(ref.majority, f"majority class: {ref.majority:.1%}", MAJORITY_LINE)
+    return data, shapes, annotations, levels
+
+
 def accuracy_figure(acc: Sequence[float], baseline: float | None, t_sel: int | None = None,
                     font_size: int = 16, height: int = 330, n_hidden: int | None = None, ref=None) -> dict:
     """Accuracy on the hidden labels against iteration, with the supervised baselines.
@@ -223,35 +260,8 @@ def accuracy_figure(acc: Sequence[float], baseline: float | None, t_sel: int | N
         data.append(dict(type="scatter", x=[None], y=[None], mode="lines", name=f"supervised only: {baseline:.1%}",
                          line=line))
     elif ref is not None:
-        right = max(T - 1, 0) + 0.5
-
-        def flat(value, name, line):
-            levels.append(value)
-            data.append(dict(type="scatter", x=[-0.5, right], y=[value, value], mode="lines", name=name, line=line,
-                             hovertemplate=f"{name}<extra></extra>"))
-
-        segs = [s for s in ref.segments if s[3] is not None and np.isfinite(s[3])]
-        if segs:
-            xs, ys = [], []
-            for a, b, lam, v in segs:
-                xs += [a - 0.5, b + 0.5, None]
-                ys += [v, v, None]
-                levels.append(v)
-            name = (f"NB at λ = {segs[0][2]:g}: {segs[0][3]:.1%}" if len(segs) == 1
-                    else "NB at each segment's λ")
-            data.append(dict(type="scatter", x=xs[:-1], y=ys[:-1], mode="lines", name=name, line=AT_LAMBDA_LINE,
-                             hovertemplate="supervised NB at this segment's λ: %{y:.1%}<extra></extra>"))
-            if len(segs) > 1:
-                for a, b, lam, v in segs:
-                    annotations.append(dict(x=(a + b) / 2, y=v, xref="x", yref="y", text=f"λ={lam:g}: {v:.1%}",
-                                            showarrow=False, yanchor="bottom", bgcolor="rgba(255,255,255,0.85)",
-                                            font=dict(size=font_size - 3, color=AT_LAMBDA_LINE["color"])))
-                for a, _, lam, _ in segs[1:]:
-                    shapes.append(theme.vline(a - 0.5, dict(color="#555555", dash="dash", width=1.5)))
-        if ref.cv is not None and np.isfinite(ref.cv):
-            flat(ref.cv, f"NB at λ = {ref.cv_lambda:g} (leave-one-out): {ref.cv:.1%}", CV_LINE)
-        if ref.majority is not None and np.isfinite(ref.majority):
-            flat(ref.majority, f"majority class: {ref.majority:.1%}", MAJORITY_LINE)
+        extra, shapes, annotations, levels = _reference_lines(ref, T, font_size)
+        data += extra
     shapes += theme.iteration_marker(t_sel)
     finite = [v for v in levels if v is not None and np.isfinite(v)]
     lo = np.nanmin(np.r_[acc, finite]) if (len(acc) or finite) else 0.0

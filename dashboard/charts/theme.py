@@ -67,6 +67,26 @@ TYPE_SCALE = {
 CLASSROOM_MIN_PX = min(TYPE_SCALE[True].values())
 
 
+#: CSS every page gets for its tables and formulas (dashboard/ui/page_kit.py puts it on the page).
+#: st.dataframe draws its toolbar (show/hide columns, search, full screen) while the pointer is on the
+#: table, as a band 2.75 rem tall straddling the grid's top edge: it hid the right-hand headers. It goes
+#: above the table instead, into a band the table keeps free for it (the page's 1 rem gap between
+#: elements and 1.75 rem of margin), so that it covers neither the table nor the element above.
+#: A displayed formula (KaTeX) that cannot break (an aligned block) and is a little wider than its
+#: column (the maths panel's E-step, 8 px over in a 385 px column) is drawn whole, into the gap beside
+#: the column, instead of being cut by the Markdown box, which hides what overflows it.
+FIGURE_CSS = """<style>
+[data-testid="stMarkdownContainer"]:has(> .katex-display) { overflow: visible !important; }
+[data-testid="stDataFrame"] { margin-top: 1.75rem; }
+[data-testid="stDataFrame"] > [data-testid="stElementToolbar"] { top: auto !important; bottom: 100% !important; }
+</style>"""
+
+#: CSS of classroom mode for the same (with the classroom type scale of dashboard/ui/page_kit.py): none
+#: yet (classroom mode's displayed formulas scroll sideways in their own box: page_kit.CLASSROOM_CSS).
+CLASSROOM_FIGURE_CSS = """<style>
+</style>"""
+
+
 def _at_least(box: dict, key: str, px: int) -> dict:
     """``box`` with ``box[key]["font"]["size"]`` (or ``box[key]["size"]`` for a font) at least ``px``."""
     out = dict(box)
@@ -255,8 +275,12 @@ def figure_spec(data: list, layout: dict, title: str, font_size: int, height: in
         font=dict(size=font_size),
         height=total,  # bigger fonts (classroom) and more legend rows get a taller figure
         margin=dict(l=10, r=10, t=title_band + legend_band, b=10),
+        # the legend starts at the chart's left edge (container coordinates), not the plot area's (after
+        # the y ticks), with plotly's shortest line sample and its text a px under the chart's: an entry
+        # nearly as wide as the chart ("NB at λ = 0.003 (leave-one-out): 95.0%" in a third of the page)
+        # then still fits in it
         legend=dict(orientation="h", yref="container", yanchor="top", y=unit(1 - title_band / total),
-                    xanchor="left", x=0.0, font=dict(size=font_size)),
+                    xref="container", xanchor="left", x=0.0, itemwidth=30, font=dict(size=font_size - 1)),
     )
     for name in ("xaxis", "yaxis"):  # readable ticks unless a chart chose its own
         axis = dict(layout.get(name) or {})
@@ -364,6 +388,11 @@ def _figure_legend_rows(fig: go.Figure, font_size: int, width: int | None = None
     return legend_rows([t.name for t in shown], font_size, width)
 
 
+def tick_half(tick_px: float) -> int:
+    """Px a y tick label ``tick_px`` px high stands above the plot's top edge: half of its line (1.3 em)."""
+    return int(0.65 * float(tick_px)) + 1
+
+
 def style(fig: go.Figure, title: str, font_size: int, height: int, legend_right: bool = False,
             width: int | None = None, **kw) -> go.Figure:
     """Title in a band of its own at the top, the legend in a band under it (never overlapping),
@@ -392,7 +421,10 @@ def style(fig: go.Figure, title: str, font_size: int, height: int, legend_right:
     if top_ticks and fig.layout.xaxis.showticklabels is not False:
         tick_size = fig.layout.xaxis.tickfont.size or font_size
         tick_band = int(tick_size * 1.6) + 4  # one line of tick labels and the tick length
-    total = height + line * (lines - 1) + int(font_size * 1.5) * max(0, rows - 1) + tick_band
+    # the top y tick label is centred on the plot's top edge: half of it stands above the plot, into
+    # the band of the title or the legend (in classroom type a two-line title met the "0.06" under it)
+    tick_clear = tick_half(fig.layout.yaxis.tickfont.size or font_size)
+    total = height + line * (lines - 1) + int(font_size * 1.5) * max(0, rows - 1) + tick_band + tick_clear
     fig.update_layout(
         # plotly raises a title of several lines by about 0.7 em (whatever their number; measured in
         # Chromium): push it down by that much, so that it fills its band from the top. (Pushed down by
@@ -401,7 +433,7 @@ def style(fig: go.Figure, title: str, font_size: int, height: int, legend_right:
                    pad=dict(t=8 + (int((font_size + 4) * 0.7) if lines > 1 else 0))),
         font=dict(size=font_size),
         height=total,
-        margin=dict(l=10, r=10, t=title_band + legend_band + tick_band, b=10),
+        margin=dict(l=10, r=10, t=title_band + legend_band + tick_band + tick_clear, b=10),
         legend=(dict(orientation="v", yanchor="top", y=1.0, xanchor="left", x=1.01, font=dict(size=font_size))
                 if legend_right else
                 dict(orientation="h", yref="container", yanchor="top", y=unit(1 - title_band / total),

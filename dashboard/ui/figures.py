@@ -21,6 +21,9 @@ Anything that comes from the data (data-set, class, column names) stays text: th
 ``st.text``, the tables ``st.dataframe`` (plain cells), the name is set with ``setAttribute``.
 
 :func:`figure_table` is pure (no Streamlit): the tests build figures by hand and read it.
+
+A page's own tables go through :func:`show_table`: one too wide for its box (columns cut at the box's
+edge, out of a class's sight) is shown as several that fit (:func:`table_parts`, pure too).
 """
 from __future__ import annotations
 
@@ -175,6 +178,52 @@ def _histogram(tr: dict, layout: dict, title: str) -> tuple[str, pd.DataFrame] |
     return _cap(df, f"{title}: {name}, counts per bin")
 
 
+def _xy_column(tr: dict, layout: dict) -> dict | None:
+    """A line, marker or bar trace as one column keyed by its categories or x values: ``{"key": [...],
+    "axis": key axis title, "val_axis": value axis title, "name": column name, "vals": [...], "points":
+    a cloud of points (x and y per point, keys repeated)}``; None when it draws no values."""
+    kind = tr.get("type") or "scatter"
+    horizontal = tr.get("orientation") == "h" or (   # markers on a chart whose y axis names its ticks
+        kind == "scatter" and bool(_axis_ticks(layout, tr.get("yaxis"), "y"))
+        and not _axis_ticks(layout, tr.get("xaxis"), "x"))
+    keys, vals = _array(tr.get("y" if horizontal else "x")), _array(tr.get("x" if horizontal else "y"))
+    if vals is None:
+        return None
+    if keys is None:
+        keys = list(range(len(vals)))
+    kx, vx = ("y", "x") if horizontal else ("x", "y")
+    key_axis = _axis_title(layout, tr.get(kx + "axis"), kx) or kx
+    val_axis = _axis_title(layout, tr.get(vx + "axis"), vx) or vx
+    ticks = _axis_ticks(layout, tr.get(kx + "axis"), kx)
+    keys = [_tick_name(ticks, k) if not isinstance(k, list) else str(k) for k in keys]
+    if len({type(k) for k in keys if k is not None}) > 1:   # some ticks named, others numbers: all text
+        keys = [None if k is None else str(k) for k in keys]
+    n = min(len(keys), len(vals))
+    keys, vals = [_value(k) for k in keys[:n]], [_value(v) for v in vals[:n]]
+    mode = str(tr.get("mode") or "")
+    points = kind == "scatter" and "lines" not in mode and "markers" in mode and len(set(map(str, keys))) < n
+    return {"key": keys, "axis": key_axis, "val_axis": val_axis, "name": plain(tr.get("name")) or val_axis,
+            "vals": vals, "points": points}
+
+
+def _group_tables(groups: list[dict], title: str) -> list[tuple[str, pd.DataFrame]]:
+    """The tables of columns grouped by their keys: a cloud of points is a table of its own (x and y per
+    point); columns on the same keys share one, a column per trace."""
+    out = []
+    for g in groups:
+        if g["points"]:
+            name, vals = g["cols"][0]
+            df = pd.DataFrame({g["axis"]: g["key"], g["val_axis"]: vals})
+            out.append(_cap(df, f"{title}: {name}"))
+            continue
+        names = _unique([n for n, _ in g["cols"]])
+        key_name = g["axis"] if g["axis"] not in names else g["axis"] + " "
+        df = pd.DataFrame({key_name: g["key"], **{n: v for n, (_, v) in zip(names, g["cols"])}})
+        label = title if len(groups) == 1 else f"{title}: " + ", ".join(names)
+        out.append(_cap(df, label))
+    return out
+
+
 def figure_table(fig) -> list[tuple[str, pd.DataFrame]]:
     """What a chart draws, as tables: ``[(title, DataFrame), ...]``.
 
@@ -187,58 +236,91 @@ def figure_table(fig) -> list[tuple[str, pd.DataFrame]]:
     t = layout.get("title")
     title = plain(t.get("text") if isinstance(t, dict) else t) or "Chart"
     out: list[tuple[str, pd.DataFrame]] = []
-    groups: list[dict] = []   # traces on the same keys: {"key": [...], "axis": str, "cols": {name: values}, ...}
+    groups: list[dict] = []   # traces on the same keys: {"key": [...], "axis": str, "cols": [(name, values)], ...}
     for tr in spec.get("data") or []:
         kind = tr.get("type") or "scatter"
-        if kind in ("heatmap", "image"):
-            got = _heatmap(tr, layout, title)
+        if kind in ("heatmap", "image", "histogram"):
+            got = (_histogram if kind == "histogram" else _heatmap)(tr, layout, title)
             if got:
                 out.append(got)
             continue
-        if kind == "histogram":
-            got = _histogram(tr, layout, title)
-            if got:
-                out.append(got)
+        col = _xy_column(tr, layout)
+        if col is None:
             continue
-        horizontal = tr.get("orientation") == "h" or (   # markers on a chart whose y axis names its ticks
-            kind == "scatter" and bool(_axis_ticks(layout, tr.get("yaxis"), "y"))
-            and not _axis_ticks(layout, tr.get("xaxis"), "x"))
-        keys, vals = _array(tr.get("y" if horizontal else "x")), _array(tr.get("x" if horizontal else "y"))
-        if vals is None:
-            continue
-        if keys is None:
-            keys = list(range(len(vals)))
-        kx, vx = ("y", "x") if horizontal else ("x", "y")
-        key_axis = _axis_title(layout, tr.get(kx + "axis"), kx) or kx
-        val_axis = _axis_title(layout, tr.get(vx + "axis"), vx) or vx
-        ticks = _axis_ticks(layout, tr.get(kx + "axis"), kx)
-        keys = [_tick_name(ticks, k) if not isinstance(k, list) else str(k) for k in keys]
-        if len({type(k) for k in keys if k is not None}) > 1:   # some ticks named, others numbers: all text
-            keys = [None if k is None else str(k) for k in keys]
-        n = min(len(keys), len(vals))
-        keys, vals = [_value(k) for k in keys[:n]], [_value(v) for v in vals[:n]]
-        name = plain(tr.get("name")) or val_axis
-        mode = str(tr.get("mode") or "")
-        points = kind == "scatter" and "lines" not in mode and "markers" in mode and len(set(map(str, keys))) < n
         for g in groups:   # same keys (and same key axis): one more column of that table
-            if not points and not g["points"] and g["axis"] == key_axis and g["key"] == keys:
-                g["cols"].append((name, vals))
+            if not col["points"] and not g["points"] and g["axis"] == col["axis"] and g["key"] == col["key"]:
+                g["cols"].append((col["name"], col["vals"]))
                 break
         else:
-            groups.append({"key": keys, "axis": key_axis, "val_axis": val_axis, "cols": [(name, vals)],
-                           "points": points})
-    for g in groups:
-        if g["points"]:   # a cloud of points: x and y per point, one table per trace
-            name, vals = g["cols"][0]
-            df = pd.DataFrame({g["axis"]: g["key"], g["val_axis"]: vals})
-            out.append(_cap(df, f"{title}: {name}"))
-            continue
-        names = _unique([n for n, _ in g["cols"]])
-        key_name = g["axis"] if g["axis"] not in names else g["axis"] + " "
-        df = pd.DataFrame({key_name: g["key"], **{n: v for n, (_, v) in zip(names, g["cols"])}})
-        label = title if len(groups) == 1 else f"{title}: " + ", ".join(names)
-        out.append(_cap(df, label))
-    return out
+            groups.append({"key": col["key"], "axis": col["axis"], "val_axis": col["val_axis"],
+                           "cols": [(col["name"], col["vals"])], "points": col["points"]})
+    return out + _group_tables(groups, title)
+
+
+# ---- tables that fit their box (no Streamlit) -----------------------------------------------------------
+
+#: st.dataframe's automatic column widths, as its grid lays them out: about 7.5 px per character of its
+#: 14 px text (a little more than the average, so that an estimate errs towards a narrower table), 16 px
+#: of padding, between 50 and 400 px; a progress column (a bar and its number) about 200 px.
+CHAR_PX, CELL_PAD, COL_MIN, COL_MAX, BAR_PX = 7.5, 16, 50, 400, 200
+
+
+def _cell_text(v) -> str:
+    if isinstance(v, (float, np.floating)):
+        return "—" if not np.isfinite(v) else f"{v:.4g}"
+    return str(v)
+
+
+def column_px(df: pd.DataFrame, col, config=None) -> int:
+    """Estimated px width st.dataframe gives column ``col`` of ``df``: its header or its widest cell (of the
+    first 100 rows), or the width its ``column_config`` entry names."""
+    cfg = config if isinstance(config, dict) else {}
+    width = cfg.get("width")
+    if isinstance(width, int):
+        return width
+    if width in ("small", "medium", "large"):
+        return {"small": 75, "medium": 200, "large": 400}[width]
+    if cfg.get("type_config", {}).get("type") == "progress":
+        return BAR_PX
+    chars = max([len(str(cfg.get("label") or col))] + [len(_cell_text(v)) for v in df[col].head(100)])
+    return int(min(COL_MAX, max(COL_MIN, chars * CHAR_PX + CELL_PAD)))
+
+
+def table_parts(df: pd.DataFrame, width_px: int, keep: int = 1, column_config: dict | None = None) -> list[list]:
+    """``df``'s columns in groups that each fit ``width_px``: the first ``keep`` columns (what a row is: a
+    class, a set of flips) start every group, the others follow in order, shared out evenly over as few
+    groups as fit. A table that fits is one group, its columns unchanged. (st.dataframe cuts the columns
+    that do not fit at its box's edge: the grid scrolls sideways, out of a class's sight.)"""
+    config = column_config or {}
+    cols = list(df.columns)
+    head = cols[:keep]
+    head_px = sum(column_px(df, c, config.get(c)) for c in head)
+    rest = cols[keep:]
+    px = {c: column_px(df, c, config.get(c)) for c in rest}
+    groups, used = [list(head)], head_px
+    for c in rest:
+        if len(groups[-1]) > len(head) and used + px[c] > width_px:
+            groups.append(list(head))
+            used = head_px
+        groups[-1].append(c)
+        used += px[c]
+    n = len(groups)
+    even = [head + rest[i * len(rest) // n:(i + 1) * len(rest) // n] for i in range(n)]
+    # as many tables, of as many columns each as can be (two tables of 4, rather than of 5 and 3)
+    return even if all(head_px + sum(px[c] for c in g[keep:]) <= width_px for g in even) else groups
+
+
+def show_table(where, df: pd.DataFrame, *, width_px: int, keep: int = 1, column_config: dict | None = None,
+               **kwargs) -> None:
+    """``df`` in ``where`` (st, a column, a container) as st.dataframe(s) that fit ``width_px`` (the box's
+    width on a 1280×720 screen: :func:`dashboard.charts.theme.chart_width`): a table too wide for it is
+    shown as several, one under the other, each starting with the first ``keep`` columns
+    (:func:`table_parts`). ``kwargs`` go to st.dataframe (``hide_index`` defaults to True)."""
+    kwargs.setdefault("hide_index", True)
+    kwargs.setdefault("width", "stretch")
+    config = column_config or {}
+    for cols in table_parts(df, width_px, keep, config):
+        where.dataframe(df[cols], column_config={c: v for c, v in config.items() if c in cols} or None, **kwargs)
 
 
 # ---- drawing (Streamlit) --------------------------------------------------------------------------------

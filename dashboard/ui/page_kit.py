@@ -139,11 +139,11 @@ def page_start(name: str) -> PageContext:
     # is named here, on every page, instead of being ignored without a word
     urlguard.one_of("player", ("on", "off", "true", "false", "1", "0", "yes", "no"),
                     "the charts are drawn the usual way (player=on or player=off choose)")
-    st.html(BASE_CSS)  # style only: goes to the page's event container, takes no room
+    st.html(BASE_CSS + theme.FIGURE_CSS)  # style only: goes to the page's event container, takes no room
     classroom = controls.classroom_toggle()
     if classroom:
         st.markdown(CLASSROOM_CSS, unsafe_allow_html=True)
-        st.html(CLASSROOM_TYPE_CSS)  # style only: goes to the page's event container, takes no room
+        st.html(CLASSROOM_TYPE_CSS + theme.CLASSROOM_FIGURE_CSS)  # style only: goes to the page's event container, takes no room
     return PageContext(classroom)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
@@ -135,6 +136,60 @@ def test_ten_class_alpha_chart_keeps_its_plot_height(fs):
     assert rows >= 3
     plot_h = lay["height"] - lay["margin"]["t"] - lay["margin"]["b"]
     assert plot_h >= 200, (lay["height"], lay["margin"])
+
+
+@pytest.mark.parametrize("fs", FONT_SIZES)
+@pytest.mark.parametrize("legend_right", [False, True])
+def test_top_y_tick_clears_a_two_line_title(fs, legend_right):
+    """The top y tick label is centred on the plot's top edge: the top margin holds the title band (two
+    lines in classroom type), the legend's band above the plot if any, and the half of that label that
+    stands above the plot (classroom: the Gaussian corner's "0.06" ran into its title)."""
+    base = go.Figure(go.Scatter(x=[0, 1], y=[0.0, 0.06], name="density of one class"))
+    styled = theme.style(base, "Per-class normal curves over the data", fs, 460, legend_right=legend_right)
+    lay = _layout(styled)
+    title = lay["title"]["text"]
+    lines = len(_lines(title))
+    title_band = int((fs + 4) * 1.35) * lines + 10
+    legend = lay["legend"]
+    above = legend.get("yref") == "container" and legend.get("yanchor") == "top"
+    legend_band = (int(fs * 1.5) + 8) if above else 0
+    tick = (lay.get("yaxis") or {}).get("tickfont", {}).get("size") or fs
+    assert lay["margin"]["t"] >= title_band + legend_band + 0.65 * tick, (lay["margin"], title, legend)
+
+
+@pytest.mark.parametrize("fs", FONT_SIZES)
+def test_lesson_legend_starts_at_the_charts_left_edge(fs):
+    """A lesson chart's legend is placed from the chart's left edge (container coordinates), not the plot
+    area's, its text a px under the chart's: an entry nearly as wide as a third of the page ("NB at
+    λ = 0.003 (leave-one-out): 95.0%", 236 px at 15 px in a 263 px chart) then fits (measured in Chromium by
+    tests/browser/test_layout_clipping.py)."""
+    lay = _layout(lesson_charts.accuracy_figure([0.5, 0.9, 0.95], 0.92, 1, font_size=fs))
+    assert lay["legend"].get("xref") == "container" and lay["legend"]["x"] == 0.0, lay["legend"]
+    assert lay["legend"]["font"]["size"] <= fs - 1, lay["legend"]
+
+
+@pytest.mark.parametrize("fs", FONT_SIZES)
+def test_a_table_too_wide_for_its_box_is_split_into_tables_that_fit(fs):
+    """The two-coin table (a set of flips, its counts, r(A), r(B) and four expected counts: 9 columns) beside
+    its chart (3/5 of the page) is two tables, each starting with the set, each as wide as its box allows;
+    given the page's whole width in classroom mode it stays one table."""
+    import streamlit as st
+
+    from dashboard.ui import figures
+
+    rng = np.random.default_rng(0)
+    cols = ["A: ≈ heads", "A: ≈ tails", "B: ≈ heads", "B: ≈ tails"]
+    df = pd.DataFrame({"set": [f"{i + 1}: HTTHHTHTHH" for i in range(5)], "heads": [5] * 5, "tails": [5] * 5,
+                       "r(A)": rng.random(5), "r(B)": rng.random(5), **{c: 5 * rng.random(5) for c in cols}})
+    config = {c: st.column_config.NumberColumn(format="%.2f") for c in df.columns[3:]}
+    width = theme.chart_width(fs, share=1.0 if fs > 15 else 0.6)
+    parts = figures.table_parts(df, width, 1, config)
+    assert [c for p in parts for c in p[1:]] == list(df.columns[1:]), parts  # every column once, in order
+    assert all(p[0] == "set" for p in parts), parts
+    assert all(sum(figures.column_px(df, c, config.get(c)) for c in p) <= width for p in parts), (parts, width)
+    assert len(parts) == (1 if fs > 15 else 2), parts
+    # what st.dataframe gave these columns in Chromium at 1280×720 (602 px in all): the estimate is not smaller
+    assert sum(figures.column_px(df, c, config.get(c)) for c in df.columns) >= 602
 
 
 def test_legend_rows_wraps_for_the_chart_width():
