@@ -232,7 +232,8 @@ def two_coin_step(sets, heads, nflip, path, est_pi: bool, page: page_kit.PageCon
         st.markdown(f"**E-step at θ_A = {prev.theta[0]:.4f}, θ_B = {prev.theta[1]:.4f}**: "
                     "r(A) = π_A θ_A^h (1−θ_A)^(n−h) / Σ_c π_c θ_c^h (1−θ_c)^(n−h)")
         shown = _shown(table, 2, table.columns[3:])
-        st.dataframe(shown, hide_index=True, width="stretch", column_config=_number_format(shown.iloc[:, 3:], 2))
+        figures.show_table(st, shown, width_px=theme.chart_width(FS, share=1.0 if page.classroom else 0.6),
+                           column_config=_number_format(shown.iloc[:, 3:], 2))
         tot = table[["A: ≈ heads", "A: ≈ tails", "B: ≈ heads", "B: ≈ tails"]].sum()
         st.markdown(f"**M-step**: θ_A = {tot['A: ≈ heads']:.2f} / ({tot['A: ≈ heads']:.2f} + {tot['A: ≈ tails']:.2f}) "
                     f"= **{step.theta[0]:.4f}**, θ_B = {tot['B: ≈ heads']:.2f} / ({tot['B: ≈ heads']:.2f} + "

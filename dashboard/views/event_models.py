@@ -298,10 +298,10 @@ def document_parts(d: TextData, runs: dict, doc: int, FS: int) -> dict:
         summary=" ".join(f"{row['class']}: Bernoulli {row['Bernoulli: total']:.1f} ({row['absent share']:.0%} from the "
                          f"words absent), multinomial {row['multinomial: total']:.1f}." for _, row in table.iterrows()),
         config={"displayModeBar": False})
-    st.dataframe(table, hide_index=True, width="stretch",
-                 column_config={c: (st.column_config.ProgressColumn(c, min_value=0.0, max_value=1.0, format="percent")
-                                    if c.endswith("share") else st.column_config.NumberColumn(c, format="%.1f"))
-                                for c in table.columns if c != "class"})
+    figures.show_table(st, table, width_px=theme.chart_width(FS),
+                       column_config={c: (st.column_config.ProgressColumn(c, min_value=0.0, max_value=1.0, format="percent")
+                                          if c.endswith("share") else st.column_config.NumberColumn(c, format="%.1f"))
+                                      for c in table.columns if c != "class"})
     return parts
 
 

@@ -49,9 +49,6 @@ KNOWN = {
     # the lesson's documents table (dashboard/lesson/panels/documents.py): 11 columns
     "lesson": ("columns cut off", 'header "words present', 'header "words absent', 'header "confidence"',
                'in "flipped at t" cut'),
-    # shown with dashboard.ui.figures.show_table, they fit (two tables of fewer columns): the views call it
-    "coin": ("columns cut off",),  # the two-coin table's 9 columns beside its chart
-    "event_models": ("columns cut off",),  # the parts table's 8 columns
 }
 
 
