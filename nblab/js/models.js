@@ -16,16 +16,17 @@
 // the order scipy's csr/csc kernels use, so a sparse X gives nbcore's numbers bit for bit up to
 // the logarithms and exponentials (V8's and numpy's can differ in the last bit).
 //
-// One module per event model (models/bernoulli.js, multinomial.js, categorical.js, gaussian.js) and the
-// kernels they share (models/kernels.js); this module names the models and keeps the exports callers import.
+// One module per event model (model_bernoulli.js, model_multinomial.js, model_categorical.js,
+// model_gaussian.js) and the kernels they share (model_kernels.js); this module names the models and keeps
+// the exports callers import.
 
-import { BernoulliModel } from "./models/bernoulli.js";
-import { MultinomialModel } from "./models/multinomial.js";
-import { CategoricalModel } from "./models/categorical.js";
-import { GaussianModel } from "./models/gaussian.js";
+import { BernoulliModel } from "./model_bernoulli.js";
+import { MultinomialModel } from "./model_multinomial.js";
+import { CategoricalModel } from "./model_categorical.js";
+import { GaussianModel } from "./model_gaussian.js";
 
-export { csrMatmul, transposeOf, csrTMatmul } from "./models/kernels.js";
-export { bernoulliLogLikelihood } from "./models/bernoulli.js";
+export { csrMatmul, transposeOf, csrTMatmul } from "./model_kernels.js";
+export { bernoulliLogLikelihood } from "./model_bernoulli.js";
 
 const MODELS = {
   bernoulli: BernoulliModel,

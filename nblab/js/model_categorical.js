@@ -2,8 +2,8 @@
 // (Σ_j D_j columns, one entry per feature and row) (nbcore/models' categorical model).
 // Data and parameters as models.js describes them.
 
-import { pairwiseSum, columnSum } from "../equations.js";
-import { csrTMatmul, logDot, blockSquaredDistance, logOf, normalizeColumns } from "./kernels.js";
+import { pairwiseSum, columnSum } from "./equations.js";
+import { csrTMatmul, logDot, blockSquaredDistance, logOf, normalizeColumns } from "./model_kernels.js";
 
 function thetaFromStacked(stacked, nCategories, K) {
   const theta = [];

@@ -2,8 +2,8 @@
 // (nbcore/models' Gaussian model).
 // Data and parameters as models.js describes them.
 
-import { pairwiseSum, columnSum } from "../equations.js";
-import { blockSquaredDistance } from "./kernels.js";
+import { pairwiseSum, columnSum } from "./equations.js";
+import { blockSquaredDistance } from "./model_kernels.js";
 
 const LOG_2PI = 1.8378770664093453; // float(np.log(2π))
 const TWO_PI = 6.283185307179586;

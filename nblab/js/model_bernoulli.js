@@ -1,8 +1,8 @@
 // The Bernoulli event model p(x | y = k): words present or absent (nbcore/models' Bernoulli model).
 // Data and parameters as models.js describes them.
 
-import { pairwiseSum, columnSum } from "../equations.js";
-import { csrMatmul, csrTMatmul, logDot, blockSquaredDistance, logOf, minMax, ROW_BLOCK } from "./kernels.js";
+import { pairwiseSum, columnSum } from "./equations.js";
+import { csrMatmul, csrTMatmul, logDot, blockSquaredDistance, logOf, minMax, ROW_BLOCK } from "./model_kernels.js";
 
 /** log p(x_i | k) = Σ_j x_ij log β_jk + (1 − x_ij) log(1 − β_jk) (eq. 5, 11), nbcore's bernoulli_log_likelihood. */
 export function bernoulliLogLikelihood(X, beta, K, out) {

@@ -3,7 +3,7 @@
 // sparse products run row by row, entry by entry, the order scipy's csr/csc kernels use, so a sparse X
 // gives nbcore's numbers bit for bit up to the logarithms and exponentials.
 
-import { pairwiseSum, columnSum } from "../equations.js";
+import { pairwiseSum, columnSum } from "./equations.js";
 
 /** nbcore's row blocks (log(1 − β), squared distances) */
 export const ROW_BLOCK = 4096;

@@ -1,8 +1,8 @@
 // The multinomial event model p(x | y = k): word counts (nbcore/models' multinomial model).
 // Data and parameters as models.js describes them.
 
-import { pairwiseSum, columnSum } from "../equations.js";
-import { csrMatmul, csrTMatmul, logDot, blockSquaredDistance, logOf, minMax, normalizeColumns } from "./kernels.js";
+import { pairwiseSum, columnSum } from "./equations.js";
+import { csrMatmul, csrTMatmul, logDot, blockSquaredDistance, logOf, minMax, normalizeColumns } from "./model_kernels.js";
 
 export class MultinomialModel {
   constructor() {
