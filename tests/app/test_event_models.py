@@ -6,6 +6,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.naive_bayes import BernoulliNB, MultinomialNB
@@ -122,7 +123,10 @@ def test_page_shows_the_chosen_documents_split_and_finds_disagreements(sms):
     doc = at.number_input(key="evm_doc").value
     y_obs = hidden_labels(y, 95)
     assert y_obs[doc] < 0 and y[doc] == 1  # the first hidden document of the smallest class (spam)
-    table = at.dataframe[-1].value
+    # the parts table, drawn as tables that fit the page (figures.show_table), each led by its class column
+    parts = [d.value for d in at.dataframe if "class" in d.value.columns
+             and any(c.startswith(("Bernoulli", "multinomial")) or c.endswith("share") for c in d.value.columns)]
+    table = pd.concat([f.set_index("class") for f in parts], axis=1).reset_index()
     beta_b = np.asarray(at.session_state["evm"].runs["bernoulli"].current.params["beta"])
     present, absent = nbcore.get_model("bernoulli").log_likelihood_by_presence((Xc[doc] > 0).astype(float),
                                                                                {"beta": beta_b})
