@@ -1,4 +1,4 @@
-"""The class page follows the teacher (nblab/js/follow.js, boot.js's mountFollow), and fetches its data.
+"""The class page follows the teacher (nblab/js/follow.js, page_follow.js's mountFollow), and fetches its data.
 
 A temporary folder is served by Python's http.server (a ThreadingHTTPServer in a thread, 127.0.0.1, a free
 port) in the class link's shape (docs/class_link.md): the page at ``/class/<cid>`` (nblab.site.shell_html with
