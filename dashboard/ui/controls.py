@@ -186,7 +186,7 @@ def _model_control(dataset: str, models_for) -> str:
     models = list(models_for(dataset)) or ["bernoulli"]
     if len(models) > 1:
         _ensure_valid(K_MODEL, models, models[0])
-        model = urlguard.radio(sb, "Event model", options=models, key=K_MODEL, horizontal=True,
+        model = urlguard.radio(sb, "Event model", options=models, default=models[0], key=K_MODEL, horizontal=True,
                                help="How a document's features are modelled given its class.")
     else:
         model = models[0]

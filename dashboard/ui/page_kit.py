@@ -264,7 +264,7 @@ def model_picker(key: str, dataset: str, allowed=("bernoulli", "multinomial"), c
         return models[0]
     if key in st.session_state and st.session_state[key] not in models:
         st.session_state[key] = models[0]
-    return urlguard.radio(box, "Event model", options=models, key=key, horizontal=True)
+    return urlguard.radio(box, "Event model", options=models, default=models[0], key=key, horizontal=True)
 
 
 def lam_picker(key: str, container=None, label: str = "Smoothing λ") -> float:

@@ -55,8 +55,8 @@ def _dataset(key: str, page: Page, default: str) -> UrlKey:
 
 
 def _model(key: str, page: Page) -> UrlKey:
-    return UrlKey(key, page, "radio", Choice(AT_RUN_TIME, "bernoulli", what="event model"),
-                  "an event model the data set allows")
+    return UrlKey(key, page, "radio", Choice(AT_RUN_TIME, AT_RUN_TIME, what="event model"),
+                  "an event model the data set allows (default: the first it allows)")
 
 
 def _percent(key: str, page: Page, default: int, step: int) -> UrlKey:
@@ -134,8 +134,8 @@ KEYS: tuple[UrlKey, ...] = (
     _seed("ls_seed", LS, 1),
     # label-budget curve
     _dataset("lb_dataset", LB, "synthetic_spam"), _lam("lb_lam", LB), _uw("lb_uw", LB),
-    UrlKey("lb_model", LB, "radio", Choice(AT_RUN_TIME, "bernoulli", what="event model"),
-           "an event model the data set allows, or both"),
+    UrlKey("lb_model", LB, "radio", Choice(AT_RUN_TIME, AT_RUN_TIME, what="event model"),
+           "an event model the data set allows, or both (default: the first)"),
     _count("lb_seeds", LB, 1, 10, 3),
     # side by side
     _dataset("sbs_dataset", SBS, "synthetic_spam"), _model("sbs_model", SBS), _percent("sbs_hidden", SBS, 90, 5),

@@ -56,7 +56,8 @@ def sidebar() -> Settings:
         _choices = _allowed + [BOTH]
         if st.session_state.get("lb_model") not in (None, *_choices):
             st.session_state["lb_model"] = _choices[0]
-        model = urlguard.radio(sb, "Event model", options=_choices, key="lb_model", horizontal=True,
+        model = urlguard.radio(sb, "Event model", options=_choices, default=_choices[0], key="lb_model",
+                               horizontal=True,
                                format_func=lambda m: "both" if m == BOTH else m,
                                help="“both” draws Bernoulli and multinomial on the same labelled subsets.")
     else:
