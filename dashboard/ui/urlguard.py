@@ -4,7 +4,8 @@ Every setting lives in the URL (widgets bound with ``bind="query-params"``). Str
 a URL value it cannot use without a word (``lam=0.5`` is not on the λ slider, ``hidden=150``
 is out of range, ``speed=warp``, ``dataset=../../etc/passwd``, ``hidden=10&hidden=20``) and
 takes some it should not (``hidden=97.5`` on a slider in steps of 1). Here each bound widget is
-drawn through a small wrapper that knows the widget's range / grid / options:
+drawn through a small wrapper that reads the widget's range / grid / options / default from the
+row of its key in ``url_table.py`` (the page passes only what the table leaves to it, ``...``):
 
 * before the widget is drawn the page's *initial* URL value for its key is checked: a value
   between grid points snaps to the nearest one, an out-of-range number is clamped, a
