@@ -36,7 +36,8 @@ def copy_repo(tmp_path: Path, *parts: str) -> Path:
 
 def add_page(root: Path) -> None:
     """"How to add a page": a view file, one entry in pages.py, and in url_table.py one row per
-    widget bound to the URL (each drawn through a URL guard wrapper: the data set picker, a slider)."""
+    widget bound to the URL, which holds its range and default (each drawn through a URL guard
+    wrapper that reads them there: the data set picker, a slider)."""
     (root / "dashboard" / "views" / "hello.py").write_text(textwrap.dedent(f'''
         """A page made by following docs/extending.md."""
         import streamlit as st
@@ -47,9 +48,8 @@ def add_page(root: Path) -> None:
 
         def main() -> None:
             page = page_kit.page_setup(pages.HELLO, "Made by following the recipe.")
-            dataset = page_kit.dataset_picker("hello_dataset", "toy_spam")
-            n = urlguard.slider(st.sidebar, "How many hellos", {PAGE_LO}, {PAGE_HI}, {PAGE_DEFAULT},
-                                key="{PAGE_KEY}")
+            dataset = page_kit.dataset_picker("hello_dataset")
+            n = urlguard.slider(st.sidebar, "How many hellos", key="{PAGE_KEY}")
             st.write(f"Hello from a new page, on {{dataset}}, chart font {{page.fs}}.")
             st.write(f"Hello × {{n}}")
 

@@ -100,7 +100,7 @@ def classroom_toggle() -> bool:
             except Exception:  # noqa: BLE001 - still bound (a later switch): the toggle writes it itself
                 pass
     on = urlguard.toggle(
-        st.sidebar, "Classroom mode", value=DEFAULTS["classroom"], key=K_CLASSROOM, on_change=_keep_classroom,
+        st.sidebar, "Classroom mode", key=K_CLASSROOM, on_change=_keep_classroom,
         help="Bigger fonts for a projector; hides the advanced controls.",
     )
     st.session_state[CLASSROOM_ON] = bool(on)
@@ -137,16 +137,16 @@ def data_controls(dataset_names: list[str], descriptions: dict[str, str], upload
     dataset = _dataset_control(dataset_names, descriptions, upload_name, shared_name)
     model = _model_control(dataset, models_for)
     # steps of 1 %: 97–99 % hidden (≈ 170–55 labelled SMS) is where Bernoulli and multinomial EM part ways
-    hidden = urlguard.slider(sb, "Labels hidden", 0, 100, DEFAULTS["hidden"], step=1, format="%d%%",
+    hidden = urlguard.slider(sb, "Labels hidden", format="%d%%",
                              key=K_HIDDEN,
                              help="Share of the labelled documents whose label EM does not see. "
                                   "Accuracy is measured on exactly these documents. Steps of 1 %: "
                                   "click the slider, then ← / → for one step (or set `hidden=98` in the URL).")
-    lam = urlguard.select_slider(sb, LAM_LABEL, LAMBDAS, value=DEFAULTS["lam"], format_func=fmt_lam, key=K_LAM,
+    lam = urlguard.select_slider(sb, LAM_LABEL, format_func=fmt_lam, key=K_LAM,
                                  help="Pseudo-counts in eq. 24 (0 = no smoothing). Changing λ mid-run continues "
                                       "from the current parameters; every other setting starts a new run.")
 
-    speed = urlguard.select_slider(sb, "Play speed", list(SPEEDS), value=DEFAULTS["speed"], key=K_SPEED,
+    speed = urlguard.select_slider(sb, "Play speed", key=K_SPEED,
                                    help="Iterations shown per second while playing: slow 1 (to talk over), "
                                         "normal 5, fast 20, fastest 40.")
     if classroom:  # advanced widgets are not drawn: use their remembered values, or the (checked) URL values
@@ -174,8 +174,7 @@ def _dataset_control(dataset_names: list[str], descriptions: dict[str, str], upl
         return name
 
     dataset = urlguard.selectbox(
-        sb, "Data set", options, index=options.index(DEFAULTS["dataset"]) if DEFAULTS["dataset"] in options else 0,
-        format_func=_fmt, key=K_DATASET, special=gone_upload(DEFAULTS["dataset"]), what="data set",
+        sb, "Data set", options=options, format_func=_fmt, key=K_DATASET, special=gone_upload(DEFAULTS["dataset"]),
         help="\n\n".join(f"**{n}**: {d}" for n, d in descriptions.items()) or None,
     )
     return dataset
@@ -187,7 +186,7 @@ def _model_control(dataset: str, models_for) -> str:
     models = list(models_for(dataset)) or ["bernoulli"]
     if len(models) > 1:
         _ensure_valid(K_MODEL, models, models[0])
-        model = urlguard.radio(sb, "Event model", models, index=0, key=K_MODEL, horizontal=True, what="event model",
+        model = urlguard.radio(sb, "Event model", options=models, default=models[0], key=K_MODEL, horizontal=True,
                                help="How a document's features are modelled given its class.")
     else:
         model = models[0]
@@ -198,31 +197,28 @@ def _model_control(dataset: str, models_for) -> str:
 
 def _advanced_values():
     """(init, seed, unlabelled weight, max iterations, tolerance) without their widgets: remembered or from the URL."""
-    init = urlguard.value_of(K_INIT, urlguard.Choice(INITS, DEFAULTS["init"], what="initialisation"),
-                             DEFAULTS["init"])
-    seed = urlguard.value_of(K_SEED, urlguard.Number(0, SEED_MAX, DEFAULTS["seed"], None, True), DEFAULTS["seed"])
-    uw = urlguard.value_of(K_UW, urlguard.Number(0.0, 1.0, DEFAULTS["uw"], 0.05), DEFAULTS["uw"])
-    max_iter = urlguard.value_of(K_MAXIT, urlguard.Number(1, MAX_ITER_MAX, DEFAULTS["max_iter"], None, True),
-                                 DEFAULTS["max_iter"])
-    tol = urlguard.value_of(K_TOL, urlguard.Grid(TOLS, DEFAULTS["tol"], _fmt_tol), DEFAULTS["tol"])
+    init = urlguard.value_of(K_INIT, urlguard.spec_of(K_INIT), DEFAULTS["init"])
+    seed = urlguard.value_of(K_SEED, urlguard.spec_of(K_SEED), DEFAULTS["seed"])
+    uw = urlguard.value_of(K_UW, urlguard.spec_of(K_UW), DEFAULTS["uw"])
+    max_iter = urlguard.value_of(K_MAXIT, urlguard.spec_of(K_MAXIT), DEFAULTS["max_iter"])
+    tol = urlguard.value_of(K_TOL, urlguard.spec_of(K_TOL, fmt=_fmt_tol), DEFAULTS["tol"])
     return init, seed, uw, max_iter, tol
 
 
 def _advanced_controls():
     """(init, seed, unlabelled weight, max iterations, tolerance) from the Advanced expander's widgets."""
-    init = urlguard.selectbox(st, "Initialisation", INITS, index=INITS.index(DEFAULTS["init"]),
-                              key=K_INIT, persist_state="session", what="initialisation",
+    init = urlguard.selectbox(st, "Initialisation", key=K_INIT, persist_state="session",
                               help="; ".join(f"**{k}**: {v}" for k, v in INIT_LABELS.items()))
-    seed = urlguard.number_input(st, "Seed", 0, SEED_MAX, DEFAULTS["seed"], step=1, key=K_SEED,
+    seed = urlguard.number_input(st, "Seed", step=1, key=K_SEED,
                                  persist_state="session",
                                  help="Which labels are hidden, and the random initialisation.")
-    uw = urlguard.slider(st, "Unlabelled weight", 0.0, 1.0, DEFAULTS["uw"], step=0.05, key=K_UW,
+    uw = urlguard.slider(st, "Unlabelled weight", key=K_UW,
                          persist_state="session",
                          help="How much an unlabelled document counts in the M-step (1 = as much as a "
                               "labelled one).")
-    max_iter = urlguard.number_input(st, "Max iterations", 1, MAX_ITER_MAX, DEFAULTS["max_iter"], step=10,
+    max_iter = urlguard.number_input(st, "Max iterations", step=10,
                                      key=K_MAXIT, persist_state="session")
-    tol = urlguard.select_slider(st, "Convergence tolerance", TOLS, value=DEFAULTS["tol"],
+    tol = urlguard.select_slider(st, "Convergence tolerance",
                                  format_func=_fmt_tol, key=K_TOL, persist_state="session")
     return init, seed, uw, max_iter, tol
 

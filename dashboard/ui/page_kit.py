@@ -16,7 +16,7 @@ import numpy as np
 import streamlit as st
 
 from dashboard.charts import theme
-from dashboard.ui import controls, state, urlguard
+from dashboard.ui import controls, state, url_table, urlguard
 from dashboard.data import datasets, sharing
 from dashboard.lesson import guided as lessons
 from nbcore import hide_labels
@@ -137,7 +137,7 @@ def page_start(name: str) -> PageContext:
     urlguard.begin(name)
     # the lesson's browser player reads player=on|off itself (dashboard/lesson/player); any other value
     # is named here, on every page, instead of being ignored without a word
-    urlguard.one_of("player", ("on", "off", "true", "false", "1", "0", "yes", "no"),
+    urlguard.one_of("player", url_table.BY_KEY["player"].spec,
                     "the charts are drawn the usual way (player=on or player=off choose)")
     st.html(BASE_CSS + theme.FIGURE_CSS)  # style only: goes to the page's event container, takes no room
     classroom = controls.classroom_toggle()
@@ -191,14 +191,15 @@ def text_dataset_options() -> list[str]:
     return out
 
 
-def text_dataset_picker(key: str, default: str, help: str | None = None) -> str:
-    """The page's text data set, in the sidebar (bound to the URL under ``key``). Stops the page with a
+def text_dataset_picker(key: str, help: str | None = None) -> str:
+    """The page's text data set, in the sidebar (bound to the URL under ``key``; its default is the
+    key's row in ``url_table``). Stops the page with a
     word when there is none."""
     options = text_dataset_options()
     if not options:
         st.warning("This page needs a text data set (e.g. sms_spam, or a CSV with a text column).")
         st.stop()
-    return dataset_picker(key, default, container=st.sidebar, label="Data set (text)", options=options, help=help)
+    return dataset_picker(key, container=st.sidebar, label="Data set (text)", options=options, help=help)
 
 
 def hidden_labels(ds, hidden_pct: int, seed: int):
@@ -226,11 +227,13 @@ def text_counts_dataset(name: str):
         st.stop()
 
 
-def dataset_picker(key: str, default: str, models=("bernoulli", "multinomial"), container=None,
+def dataset_picker(key: str, models=("bernoulli", "multinomial"), container=None,
                    label: str = "Data set", help: str | None = None, options: list[str] | None = None) -> str:
     """The page's data set (bound to the URL under ``key``): the sets ``models`` can read, or
-    ``options`` when given; a class link's shared set first."""
+    ``options`` when given; a class link's shared set first, else the default of the key's row in
+    ``url_table``."""
     box = container or st.sidebar
+    default = url_table.BY_KEY[key].spec.default
     options = dataset_options(models) if options is None else list(options)
     if controls.SHARED in options:
         default = controls.SHARED  # a class link's data set is what every view shows first
@@ -240,15 +243,15 @@ def dataset_picker(key: str, default: str, models=("bernoulli", "multinomial"), 
         st.session_state[key] = default
     names = {controls.UPLOAD: f"{state.get(state.UPLOAD_NAME)} (your upload)",
              controls.SHARED: f"{state.get(state.SHARED_NAME)} (shared)"}
-    return urlguard.selectbox(box, label, options, index=options.index(default), key=key, help=help,
+    return urlguard.selectbox(box, label, options=options, default=default, key=key, help=help,
                               format_func=lambda n: names.get(n, n),
-                              special=controls.gone_upload(default), what="data set")
+                              special=controls.gone_upload(default))
 
 
-def data_and_model(prefix: str, default: str, models=("bernoulli", "multinomial")) -> tuple[str, str]:
+def data_and_model(prefix: str, models=("bernoulli", "multinomial")) -> tuple[str, str]:
     """A page's first two sidebar pickers: its data set and the event model, bound to the URL as
     ``<prefix>_dataset`` and ``<prefix>_model``."""
-    dataset = dataset_picker(f"{prefix}_dataset", default, models=models)
+    dataset = dataset_picker(f"{prefix}_dataset", models=models)
     return dataset, model_picker(f"{prefix}_model", dataset, allowed=models)
 
 
@@ -261,13 +264,13 @@ def model_picker(key: str, dataset: str, allowed=("bernoulli", "multinomial"), c
         return models[0]
     if key in st.session_state and st.session_state[key] not in models:
         st.session_state[key] = models[0]
-    return urlguard.radio(box, "Event model", models, index=0, key=key, horizontal=True, what="event model")
+    return urlguard.radio(box, "Event model", options=models, default=models[0], key=key, horizontal=True)
 
 
-def lam_picker(key: str, default: float = 1.0, container=None, label: str = "Smoothing λ") -> float:
+def lam_picker(key: str, container=None, label: str = "Smoothing λ") -> float:
+    """λ on the grid of the lab, bound to the URL under ``key`` (its default: the key's row in ``url_table``)."""
     box = container or st.sidebar
-    return float(urlguard.select_slider(box, label, controls.LAMBDAS, value=default, format_func=controls.fmt_lam,
-                                        key=key))
+    return float(urlguard.select_slider(box, label, format_func=controls.fmt_lam, key=key))
 
 
 def prepare(dataset: str, model: str, hidden_pct: int, seed: int):

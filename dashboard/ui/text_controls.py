@@ -27,11 +27,9 @@ KEYS = (K_TOKENS, K_NGRAM, K_COUNTS, K_VOCAB, K_MIN_DF, K_STOP, K_LOWER)
 _OWNER = "_text_controls_dataset"  # which data set the widgets' values belong to
 
 # Bound widgets write the option as shown into the URL, so the options are plain words
-# (no format_func): ?tokens=chars&ngram=3&ngram=3&counts=counts&vocab=2000&min_df=2
+# (no format_func): ?tokens=chars&ngram=3&ngram=3&counts=counts&vocab=2000&min_df=2. The options
+# and ranges are the rows of these keys in url_table; the defaults are the data set's own settings.
 TOKENS = {"words": "word", "chars": "char"}
-COUNTS = ("presence", "counts")
-VOCABS = ["all", "500", "1000", "2000", "5000", "10000", "20000"]
-NGRAM_MAX = 5
 
 
 def _defaults(p: TextPipeline) -> dict:
@@ -62,27 +60,27 @@ def text_controls(dataset: str, default: TextPipeline, model_key: str = "model",
     ss[_OWNER] = dataset
     where = container if container is not None else st.sidebar
     with where.expander("Text → features", expanded=expanded, icon=":material/text_fields:"):
-        tokens = urlguard.segmented_control(st, "Tokens", list(TOKENS), default=d[K_TOKENS], key=K_TOKENS,
+        tokens = urlguard.segmented_control(st, "Tokens", default=d[K_TOKENS], key=K_TOKENS,
             help="Words (runs of letters and digits), or character n-grams inside words "
                  "(“the” → “ th”, “the”, “he ”): better for short texts and language identification.")
         tokens = TOKENS[tokens or d[K_TOKENS]]
-        lo, hi = urlguard.slider(st, "n-gram range (n)", 1, NGRAM_MAX, d[K_NGRAM], key=K_NGRAM,
+        lo, hi = urlguard.slider(st, "n-gram range (n)", default=d[K_NGRAM], key=K_NGRAM,
                            help="1–1: single tokens; 1–2 adds pairs of words (or characters); "
                                 "3–3: only 3-grams.")
-        counts = urlguard.radio(st, "x_j is the term's", list(COUNTS), index=list(COUNTS).index(d[K_COUNTS]),
+        counts = urlguard.radio(st, "x_j is the term's", default=d[K_COUNTS],
                           key=K_COUNTS, horizontal=True,
                           on_change=_follow_counts, args=(model_key,),
                           help="Presence: whether term j occurs (Bernoulli NB). Counts: how often "
                                "(multinomial NB). The event model follows.")
         c1, c2 = st.columns(2)
-        vocab = urlguard.selectbox(c1, "Vocabulary", VOCABS, index=VOCABS.index(d[K_VOCAB]) if d[K_VOCAB] in VOCABS else 0,
+        vocab = urlguard.selectbox(c1, "Vocabulary", default=d[K_VOCAB],
                              key=K_VOCAB, help="Keep only this many of the most frequent terms (all = every term).")
-        min_df = urlguard.number_input(c2, "min df", 1, 100, d[K_MIN_DF], step=1, key=K_MIN_DF,
+        min_df = urlguard.number_input(c2, "min df", default=d[K_MIN_DF], step=1, key=K_MIN_DF,
                                  help="Drop terms found in fewer documents than this.")
-        stop = urlguard.checkbox(st, "drop English stop words", d[K_STOP], key=K_STOP,
+        stop = urlguard.checkbox(st, "drop English stop words", default=d[K_STOP], key=K_STOP,
                            disabled=tokens != "word",
                            help="Drop “the”, “and”, “to”… (words only).")
-        lower = urlguard.checkbox(st, "lower-case", d[K_LOWER], key=K_LOWER,
+        lower = urlguard.checkbox(st, "lower-case", default=d[K_LOWER], key=K_LOWER,
                             help="“FREE” and “free” become one term.")
     try:
         return TextPipeline(tokens=tokens, ngram_range=(int(lo), int(hi)), binary=(counts != "counts"),

@@ -4,9 +4,11 @@ bound to and the values it takes (pure data, no Streamlit).
 Each row's ``spec`` is a ``url_values`` spec: the bounds and step of a number, the grid of a
 select slider, the options of a choice, and the default a refused value falls back to. ``...``
 in a spec is a value known only when the page runs (the data sets loaded, the number of rows of
-the data set picked). A key bound to a widget is drawn through a ``urlguard`` wrapper with the
-same range, options and default; ``tests/app/test_url_table.py`` opens every page and checks that
-the widgets it draws and this table agree, key by key, and that every page's keys are here.
+the data set picked, a data set's own text settings). A key bound to a widget is drawn through
+the ``urlguard`` wrapper named in its row, which takes the range, step, options and default from
+this table: a page passes only the ``...`` values (``urlguard.slider(st.sidebar, "How many",
+key="sm_n")``). ``tests/app/test_url_table.py`` opens every page and checks that every key a page
+draws is here under that page, and that every row is drawn.
 
 Keys of the same name on two pages are two settings (``hidden`` on the lesson is not
 ``sm_hidden`` on the smoothing explorer); a teaching page prefixes its keys with its own short
@@ -53,8 +55,8 @@ def _dataset(key: str, page: Page, default: str) -> UrlKey:
 
 
 def _model(key: str, page: Page) -> UrlKey:
-    return UrlKey(key, page, "radio", Choice(AT_RUN_TIME, "bernoulli", what="event model"),
-                  "an event model the data set allows")
+    return UrlKey(key, page, "radio", Choice(AT_RUN_TIME, AT_RUN_TIME, what="event model"),
+                  "an event model the data set allows (default: the first it allows)")
 
 
 def _percent(key: str, page: Page, default: int, step: int) -> UrlKey:
@@ -98,14 +100,15 @@ KEYS: tuple[UrlKey, ...] = (
     UrlKey("tol", LESSON, "select_slider", Grid(TOLS, DEFAULTS["tol"]), "the convergence tolerance"),
     UrlKey("t", LESSON, "value_of", Number(0, 1000, 0, None, True), "the iteration a link restores"),
     # the lesson: text settings (dashboard/ui/text_controls.py), for a data set of texts
-    UrlKey("tokens", LESSON, "segmented_control", Choice(["words", "chars"], "words")),
-    UrlKey("ngram", LESSON, "slider", Range(1, 5, (1, 1), None, True), "n-gram range (from, to)"),
-    UrlKey("counts", LESSON, "radio", Choice(["presence", "counts"], "presence", what="choice")),
-    UrlKey("vocab", LESSON, "selectbox", Choice(["all", "500", "1000", "2000", "5000", "10000", "20000"], "all",
-                                                what="choice")),
-    UrlKey("min_df", LESSON, "number_input", Number(1, 100, 2, None, True)),
-    UrlKey("stop", LESSON, "checkbox", Flag(False), "drop English stop words"),
-    UrlKey("lower", LESSON, "checkbox", Flag(True), "lower-case the text"),
+    # (the defaults are the data set's own settings)
+    UrlKey("tokens", LESSON, "segmented_control", Choice(["words", "chars"], AT_RUN_TIME)),
+    UrlKey("ngram", LESSON, "slider", Range(1, 5, AT_RUN_TIME, None, True), "n-gram range (from, to)"),
+    UrlKey("counts", LESSON, "radio", Choice(["presence", "counts"], AT_RUN_TIME, what="choice")),
+    UrlKey("vocab", LESSON, "selectbox", Choice(["all", "500", "1000", "2000", "5000", "10000", "20000"],
+                                                AT_RUN_TIME, what="choice")),
+    UrlKey("min_df", LESSON, "number_input", Number(1, 100, AT_RUN_TIME, None, True)),
+    UrlKey("stop", LESSON, "checkbox", Flag(AT_RUN_TIME), "drop English stop words"),
+    UrlKey("lower", LESSON, "checkbox", Flag(AT_RUN_TIME), "lower-case the text"),
     # the lesson: its panels (dashboard/lesson/panels/)
     UrlKey("doc_sort", LESSON, "segmented_control",
            Choice(["least sure first", "most sure first", "flipped first", "wrong first", "document order"],
@@ -131,8 +134,8 @@ KEYS: tuple[UrlKey, ...] = (
     _seed("ls_seed", LS, 1),
     # label-budget curve
     _dataset("lb_dataset", LB, "synthetic_spam"), _lam("lb_lam", LB), _uw("lb_uw", LB),
-    UrlKey("lb_model", LB, "radio", Choice(AT_RUN_TIME, "bernoulli", what="event model"),
-           "an event model the data set allows, or both"),
+    UrlKey("lb_model", LB, "radio", Choice(AT_RUN_TIME, AT_RUN_TIME, what="event model"),
+           "an event model the data set allows, or both (default: the first)"),
     _count("lb_seeds", LB, 1, 10, 3),
     # side by side
     _dataset("sbs_dataset", SBS, "synthetic_spam"), _model("sbs_model", SBS), _percent("sbs_hidden", SBS, 90, 5),

@@ -4,7 +4,8 @@ Every setting lives in the URL (widgets bound with ``bind="query-params"``). Str
 a URL value it cannot use without a word (``lam=0.5`` is not on the λ slider, ``hidden=150``
 is out of range, ``speed=warp``, ``dataset=../../etc/passwd``, ``hidden=10&hidden=20``) and
 takes some it should not (``hidden=97.5`` on a slider in steps of 1). Here each bound widget is
-drawn through a small wrapper that knows the widget's range / grid / options:
+drawn through a small wrapper that reads the widget's range / grid / options / default from the
+row of its key in ``url_table.py`` (the page passes only what the table leaves to it, ``...``):
 
 * before the widget is drawn the page's *initial* URL value for its key is checked: a value
   between grid points snaps to the nearest one, an out-of-range number is clamped, a
@@ -25,9 +26,12 @@ one table in ``url_table.py``, and every use of Streamlit's private API is in ``
 """
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
+
 import streamlit as st
 
-from dashboard.ui import url_streamlit, url_values
+from dashboard.ui import url_streamlit, url_table, url_values
 from dashboard.ui.url_values import (DROPPED, MAX_SHOWN, QUERY_MAX_FIELDS, QUERY_MAX_LENGTH, Choice,  # noqa: F401
                                      Decision, Flag, Grid, Many, Number, Range, Text, code, dropped_query,
                                      shown, url_number)
@@ -196,6 +200,71 @@ def show(container=None) -> None:
 
 
 # ---- widgets drawn through the guard ----------------------------------------------------------
+#
+# A wrapper takes its widget's range, step, options and default from the row of its key in
+# ``url_table.KEYS``, so the table is the one place they are written. A value the table leaves to
+# the page (``...``: the data sets loaded, the rows of the data set picked, a data set's own text
+# settings) is passed by the caller as ``options=``, ``hi=`` or ``default=``; any other value
+# passed that way raises ``ValueError``. Two run-time cases besides ``...``: ``options=`` may
+# narrow the declared options (a page that offers only some of them on this data), and a
+# ``default=`` may then replace a declared default that is no longer among them.
+
+_UNSET = object()
+#: ``default=DECLARED``: the table's default (as if no ``default=`` were given)
+DECLARED = _UNSET
+
+
+def _row(key: str, widget: str):
+    row = url_table.BY_KEY.get(key)
+    if row is None:
+        raise KeyError(f"URL key {key!r} is not in dashboard/ui/url_table.py: declare it there")
+    if row.widget != widget:
+        raise ValueError(f"URL key {key!r} is declared for urlguard.{row.widget}, drawn with urlguard.{widget}")
+    return row.spec
+
+
+def spec_of(key: str, widget: str | None = None, **given):
+    """The spec of ``key`` from the table, with the values the table leaves to the page filled in
+    from ``given`` (``options=``, ``hi=``, ``default=``; ``fmt=`` / ``special=`` for the notices)."""
+    spec = _row(key, widget) if widget else url_table.BY_KEY[key].spec
+    changes = {}
+    for name in ("fmt", "special"):
+        if given.get(name, _UNSET) is not _UNSET:
+            changes[name] = given[name]
+    options = getattr(spec, "options", None)
+    if given.get("options", _UNSET) is not _UNSET:
+        v = list(given["options"])
+        if options is not ... and not all(o in options for o in v):
+            raise ValueError(f"URL key {key!r}: options={v!r} given, the table declares {options!r}")
+        changes["options"] = options = v
+    for name in ("hi", "default"):
+        v = given.get(name, _UNSET)
+        if v is _UNSET:
+            continue
+        declared = getattr(spec, name)
+        free = declared is ... or (name == "default" and isinstance(spec, Choice)
+                                   and (spec.options is ... or declared not in options))
+        if not free and not _same(v, declared):
+            raise ValueError(f"URL key {key!r}: {name}={v!r} given, the table declares {declared!r}; "
+                             f"change it in dashboard/ui/url_table.py")
+        changes[name] = v
+    if changes:
+        spec = dataclasses.replace(spec, **changes)
+    if (isinstance(spec, Choice) and spec.options is not ... and spec.options and spec.default is not ...
+            and spec.default not in spec.options):
+        spec = dataclasses.replace(spec, default=spec.options[0])  # the declared default is not offered here
+    left = [f.name for f in dataclasses.fields(spec) if getattr(spec, f.name) is ...]
+    if left:
+        raise ValueError(f"URL key {key!r}: the table leaves {', '.join(left)} to the page: pass "
+                         + ", ".join(f"{n}=" for n in left))
+    return spec
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return list(a) == list(b)
+    return a == b
+
 
 def _run(key, spec, draw):
     check(key, spec)
@@ -204,64 +273,63 @@ def _run(key, spec, draw):
     return v
 
 
-def slider(box, label, lo, hi, value, *, key: str, step=None, **kw):
-    if isinstance(value, (tuple, list)):
-        spec = Range(lo, hi, tuple(value), step, isinstance(lo, int) and isinstance(hi, int))
-    else:
-        integer = isinstance(lo, int) and isinstance(hi, int) and isinstance(value, int)
-        spec = Number(lo, hi, value, step if step is not None else (1 if integer else None), integer)
-    return _run(key, spec, lambda: box.slider(label, lo, hi, value, step=step, key=key, bind=QP, **kw))
+def slider(box, label, *, key: str, default=_UNSET, **kw):
+    spec = spec_of(key, "slider", default=default)
+    value = tuple(spec.default) if isinstance(spec, Range) else spec.default
+    return _run(key, spec, lambda: box.slider(label, spec.lo, spec.hi, value, step=spec.step, key=key, bind=QP,
+                                              **kw))
 
 
-def number_input(box, label, lo, hi, value, *, key: str, step=None, **kw):
-    integer = isinstance(value, int) and not isinstance(value, bool)
-    spec = Number(lo, hi, value, None, integer)
-    return _run(key, spec, lambda: box.number_input(label, lo, hi, value, step=step, key=key, bind=QP, **kw))
+def number_input(box, label, *, key: str, hi=_UNSET, default=_UNSET, step=None, **kw):
+    """``step`` is the +/- buttons' increment only: a URL value between steps is taken as given."""
+    spec = spec_of(key, "number_input", hi=hi, default=default)
+    return _run(key, spec, lambda: box.number_input(label, spec.lo, spec.hi, spec.default, step=step, key=key,
+                                                    bind=QP, **kw))
 
 
-def select_slider(box, label, options, *, value, key: str, format_func=str, **kw):
-    numeric = all(isinstance(o, (int, float)) and not isinstance(o, bool) for o in options)
-    spec = Grid(list(options), value, format_func) if numeric else Choice(list(options), value, format_func,
-                                                                          what="setting")
-    return _run(key, spec, lambda: box.select_slider(label, options, value=value, format_func=format_func,
-                                                     key=key, bind=QP, **kw))
+def select_slider(box, label, *, key: str, format_func=str, **kw):
+    spec = spec_of(key, "select_slider", fmt=format_func)
+    return _run(key, spec, lambda: box.select_slider(label, list(spec.options), value=spec.default,
+                                                     format_func=format_func, key=key, bind=QP, **kw))
 
 
-def selectbox(box, label, options, *, index=0, key: str, format_func=str, special=None, what="choice", **kw):
-    options = list(options)
-    spec = Choice(options, options[index] if options else None, format_func, special, what)
-    return _run(key, spec, lambda: box.selectbox(label, options, index=index, format_func=format_func,
-                                                 key=key, bind=QP, **kw))
+def selectbox(box, label, *, key: str, options=_UNSET, default=_UNSET, format_func=str, special=None, **kw):
+    spec = spec_of(key, "selectbox", options=options, default=default, fmt=format_func, special=special)
+    opts = list(spec.options)
+    return _run(key, spec, lambda: box.selectbox(label, opts, index=opts.index(spec.default) if opts else 0,
+                                                 format_func=format_func, key=key, bind=QP, **kw))
 
 
-def radio(box, label, options, *, index=0, key: str, format_func=str, what="choice", **kw):
-    options = list(options)
-    spec = Choice(options, options[index] if options else None, format_func, what=what)
-    return _run(key, spec, lambda: box.radio(label, options, index=index, format_func=format_func,
-                                             key=key, bind=QP, **kw))
+def radio(box, label, *, key: str, options=_UNSET, default=_UNSET, format_func=str, **kw):
+    spec = spec_of(key, "radio", options=options, default=default, fmt=format_func)
+    opts = list(spec.options)
+    return _run(key, spec, lambda: box.radio(label, opts, index=opts.index(spec.default) if opts else 0,
+                                             format_func=format_func, key=key, bind=QP, **kw))
 
 
-def toggle(box, label, value=False, *, key: str, **kw):
-    return _run(key, Flag(bool(value)), lambda: box.toggle(label, value=value, key=key, bind=QP, **kw))
+def toggle(box, label, *, key: str, default=_UNSET, **kw):
+    spec = spec_of(key, "toggle", default=default)
+    return _run(key, spec, lambda: box.toggle(label, value=spec.default, key=key, bind=QP, **kw))
 
 
-def text_input(box, label, value="", *, key: str, max_chars: int = 2000, **kw):
-    return _run(key, Text(max_chars, value), lambda: box.text_input(label, value, key=key, bind=QP,
-                                                                    max_chars=max_chars, **kw))
+def checkbox(box, label, *, key: str, default=_UNSET, **kw):
+    spec = spec_of(key, "checkbox", default=default)
+    return _run(key, spec, lambda: box.checkbox(label, spec.default, key=key, bind=QP, **kw))
 
 
-def multiselect(box, label, options, *, key: str, default=None, **kw):
-    options = list(options)
-    return _run(key, Many(options, list(default or [])),
-                lambda: box.multiselect(label, options, default=default, key=key, bind=QP, **kw))
+def text_input(box, label, *, key: str, **kw):
+    spec = spec_of(key, "text_input")
+    return _run(key, spec, lambda: box.text_input(label, spec.default, key=key, bind=QP, max_chars=spec.max_len,
+                                                  **kw))
 
 
-def segmented_control(box, label, options, *, default=None, key: str, format_func=str, **kw):
-    options = list(options)
-    spec = Choice(options, default, format_func, what="option")
-    return _run(key, spec, lambda: box.segmented_control(label, options, default=default, format_func=format_func,
-                                                         key=key, bind=QP, **kw))
+def multiselect(box, label, *, key: str, options=_UNSET, **kw):
+    spec = spec_of(key, "multiselect", options=options)
+    return _run(key, spec, lambda: box.multiselect(label, list(spec.options), default=list(spec.default) or None,
+                                                   key=key, bind=QP, **kw))
 
 
-def checkbox(box, label, value=False, *, key: str, **kw):
-    return _run(key, Flag(bool(value)), lambda: box.checkbox(label, value, key=key, bind=QP, **kw))
+def segmented_control(box, label, *, key: str, default=_UNSET, format_func=str, **kw):
+    spec = spec_of(key, "segmented_control", default=default, fmt=format_func)
+    return _run(key, spec, lambda: box.segmented_control(label, list(spec.options), default=spec.default,
+                                                         format_func=format_func, key=key, bind=QP, **kw))

@@ -50,23 +50,24 @@ def main() -> None:
 def sidebar() -> Settings:
     """The data set, the event model (or both), λ, the unlabelled weight and the repetitions."""
     sb = st.sidebar
-    dataset = page_kit.dataset_picker("lb_dataset", "synthetic_spam", models=("bernoulli", "multinomial"))
+    dataset = page_kit.dataset_picker("lb_dataset", models=("bernoulli", "multinomial"))
     _allowed = [m for m in datasets.models_for(dataset) if m in event_models_charts.MODELS]
     if len(_allowed) == 2:  # both event models fit these data: either one, or both on one chart
         _choices = _allowed + [BOTH]
         if st.session_state.get("lb_model") not in (None, *_choices):
             st.session_state["lb_model"] = _choices[0]
-        model = urlguard.radio(sb, "Event model", _choices, index=0, key="lb_model", horizontal=True, what="event model",
+        model = urlguard.radio(sb, "Event model", options=_choices, default=_choices[0], key="lb_model",
+                               horizontal=True,
                                format_func=lambda m: "both" if m == BOTH else m,
                                help="“both” draws Bernoulli and multinomial on the same labelled subsets.")
     else:
         model = page_kit.model_picker("lb_model", dataset)
     models = list(event_models_charts.MODELS) if model == BOTH else [model]
-    smoothing = page_kit.lam_picker("lb_lam", 1.0)
-    uw = urlguard.slider(sb, "Unlabelled weight", 0.0, 1.0, 1.0, step=0.05, key="lb_uw",
+    smoothing = page_kit.lam_picker("lb_lam")
+    uw = urlguard.slider(sb, "Unlabelled weight", key="lb_uw",
                          help="How much an unlabelled document counts in the M-step (Nigam's EM-λ; 0 = ignore them, "
                               "which makes EM the same as supervised NB).")
-    n_seeds = urlguard.slider(sb, "Repetitions (seeds)", 1, 10, 3, key="lb_seeds",
+    n_seeds = urlguard.slider(sb, "Repetitions (seeds)", key="lb_seeds",
                               help="Each repetition labels a different random subset; the band shows min–max.")
     return Settings(dataset, models, smoothing, uw, n_seeds)
 

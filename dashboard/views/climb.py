@@ -44,12 +44,12 @@ def main() -> None:
 def sidebar():
     """The data set, event model, hidden share, λ, start and seed, from the sidebar (and the URL)."""
     sb = st.sidebar
-    dataset, model = page_kit.data_and_model("cl", "toy_spam", models=MODELS)
-    hidden = urlguard.select_slider(sb, "Labels hidden (%)", [0, 25, 50, 75, 90, 100], value=50, key="cl_hidden")
-    smoothing = page_kit.lam_picker("cl_lam", 1.0)
-    init = urlguard.radio(sb, "Start", ["random", "labeled", "uniform"], key="cl_init",
+    dataset, model = page_kit.data_and_model("cl", models=MODELS)
+    hidden = urlguard.select_slider(sb, "Labels hidden (%)", key="cl_hidden")
+    smoothing = page_kit.lam_picker("cl_lam")
+    init = urlguard.radio(sb, "Start", key="cl_init",
                           format_func=lambda v: controls.INIT_LABELS[v])
-    seed = int(urlguard.number_input(sb, "Seed", 0, 9999, 0, key="cl_seed"))
+    seed = int(urlguard.number_input(sb, "Seed", key="cl_seed"))
     return dataset, model, hidden, smoothing, init, seed
 
 

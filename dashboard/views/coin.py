@@ -49,17 +49,17 @@ def the_flips():
     not): (flips, true θ or None)."""
     sb = st.sidebar
     sb.subheader("The flips")
-    source = urlguard.radio(sb, "Flips", ["random", "typed"], key="coin_source", horizontal=True,
+    source = urlguard.radio(sb, "Flips", key="coin_source", horizontal=True,
                             captions=["drawn from a coin", "type H and T"])
     if source == "random":
-        truth = urlguard.slider(sb, "True θ = p(heads)", 0.05, 0.95, 0.7, step=0.05, key="coin_truth")
-        n_total = urlguard.slider(sb, "Flips in the sequence", 1, 200, 50, key="coin_total")
-        seed = urlguard.number_input(sb, "Seed", 0, 9999, 0, key="coin_seed")
+        truth = urlguard.slider(sb, "True θ = p(heads)", key="coin_truth")
+        n_total = urlguard.slider(sb, "Flips in the sequence", key="coin_total")
+        seed = urlguard.number_input(sb, "Seed", key="coin_seed")
         rng = np.random.default_rng(int(seed))
         flips = "".join("H" if u < truth else "T" for u in rng.random(int(n_total)))
     else:
         truth = None
-        typed = urlguard.text_input(sb, "Flips (H / T)", "HHTH", key="coin_flips",
+        typed = urlguard.text_input(sb, "Flips (H / T)", key="coin_flips",
                                     help="The lecture's example: α_H heads and α_T tails. Spaces are ignored.")
         try:
             flips = coin.parse_flips(typed)
@@ -75,15 +75,15 @@ def the_prior():
     """The prior: the lab's λ or any Beta(a, b). Returns (kind, λ or None, a, b)."""
     sb = st.sidebar
     sb.subheader("The prior")
-    prior_kind = urlguard.radio(sb, "Prior", ["lambda", "beta"], key="coin_prior",
+    prior_kind = urlguard.radio(sb, "Prior", key="coin_prior",
                                 format_func=lambda v: {"lambda": "the lab's λ", "beta": "any Beta(a, b)"}[v])
     if prior_kind == "lambda":
-        smoothing = page_kit.lam_picker("coin_lam", 1.0)
+        smoothing = page_kit.lam_picker("coin_lam")
         a, b = coin.smoothing_as_prior(smoothing)
     else:
         smoothing = None
-        a = urlguard.number_input(sb, "a (prior heads + 1)", 0.5, 100.0, 2.0, step=0.5, key="coin_a")
-        b = urlguard.number_input(sb, "b (prior tails + 1)", 0.5, 100.0, 2.0, step=0.5, key="coin_b")
+        a = urlguard.number_input(sb, "a (prior heads + 1)", step=0.5, key="coin_a")
+        b = urlguard.number_input(sb, "b (prior tails + 1)", step=0.5, key="coin_b")
     return prior_kind, smoothing, a, b
 
 

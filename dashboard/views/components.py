@@ -41,11 +41,11 @@ def main() -> None:
 def sidebar():
     """The data set, hidden share, λ, seeds and the numbers of components per class (at least one)."""
     sb = st.sidebar
-    dataset = page_kit.dataset_picker("cp_dataset", "digits", models=("bernoulli",))
-    hidden = urlguard.select_slider(sb, "Labels hidden (%)", [50, 80, 90, 95, 98], value=95, key="cp_hidden")
-    smoothing = page_kit.lam_picker("cp_lam", 1.0)
-    n_seeds = urlguard.slider(sb, "Seeds (different hidden labels and starts)", 1, 10, 5, key="cp_seeds")
-    ms = urlguard.multiselect(sb, "Components per class m", [1, 2, 3, 4, 5], default=[1, 2, 3], key="cp_ms")
+    dataset = page_kit.dataset_picker("cp_dataset", models=("bernoulli",))
+    hidden = urlguard.select_slider(sb, "Labels hidden (%)", key="cp_hidden")
+    smoothing = page_kit.lam_picker("cp_lam")
+    n_seeds = urlguard.slider(sb, "Seeds (different hidden labels and starts)", key="cp_seeds")
+    ms = urlguard.multiselect(sb, "Components per class m", key="cp_ms")
     if not ms:
         st.warning("Pick at least one number of components in the sidebar.")
         st.stop()

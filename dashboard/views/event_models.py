@@ -25,8 +25,7 @@ from dashboard.ui import urlguard
 SUBTITLE = ("Same words, same hidden labels, same start: Bernoulli EM (presence and absence of every "
             "word) next to multinomial EM (word counts).")
 MODELS = event_models_charts.MODELS
-VOCAB_SIZES = [100, 300, 1_000, 3_000, 10_000, 20_000]
-ALL = "all"
+ALL = "all"  # the last option of evm_vocab (url_table): every word kept
 
 
 @dataclass(frozen=True)
@@ -90,15 +89,15 @@ def main() -> None:
 def sidebar() -> Settings:
     """A text data set, the hidden share, λ and the unlabelled weight both runs use, the seed and the vocabulary."""
     sb = st.sidebar
-    dataset = page_kit.text_dataset_picker("evm_dataset", "sms_spam",
+    dataset = page_kit.text_dataset_picker("evm_dataset",
                                            help="Text data sets only: both models need the words of each document.")
-    hidden = urlguard.slider(sb, "Labels hidden", 0, 100, 95, step=1, format="%d%%", key="evm_hidden",
+    hidden = urlguard.slider(sb, "Labels hidden", format="%d%%", key="evm_hidden",
                              help="The same labels are hidden from both runs; accuracy is measured on them.")
-    smoothing = page_kit.lam_picker("evm_lam", 1.0, label="Smoothing λ (both runs)")
-    uw = float(urlguard.slider(sb, "Unlabelled weight (both runs)", 0.0, 1.0, 1.0, step=0.05, key="evm_uw",
+    smoothing = page_kit.lam_picker("evm_lam", label="Smoothing λ (both runs)")
+    uw = float(urlguard.slider(sb, "Unlabelled weight (both runs)", key="evm_uw",
                                help="How much an unlabelled document counts in the M-step (Nigam's EM-λ)."))
-    seed = int(urlguard.number_input(sb, "Seed (which labels are hidden)", 0, 9999, 0, key="evm_seed"))
-    vocab = urlguard.select_slider(sb, "Vocabulary (most frequent words)", VOCAB_SIZES + [ALL], value=ALL,
+    seed = int(urlguard.number_input(sb, "Seed (which labels are hidden)", key="evm_seed"))
+    vocab = urlguard.select_slider(sb, "Vocabulary (most frequent words)",
                                    format_func=lambda v: "all" if v == ALL else f"{v:,}", key="evm_vocab",
                                    help="Keep only the V most frequent words (by total count) for both models. "
                                         "The **Vocabulary curve** page draws accuracy against V.")
@@ -262,7 +261,7 @@ def pick_document(d: TextData, runs: dict, FS: int) -> int:
     if st.session_state.get("evm_doc") is not None and not 0 <= int(st.session_state["evm_doc"]) < len(y):
         st.session_state["evm_doc"] = default_doc
     d1, d2 = st.columns([1, 2]) if FS <= 15 else (st.container(), st.container())
-    doc = int(urlguard.number_input(d1, "Document (row)", 0, len(y) - 1, default_doc, step=1, key="evm_doc",
+    doc = int(urlguard.number_input(d1, "Document (row)", hi=len(y) - 1, default=default_doc, step=1, key="evm_doc",
                                     help="Any row; a hidden one is what EM labels. The default is the first hidden "
                                          "document of the smallest class."))
     d2.button(f"Next hidden document the two runs label differently ({n_differ:,} now)", key="evm_differ",

@@ -103,19 +103,19 @@ def fit_class(x: np.ndarray, name: str) -> ClassFit:
 def the_values() -> list[tuple[np.ndarray, str | None]]:
     """Each class's values, typed or drawn from two normal distributions: [(values, problem or None)] for A and B."""
     sb = st.sidebar
-    source = urlguard.radio(sb, "Data", ["typed", "random"], key="gs_source",
+    source = urlguard.radio(sb, "Data", key="gs_source",
                             captions=["type the numbers", "draw them from two normal distributions"])
     if source == "typed":
-        ta = urlguard.text_input(sb, "Class A values", "85, 95, 100, 12", key="gs_a",
+        ta = urlguard.text_input(sb, "Class A values", key="gs_a",
                                  help="Comma-separated. Default: the exam scores of the lecture.")
-        tb = urlguard.text_input(sb, "Class B values", "40, 55, 48, 62, 51", key="gs_b")
+        tb = urlguard.text_input(sb, "Class B values", key="gs_b")
         parsed = [parse(ta, "A"), parse(tb, "B")]
     else:
-        n = urlguard.slider(sb, "Documents per class N", 2, 50, 4, key="gs_n")
-        mu_a = urlguard.slider(sb, "True mean of A", -5.0, 5.0, -1.0, step=0.5, key="gs_mua")
-        mu_b = urlguard.slider(sb, "True mean of B", -5.0, 5.0, 1.5, step=0.5, key="gs_mub")
-        sd = urlguard.slider(sb, "True standard deviation σ (both)", 0.2, 3.0, 1.0, step=0.1, key="gs_sd")
-        seed = urlguard.number_input(sb, "Seed", 0, 9999, 0, key="gs_seed")
+        n = urlguard.slider(sb, "Documents per class N", key="gs_n")
+        mu_a = urlguard.slider(sb, "True mean of A", key="gs_mua")
+        mu_b = urlguard.slider(sb, "True mean of B", key="gs_mub")
+        sd = urlguard.slider(sb, "True standard deviation σ (both)", key="gs_sd")
+        seed = urlguard.number_input(sb, "Seed", key="gs_seed")
         rng = np.random.default_rng(int(seed))
         parsed = [(mu_a + sd * rng.standard_normal(n), None), (mu_b + sd * rng.standard_normal(n), None)]
     return parsed

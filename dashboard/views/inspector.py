@@ -82,9 +82,9 @@ def sidebar():
     """The data set, event model, λ and where the parameters come from (the lesson's run when it is on
     the same data and model)."""
     sb = st.sidebar
-    dataset = page_kit.dataset_picker("insp_dataset", "toy_spam", models=MODEL_CHOICES + ("categorical",))
+    dataset = page_kit.dataset_picker("insp_dataset", models=MODEL_CHOICES + ("categorical",))
     model = page_kit.model_picker("insp_model", dataset, allowed=MODEL_CHOICES + ("categorical",))
-    smoothing = page_kit.lam_picker("insp_lam", 1.0)
+    smoothing = page_kit.lam_picker("insp_lam")
     source_opts = ["labelled", "run"]
     source = "labelled" if not has_run(dataset, model) else sb.radio(
         "Parameters from", source_opts, key="insp_source",
@@ -208,7 +208,7 @@ def ticked_words(c2, X, feats: list[str], event_model, pick: int, pick_ok: bool)
     """The words box (bound to the URL): x is 1 for every ticked word, or the picked document's count."""
     if "insp_words" not in st.session_state and st.query_params.get("insp_words") is None:
         _load_row(X, feats)
-    words = urlguard.multiselect(c2, "Words present in the message (tick / untick)", feats, key="insp_words",
+    words = urlguard.multiselect(c2, "Words present in the message (tick / untick)", options=feats, key="insp_words",
                                  format_func=term_label, help="Bernoulli NB only asks *whether* each word occurs.")
     x = np.zeros(len(feats))
     idx = [feats.index(w) for w in words]

@@ -43,11 +43,11 @@ def main() -> None:
 def sidebar():
     """The preset, its seed, EM's start and whether k-means is drawn beside it."""
     sb = st.sidebar
-    preset = urlguard.selectbox(sb, "Preset", list(mixture2d.PRESETS), key="mx_preset")
-    seed = int(urlguard.number_input(sb, "Seed", 0, 9999, 0, key="mx_seed"))
-    init = urlguard.radio(sb, "Start from", ["labeled", "random"], key="mx_init",
+    preset = urlguard.selectbox(sb, "Preset", key="mx_preset")
+    seed = int(urlguard.number_input(sb, "Seed", key="mx_seed"))
+    init = urlguard.radio(sb, "Start from", key="mx_init",
                           format_func=lambda v: {"labeled": "the labelled points", "random": "random points (seeded)"}[v])
-    show_km = urlguard.toggle(sb, "Compare with k-means", True, key="mx_kmeans")
+    show_km = urlguard.toggle(sb, "Compare with k-means", key="mx_kmeans")
     sb.caption(mixture2d.PRESETS[preset][0])
     return preset, seed, init, show_km
 

@@ -75,13 +75,13 @@ def main() -> None:
 def sidebar() -> Settings:
     """The data set, event model, hidden share, λ, number of starts and seed."""
     sb = st.sidebar
-    dataset, model = page_kit.data_and_model("rs", "synthetic_spam")
-    hidden = urlguard.slider(sb, "Labels hidden", 0, 100, 100, step=5, format="%d%%", key="rs_hidden",
+    dataset, model = page_kit.data_and_model("rs")
+    hidden = urlguard.slider(sb, "Labels hidden", format="%d%%", key="rs_hidden",
                              help="100 % = unsupervised: the clusters have no names, so accuracy is also shown after "
                                   "the best matching of clusters to labels.")
-    smoothing = page_kit.lam_picker("rs_lam", 1.0)
-    n_starts = urlguard.slider(sb, "Random starts", 2, 40, 10, key="rs_n")
-    seed = urlguard.number_input(sb, "Seed (hidden labels; starts use seed, seed+1, …)", 0, 9999, 0, key="rs_seed")
+    smoothing = page_kit.lam_picker("rs_lam")
+    n_starts = urlguard.slider(sb, "Random starts", key="rs_n")
+    seed = urlguard.number_input(sb, "Seed (hidden labels; starts use seed, seed+1, …)", key="rs_seed")
     return Settings(dataset, model, int(hidden), float(smoothing), int(n_starts), int(seed))
 
 

@@ -58,12 +58,12 @@ def main() -> None:
 def sidebar():
     """The data set, event model, hidden share while learning, λ, documents per class and seed."""
     sb = st.sidebar
-    dataset, model = page_kit.data_and_model("smp", "synthetic_spam", models=MODELS)
-    hidden = urlguard.slider(sb, "Labels hidden while learning", 0, 100, 90, step=5, format="%d%%", key="smp_hidden",
+    dataset, model = page_kit.data_and_model("smp", models=MODELS)
+    hidden = urlguard.slider(sb, "Labels hidden while learning", format="%d%%", key="smp_hidden",
                              help="The model is learned by EM (from the labelled documents, then all).")
-    smoothing = page_kit.lam_picker("smp_lam", 1.0)
-    n_per = urlguard.slider(sb, "Documents per class", 1, 12, 4, key="smp_n")
-    seed = urlguard.number_input(sb, "Seed", 0, 9999, 0, key="smp_seed")
+    smoothing = page_kit.lam_picker("smp_lam")
+    n_per = urlguard.slider(sb, "Documents per class", key="smp_n")
+    seed = urlguard.number_input(sb, "Seed", key="smp_seed")
     return dataset, model, hidden, smoothing, n_per, seed
 
 

@@ -18,7 +18,7 @@ from nblab import numbers
 from nblab.lesson_run import status_line
 
 SUBTITLE = "Same data, same hidden labels, two settings: step both runs together and compare."
-SIDES = (("a", 0.01, "labeled"), ("b", 1.0, "labeled"))  # each run's λ and start to begin with
+SIDES = ("a", "b")  # each run's λ and start to begin with: the sbs_lam_* and sbs_init_* rows of url_table
 
 
 def main() -> None:
@@ -26,8 +26,7 @@ def main() -> None:
     dataset, model, hidden, seed = sidebar()
     prep = page_kit.prepare(dataset, model, hidden, seed)
     cols = st.columns(2)
-    settings = {side: run_settings(side, col, lam, init, prep, page.classroom)
-                for (side, lam, init), col in zip(SIDES, cols)}
+    settings = {side: run_settings(side, col, prep, page.classroom) for side, col in zip(SIDES, cols)}
     state = page_state.get("sbs", page_state.SteppedRuns)
     key = (dataset, model, int(hidden), int(seed), settings["a"], settings["b"])
     if state.config != key or state.runs is None:
@@ -49,27 +48,28 @@ def main() -> None:
 def sidebar():
     """The data set, event model, hidden share and seed both runs share."""
     sb = st.sidebar
-    dataset, model = page_kit.data_and_model("sbs", "synthetic_spam")
-    hidden = urlguard.slider(sb, "Labels hidden", 0, 100, 90, step=5, format="%d%%", key="sbs_hidden")
-    seed = urlguard.number_input(sb, "Seed (hidden labels, random starts)", 0, 9999, 0, key="sbs_seed")
+    dataset, model = page_kit.data_and_model("sbs")
+    hidden = urlguard.slider(sb, "Labels hidden", format="%d%%", key="sbs_hidden")
+    seed = urlguard.number_input(sb, "Seed (hidden labels, random starts)", key="sbs_seed")
     return dataset, model, hidden, seed
 
 
-def run_settings(side: str, col, lam_default: float, init_default: str, prep, classroom: bool):
+def run_settings(side: str, col, prep, classroom: bool):
     """One run's λ, start and unlabelled weight, picked in its column: (λ, init, weight)."""
     has_labels = bool((prep.y_obs >= 0).any())
     with col:
         st.markdown(f"### Run {side.upper()}")
         # three narrow columns per run would break "Initialisation" mid-word at a projector's font size
         c1, c2, c3 = (st.container(), st.container(), st.container()) if classroom else st.columns(3)
-        smoothing = float(urlguard.select_slider(c1, "λ", controls.LAMBDAS, value=lam_default, format_func=controls.fmt_lam,
+        smoothing = float(urlguard.select_slider(c1, "λ", format_func=controls.fmt_lam,
                                                  key=f"sbs_lam_{side}"))
         inits = list(controls.INITS) if has_labels else ["uniform", "random"]
         if st.session_state.get(f"sbs_init_{side}") not in (None, *inits):
             st.session_state[f"sbs_init_{side}"] = inits[-1]
-        init = urlguard.selectbox(c2, "Initialisation", inits, index=inits.index(init_default) if init_default in inits else 1,
+        init = urlguard.selectbox(c2, "Initialisation", options=inits,
+                                  default=urlguard.DECLARED if has_labels else "random",
                                   key=f"sbs_init_{side}")
-        uw = float(urlguard.slider(c3, "Unlabelled weight", 0.0, 1.0, 1.0, step=0.05, key=f"sbs_uw_{side}"))
+        uw = float(urlguard.slider(c3, "Unlabelled weight", key=f"sbs_uw_{side}"))
         return smoothing, init, uw
 
 

@@ -45,11 +45,11 @@ def main() -> None:
 def sidebar():
     """The data set, event model, hidden share, seed and the grid of λ (with a word on its size)."""
     sb = st.sidebar
-    dataset, model = page_kit.data_and_model("sm", "synthetic_spam")
-    hidden = urlguard.slider(sb, "Labels hidden", 0, 100, 90, step=5, format="%d%%", key="sm_hidden",
+    dataset, model = page_kit.data_and_model("sm")
+    hidden = urlguard.slider(sb, "Labels hidden", format="%d%%", key="sm_hidden",
                              help="EM sees the other labels; accuracy is measured on the hidden ones.")
-    seed = urlguard.number_input(sb, "Seed (which labels are hidden)", 0, 9999, 0, key="sm_seed")
-    lo_exp, hi_exp = urlguard.slider(sb, "λ grid: powers of ten", -4, 4, (-3, 3), key="sm_range",
+    seed = urlguard.number_input(sb, "Seed (which labels are hidden)", key="sm_seed")
+    lo_exp, hi_exp = urlguard.slider(sb, "λ grid: powers of ten", key="sm_range",
                                      help="The grid is λ = 0 plus 10^a … 10^b, three points per decade.")
     lams = [0.0] + [float(v) for v in np.logspace(lo_exp, hi_exp, PER_DECADE * (hi_exp - lo_exp) + 1)]
     sb.caption(f"{len(lams)} values of λ: 0, {lams[1]:g} … {lams[-1]:g}")

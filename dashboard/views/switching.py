@@ -41,10 +41,10 @@ def main() -> None:
 
 def sidebar():
     """The data set, event model, the random start's seed and λ."""
-    dataset, model = page_kit.data_and_model("ls", "synthetic_spam")
-    seed = urlguard.number_input(st.sidebar, "Seed of the random start", 0, 9999, 1, key="ls_seed",
+    dataset, model = page_kit.data_and_model("ls")
+    seed = urlguard.number_input(st.sidebar, "Seed of the random start", key="ls_seed",
                                  help="Different starts often find the same groups in a different order.")
-    smoothing = page_kit.lam_picker("ls_lam", 1.0)
+    smoothing = page_kit.lam_picker("ls_lam")
     return dataset, model, seed, smoothing
 
 

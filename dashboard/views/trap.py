@@ -45,14 +45,14 @@ def main() -> None:
 def sidebar():
     """The data set, event model, start, labels revealed, seed and λ."""
     sb = st.sidebar
-    dataset, model = page_kit.data_and_model("trap", "abcd")
+    dataset, model = page_kit.data_and_model("trap")
     # bound widgets put the option itself in the URL (?trap_start=random): plain options, explanations as captions
-    start = urlguard.radio(sb, "Initialisation", ["uniform", "random"], key="trap_start",
+    start = urlguard.radio(sb, "Initialisation", key="trap_start",
                            captions=["α = 1/K, β = ½: the trap", "seeded random α, β: breaks it"])
-    n_labels = urlguard.slider(sb, "Labels revealed", 0, 10, 0, key="trap_labels",
+    n_labels = urlguard.slider(sb, "Labels revealed", key="trap_labels",
                                help="Show EM the true label of this many documents (chosen at random by the seed).")
-    seed = urlguard.number_input(sb, "Seed", 0, 9999, 0, key="trap_seed")
-    smoothing = page_kit.lam_picker("trap_lam", 1.0)
+    seed = urlguard.number_input(sb, "Seed", key="trap_seed")
+    smoothing = page_kit.lam_picker("trap_lam")
     return dataset, model, start, n_labels, seed, smoothing
 
 

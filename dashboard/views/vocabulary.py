@@ -46,14 +46,14 @@ def main() -> None:
 def sidebar():
     """A text data set, the hidden share, λ, the unlabelled weight and the seed."""
     sb = st.sidebar
-    dataset = page_kit.text_dataset_picker("voc_dataset", "sms_spam")
-    hidden = int(urlguard.slider(sb, "Labels hidden", 0, 100, 95, step=1, format="%d%%", key="voc_hidden",
+    dataset = page_kit.text_dataset_picker("voc_dataset")
+    hidden = int(urlguard.slider(sb, "Labels hidden", format="%d%%", key="voc_hidden",
                                  help="The label budget, fixed for every vocabulary size: the same labels are hidden "
                                       "each time, and accuracy is measured on them."))
-    smoothing = page_kit.lam_picker("voc_lam", 1.0)
-    uw = float(urlguard.slider(sb, "Unlabelled weight", 0.0, 1.0, 1.0, step=0.05, key="voc_uw",
+    smoothing = page_kit.lam_picker("voc_lam")
+    uw = float(urlguard.slider(sb, "Unlabelled weight", key="voc_uw",
                                help="How much an unlabelled document counts in EM's M-step (Nigam's EM-λ)."))
-    seed = int(urlguard.number_input(sb, "Seed (which labels are hidden)", 0, 9999, 0, key="voc_seed"))
+    seed = int(urlguard.number_input(sb, "Seed (which labels are hidden)", key="voc_seed"))
     return dataset, hidden, smoothing, uw, seed
 
 

@@ -1,6 +1,8 @@
-"""The URL keys' table (dashboard/ui/url_table.py) against the pages: every page is opened under
-AppTest with the URL guard's widget wrappers watched, and every key a page draws must be in the
-table, under that page, with the same widget, range, options and default."""
+"""The URL keys' table (dashboard/ui/url_table.py) against the pages. The URL guard's widget
+wrappers take a widget's range, options and default from the table (a page passes only the values
+the table leaves to it, ``...``); every page is opened under AppTest with the wrappers watched, and
+every key a page draws must be in the table, under that page, with the same widget, range, options
+and default, and every row of the table must be drawn."""
 from __future__ import annotations
 
 import dataclasses
@@ -130,3 +132,22 @@ def test_every_widget_key_in_the_table_is_drawn_by_its_page(drawn):
     keys = {key for _, key in drawn}
     missing = [k.key for k in url_table.KEYS if k.widget != "param" and k.key not in keys]
     assert not missing, missing
+
+
+def test_a_wrapper_takes_its_values_from_the_table_and_refuses_others():
+    from dashboard.ui import url_table, urlguard
+
+    assert urlguard.spec_of("sm_seed", "number_input") == url_table.BY_KEY["sm_seed"].spec
+    with pytest.raises(ValueError, match="sm_seed"):
+        urlguard.spec_of("sm_seed", "number_input", default=3)        # the table says 0
+    with pytest.raises(ValueError, match="cl_init"):
+        urlguard.spec_of("cl_init", "radio", options=["random", "warp"])  # not among the table's options
+    with pytest.raises(ValueError, match="sm_seed"):
+        urlguard.spec_of("sm_seed", "slider")                          # declared for number_input
+    with pytest.raises(KeyError, match="nowhere_n"):
+        urlguard.spec_of("nowhere_n", "slider")
+    with pytest.raises(ValueError, match="options="):
+        urlguard.spec_of("sm_dataset", "selectbox")                    # the data sets are the page's to give
+    spec = urlguard.spec_of("sm_dataset", "selectbox", options=["abcd", "synthetic_spam"])
+    assert spec.options == ["abcd", "synthetic_spam"] and spec.default == "synthetic_spam"
+    assert urlguard.spec_of("evm_doc", "number_input", hi=9, default=4).hi == 9

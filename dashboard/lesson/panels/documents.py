@@ -187,7 +187,7 @@ def _order_and_confusion(confusion, classroom: bool) -> str:
     text and the words present/absent columns are what a reader looks at). Returns the order."""
     left, right = st.columns([3, 2]) if not classroom else (st.container(), st.container())
     with left:
-        sort = urlguard.segmented_control(st, "Order", list(SORTS), default="least sure first", key=K_DOC_SORT,
+        sort = urlguard.segmented_control(st, "Order", key=K_DOC_SORT,
                                           help="\n\n".join(f"**{k}**: {v}" for k, v in SORTS.items()))
     with right:
         st.markdown("**Confusion on the hidden labels** (rows: true class; columns: the class EM gives it now)")

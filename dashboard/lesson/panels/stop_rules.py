@@ -14,9 +14,6 @@ from nbcore.em import squared_change
 K_THETA_TOL, K_THETA_NORM = "theta_tol", "theta_norm"
 
 
-THETA_TOLS = [None, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-8]
-
-
 def sidebar(classroom: bool) -> tuple[float | None, str]:
     """Sidebar: the second stop rule of the course session (‖Δθ‖² < ε) and how ‖Δθ‖² is counted."""
     if classroom:
@@ -25,9 +22,9 @@ def sidebar(classroom: bool) -> tuple[float | None, str]:
     with st.sidebar.expander("Stop rules", expanded=False):
         st.caption("EM stops at the first rule that holds: the relative change of the objective (the "
                    "tolerance under *Advanced*), or the course session's ‖θ_t − θ_t−1‖² < ε.")
-        tol = urlguard.selectbox(st, "‖Δθ‖² < ε", THETA_TOLS, index=0, key=K_THETA_TOL,
+        tol = urlguard.selectbox(st, "‖Δθ‖² < ε", key=K_THETA_TOL,
                            format_func=lambda v: "off" if v is None else f"{v:.0e}")
-        norm = urlguard.radio(st, "Count ‖Δθ‖² as", ["parameters", "both_values"], key=K_THETA_NORM,
+        norm = urlguard.radio(st, "Count ‖Δθ‖² as", key=K_THETA_NORM,
                         format_func=lambda v: {"parameters": "each parameter once (α, β)",
                                                "both_values": "the course session: both values of each binary feature"}[v],
                         help="The course session sums (Δθ_{k,i,a})² over a = 0 and a = 1. For a binary word "
