@@ -33,7 +33,7 @@ def sync(settings: Settings) -> None:
     """Bring the run in line with the controls; a session's first run goes to the URL's ``t=``."""
     lr = lesson()
     if lr.sync(settings.data, settings.smoothing, busy=serve.busy):
-        asked = int(urlguard.value_of(K_ITERATION, urlguard.Number(0, 1000, 0, None, True), 0) or 0)
+        asked = int(urlguard.value_of(K_ITERATION, urlguard.spec_of(K_ITERATION), 0) or 0)
         lr.restore_to(asked, busy=serve.busy)
 
 
