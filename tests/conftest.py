@@ -32,12 +32,13 @@ class Server:
 
 @contextlib.contextmanager
 def streamlit_server(*extra: str, log_path: Path | None = None, timeout: float = 60.0, port: int | None = None,
-                     env: dict | None = None):
+                     env: dict | None = None, root: Path = ROOT, entry: str | None = None):
     """Start `streamlit run dashboard/server.py` (ENTRY) on a free 127.0.0.1 port (or ``port``), with ``env``
     added to this process's environment, wait for
     /_stcore/health (failing the test if it exits or does not answer within `timeout`),
     yield a Server, and stop it afterwards. Only /_stcore/health is requested, so the
-    first page request is still the caller's."""
+    first page request is still the caller's. ``root`` and ``entry``: another checkout (a copy of the
+    repository) and the file to run from it."""
     import pytest
 
     port = free_port() if port is None else int(port)
@@ -45,10 +46,10 @@ def streamlit_server(*extra: str, log_path: Path | None = None, timeout: float =
         log_path = Path(tempfile.gettempdir()) / f"streamlit_test_server_{port}.log"
     log = open(log_path, "w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", ENTRY, "--server.headless", "true",
+        [sys.executable, "-m", "streamlit", "run", entry or ENTRY, "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
          "--server.fileWatcherType", "none", *extra],
-        cwd=str(ROOT), stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        cwd=str(root), stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         env={**os.environ, **env} if env else None)
     try:
         deadline = time.time() + timeout

@@ -14,20 +14,16 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
-import time
-import urllib.request
 
 import pytest
 
-from browser_kit import ARGS, CHROMIUM, require_chromium, wait_idle
-from conftest import ROOT, free_port
+from browser_kit import browser_fixture, require_chromium, wait_idle
+from conftest import ROOT, streamlit_server
 from recipe_kit import PAGE_HI, PAGE_KEY, add_data_set, add_event_model, add_page, add_panel, copy_repo
 
 pytestmark = pytest.mark.browser
 
-sync_api = require_chromium()
+require_chromium()
 
 PLAYER = {"on": "", "off": "&player=off"}
 
@@ -39,46 +35,14 @@ def server(tmp_path_factory):
     add_panel(root)
     add_data_set(root)
     add_event_model(root)
-    port = free_port()
-    log_path = root / "streamlit.log"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    env = {"PYTHONPATH": os.pathsep.join([str(root), str(ROOT), os.environ.get("PYTHONPATH", "")]),
            "NBCORE_DATASETS": str(root / "datasets")}
-    with open(log_path, "w") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.headless", "true",
-             "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-             "--server.fileWatcherType", "none"],
-            cwd=root, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
-        try:
-            deadline = time.time() + 120
-            while True:
-                if proc.poll() is not None:
-                    pytest.fail(f"streamlit exited; see {log_path}")
-                try:
-                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1) as r:
-                        if r.status == 200:
-                            break
-                except OSError:
-                    pass
-                if time.time() > deadline:
-                    pytest.fail(f"streamlit did not answer within 120 s; see {log_path}")
-                time.sleep(0.3)
-            yield f"http://127.0.0.1:{port}"
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(5)
+    with streamlit_server(log_path=root / "streamlit.log", timeout=120, env=env, root=root,
+                          entry="dashboard/app.py") as s:
+        yield s.url
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield b
-        b.close()
+browser = browser_fixture()
 
 
 def _open(browser, url):
@@ -107,7 +71,7 @@ def test_the_recipes_panel_follows_the_iteration_on_screen_and_its_widget_works(
     try:
         wait_idle(page)
         if player == "on":
-            page.wait_for_function("() => window.__nbemPlayer && window.__nbemPlayer.firstPaint", timeout=120_000)
+            page.wait_for_function("() => window.nbemPlayerSnapshot?.()?.firstPaint", timeout=120_000)
         else:
             assert page.locator(".nbp-slider").count() == 0
         _panel(page, 0)
