@@ -76,61 +76,71 @@ function statistics(X, yObs, K) {
 export function looLogJoint(model, X, yObs, K, lam) {
   checkModel(model);
   if (!(lam > 0)) throw new Error(`Cross-validation needs a single λ > 0; got ${lam}.`);
-  const { counts, n, rows } = statistics(X, yObs, K);
+  const stats = statistics(X, yObs, K);
+  if (stats.rows.length < 2) throw new Error("Cross-validation needs at least two labelled rows.");
+  return model === "bernoulli" ? looBernoulli(stats, X, yObs, K, lam) : looMultinomial(stats, X, yObs, K, lam);
+}
+
+// Leave-one-out log p(x_i, k) under the Bernoulli model (N*K).
+function looBernoulli({ counts, n, rows }, X, yObs, K, lam) {
   const N = rows.length, V = X.v;
-  if (N < 2) throw new Error("Cross-validation needs at least two labelled rows.");
   const out = new Float64Array(N * K);
   const logAlpha = Array.from(n, (c) => Math.log(c / (N - 1)));
-  if (model === "bernoulli") {
-    // full fit: log β − log(1 − β) per word and class, Σ_j log(1 − β) per class
-    const w = new Float64Array(V * K), base = new Float64Array(K);
-    // own class without the row: log(λ + c − 1) for its words, log(λ + n − 1 − c) for the others
-    const wOwn = new Float64Array(V * K), baseOwn = new Float64Array(K);
-    for (let j = 0; j < V; j++) {
-      for (let k = 0; k < K; k++) {
-        const c = counts[j * K + k], beta = (c + lam) / (2 * lam + n[k]);
-        const l1m = Math.log1p(-beta);
-        w[j * K + k] = Math.log(beta) - l1m;
-        base[k] += l1m;
-        const absent = lam + n[k] - 1 - c, present = lam + c - 1;
-        const la = Math.log(absent > 0 ? absent : 1), lp = Math.log(present > 0 ? present : 1);
-        wOwn[j * K + k] = lp - la;
-        baseOwn[k] += la;
-      }
+  // full fit: log β − log(1 − β) per word and class, Σ_j log(1 − β) per class
+  const w = new Float64Array(V * K), base = new Float64Array(K);
+  // own class without the row: log(λ + c − 1) for its words, log(λ + n − 1 − c) for the others
+  const wOwn = new Float64Array(V * K), baseOwn = new Float64Array(K);
+  for (let j = 0; j < V; j++) {
+    for (let k = 0; k < K; k++) {
+      const c = counts[j * K + k], beta = (c + lam) / (2 * lam + n[k]);
+      const l1m = Math.log1p(-beta);
+      w[j * K + k] = Math.log(beta) - l1m;
+      base[k] += l1m;
+      const absent = lam + n[k] - 1 - c, present = lam + c - 1;
+      const la = Math.log(absent > 0 ? absent : 1), lp = Math.log(present > 0 ? present : 1);
+      wOwn[j * K + k] = lp - la;
+      baseOwn[k] += la;
     }
-    for (let r = 0; r < N; r++) {
-      const i = rows[r], y = yObs[i];
-      const [cols, vals] = rowOf(X, i);
-      for (let k = 0; k < K; k++) {
-        const own = k === y;
-        let s = 0;
-        for (let p = 0; p < cols.length; p++) s += vals[p] * (own ? wOwn : w)[cols[p] * K + k];
-        out[r * K + k] = own
-          ? s + baseOwn[k] - V * Math.log(2 * lam + n[k] - 1) + Math.log((n[k] - 1) / (N - 1))
-          : s + base[k] + logAlpha[k];
-      }
+  }
+  for (let r = 0; r < N; r++) {
+    const i = rows[r], y = yObs[i];
+    const [cols, vals] = rowOf(X, i);
+    for (let k = 0; k < K; k++) {
+      const own = k === y;
+      let s = 0;
+      for (let p = 0; p < cols.length; p++) s += vals[p] * (own ? wOwn : w)[cols[p] * K + k];
+      out[r * K + k] = own
+        ? s + baseOwn[k] - V * Math.log(2 * lam + n[k] - 1) + Math.log((n[k] - 1) / (N - 1))
+        : s + base[k] + logAlpha[k];
     }
-  } else {
-    const total = new Float64Array(K);
-    for (let j = 0; j < V; j++) for (let k = 0; k < K; k++) total[k] += counts[j * K + k];
-    const logBeta = new Float64Array(V * K);
-    for (let j = 0; j < V; j++) for (let k = 0; k < K; k++)
-      logBeta[j * K + k] = Math.log((counts[j * K + k] + lam) / (V * lam + total[k]));
-    for (let r = 0; r < N; r++) {
-      const i = rows[r], y = yObs[i];
-      const [cols, vals] = rowOf(X, i);
-      let len = 0;
-      for (let p = 0; p < cols.length; p++) len += vals[p];
-      for (let k = 0; k < K; k++) {
-        let s = 0;
-        if (k === y) {
-          for (let p = 0; p < cols.length; p++) s += vals[p] * Math.log(lam + counts[cols[p] * K + k] - vals[p]);
-          s -= len * Math.log(V * lam + total[k] - len);
-          out[r * K + k] = s + Math.log((n[k] - 1) / (N - 1));
-        } else {
-          for (let p = 0; p < cols.length; p++) s += vals[p] * logBeta[cols[p] * K + k];
-          out[r * K + k] = s + logAlpha[k];
-        }
+  }
+  return out;
+}
+
+// Leave-one-out log p(x_i, k) under the multinomial model (N*K).
+function looMultinomial({ counts, n, rows }, X, yObs, K, lam) {
+  const N = rows.length, V = X.v;
+  const out = new Float64Array(N * K);
+  const logAlpha = Array.from(n, (c) => Math.log(c / (N - 1)));
+  const total = new Float64Array(K);
+  for (let j = 0; j < V; j++) for (let k = 0; k < K; k++) total[k] += counts[j * K + k];
+  const logBeta = new Float64Array(V * K);
+  for (let j = 0; j < V; j++) for (let k = 0; k < K; k++)
+    logBeta[j * K + k] = Math.log((counts[j * K + k] + lam) / (V * lam + total[k]));
+  for (let r = 0; r < N; r++) {
+    const i = rows[r], y = yObs[i];
+    const [cols, vals] = rowOf(X, i);
+    let len = 0;
+    for (let p = 0; p < cols.length; p++) len += vals[p];
+    for (let k = 0; k < K; k++) {
+      let s = 0;
+      if (k === y) {
+        for (let p = 0; p < cols.length; p++) s += vals[p] * Math.log(lam + counts[cols[p] * K + k] - vals[p]);
+        s -= len * Math.log(V * lam + total[k] - len);
+        out[r * K + k] = s + Math.log((n[k] - 1) / (N - 1));
+      } else {
+        for (let p = 0; p < cols.length; p++) s += vals[p] * logBeta[cols[p] * K + k];
+        out[r * K + k] = s + logAlpha[k];
       }
     }
   }

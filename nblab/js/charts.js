@@ -420,139 +420,149 @@ function tableEl(tab) {
  * iteration line and rewrites the summaries (no plotly call).
  */
 export function mountCharts(grid, ctx) {
-  const boxes = CHARTS.map(([name, label]) => {
-    const wrap = el("div", { class: "lab-chart", role: "figure", "aria-label": label, "data-chart": name,
-      "aria-describedby": `lab-sum-${name}` });
-    const legend = el("ul", { class: "lab-legend", "aria-hidden": "true", hidden: true });
-    const gd = el("div", { class: "lab-plot", "aria-hidden": "true" });
-    const overlay = el("div", { class: "lab-overlay", "aria-hidden": "true" });
-    const sum = el("p", { class: "lab-fig-summary", id: `lab-sum-${name}` });
-    const details = el("details", { class: "lab-data" });
-    const tables = el("div", { class: "lab-tables", tabindex: "0", role: "region", "aria-label": `Data of the chart: ${label}` });
-    details.append(el("summary", { text: "Data as a table" }), tables);
-    wrap.append(gd, overlay, legend, sum, details);
-    grid.append(wrap);
-    const box = { name, label, wrap, legend, gd, overlay, sum, details, tables, key: null, marks: [], spec: null };
-    details.addEventListener("toggle", () => { if (details.open && api.S) fill(box); });
-    return box;
+  const api = { boxes: null, S: null, t: 0, draws: 0, pending: null, fs: 15 };
+  const boxes = CHARTS.map(([name, label]) => chartBox(grid, api, name, label));
+  api.boxes = boxes;
+  observeWidths(boxes);
+  return Object.assign(api, {
+    /** Redraw the charts whose data changed; `force` redraws all (classroom fonts, a resize). */
+    update: (lab, force) => updateCharts(api, ctx, lab, force),
+    /** Move the iteration line to t and say the chart's numbers at t. */
+    mark: (t) => markCharts(api, t),
+    resize: () => resizeCharts(api, ctx),
   });
-  const api = { boxes, S: null, t: 0, draws: 0, pending: null, fs: 15 };
-  // each chart's width, kept up to date without a layout read on every redraw
-  if (typeof ResizeObserver !== "undefined") {
-    const ro = new ResizeObserver((entries) => {
-      for (const e of entries) {
-        const box = boxes.find((b) => b.wrap === e.target);
-        if (box) box.width = Math.round(e.contentRect.width);
-      }
-    });
-    for (const b of boxes) ro.observe(b.wrap);
-  }
+}
 
-  function fill(box) {
-    box.tables.replaceChildren(tableEl(tableOf(box.name, api.S)));
-    box.filled = api.S;
-  }
+/** One chart's figure: the plot, the iteration line's overlay, the legend, the summary, the data table. */
+function chartBox(grid, api, name, label) {
+  const wrap = el("div", { class: "lab-chart", role: "figure", "aria-label": label, "data-chart": name,
+    "aria-describedby": `lab-sum-${name}` });
+  const legend = el("ul", { class: "lab-legend", "aria-hidden": "true", hidden: true });
+  const gd = el("div", { class: "lab-plot", "aria-hidden": "true" });
+  const overlay = el("div", { class: "lab-overlay", "aria-hidden": "true" });
+  const sum = el("p", { class: "lab-fig-summary", id: `lab-sum-${name}` });
+  const details = el("details", { class: "lab-data" });
+  const tables = el("div", { class: "lab-tables", tabindex: "0", role: "region", "aria-label": `Data of the chart: ${label}` });
+  details.append(el("summary", { text: "Data as a table" }), tables);
+  wrap.append(gd, overlay, legend, sum, details);
+  grid.append(wrap);
+  const box = { name, label, wrap, legend, gd, overlay, sum, details, tables, key: null, marks: [], spec: null };
+  details.addEventListener("toggle", () => { if (details.open && api.S) fill(api, box); });
+  return box;
+}
 
-  function keyOf(name, S, fs, width) {
-    // what each chart draws: a λ change before the next step redraws the accuracy chart only (its
-    // supervised line); a step redraws all three
-    const common = [name, fs, Math.round(width / 40), S.K];
-    if (name === "acc") {
-      const r = S.ref;
-      const refKey = r ? [r.majority, r.cv, r.cvLambda, r.segments.map((g) => g.join(":")).join(",")].join("/") : "";
-      return common.concat([S.acc.length, S.acc[S.acc.length - 1], S.supervised, S.majority, S.nHidden, refKey]).join("|");
+/** Each chart's width, kept up to date without a layout read on every redraw. */
+function observeWidths(boxes) {
+  if (typeof ResizeObserver === "undefined") return;
+  const ro = new ResizeObserver((entries) => {
+    for (const e of entries) {
+      const box = boxes.find((b) => b.wrap === e.target);
+      if (box) box.width = Math.round(e.contentRect.width);
     }
-    return common.concat([S.T, S.lams.join(","), S.obj[S.T - 1], S.alpha.map((a) => a[S.T - 1]).join(",")]).join("|");
-  }
+  });
+  for (const b of boxes) ro.observe(b.wrap);
+}
 
-  function react(box, spec) {
-    const layout = structuredClone(spec.layout);
-    if (ctx.template) layout.template = ctx.template;
-    if (ctx.reducedMotion && ctx.reducedMotion()) layout.transition = { duration: 0 };
-    for (const k of Object.keys(layout)) if (/^[xy]axis\d*$/.test(k)) layout[k].ticklabeloverflow = "allow";
-    // classroom mode on a short screen (a 1280×720 projector): a chart is at most 45 % of the window high,
-    // so the controls and the first row of charts share one screen (as the app's player)
-    if (ctx.classroom && ctx.classroom() && typeof window !== "undefined" && layout.height) {
-      layout.height = Math.min(layout.height, Math.max(340, Math.round(window.innerHeight * 0.48)));
-    }
-    api.draws++;
-    return ctx.Plotly.react(box.gd, spec.data, layout, CONFIG).then(() => placeMark(box));
-  }
+function fill(api, box) {
+  box.tables.replaceChildren(tableEl(tableOf(box.name, api.S)));
+  box.filled = api.S;
+}
 
-  /** Redraw the charts whose data changed; `force` redraws all (classroom fonts, a resize). */
-  function update(lab, force) {
-    const S = seriesOf(lab);
-    api.S = S;
-    api.fs = fontSize(lab.settings.classroom);
-    const jobs = [];
-    for (const box of boxes) {
-      const hide = box.name === "acc" && !S.nHidden;
-      box.wrap.hidden = hide;
-      if (hide) continue;
-      const width = box.width || (box.width = box.wrap.clientWidth) || 400;
-      const key = keyOf(box.name, S, api.fs, width);
-      if (!force && key === box.key) continue;
-      box.key = key;
-      const spec = box.name === "alpha" ? alphaSpec(S, api.fs, width) : box.name === "acc" ? accSpec(S, api.fs, width) : llSpec(S, api.fs, width);
-      box.spec = spec;
-      drawLegend(box, spec.legend);
-      if (ctx.Plotly) jobs.push(box);
-    }
-    mark(lab.t);
-    // one chart after the other: the first is on screen before the next is laid out
-    return jobs.reduce((p, box) => p.then(() => react(box, box.spec)).then(() => { if (!api.first) api.first = performance.now(); }),
-      Promise.resolve());
+function keyOf(name, S, fs, width) {
+  // what each chart draws: a λ change before the next step redraws the accuracy chart only (its
+  // supervised line); a step redraws all three
+  const common = [name, fs, Math.round(width / 40), S.K];
+  if (name === "acc") {
+    const r = S.ref;
+    const refKey = r ? [r.majority, r.cv, r.cvLambda, r.segments.map((g) => g.join(":")).join(",")].join("/") : "";
+    return common.concat([S.acc.length, S.acc[S.acc.length - 1], S.supervised, S.majority, S.nHidden, refKey]).join("|");
   }
+  return common.concat([S.T, S.lams.join(","), S.obj[S.T - 1], S.alpha.map((a) => a[S.T - 1]).join(",")]).join("|");
+}
 
-  function drawLegend(box, items) {
-    box.legend.hidden = !items;
-    const key = items ? items.map((i) => i.join("\u0000")).join("\u0001") : "";
-    if (!items || box.legend.__key === key) return;
-    box.legend.__key = key;
-    box.legend.replaceChildren(...items.map(([name, colour]) => {
-      const sw = el("span", { class: "lab-swatch" });
-      sw.style.borderTopColor = colour;
-      return el("li", null, sw, document.createTextNode(name));
-    }));
+function react(api, ctx, box, spec) {
+  const layout = structuredClone(spec.layout);
+  if (ctx.template) layout.template = ctx.template;
+  if (ctx.reducedMotion && ctx.reducedMotion()) layout.transition = { duration: 0 };
+  for (const k of Object.keys(layout)) if (/^[xy]axis\d*$/.test(k)) layout[k].ticklabeloverflow = "allow";
+  // classroom mode on a short screen (a 1280×720 projector): a chart is at most 45 % of the window high,
+  // so the controls and the first row of charts share one screen (as the app's player)
+  if (ctx.classroom && ctx.classroom() && typeof window !== "undefined" && layout.height) {
+    layout.height = Math.min(layout.height, Math.max(340, Math.round(window.innerHeight * 0.48)));
   }
+  api.draws++;
+  return ctx.Plotly.react(box.gd, spec.data, layout, CONFIG).then(() => placeMark(api, box));
+}
 
-  function placeMark(box) {
-    const fl = box.gd._fullLayout;
-    if (!fl || !fl._plots) return;
-    const ids = Object.keys(fl._plots);
-    while (box.marks.length < ids.length) {
-      const line = el("div", { class: "lab-mark" });
-      box.overlay.append(line);
-      box.marks.push(line);
-    }
-    ids.forEach((id, i) => {
-      const { xaxis: xa, yaxis: ya } = fl._plots[id];
-      const x = xa._offset + xa.l2p(api.t);
-      // an iteration the chart does not hold yet (drawn at the next redraw): no line
-      const css = api.t > xa.range[1] ? "display:none" : `left:${(x - 1).toFixed(1)}px;top:${ya._offset}px;height:${ya._length}px`;
-      if (box.marks[i].__css !== css) { box.marks[i].__css = css; box.marks[i].style.cssText = css; }
-    });
+function updateCharts(api, ctx, lab, force) {
+  const S = seriesOf(lab);
+  api.S = S;
+  api.fs = fontSize(lab.settings.classroom);
+  const jobs = [];
+  for (const box of api.boxes) {
+    const hide = box.name === "acc" && !S.nHidden;
+    box.wrap.hidden = hide;
+    if (hide) continue;
+    const width = box.width || (box.width = box.wrap.clientWidth) || 400;
+    const key = keyOf(box.name, S, api.fs, width);
+    if (!force && key === box.key) continue;
+    box.key = key;
+    const spec = box.name === "alpha" ? alphaSpec(S, api.fs, width) : box.name === "acc" ? accSpec(S, api.fs, width) : llSpec(S, api.fs, width);
+    box.spec = spec;
+    drawLegend(box, spec.legend);
+    if (ctx.Plotly) jobs.push(box);
   }
+  markCharts(api, lab.t);
+  // one chart after the other: the first is on screen before the next is laid out
+  return jobs.reduce((p, box) => p.then(() => react(api, ctx, box, box.spec)).then(() => { if (!api.first) api.first = performance.now(); }),
+    Promise.resolve());
+}
 
-  /** Move the iteration line to t and say the chart's numbers at t. */
-  function mark(t) {
-    api.t = t;
-    if (!api.S) return;
-    for (const box of boxes) {
-      if (box.wrap.hidden) continue;
-      placeMark(box);
-      const s = summary(box.name, api.S, Math.min(t, (box.name === "acc" ? api.S.acc.length : api.S.T) - 1));
-      if (box.sum.textContent !== s) box.sum.textContent = s;
-      const label = `${box.label}, iteration ${t} of ${api.S.T - 1}`;
-      if (box.wrap.getAttribute("aria-label") !== label) box.wrap.setAttribute("aria-label", label);
-      if (box.details.open && box.filled !== api.S) fill(box);
-    }
+function drawLegend(box, items) {
+  box.legend.hidden = !items;
+  const key = items ? items.map((i) => i.join("\u0000")).join("\u0001") : "";
+  if (!items || box.legend.__key === key) return;
+  box.legend.__key = key;
+  box.legend.replaceChildren(...items.map(([name, colour]) => {
+    const sw = el("span", { class: "lab-swatch" });
+    sw.style.borderTopColor = colour;
+    return el("li", null, sw, document.createTextNode(name));
+  }));
+}
+
+function placeMark(api, box) {
+  const fl = box.gd._fullLayout;
+  if (!fl || !fl._plots) return;
+  const ids = Object.keys(fl._plots);
+  while (box.marks.length < ids.length) {
+    const line = el("div", { class: "lab-mark" });
+    box.overlay.append(line);
+    box.marks.push(line);
   }
+  ids.forEach((id, i) => {
+    const { xaxis: xa, yaxis: ya } = fl._plots[id];
+    const x = xa._offset + xa.l2p(api.t);
+    // an iteration the chart does not hold yet (drawn at the next redraw): no line
+    const css = api.t > xa.range[1] ? "display:none" : `left:${(x - 1).toFixed(1)}px;top:${ya._offset}px;height:${ya._length}px`;
+    if (box.marks[i].__css !== css) { box.marks[i].__css = css; box.marks[i].style.cssText = css; }
+  });
+}
 
-  function resize() {
-    if (!ctx.Plotly) return;
-    for (const box of boxes) if (box.gd._fullLayout) { ctx.Plotly.Plots.resize(box.gd); placeMark(box); }
+function markCharts(api, t) {
+  api.t = t;
+  if (!api.S) return;
+  for (const box of api.boxes) {
+    if (box.wrap.hidden) continue;
+    placeMark(api, box);
+    const s = summary(box.name, api.S, Math.min(t, (box.name === "acc" ? api.S.acc.length : api.S.T) - 1));
+    if (box.sum.textContent !== s) box.sum.textContent = s;
+    const label = `${box.label}, iteration ${t} of ${api.S.T - 1}`;
+    if (box.wrap.getAttribute("aria-label") !== label) box.wrap.setAttribute("aria-label", label);
+    if (box.details.open && box.filled !== api.S) fill(api, box);
   }
+}
 
-  return Object.assign(api, { update, mark, resize });
+function resizeCharts(api, ctx) {
+  if (!ctx.Plotly) return;
+  for (const box of api.boxes) if (box.gd._fullLayout) { ctx.Plotly.Plots.resize(box.gd); placeMark(api, box); }
 }

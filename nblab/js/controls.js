@@ -24,11 +24,22 @@ const id = (s) => `lab-${s}-${++uid}`;
  * opts: { table (state.js schema), initLabels, onSettings(key, value), onAction(name), onNotice(notice) }
  */
 export function mountControls(side, bar, opts) {
-  const T = opts.table;
   const c = {};
   const send = (key, value) => opts.onSettings(key, value);
+  const lams = opts.table.lam.options;
+  side.append(settingsForm(c, opts, send));
+  mountRunBar(c, bar, opts);
+  return Object.assign(c, {
+    /** Show the settings (after a link, a change, a refusal). */
+    setSettings: (s) => setSettings(c, lams, s),
+    /** Show the run's state: what can be pressed, Play or Pause, the slider's range and position. */
+    sync: (lab, dragging) => sync(c, lab, dragging),
+  });
+}
 
-  // ---- settings --------------------------------------------------------------------------------------------
+/** The settings form: the event model, the sliders, the speed, "Advanced", classroom mode, the link's line. */
+function settingsForm(c, opts, send) {
+  const T = opts.table;
   const form = el("form", { class: "lab-settings", "aria-label": "Settings", onsubmit: (e) => e.preventDefault() });
   c.dataset = el("p", { class: "lab-dataset" });
   form.append(c.dataset);
@@ -44,57 +55,17 @@ export function mountControls(side, bar, opts) {
   if (T.model.options.length < 2) c.model.hidden = true;
   form.append(c.model);
 
-  // a range slider with a visible value, committed on release or a key
-  function slider(key, label, min, max, toValue, spell, help) {
-    const input = el("input", { type: "range", min, max, step: 1, id: id(key), "aria-describedby": null });
-    const out = el("output", { for: input.id, class: "lab-value", "aria-hidden": "true" });
-    const hint = help ? el("p", { class: "lab-help", id: id(key + "-help"), text: help }) : null;
-    if (hint) input.setAttribute("aria-describedby", hint.id);
-    const show = () => {
-      const v = toValue(+input.value);
-      out.textContent = spell(v);
-      input.setAttribute("aria-valuetext", spell(v));
-    };
-    input.addEventListener("input", show);
-    input.addEventListener("change", () => { show(); send(key, toValue(+input.value)); });
-    const field = el("div", { class: "lab-field" }, el("div", { class: "lab-row" }, el("label", { for: input.id, text: label }), out), input, hint);
-    form.append(field);
-    return { input, out, show, field };
-  }
-  c.hidden = slider("hidden", "Labels hidden", 0, 100, (i) => i, (v) => `${v}%`,
+  c.hidden = slider(form, send, "hidden", "Labels hidden", 0, 100, (i) => i, (v) => `${v}%`,
     "Share of the labelled documents whose label EM does not see; accuracy is measured on exactly these.");
   const lams = T.lam.options;
-  c.lam = slider("lam", "Smoothing λ", 0, lams.length - 1, (i) => lams[i], (v) => `λ = ${fmtLam(v)}`,
+  c.lam = slider(form, send, "lam", "Smoothing λ", 0, lams.length - 1, (i) => lams[i], (v) => `λ = ${fmtLam(v)}`,
     "Pseudo-counts in eq. 24 (0 = no smoothing). Changing λ mid-run continues from the current parameters; every other setting starts a new run.");
 
   c.speed = el("select", { id: id("speed") }, Object.entries(SPEEDS).map(([k, fps]) => el("option", { value: k, text: `${k} (${fps} per second)` })));
   c.speed.addEventListener("change", () => send("speed", c.speed.value));
   form.append(el("div", { class: "lab-field" }, el("label", { for: c.speed.id, text: "Play speed" }), c.speed));
 
-  // advanced: the start, the seed, the budget, the tolerance
-  const adv = el("details", { class: "lab-advanced" }, el("summary", { text: "Advanced" }));
-  c.advanced = adv;
-  c.init = el("select", { id: id("init") }, T.init.options.map((k) => el("option", { value: k, text: (opts.initLabels || {})[k] || k })));
-  c.init.addEventListener("change", () => send("init", c.init.value));
-  adv.append(el("div", { class: "lab-field" }, el("label", { for: c.init.id, text: "Initialisation" }), c.init));
-  function numberBox(key, label, spec) {
-    const input = el("input", { type: "number", id: id(key), min: spec.lo, max: spec.hi, step: 1, inputmode: "numeric" });
-    input.addEventListener("change", () => {
-      const d = decide(key, [input.value], spec);
-      if (d.refused || d.why) opts.onNotice({ key, value: input.value, text: d.why });
-      if (d.refused) { input.value = String(input.__last); return; }
-      input.value = String(d.value);
-      send(key, d.value);
-    });
-    adv.append(el("div", { class: "lab-field" }, el("label", { for: input.id, text: `${label} (${spec.lo}–${spec.hi})` }), input));
-    return input;
-  }
-  c.seed = numberBox("seed", "Seed", T.seed);
-  c.maxIter = numberBox("max_iter", "Max iterations", T.max_iter);
-  c.tol = el("select", { id: id("tol") }, T.tol.options.map((v) => el("option", { value: fmtTol(v), text: fmtTol(v) })));
-  c.tol.addEventListener("change", () => send("tol", T.tol.options.find((v) => fmtTol(v) === c.tol.value)));
-  adv.append(el("div", { class: "lab-field" }, el("label", { for: c.tol.id, text: "Convergence tolerance" }), c.tol));
-  form.append(adv);
+  form.append(advanced(c, opts, send));
 
   c.classroom = el("input", { type: "checkbox", id: id("classroom") });
   c.classroom.addEventListener("change", () => send("classroom", c.classroom.checked));
@@ -102,9 +73,59 @@ export function mountControls(side, bar, opts) {
 
   c.link = el("p", { class: "lab-help" });
   form.append(c.link);
-  side.append(form);
+  return form;
+}
 
-  // ---- the run bar ---------------------------------------------------------------------------------------------
+/** A range slider with a visible value, committed on release or a key. */
+function slider(form, send, key, label, min, max, toValue, spell, help) {
+  const input = el("input", { type: "range", min, max, step: 1, id: id(key), "aria-describedby": null });
+  const out = el("output", { for: input.id, class: "lab-value", "aria-hidden": "true" });
+  const hint = help ? el("p", { class: "lab-help", id: id(key + "-help"), text: help }) : null;
+  if (hint) input.setAttribute("aria-describedby", hint.id);
+  const show = () => {
+    const v = toValue(+input.value);
+    out.textContent = spell(v);
+    input.setAttribute("aria-valuetext", spell(v));
+  };
+  input.addEventListener("input", show);
+  input.addEventListener("change", () => { show(); send(key, toValue(+input.value)); });
+  const field = el("div", { class: "lab-field" }, el("div", { class: "lab-row" }, el("label", { for: input.id, text: label }), out), input, hint);
+  form.append(field);
+  return { input, out, show, field };
+}
+
+/** "Advanced": the start, the seed, the budget, the tolerance. */
+function advanced(c, opts, send) {
+  const T = opts.table;
+  const adv = el("details", { class: "lab-advanced" }, el("summary", { text: "Advanced" }));
+  c.advanced = adv;
+  c.init = el("select", { id: id("init") }, T.init.options.map((k) => el("option", { value: k, text: (opts.initLabels || {})[k] || k })));
+  c.init.addEventListener("change", () => send("init", c.init.value));
+  adv.append(el("div", { class: "lab-field" }, el("label", { for: c.init.id, text: "Initialisation" }), c.init));
+  c.seed = numberBox(adv, opts, send, "seed", "Seed", T.seed);
+  c.maxIter = numberBox(adv, opts, send, "max_iter", "Max iterations", T.max_iter);
+  c.tol = el("select", { id: id("tol") }, T.tol.options.map((v) => el("option", { value: fmtTol(v), text: fmtTol(v) })));
+  c.tol.addEventListener("change", () => send("tol", T.tol.options.find((v) => fmtTol(v) === c.tol.value)));
+  adv.append(el("div", { class: "lab-field" }, el("label", { for: c.tol.id, text: "Convergence tolerance" }), c.tol));
+  return adv;
+}
+
+/** A number box: a value out of range is refused with a notice (state.js decides, as for a link). */
+function numberBox(adv, opts, send, key, label, spec) {
+  const input = el("input", { type: "number", id: id(key), min: spec.lo, max: spec.hi, step: 1, inputmode: "numeric" });
+  input.addEventListener("change", () => {
+    const d = decide(key, [input.value], spec);
+    if (d.refused || d.why) opts.onNotice({ key, value: input.value, text: d.why });
+    if (d.refused) { input.value = String(input.__last); return; }
+    input.value = String(d.value);
+    send(key, d.value);
+  });
+  adv.append(el("div", { class: "lab-field" }, el("label", { for: input.id, text: `${label} (${spec.lo}–${spec.hi})` }), input));
+  return input;
+}
+
+/** The run bar: the buttons, the "Show iteration" slider, the shortcuts. */
+function mountRunBar(c, bar, opts) {
   const button = (name, text, title, cls) => el("button", { type: "button", class: "lab-btn" + (cls ? " " + cls : ""), "data-act": name,
     title, onclick: () => opts.onAction(name) }, text);
   c.step = button("step", "Step ▶", "Step (→ or Page Down)", "lab-primary");
@@ -131,39 +152,35 @@ export function mountControls(side, bar, opts) {
   c.keys = el("details", { class: "lab-keys" }, el("summary", { text: "Keyboard shortcuts" }),
     el("ul", null, SHORTCUTS.map(([k, v]) => el("li", null, el("kbd", { text: k }), " " + v))));
   bar.append(buttons, scrub, c.keys);
+}
 
-  /** Show the settings (after a link, a change, a refusal). */
-  function setSettings(s) {
-    for (const input of c.modelInputs) input.checked = input.value === s.model;
-    c.hidden.input.value = String(s.hidden); c.hidden.show();
-    c.lam.input.value = String(Math.max(0, lams.indexOf(s.lam))); c.lam.show();
-    c.speed.value = s.speed;
-    c.init.value = s.init;
-    c.seed.value = String(s.seed); c.seed.__last = s.seed;
-    c.maxIter.value = String(s.max_iter); c.maxIter.__last = s.max_iter;
-    c.tol.value = fmtTol(s.tol);
-    c.classroom.checked = !!s.classroom;
-  }
+function setSettings(c, lams, s) {
+  for (const input of c.modelInputs) input.checked = input.value === s.model;
+  c.hidden.input.value = String(s.hidden); c.hidden.show();
+  c.lam.input.value = String(Math.max(0, lams.indexOf(s.lam))); c.lam.show();
+  c.speed.value = s.speed;
+  c.init.value = s.init;
+  c.seed.value = String(s.seed); c.seed.__last = s.seed;
+  c.maxIter.value = String(s.max_iter); c.maxIter.__last = s.max_iter;
+  c.tol.value = fmtTol(s.tol);
+  c.classroom.checked = !!s.classroom;
+}
 
-  /** Show the run's state: what can be pressed, Play or Pause, the slider's range and position. */
-  function sync(lab, dragging) {
-    const latest = lab.latest, t = lab.t, half = lab.half, done = lab.done, playing = lab.playing;
-    c.step.disabled = playing || (t >= latest && done && half === null);
-    c.e.disabled = playing || half !== null || done;
-    c.m.disabled = playing || half === null;
-    c.converge.disabled = playing || done;
-    const label = playing ? "❚❚ Pause" : "▶ Play";
-    if (c.play.textContent !== label) c.play.textContent = label;
-    c.play.setAttribute("aria-pressed", String(playing));
-    c.play.disabled = !playing && done && latest === 0;
-    const max = String(Math.max(1, latest));
-    if (c.iter.max !== max) c.iter.max = max;
-    if (!dragging && c.iter.value !== String(t)) c.iter.value = String(t);
-    c.iter.disabled = latest < 1;
-    const words = `Iteration ${t} of ${latest}`;
-    c.iter.setAttribute("aria-valuetext", words);
-    if (c.iterOut.textContent !== words) c.iterOut.textContent = words;
-  }
-
-  return Object.assign(c, { setSettings, sync });
+function sync(c, lab, dragging) {
+  const latest = lab.latest, t = lab.t, half = lab.half, done = lab.done, playing = lab.playing;
+  c.step.disabled = playing || (t >= latest && done && half === null);
+  c.e.disabled = playing || half !== null || done;
+  c.m.disabled = playing || half === null;
+  c.converge.disabled = playing || done;
+  const label = playing ? "❚❚ Pause" : "▶ Play";
+  if (c.play.textContent !== label) c.play.textContent = label;
+  c.play.setAttribute("aria-pressed", String(playing));
+  c.play.disabled = !playing && done && latest === 0;
+  const max = String(Math.max(1, latest));
+  if (c.iter.max !== max) c.iter.max = max;
+  if (!dragging && c.iter.value !== String(t)) c.iter.value = String(t);
+  c.iter.disabled = latest < 1;
+  const words = `Iteration ${t} of ${latest}`;
+  c.iter.setAttribute("aria-valuetext", words);
+  if (c.iterOut.textContent !== words) c.iterOut.textContent = words;
 }

@@ -550,48 +550,53 @@ function hookKeys() {
 }
 
 /**
- * @param {Api} api
+ * The main player's parts (once per element): the Play button, the slider, its label, the summary, the grid.
+ * @param {any} root
  * @param {any} d
  */
-function mountMain(api, d) {
-  hookKeys();
-  const root = /** @type {any} */ (api.parentElement);
-  let m = root.__nbp;
-  if (!m) {
-    const el = document.createElement("div");
-    el.className = "nbp-root" + (d.classroom ? " nbp-classroom" : "");
-    el.innerHTML = '<div class="nbp-bar"><button type="button" class="nbp-play" data-testid="nbpPlay"></button>' +
-      '<input type="range" class="nbp-slider" min="0" max="1" step="1" value="0" aria-label="Show iteration">' +
-      '<span class="nbp-label" aria-hidden="true"></span></div>' +
-      '<p class="nbp-summary" role="status" aria-live="polite" data-testid="nbpSummary"></p><div class="nbp-grid"></div>';
-    root.appendChild(el);
-    m = root.__nbp = { el, play: el.querySelector(".nbp-play"), slider: el.querySelector(".nbp-slider"),
-      label: el.querySelector(".nbp-label"), summary: el.querySelector(".nbp-summary"),
-      grid: el.querySelector(".nbp-grid"), boxes: [], shownPlaying: null };
-    m.play.addEventListener("click", () => (P.pb.playing ? pause("click") : play()));
-    m.slider.addEventListener("input", () => {
-      if (P.pb.playing) { note("drag stops play"); Playback.pause(P.pb); }
-      setT(+m.slider.value);
-    });
-    m.slider.addEventListener("change", () => reportSoon(250));
-    m.slider.addEventListener("pointerdown", () => { P.pb.dragging = true; });
-    // keys on the slider move the slider only: Streamlit's button shortcuts (→ Step, Home Reset) must not see them
-    m.slider.addEventListener("keydown", (/** @type {KeyboardEvent} */ e) => {
-      if (["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End", "PageUp", "PageDown"].includes(e.key)) {
-        e.stopPropagation();
-        if (P.pb.playing) pause("key");
-      }
-    });
-  }
-  m.api = api;
-  P.main = m;
-  watchPaint(d);
-  m.el.classList.toggle("nbp-classroom", !!d.classroom);
-  P.classroom = !!d.classroom;
-  P.dom = Object.assign({}, Bridge.DEFAULT_DOM, d.dom || {});
+function buildMain(root, d) {
+  const el = document.createElement("div");
+  el.className = "nbp-root" + (d.classroom ? " nbp-classroom" : "");
+  el.innerHTML = '<div class="nbp-bar"><button type="button" class="nbp-play" data-testid="nbpPlay"></button>' +
+    '<input type="range" class="nbp-slider" min="0" max="1" step="1" value="0" aria-label="Show iteration">' +
+    '<span class="nbp-label" aria-hidden="true"></span></div>' +
+    '<p class="nbp-summary" role="status" aria-live="polite" data-testid="nbpSummary"></p><div class="nbp-grid"></div>';
+  root.appendChild(el);
+  const m = root.__nbp = { el, play: el.querySelector(".nbp-play"), slider: el.querySelector(".nbp-slider"),
+    label: el.querySelector(".nbp-label"), summary: el.querySelector(".nbp-summary"),
+    grid: el.querySelector(".nbp-grid"), boxes: [], shownPlaying: null };
+  wireMain(m);
+  return m;
+}
 
-  // run / frames bookkeeping: a new run stops Play (as Reset promises) unless Play was pressed after
-  // what made it; the server moving the run shows the page's iteration
+/**
+ * Play/Pause, the slider (a drag stops Play; its keys move it only).
+ * @param {any} m
+ */
+function wireMain(m) {
+  m.play.addEventListener("click", () => (P.pb.playing ? pause("click") : play()));
+  m.slider.addEventListener("input", () => {
+    if (P.pb.playing) { note("drag stops play"); Playback.pause(P.pb); }
+    setT(+m.slider.value);
+  });
+  m.slider.addEventListener("change", () => reportSoon(250));
+  m.slider.addEventListener("pointerdown", () => { P.pb.dragging = true; });
+  // keys on the slider move the slider only: Streamlit's button shortcuts (→ Step, Home Reset) must not see them
+  m.slider.addEventListener("keydown", (/** @type {KeyboardEvent} */ e) => {
+    if (["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End", "PageUp", "PageDown"].includes(e.key)) {
+      e.stopPropagation();
+      if (P.pb.playing) pause("key");
+    }
+  });
+}
+
+/**
+ * Run / frames bookkeeping: a new run stops Play (as Reset promises) unless Play was pressed after
+ * what made it; the server moving the run shows the page's iteration.
+ * @param {any} m
+ * @param {any} d
+ */
+function adoptMain(m, d) {
   const wasPlaying = P.pb.playing;
   const { newRun, playOn } = Playback.adopt(P.pb, d);
   if (newRun && wasPlaying) note(playOn ? "new run: play on" : "new run: stop");
@@ -604,8 +609,16 @@ function mountMain(api, d) {
   P.lam = d.lam || null;
   m.lowerKey = d.lower || null;
   note(`data n=${d.n} seq=${d.seq}/${P.pb.seq} t=${d.t}`);
+}
 
-  // one box per time-series chart, in the server's order
+/**
+ * One box per time-series chart, in the server's order; each chart drawn when its version changed.
+ * @param {any} root
+ * @param {Api} api
+ * @param {any} m
+ * @param {any} d
+ */
+function drawMainCharts(root, api, m, d) {
   const names = d.series.map((/** @type {any} */ s) => s.name);
   if (m.boxes.map((/** @type {any} */ b) => b.name).join() !== names.join()) {
     m.grid.innerHTML = "";
@@ -626,10 +639,27 @@ function mountMain(api, d) {
     schedulePrerender();
     if (P.pb.playing) requestAnimationFrame(tick);
   }).catch((e) => failed(root, api, e));
+}
+
+/**
+ * @param {Api} api
+ * @param {any} d
+ */
+function mountMain(api, d) {
+  hookKeys();
+  const root = /** @type {any} */ (api.parentElement);
+  const m = root.__nbp || buildMain(root, d);
+  m.api = api;
+  P.main = m;
+  watchPaint(d);
+  m.el.classList.toggle("nbp-classroom", !!d.classroom);
+  P.classroom = !!d.classroom;
+  P.dom = Object.assign({}, Bridge.DEFAULT_DOM, d.dom || {});
+  adoptMain(m, d);
+  drawMainCharts(root, api, m, d);
   requestDraw();
   lowerCheck();
 }
-
 /**
  * @param {Api} api
  * @param {any} d

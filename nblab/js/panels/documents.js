@@ -208,8 +208,8 @@ export function logOddsText(v) {
   return pyFixed(v, 1);
 }
 
-export function mount(el, ctx) {
-  const data = (ctx && ctx.data) || {};
+/** The panel's parts: the heading, the order picker, the confusion table's box, the table's box, the notes. */
+function buildDocuments(el) {
   const { heading, body } = section(el, "The hidden documents", "nbl-docs");
   const sortEl = h("select", { class: "nbl-sort", id: uid("nbl-sort") },
     SORTS.map((s) => h("option", { value: s, text: s, title: SORT_HELP[s] })));
@@ -224,132 +224,153 @@ export function mount(el, ctx) {
       h("div", null, h("label", { for: sortEl.id, text: "Order " }), sortEl, sortHelp),
       confBox),
     tableBox, note, splitNote);
-  const cache = new DocumentsCache();
-  let sort = SORTS[0], last = null, picked = null;
-  sortEl.addEventListener("change", () => setSort(sortEl.value));
-  function setSort(s) {
-    sort = s;
-    sortEl.value = s;
-    if (last) draw(last);
-  }
-  function pick(doc) {
-    picked = doc;
-    for (const tr of tableBox.querySelectorAll("tr[data-doc]")) {
-      const on = Number(tr.dataset.doc) === doc;
-      tr.classList.toggle("nbl-picked", on);
-      const b = tr.querySelector("button");
-      if (b) b.setAttribute("aria-pressed", String(on));
-    }
-    emit(ctx, el, PICK_EVENT, { doc, from: "documents" });
-  }
+  return { heading, sortEl, sortHelp, confBox, tableBox, note, splitNote, empty };
+}
+
+/** The order picker, a click on a row (picks its document), a document picked elsewhere. */
+function wireDocuments(st) {
+  const { el, ctx, tableBox } = st;
+  st.sortEl.addEventListener("change", () => setSort(st, st.sortEl.value));
   tableBox.addEventListener("click", (e) => {
     const tr = e.target.closest && e.target.closest("tr[data-doc]");
-    if (tr) pick(Number(tr.dataset.doc));
+    if (tr) pick(st, Number(tr.dataset.doc));
   });
   // the maths panel's document may be chosen elsewhere too (its own box)
   listen(ctx, el, PICK_EVENT, (detail) => {
     if (!detail || detail.from === "documents") return;
-    picked = detail.doc;
-    for (const tr of tableBox.querySelectorAll("tr[data-doc]")) tr.classList.toggle("nbl-picked", Number(tr.dataset.doc) === picked);
+    st.picked = detail.doc;
+    for (const tr of tableBox.querySelectorAll("tr[data-doc]")) tr.classList.toggle("nbl-picked", Number(tr.dataset.doc) === st.picked);
   });
+}
 
-  function draw(view) {
-    const { prep, run, t } = view;
-    const model = modelName(view);
-    const names = prep.classNames, K = prep.K;
-    const anyLabel = Array.prototype.some.call(prep.yObs, (y) => y >= 0);
-    const anyScore = Array.prototype.some.call(prep.scoreMask, (m) => !!m);
-    if (!anyScore || !anyLabel) {
-      // clustering (no label visible): cluster k is not label k, so there is no "right" (as the app)
-      heading.textContent = "The hidden documents";
-      empty.hidden = false;
-      empty.textContent = !anyScore ? "No hidden document has a known label: there is nothing to score."
-        : "EM sees no label here: its clusters carry no class names, so the table would compare unrelated numbers.";
-      for (const n of [confBox, tableBox, note, splitNote, sortEl.parentNode]) n.hidden = true;
-      return;
-    }
-    empty.hidden = true;
-    for (const n of [confBox, tableBox, note, sortEl.parentNode]) n.hidden = false;
-    if (cache.prep !== prep) cache.reset(prep);
-    const kind = dataKind(prep, data, model);
-    const v = documentsView(cache, run, t, view.latest ?? run.history.length - 1, view.posterior, sort);
-    const split = hasSplit(model, K) && prep.X && run.history[t] && run.history[t].params.beta
-      ? presenceLogOdds(prep.X, run.history[t].params.beta, K, v.items.map((r) => r.doc)) : null;
-    const cols = columns(split, names);
-    heading.textContent = `The ${int(v.nHidden)} hidden documents at t = ${t}: ${pct(v.right, 1)} right` +
-      (t > 0 ? `, ${int(v.nFlip)} flipped at this iteration` : "");
-    sortHelp.textContent = SORT_HELP[sort];
-    confBox.textContent = "";
-    confBox.append(table({
-      caption: "Confusion on the hidden labels (rows: true class; columns: the class EM gives it now)",
-      head: ["", ...names.map((n) => "EM: " + n)],
-      rows: v.confusion.map((row, k) => ["true " + names[k], ...row.map((c) => ({ text: int(c), class: "nbl-num" }))]),
-      className: "nbl-table nbl-confusion-table",
-    }));
-    const tb = h("table", { class: "nbl-table nbl-doc-table" });
-    tb.append(h("caption", { class: "nbl-sr", text: `Hidden documents at t = ${t}, ${sort}` }));
-    tb.append(h("thead", null, h("tr", null, cols.map((c) => headCell(c, split ? names : null)))));
-    const bodyEl = h("tbody");
-    v.items.forEach((r, n) => {
-      const on = r.doc === picked;
-      const splitCells = split ? [split.present[n], split.absent[n]].map((lo) =>
-        h("td", { class: "nbl-num nbl-split", text: logOddsText(lo) })) : [];
-      bodyEl.append(h("tr", { "data-doc": r.doc, class: [r.flipped ? "nbl-flipped" : "", on ? "nbl-picked" : ""].join(" ").trim() || null },
-        h("th", { scope: "row" }, h("button", { type: "button", class: "nbl-docbtn", "aria-pressed": String(on),
-          "aria-label": `Document ${r.doc}: show it in the maths panel` }, String(r.doc))),
-        h("td", { class: "nbl-text", text: cache.text(r.doc, kind) }),
-        h("td", { text: r.true >= 0 ? names[r.true] : "?" }),
-        h("td", { text: names[r.pred] }),
-        splitCells,
-        h("td", { class: "nbl-num" }, h("span", { class: "nbl-bar", style: `width:${(100 * r.r).toFixed(1)}%`, "aria-hidden": "true" }),
-          h("span", { text: pyFixed(r.r, 3) })),
-        h("td", { class: "nbl-num", text: pyFixed(r.conf, 3) }),
-        h("td", { text: flipText(names, r) }),
-        h("td", { class: r.correct ? "nbl-ok" : "nbl-bad", text: r.correct ? "✓" : "✗", title: r.correct ? "correct" : "wrong" },
-          h("span", { class: "nbl-sr", text: r.correct ? " correct" : " wrong" }))));
-    });
-    tb.append(bodyEl);
-    const scrollTop = tableBox.scrollTop;
-    tableBox.textContent = "";
-    tableBox.append(tb);
-    tableBox.scrollTop = scrollTop;
-    note.textContent = `Showing ${int(v.items.length)} of ${int(v.nHidden)} (${sort}). Click a row to put that document ` +
-      "in the maths panel below.";
-    splitNote.hidden = !split;
-    if (split) {
-      const [c0, c1] = [names[0], names[1]];
-      splitNote.textContent = `Bernoulli NB scores the words a message lacks too: “words absent ${c1}:${c0}” is ` +
-        `Σ over every vocabulary word not in it of log(1 − β(${c1})) − log(1 − β(${c0})); ` +
-        `“words present ${c1}:${c0}” the same over the words it has, with log β. A short message lacks ` +
-        "thousands of words; when the absent column outweighs the present one, the absent words decide the class.";
-    }
+function setSort(st, s) {
+  st.sort = s;
+  st.sortEl.value = s;
+  if (st.last) drawDocuments(st, st.last);
+}
+
+function pick(st, doc) {
+  st.picked = doc;
+  for (const tr of st.tableBox.querySelectorAll("tr[data-doc]")) {
+    const on = Number(tr.dataset.doc) === doc;
+    tr.classList.toggle("nbl-picked", on);
+    const b = tr.querySelector("button");
+    if (b) b.setAttribute("aria-pressed", String(on));
   }
+  emit(st.ctx, st.el, PICK_EVENT, { doc, from: "documents" });
+}
 
-  function headCell(c, names) {
-    const sorts = HEAD_SORTS[c];
-    if (!sorts) {
-      const which = c.startsWith("words present ") ? "present" : c.startsWith("words absent ") ? "absent" : null;
-      return h("th", { scope: "col", text: c, title: which && names ? `Log-odds ${names[1]}:${names[0]} from the words ` +
-        `${which} in the message (positive: towards the first class named).` : null });
-    }
-    const active = sorts.includes(sort);
-    const dir = c === "confidence" ? (sort === "most sure first" ? "descending" : "ascending") : c === "doc" ? "ascending" : null;
-    const th = h("th", { scope: "col", "aria-sort": active ? (dir || "other") : null });
-    th.append(h("button", { type: "button", class: "nbl-sortbtn", title: `Order: ${active && sorts.length > 1 ? sorts[1 - sorts.indexOf(sort)] : sorts[0]}`,
-      onclick: () => setSort(active && sorts.length > 1 ? sorts[1 - sorts.indexOf(sort)] : sorts[0]) },
-    c, h("span", { "aria-hidden": "true", text: active ? (dir === "descending" ? " ▼" : " ▲") : " ↕" })));
-    return th;
+function drawDocuments(st, view) {
+  const { prep, run, t } = view;
+  const model = modelName(view);
+  const names = prep.classNames, K = prep.K;
+  const anyLabel = Array.prototype.some.call(prep.yObs, (y) => y >= 0);
+  const anyScore = Array.prototype.some.call(prep.scoreMask, (m) => !!m);
+  if (!anyScore || !anyLabel) {
+    // clustering (no label visible): cluster k is not label k, so there is no "right" (as the app)
+    st.heading.textContent = "The hidden documents";
+    st.empty.hidden = false;
+    st.empty.textContent = !anyScore ? "No hidden document has a known label: there is nothing to score."
+      : "EM sees no label here: its clusters carry no class names, so the table would compare unrelated numbers.";
+    for (const n of [st.confBox, st.tableBox, st.note, st.splitNote, st.sortEl.parentNode]) n.hidden = true;
+    return;
   }
+  st.empty.hidden = true;
+  for (const n of [st.confBox, st.tableBox, st.note, st.sortEl.parentNode]) n.hidden = false;
+  const cache = st.cache, sort = st.sort;
+  if (cache.prep !== prep) cache.reset(prep);
+  const kind = dataKind(prep, st.data, model);
+  const v = documentsView(cache, run, t, view.latest ?? run.history.length - 1, view.posterior, sort);
+  const split = hasSplit(model, K) && prep.X && run.history[t] && run.history[t].params.beta
+    ? presenceLogOdds(prep.X, run.history[t].params.beta, K, v.items.map((r) => r.doc)) : null;
+  st.heading.textContent = `The ${int(v.nHidden)} hidden documents at t = ${t}: ${pct(v.right, 1)} right` +
+    (t > 0 ? `, ${int(v.nFlip)} flipped at this iteration` : "");
+  st.sortHelp.textContent = SORT_HELP[sort];
+  st.confBox.textContent = "";
+  st.confBox.append(table({
+    caption: "Confusion on the hidden labels (rows: true class; columns: the class EM gives it now)",
+    head: ["", ...names.map((n) => "EM: " + n)],
+    rows: v.confusion.map((row, k) => ["true " + names[k], ...row.map((c) => ({ text: int(c), class: "nbl-num" }))]),
+    className: "nbl-table nbl-confusion-table",
+  }));
+  const tb = docTable(st, v, { t, names, split, kind });
+  const scrollTop = st.tableBox.scrollTop;
+  st.tableBox.textContent = "";
+  st.tableBox.append(tb);
+  st.tableBox.scrollTop = scrollTop;
+  st.note.textContent = `Showing ${int(v.items.length)} of ${int(v.nHidden)} (${sort}). Click a row to put that document ` +
+    "in the maths panel below.";
+  drawSplitNote(st.splitNote, split, names);
+}
 
+/** The table of the documents shown, one row each (the picked one marked). */
+function docTable(st, v, { t, names, split, kind }) {
+  const cols = columns(split, names);
+  const tb = h("table", { class: "nbl-table nbl-doc-table" });
+  tb.append(h("caption", { class: "nbl-sr", text: `Hidden documents at t = ${t}, ${st.sort}` }));
+  tb.append(h("thead", null, h("tr", null, cols.map((c) => headCell(st, c, split ? names : null)))));
+  const bodyEl = h("tbody");
+  v.items.forEach((r, n) => {
+    const on = r.doc === st.picked;
+    const splitCells = split ? [split.present[n], split.absent[n]].map((lo) =>
+      h("td", { class: "nbl-num nbl-split", text: logOddsText(lo) })) : [];
+    bodyEl.append(h("tr", { "data-doc": r.doc, class: [r.flipped ? "nbl-flipped" : "", on ? "nbl-picked" : ""].join(" ").trim() || null },
+      h("th", { scope: "row" }, h("button", { type: "button", class: "nbl-docbtn", "aria-pressed": String(on),
+        "aria-label": `Document ${r.doc}: show it in the maths panel` }, String(r.doc))),
+      h("td", { class: "nbl-text", text: st.cache.text(r.doc, kind) }),
+      h("td", { text: r.true >= 0 ? names[r.true] : "?" }),
+      h("td", { text: names[r.pred] }),
+      splitCells,
+      h("td", { class: "nbl-num" }, h("span", { class: "nbl-bar", style: `width:${(100 * r.r).toFixed(1)}%`, "aria-hidden": "true" }),
+        h("span", { text: pyFixed(r.r, 3) })),
+      h("td", { class: "nbl-num", text: pyFixed(r.conf, 3) }),
+      h("td", { text: flipText(names, r) }),
+      h("td", { class: r.correct ? "nbl-ok" : "nbl-bad", text: r.correct ? "✓" : "✗", title: r.correct ? "correct" : "wrong" },
+        h("span", { class: "nbl-sr", text: r.correct ? " correct" : " wrong" }))));
+  });
+  tb.append(bodyEl);
+  return tb;
+}
+
+function drawSplitNote(splitNote, split, names) {
+  splitNote.hidden = !split;
+  if (!split) return;
+  const [c0, c1] = [names[0], names[1]];
+  splitNote.textContent = `Bernoulli NB scores the words a message lacks too: “words absent ${c1}:${c0}” is ` +
+    `Σ over every vocabulary word not in it of log(1 − β(${c1})) − log(1 − β(${c0})); ` +
+    `“words present ${c1}:${c0}” the same over the words it has, with log β. A short message lacks ` +
+    "thousands of words; when the absent column outweighs the present one, the absent words decide the class.";
+}
+
+function headCell(st, c, names) {
+  const sorts = HEAD_SORTS[c], sort = st.sort;
+  if (!sorts) {
+    const which = c.startsWith("words present ") ? "present" : c.startsWith("words absent ") ? "absent" : null;
+    return h("th", { scope: "col", text: c, title: which && names ? `Log-odds ${names[1]}:${names[0]} from the words ` +
+      `${which} in the message (positive: towards the first class named).` : null });
+  }
+  const active = sorts.includes(sort);
+  const dir = c === "confidence" ? (sort === "most sure first" ? "descending" : "ascending") : c === "doc" ? "ascending" : null;
+  const th = h("th", { scope: "col", "aria-sort": active ? (dir || "other") : null });
+  th.append(h("button", { type: "button", class: "nbl-sortbtn", title: `Order: ${active && sorts.length > 1 ? sorts[1 - sorts.indexOf(sort)] : sorts[0]}`,
+    onclick: () => setSort(st, active && sorts.length > 1 ? sorts[1 - sorts.indexOf(sort)] : sorts[0]) },
+  c, h("span", { "aria-hidden": "true", text: active ? (dir === "descending" ? " ▼" : " ▲") : " ↕" })));
+  return th;
+}
+
+export function mount(el, ctx) {
+  const st = buildDocuments(el);
+  Object.assign(st, { el, ctx, data: (ctx && ctx.data) || {}, cache: new DocumentsCache(), sort: SORTS[0], last: null, picked: null });
+  wireDocuments(st);
   return {
     update(view) {
-      last = view;
+      st.last = view;
       if (!view || !view.run || !view.prep) return;
       classroom(el, view.classroom);
-      draw(view);
+      drawDocuments(st, view);
     },
     /** the table's order (one of SORTS) */
-    sort: setSort,
+    sort: (s) => setSort(st, s),
   };
 }
 

@@ -156,7 +156,8 @@ export function allClose(a, b, atol = 1e-6) {
 
 // ---- the panel ---------------------------------------------------------------------------------------
 
-export function mount(el, ctx) {
+/** The panel's parts: the heading, the document and row pickers, the text, the two columns. */
+function buildMaths(el) {
   const { heading, body } = section(el, "The maths of this iteration (eq. 21–24 of the notes)", "nbl-maths");
   const docInput = h("input", { type: "number", min: "0", step: "1", class: "nbl-docnum", id: uid("nbl-doc") });
   const rowSelect = h("select", { class: "nbl-rowpick", id: uid("nbl-row") });
@@ -169,160 +170,196 @@ export function mount(el, ctx) {
   const colE = h("div", { class: "nbl-maths-e" }), colM = h("div", { class: "nbl-maths-m" });
   const live = h("p", { class: "nbl-sr", "aria-live": "polite" });
   body.append(controls, docText, howMade, h("div", { class: "nbl-cols" }, colE, colM), live);
-  let doc = null, row = null, last = null, defaultFor = null, defaultDocIdx = 0, rowsKey = "";
+  return { heading, docInput, rowSelect, rowHelp, docText, howMade, colE, colM, live };
+}
 
-  listen(ctx, el, PICK_EVENT, (detail) => {
+/** A pick in the documents table, a number typed in the box, a row picked. */
+function wireMaths(s) {
+  listen(s.ctx, s.el, PICK_EVENT, (detail) => {
     if (!detail || !Number.isInteger(detail.doc)) return;
-    setDoc(detail.doc, true);
+    setDoc(s, detail.doc, true);
   });
-  docInput.addEventListener("change", () => {
-    const v = Number(docInput.value);
-    if (Number.isInteger(v)) setDoc(v, false);
+  s.docInput.addEventListener("change", () => {
+    const v = Number(s.docInput.value);
+    if (Number.isInteger(v)) setDoc(s, v, false);
   });
-  rowSelect.addEventListener("change", () => { row = Number(rowSelect.value); if (last) draw(last); });
+  s.rowSelect.addEventListener("change", () => { s.row = Number(s.rowSelect.value); if (s.last) drawMaths(s, s.last); });
+}
 
-  function setDoc(i, announce) {
-    if (!last) { doc = i; return; }
-    const N = last.prep.yObs.length;
-    doc = Math.max(0, Math.min(N - 1, i | 0));
-    draw(last);
-    if (announce) live.textContent = `The maths panel now shows document ${doc}.`;
+function setDoc(s, i, announce) {
+  if (!s.last) { s.doc = i; return; }
+  const N = s.last.prep.yObs.length;
+  s.doc = Math.max(0, Math.min(N - 1, i | 0));
+  drawMaths(s, s.last);
+  if (announce) s.live.textContent = `The maths panel now shows document ${s.doc}.`;
+}
+
+/** What one drawing needs: the run at t, the document i, whether the page is between the half-steps. */
+function mathsFrame(s, view) {
+  const { prep, run } = view;
+  const hist = run.history;
+  const t = Math.max(0, Math.min(view.t, hist.length - 1));
+  const model = modelName(view);
+  const K = prep.K, N = prep.yObs.length, names = prep.classNames;
+  const cats = categoriesOf(prep, s.ctx && s.ctx.data);
+  // the default document, once per run start (θ⁽⁰⁾): it stays put while the run goes on
+  if (s.defaultFor !== hist[0]) {
+    s.defaultFor = hist[0];
+    s.defaultDocIdx = defaultDoc(run.posterior(0), prep.yObs, K);
   }
+  const i = s.doc === null ? s.defaultDocIdx : Math.min(s.doc, N - 1);
+  const pending = view.pending || run.pending;
+  const half = pending && view.half === "e" && pending.t === t;
+  const src = half ? t : Math.max(0, t - 1);
+  return { view, prep, run, hist, t, model, K, N, names, cats, i, pending, half, src };
+}
 
-  function draw(view) {
-    const { prep, run } = view;
-    const hist = run.history;
-    const t = Math.max(0, Math.min(view.t, hist.length - 1));
-    const model = modelName(view);
-    const K = prep.K, N = prep.yObs.length, names = prep.classNames;
-    const cats = categoriesOf(prep, ctx && ctx.data);
-    // the default document, once per run start (θ⁽⁰⁾): it stays put while the run goes on
-    if (defaultFor !== hist[0]) {
-      defaultFor = hist[0];
-      defaultDocIdx = defaultDoc(run.posterior(0), prep.yObs, K);
-    }
-    const i = doc === null ? defaultDocIdx : Math.min(doc, N - 1);
-    docInput.max = String(N - 1);
-    docInput.value = String(i);
-    const pending = view.pending || run.pending;
-    const half = pending && view.half === "e" && pending.t === t;
-    heading.textContent = `The maths of this iteration (eq. 21–24 of the notes): document ${i}`;
+function drawMaths(s, view) {
+  const f = mathsFrame(s, view);
+  s.docInput.max = String(f.N - 1);
+  s.docInput.value = String(f.i);
+  s.heading.textContent = `The maths of this iteration (eq. 21–24 of the notes): document ${f.i}`;
+  drawRowPicker(s, f);
+  drawDocText(s, f);
+  drawEStep(s, f);
+  drawMStep(s, f);
+}
 
-    // the parameter rows the M-step can show
-    const tab = paramTable(hist[t].params, model, prep.featureNames, cats, K);
-    const hasRatio = ["bernoulli", "multinomial", "categorical"].includes(model);
-    const top = topSeparating(tab.mat, tab.R, K, N_TOP_CHOICES, tab.logScale);
-    const x = docRow(prep, i);
-    let choices;
-    if (tab.R > FULL_FEATURE_LIST && tab.R === x.length) {
-      choices = pickerOptions(featureChoices(top, x), row !== null && row < tab.R ? row : null, top[0]);
-      rowHelp.textContent = `The ${top.length} features that separate the classes most at t = ${t}, then the features document ${i} contains (most frequent first).`;
-    } else {
-      choices = Array.from({ length: tab.R }, (_, r) => r);
-      rowHelp.textContent = "";
-    }
-    const key = choices.join(",");
-    if (key !== rowsKey) {
-      rowsKey = key;
-      rowSelect.textContent = "";
-      for (const r of choices) rowSelect.append(h("option", { value: String(r), text: termLabel(String(tab.rows[r])) }));
-    }
-    const j = row !== null && choices.includes(row) ? row : top[0];
-    rowSelect.value = String(j);
-    rowSelect.parentNode.hidden = !hasRatio;
-
-    const text = prep.texts && i < prep.texts.length ? oneLine(prep.texts[i], 300) : null;
-    docText.textContent = text === null ? "" : `Document ${i}: “${text}”`;
-    docText.hidden = text === null;
-    const src = half ? t : Math.max(0, t - 1);
-    howMade.textContent = half
-      ? `Between the half-steps at t = ${t}: the E-step below used θ⁽${t}⁾; the M-step has not run yet.`
-      : t === 0 ? "t = 0: these are the initial parameters. The E-step below uses θ⁽⁰⁾; press Step to see the M-step that makes θ⁽¹⁾."
-        : `How iteration ${t} was made: E-step with θ⁽${t - 1}⁾, then M-step → θ⁽${t}⁾.`;
-
-    // ---- E-step (eq. 21 / 22)
-    colE.textContent = "";
-    colE.append(h("h3", null, "E-step for document ", h("i", { text: "i" }), ` = ${i}`));
-    const yo = prep.yObs[i], yt = trueLabels(prep)[i];
-    if (yo >= 0) {
-      colE.append(math("p(y_i = y′ | X_i, α^t, β^t) = 1 if y′ = y_i, 0 otherwise   (22)"),
-        h("p", null, `Document ${i} is labelled (${names[yo]}), so EM keeps its label (eq. 22): `,
-          math(`r_{${i}}`), ` = one-hot(${names[yo]}).`));
-    } else {
-      const ex = eStepNumbers(run.explain(x, src), K);
-      colE.append(h("p", null, math("p(y_i = y′ | X_i, α^t, β^t) ∝ p(X_i | y_i = y′, β^t) p(y_i = y′ | α^t)   (21)")),
-        h("p", null, math(`log α_k + Σ_j [ ${TERM[model] || "log p(x_{ij} | y = k)"} ]`)));
-      colE.append(table({
-        caption: `Document ${i} under θ⁽${src}⁾`,
-        head: ["class k", "log αₖ", "+ log p(x | k)", "= log joint", "p(k | x)"],
-        rows: names.map((c, k) => [c, num(fmt(ex.prior[k], 3)), num(fmt(ex.like[k], 2)), num(fmt(ex.joint[k], 2)),
-          num(fmt(ex.post[k], 3), { "data-post": k })]),
-        className: "nbl-table nbl-estep",
-      }));
-      const eng = half ? pending.resp.subarray(i * K, (i + 1) * K) : t > 0 ? run.responsibilities(t).subarray(i * K, (i + 1) * K) : null;
-      const truth = yt >= 0 ? ` (true label: ${names[yt]})` : "";
-      if (eng) {
-        colE.append(h("p", { class: "nbl-caption", text: (allClose(eng, ex.post)
-          ? "✓ same as the engine's responsibilities r" : "engine's responsibilities r: " + Array.from(eng, (v) => fmt(v, 3)).join(", ")) + truth }));
-      } else if (yt >= 0) {
-        colE.append(h("p", { class: "nbl-caption", text: `True (hidden) label: ${names[yt]}` }));
-      }
-    }
-
-    // ---- M-step (eq. 23 / 24)
-    colM.textContent = "";
-    colM.append(h("h3", { text: "M-step" }), h("p", null, math("α_{y′}^{t+1} = (1/N) Σ_{i=1}^N p(y_i = y′ | X_i, α^t, β^t)   (23)")));
-    if (half || t === 0) {
-      if (hasRatio) colM.append(h("p", null, math(ESTIMATE[model])));
-      colM.append(h("p", { class: "nbl-caption", text: half ? "Press M-step (or Step) to fill these in with numbers."
-        : "Press Step to fill these in with numbers." }));
-      return;
-    }
-    const uw = unlabeledWeight(view, run);
-    const w = typeof run.mStepWeights === "function" ? run.mStepWeights(t) : mStepWeights(run.responsibilities(t), prep.yObs, K, uw);
-    const lam = Number(hist[t].lam ?? hist[t].smoothing);
-    const m = mStepNumbers({ model, X: prep.X, w, N, K, lam, row: hasRatio ? j : null, theta: hist[t].params.theta });
-    const denText = uw === 1 ? String(N) : fmt(m.total, 1);   // the app writes N as is (no separators)
-    colM.append(table({
-      caption: "Class priors",
-      head: ["class k", "Σᵢ rᵢₖ", "÷", "αₖ"],
-      rows: names.map((c, k) => [c, num(fmt(m.cw[k], 2)), num(denText), num(fmt(m.alpha[k], 3), { "data-alpha": k })]),
-      className: "nbl-table nbl-alpha",
-    }));
-    if (uw !== 1) colM.append(h("p", { class: "nbl-caption", text: `Unlabelled documents count with weight ${gfmt(uw)} in these sums.` }));
-    if (!allClose(m.alpha, hist[t].alpha)) colM.append(h("p", { class: "nbl-caption", text: "engine's α: " + Array.from(hist[t].alpha, (v) => fmt(v, 4)).join(", ") }));
-    if (m.values) {
-      const sym = tab.short, c = m.den, cText = Number.isInteger(c) ? String(c) : fmt(c, 2);
-      colM.append(h("p", null, math(ESTIMATE[model])));
-      colM.append(table({
-        caption: `${sym} for “${termLabel(tab.rows[j])}”`,
-        head: ["class k", model === "categorical" ? "λ + Σᵢ [xᵢⱼ = d] rᵢₖ" : "λ + Σᵢ xᵢⱼ rᵢₖ", `${cText}·λ + ${model === "multinomial" ? "Σⱼ′ Σᵢ xᵢⱼ′ rᵢₖ" : "Σᵢ rᵢₖ"}`, `${sym}`],
-        rows: names.map((cn, k) => [cn, num(`${fmt(lam, 3)} + ${fmt(m.counts[k], 2)}`),
-          num(`${cText}·${fmt(lam, 3)} + ${fmt(m.totals[k], 2)}`), num(fmt(m.values[k], 3), { "data-value": k })]),
-        className: "nbl-table nbl-mstep",
-      }));
-      const engine = Array.from({ length: K }, (_, k) => tab.mat[j * K + k]);
-      colM.append(h("p", { class: "nbl-caption", text: `λ = ${gfmt(lam)}. ` + (allClose(m.values, engine)
-        ? `✓ same as the engine's ${sym}` : `engine's ${sym}: ` + engine.map((v) => fmt(v, 4)).join(", ")) }));
-    } else {
-      colM.append(h("p", { class: "nbl-caption", text: `The ${model} model's M-step uses the same weighted sums Σᵢ rᵢₖ·(…); its parameters are in the chart.` }));
-    }
-    const next = view.settings && view.settings.lam;
-    if (next !== undefined && next !== null && Number(next) !== lam) {
-      colM.append(h("p", { class: "nbl-caption", text: `Note: the next steps use λ = ${gfmt(next)}.` }));
-    }
+/** The parameter rows the M-step can show; sets f.tab, f.hasRatio, f.x (the document's row) and f.j. */
+function drawRowPicker(s, f) {
+  const { t, i, K, model, prep } = f;
+  const tab = paramTable(f.hist[t].params, model, prep.featureNames, f.cats, K);
+  const hasRatio = ["bernoulli", "multinomial", "categorical"].includes(model);
+  const top = topSeparating(tab.mat, tab.R, K, N_TOP_CHOICES, tab.logScale);
+  const x = docRow(prep, i);
+  let choices;
+  if (tab.R > FULL_FEATURE_LIST && tab.R === x.length) {
+    choices = pickerOptions(featureChoices(top, x), s.row !== null && s.row < tab.R ? s.row : null, top[0]);
+    s.rowHelp.textContent = `The ${top.length} features that separate the classes most at t = ${t}, then the features document ${i} contains (most frequent first).`;
+  } else {
+    choices = Array.from({ length: tab.R }, (_, r) => r);
+    s.rowHelp.textContent = "";
   }
+  const key = choices.join(",");
+  if (key !== s.rowsKey) {
+    s.rowsKey = key;
+    s.rowSelect.textContent = "";
+    for (const r of choices) s.rowSelect.append(h("option", { value: String(r), text: termLabel(String(tab.rows[r])) }));
+  }
+  const j = s.row !== null && choices.includes(s.row) ? s.row : top[0];
+  s.rowSelect.value = String(j);
+  s.rowSelect.parentNode.hidden = !hasRatio;
+  Object.assign(f, { tab, hasRatio, x, j });
+}
 
+function drawDocText(s, f) {
+  const { prep, i, t, half } = f;
+  const text = prep.texts && i < prep.texts.length ? oneLine(prep.texts[i], 300) : null;
+  s.docText.textContent = text === null ? "" : `Document ${i}: “${text}”`;
+  s.docText.hidden = text === null;
+  s.howMade.textContent = half
+    ? `Between the half-steps at t = ${t}: the E-step below used θ⁽${t}⁾; the M-step has not run yet.`
+    : t === 0 ? "t = 0: these are the initial parameters. The E-step below uses θ⁽⁰⁾; press Step to see the M-step that makes θ⁽¹⁾."
+      : `How iteration ${t} was made: E-step with θ⁽${t - 1}⁾, then M-step → θ⁽${t}⁾.`;
+}
+
+/** The E-step column (eq. 21, or eq. 22 for a labelled document). */
+function drawEStep(s, f) {
+  const { prep, run, i, K, names, model, src, half, pending, t } = f;
+  const colE = s.colE;
+  colE.textContent = "";
+  colE.append(h("h3", null, "E-step for document ", h("i", { text: "i" }), ` = ${i}`));
+  const yo = prep.yObs[i], yt = trueLabels(prep)[i];
+  if (yo >= 0) {
+    colE.append(math("p(y_i = y′ | X_i, α^t, β^t) = 1 if y′ = y_i, 0 otherwise   (22)"),
+      h("p", null, `Document ${i} is labelled (${names[yo]}), so EM keeps its label (eq. 22): `,
+        math(`r_{${i}}`), ` = one-hot(${names[yo]}).`));
+    return;
+  }
+  const ex = eStepNumbers(run.explain(f.x, src), K);
+  colE.append(h("p", null, math("p(y_i = y′ | X_i, α^t, β^t) ∝ p(X_i | y_i = y′, β^t) p(y_i = y′ | α^t)   (21)")),
+    h("p", null, math(`log α_k + Σ_j [ ${TERM[model] || "log p(x_{ij} | y = k)"} ]`)));
+  colE.append(table({
+    caption: `Document ${i} under θ⁽${src}⁾`,
+    head: ["class k", "log αₖ", "+ log p(x | k)", "= log joint", "p(k | x)"],
+    rows: names.map((c, k) => [c, num(fmt(ex.prior[k], 3)), num(fmt(ex.like[k], 2)), num(fmt(ex.joint[k], 2)),
+      num(fmt(ex.post[k], 3), { "data-post": k })]),
+    className: "nbl-table nbl-estep",
+  }));
+  const eng = half ? pending.resp.subarray(i * K, (i + 1) * K) : t > 0 ? run.responsibilities(t).subarray(i * K, (i + 1) * K) : null;
+  const truth = yt >= 0 ? ` (true label: ${names[yt]})` : "";
+  if (eng) {
+    colE.append(h("p", { class: "nbl-caption", text: (allClose(eng, ex.post)
+      ? "✓ same as the engine's responsibilities r" : "engine's responsibilities r: " + Array.from(eng, (v) => fmt(v, 3)).join(", ")) + truth }));
+  } else if (yt >= 0) {
+    colE.append(h("p", { class: "nbl-caption", text: `True (hidden) label: ${names[yt]}` }));
+  }
+}
+
+/** The M-step column (eq. 23, and eq. 24 for the chosen row), with numbers once θ_t was made by one. */
+function drawMStep(s, f) {
+  const { view, prep, run, hist, t, model, K, N, names, half, hasRatio, j } = f;
+  const colM = s.colM;
+  colM.textContent = "";
+  colM.append(h("h3", { text: "M-step" }), h("p", null, math("α_{y′}^{t+1} = (1/N) Σ_{i=1}^N p(y_i = y′ | X_i, α^t, β^t)   (23)")));
+  if (half || t === 0) {
+    if (hasRatio) colM.append(h("p", null, math(ESTIMATE[model])));
+    colM.append(h("p", { class: "nbl-caption", text: half ? "Press M-step (or Step) to fill these in with numbers."
+      : "Press Step to fill these in with numbers." }));
+    return;
+  }
+  const uw = unlabeledWeight(view, run);
+  const w = typeof run.mStepWeights === "function" ? run.mStepWeights(t) : mStepWeights(run.responsibilities(t), prep.yObs, K, uw);
+  const lam = Number(hist[t].lam ?? hist[t].smoothing);
+  const m = mStepNumbers({ model, X: prep.X, w, N, K, lam, row: hasRatio ? j : null, theta: hist[t].params.theta });
+  const denText = uw === 1 ? String(N) : fmt(m.total, 1);   // the app writes N as is (no separators)
+  colM.append(table({
+    caption: "Class priors",
+    head: ["class k", "Σᵢ rᵢₖ", "÷", "αₖ"],
+    rows: names.map((c, k) => [c, num(fmt(m.cw[k], 2)), num(denText), num(fmt(m.alpha[k], 3), { "data-alpha": k })]),
+    className: "nbl-table nbl-alpha",
+  }));
+  if (uw !== 1) colM.append(h("p", { class: "nbl-caption", text: `Unlabelled documents count with weight ${gfmt(uw)} in these sums.` }));
+  if (!allClose(m.alpha, hist[t].alpha)) colM.append(h("p", { class: "nbl-caption", text: "engine's α: " + Array.from(hist[t].alpha, (v) => fmt(v, 4)).join(", ") }));
+  if (m.values) drawEstimate(colM, f, m, lam);
+  else colM.append(h("p", { class: "nbl-caption", text: `The ${model} model's M-step uses the same weighted sums Σᵢ rᵢₖ·(…); its parameters are in the chart.` }));
+  const next = view.settings && view.settings.lam;
+  if (next !== undefined && next !== null && Number(next) !== lam) {
+    colM.append(h("p", { class: "nbl-caption", text: `Note: the next steps use λ = ${gfmt(next)}.` }));
+  }
+}
+
+/** Eq. 24 for row j: the smoothed ratio per class, checked against the engine's parameters. */
+function drawEstimate(colM, f, m, lam) {
+  const { tab, j, K, names, model } = f;
+  const sym = tab.short, c = m.den, cText = Number.isInteger(c) ? String(c) : fmt(c, 2);
+  colM.append(h("p", null, math(ESTIMATE[model])));
+  colM.append(table({
+    caption: `${sym} for “${termLabel(tab.rows[j])}”`,
+    head: ["class k", model === "categorical" ? "λ + Σᵢ [xᵢⱼ = d] rᵢₖ" : "λ + Σᵢ xᵢⱼ rᵢₖ", `${cText}·λ + ${model === "multinomial" ? "Σⱼ′ Σᵢ xᵢⱼ′ rᵢₖ" : "Σᵢ rᵢₖ"}`, `${sym}`],
+    rows: names.map((cn, k) => [cn, num(`${fmt(lam, 3)} + ${fmt(m.counts[k], 2)}`),
+      num(`${cText}·${fmt(lam, 3)} + ${fmt(m.totals[k], 2)}`), num(fmt(m.values[k], 3), { "data-value": k })]),
+    className: "nbl-table nbl-mstep",
+  }));
+  const engine = Array.from({ length: K }, (_, k) => tab.mat[j * K + k]);
+  colM.append(h("p", { class: "nbl-caption", text: `λ = ${gfmt(lam)}. ` + (allClose(m.values, engine)
+    ? `✓ same as the engine's ${sym}` : `engine's ${sym}: ` + engine.map((v) => fmt(v, 4)).join(", ")) }));
+}
+
+export function mount(el, ctx) {
+  const s = buildMaths(el);
+  Object.assign(s, { el, ctx, doc: null, row: null, last: null, defaultFor: null, defaultDocIdx: 0, rowsKey: "" });
+  wireMaths(s);
   return {
     update(view) {
       if (!view || !view.run || !view.prep) return;
-      if (last && last.prep !== view.prep) { doc = null; row = null; }
-      last = view;
+      if (s.last && s.last.prep !== view.prep) { s.doc = null; s.row = null; }
+      s.last = view;
       classroom(el, view.classroom);
-      draw(view);
+      drawMaths(s, view);
     },
     /** show document i (as a click in the documents table does) */
-    show(i) { setDoc(i, true); },
+    show(i) { setDoc(s, i, true); },
   };
 }
 

@@ -48,7 +48,8 @@ export function forModel(x, model) {
 
 // ---- the panel ---------------------------------------------------------------------------------------
 
-export function mount(el, ctx) {
+/** The panel's parts: the box and its help, what was scored, the posterior, the log-odds parts, the words. */
+function buildMessage(el) {
   const { heading, body } = section(el, "Type a message: which class does EM give it?", "nbl-message");
   const id = "nbl-msg-" + Math.random().toString(36).slice(2, 8);
   const box = h("textarea", { id, class: "nbl-msg-input", rows: "3", placeholder: "e.g. win a free cruise now", spellcheck: "false" });
@@ -63,89 +64,100 @@ export function mount(el, ctx) {
   const unavailable = h("p", { class: "nbl-caption", hidden: true });
   body.append(unavailable, h("label", { for: id, text: "Type a message" }), box, help, scored, result,
     h("div", { class: "nbl-msg-row" }, parts, words), note);
-  let last = null, timer = null;
-  box.addEventListener("input", () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => last && draw(last), 120);
-  });
+  return { heading, box, help, scored, result, parts, words, note, unavailable };
+}
 
-  // the data set's own text pipeline (text.js: its CountVectorizer's tokens, n-grams, vocabulary)
-  let vecFor = null, vec = null;
-  function vectorizer(view) {
-    if (ctx && typeof ctx.vectorize === "function") return (text) => ctx.vectorize(text, view.prep);
-    const d = (view.prep && view.prep.data && view.prep.data.text ? view.prep.data : null) || (ctx && ctx.data);
-    if (!d || !d.text || !d.featureNames) return null;
-    if (vecFor !== d) {
-      vecFor = d;
-      try { const v = textVectorizer(d); vec = (text) => v.transform(text); } catch (e) { vec = null; }
-    }
-    return vec;
+/** The data set's own text pipeline (text.js: its CountVectorizer's tokens, n-grams, vocabulary). */
+function vectorizer(st, view) {
+  const ctx = st.ctx;
+  if (ctx && typeof ctx.vectorize === "function") return (text) => ctx.vectorize(text, view.prep);
+  const d = (view.prep && view.prep.data && view.prep.data.text ? view.prep.data : null) || (ctx && ctx.data);
+  if (!d || !d.text || !d.featureNames) return null;
+  if (st.vecFor !== d) {
+    st.vecFor = d;
+    try { const v = textVectorizer(d); st.vec = (text) => v.transform(text); } catch (e) { st.vec = null; }
   }
+  return st.vec;
+}
 
-  function draw(view) {
-    const { prep, run, t } = view;
-    const model = modelName(view);
-    const vec = vectorizer(view);
-    const textData = !!prep.texts && model !== "categorical" && model !== "gaussian";
-    const usable = !!vec && textData;
-    unavailable.hidden = usable;
-    for (const n of [box, help, scored, result, parts, words, note, box.previousSibling]) n.hidden = !usable;
-    if (!usable) {
-      unavailable.textContent = textData ? "This page cannot turn text into this data set's features."
-        : "This data set has no text: pick a text data set (SMS spam, e-mail, languages) to type a message.";
-      return;
-    }
-    heading.textContent = `Type a message: which class does EM give it at t = ${t}?`;
-    const text = box.value;
-    result.textContent = ""; parts.textContent = ""; words.textContent = ""; note.textContent = "";
-    if (!text.trim()) { scored.textContent = "Type a message above to see its posterior."; return; }
-    const names = prep.classNames, K = prep.K, feats = prep.featureNames;
-    const x = forModel(vec(text), model);
-    const present = [];
-    for (let j = 0; j < x.length; j++) if (x[j] > 0) present.push(j);
-    scored.textContent = "Scoring the typed text: " + (present.length
-      ? present.map((j) => `${termLabel(feats[j])}×${x[j]}`).join(", ") : "no known word");
-    const ex = run.explain(x, t);
-    const post = Array.from(ex.post ?? ex.posterior);
-    result.append(h("p", { class: "nbl-msg-post" }, ...names.map((c, k) =>
-      h("span", { class: "nbl-metric", "data-post": k },
-        h("span", { class: "nbl-metric-label", text: `p(${c} | x)` }),
-        h("span", { class: "nbl-metric-value", text: pyFixed4(post[k]) })))));
-    const [a, b] = compareClasses(post);
-    const s = logOddsSplit({ terms: ex.terms, prior: Array.from(ex.prior ?? ex.logPrior) }, x, K, a, b);
-    parts.append(table({
-      caption: `log p(${names[a]} | x) − log p(${names[b]} | x) at t = ${t}`,
-      head: ["part", "value"],
-      rows: [["prior log α", num(signed(s.prior))], ["words present", num(signed(s.present))],
-        ["words absent", num(signed(s.absent))], [{ text: "total", class: "nbl-strong" }, { text: signed(s.total), class: "nbl-num nbl-strong" }]],
+function drawMessage(st, view) {
+  const { prep, run, t } = view;
+  const model = modelName(view);
+  const vec = vectorizer(st, view);
+  const textData = !!prep.texts && model !== "categorical" && model !== "gaussian";
+  const usable = !!vec && textData;
+  const { box, scored, result, parts, words, note } = st;
+  st.unavailable.hidden = usable;
+  for (const n of [box, st.help, scored, result, parts, words, note, box.previousSibling]) n.hidden = !usable;
+  if (!usable) {
+    st.unavailable.textContent = textData ? "This page cannot turn text into this data set's features."
+      : "This data set has no text: pick a text data set (SMS spam, e-mail, languages) to type a message.";
+    return;
+  }
+  st.heading.textContent = `Type a message: which class does EM give it at t = ${t}?`;
+  const text = box.value;
+  result.textContent = ""; parts.textContent = ""; words.textContent = ""; note.textContent = "";
+  if (!text.trim()) { scored.textContent = "Type a message above to see its posterior."; return; }
+  const names = prep.classNames, feats = prep.featureNames;
+  const x = forModel(vec(text), model);
+  const present = [];
+  for (let j = 0; j < x.length; j++) if (x[j] > 0) present.push(j);
+  scored.textContent = "Scoring the typed text: " + (present.length
+    ? present.map((j) => `${termLabel(feats[j])}×${x[j]}`).join(", ") : "no known word");
+  const ex = run.explain(x, t);
+  const post = Array.from(ex.post ?? ex.posterior);
+  result.append(h("p", { class: "nbl-msg-post" }, ...names.map((c, k) =>
+    h("span", { class: "nbl-metric", "data-post": k },
+      h("span", { class: "nbl-metric-label", text: `p(${c} | x)` }),
+      h("span", { class: "nbl-metric-value", text: pyFixed4(post[k]) })))));
+  drawLogOdds(st, { prep, t, model, x, ex, post });
+}
+
+/** The log-odds of the two classes compared, in parts and word by word, and the model's note. */
+function drawLogOdds(st, { prep, t, model, x, ex, post }) {
+  const names = prep.classNames, K = prep.K, feats = prep.featureNames;
+  const { parts, words, note } = st;
+  const [a, b] = compareClasses(post);
+  const s = logOddsSplit({ terms: ex.terms, prior: Array.from(ex.prior ?? ex.logPrior) }, x, K, a, b);
+  parts.append(table({
+    caption: `log p(${names[a]} | x) − log p(${names[b]} | x) at t = ${t}`,
+    head: ["part", "value"],
+    rows: [["prior log α", num(signed(s.prior))], ["words present", num(signed(s.present))],
+      ["words absent", num(signed(s.absent))], [{ text: "total", class: "nbl-strong" }, { text: signed(s.total), class: "nbl-num nbl-strong" }]],
+  }));
+  const order = pushingWords(s.lo, x).slice(0, 25);
+  if (order.length) {
+    words.append(table({
+      caption: `The message's words, the strongest first (log-odds ${names[a]} : ${names[b]})`,
+      head: ["word", "x", "log-odds", "pushes towards"],
+      rows: order.map((j) => [termLabel(feats[j]), num(String(x[j])), num(signed(s.lo[j])),
+        s.lo[j] > 0 ? names[a] : s.lo[j] < 0 ? names[b] : "neither"]),
     }));
-    const order = pushingWords(s.lo, x).slice(0, 25);
-    if (order.length) {
-      words.append(table({
-        caption: `The message's words, the strongest first (log-odds ${names[a]} : ${names[b]})`,
-        head: ["word", "x", "log-odds", "pushes towards"],
-        rows: order.map((j) => [termLabel(feats[j]), num(String(x[j])), num(signed(s.lo[j])),
-          s.lo[j] > 0 ? names[a] : s.lo[j] < 0 ? names[b] : "neither"]),
-      }));
-    }
-    note.textContent = model === "bernoulli"
-      ? `Bernoulli NB counts absent words too: each vocabulary word not in the message adds (1 − x) log(1 − β). Here they add ${signed(s.absent)} to the log-odds.`
-      : "Multinomial NB ignores absent words: a word that does not occur contributes x log β = 0.";
-    if (!Array.from(s.lo).every(Number.isFinite)) note.textContent += " λ = 0 makes some words impossible for a class: one such word vetoes it.";
   }
+  note.textContent = model === "bernoulli"
+    ? `Bernoulli NB counts absent words too: each vocabulary word not in the message adds (1 − x) log(1 − β). Here they add ${signed(s.absent)} to the log-odds.`
+    : "Multinomial NB ignores absent words: a word that does not occur contributes x log β = 0.";
+  if (!Array.from(s.lo).every(Number.isFinite)) note.textContent += " λ = 0 makes some words impossible for a class: one such word vetoes it.";
+}
 
+export function mount(el, ctx) {
+  const st = buildMessage(el);
+  Object.assign(st, { ctx, last: null, timer: null, vecFor: null, vec: null });
+  st.box.addEventListener("input", () => {
+    clearTimeout(st.timer);
+    st.timer = setTimeout(() => st.last && drawMessage(st, st.last), 120);
+  });
   return {
     update(view) {
       if (!view || !view.run || !view.prep) return;
-      last = view;
+      st.last = view;
       classroom(el, view.classroom);
-      draw(view);
+      drawMessage(st, view);
     },
     /** type `text` into the box and score it (a test, or a link carrying a message) */
-    setText(text) { box.value = String(text); if (last) draw(last); },
+    setText(text) { st.box.value = String(text); if (st.last) drawMessage(st, st.last); },
   };
 }
 
-/** the inspector's f"{post:.4f}" */
 function pyFixed4(v) { return pyFixed(v, 4); }
 const num = (text) => ({ text, class: "nbl-num" });

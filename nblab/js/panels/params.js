@@ -196,8 +196,8 @@ export function truthSpec(trueMat, estMat, K, classNames, fs) {
 
 // ---- the panel ---------------------------------------------------------------------------------------
 
-export function mount(el, ctx) {
-  const data = (ctx && ctx.data) || {};
+/** The panel's parts: the view picker, the caption, the chart, the tables, the numbers, the truth box. */
+function buildParams(el) {
   const { body } = section(el, "The parameters θ at this iteration", "nbl-params");
   const picker = h("div", { class: "nbl-segmented", role: "group", "aria-label": "Parameters view" });
   const caption = h("p", { class: "nbl-caption" });
@@ -211,93 +211,111 @@ export function mount(el, ctx) {
   truthBox.append(h("h3", { text: "Estimate against the truth" }), truthCaption, truthChart, truthNumbers);
   const main = h("div", { class: "nbl-params-main" }, picker, caption, chart, tables, numbers);
   body.append(h("div", { class: "nbl-params-row" }, main, truthBox));
-  let pick = null, last = null, options = [];
+  return { picker, caption, chart, tables, numbers, truthBox, truthChart, truthCaption, truthNumbers };
+}
 
-  function setPick(p) {
-    pick = p;
-    for (const b of picker.querySelectorAll("button")) b.setAttribute("aria-pressed", String(b.dataset.view === p));
-    if (last) draw(last);
+function setPick(st, p) {
+  st.pick = p;
+  for (const b of st.picker.querySelectorAll("button")) b.setAttribute("aria-pressed", String(b.dataset.view === p));
+  if (st.last) drawParams(st, st.last);
+}
+
+/** The picker's buttons: one per view the data and the model allow (rebuilt when they change). */
+function drawPicker(st, opts) {
+  if (opts.join("|") === st.options.join("|")) return;
+  st.options = opts;
+  st.picker.textContent = "";
+  for (const o of opts) st.picker.append(h("button", { type: "button", class: "nbl-seg", "data-view": o, "aria-pressed": "false",
+    onclick: () => setPick(st, o) }, o));
+  if (!opts.includes(st.pick)) st.pick = opts[0];
+  for (const b of st.picker.querySelectorAll("button")) b.setAttribute("aria-pressed", String(b.dataset.view === st.pick));
+}
+
+function drawParams(st, view) {
+  const { prep, run, t } = view;
+  const model = modelName(view);
+  const K = prep.K, data = st.data;
+  const cats = categoriesOf(prep, data);
+  const shape = imageShapeOf(prep, data);
+  drawPicker(st, viewOptions(shape, model));
+  const snap = view.snap || run.history[t];
+  const tab = paramTable(snap.params, model, prep.featureNames, cats, K);
+  const prevSnap = t > 0 ? run.history[t - 1] : null;
+  const prev = prevSnap ? paramTable(prevSnap.params, model, prep.featureNames, cats, K) : null;
+  const fs = fontSize(view.classroom);
+  const truth = truthOf(prep.truth || data.truth, model, prep.featureNames.length, K);
+  const pick = st.pick;
+  st.truthBox.hidden = !truth || model === "categorical" || model === "gaussian";
+  st.chart.hidden = pick === TABLES;
+  st.tables.hidden = pick !== TABLES;
+  st.numbers.hidden = pick === TABLES;
+  st.numbers.textContent = "";
+  if (pick === TABLES) {
+    st.caption.textContent = `θ_j[value, class] = p(value | class) at t = ${t}: one table per feature, each column sums to 1.`;
+    drawTables(st.tables, snap.params.theta, prep.featureNames, cats, prep.classNames, prev && prevSnap.params.theta);
+  } else {
+    drawView(st, view, { tab, prev, shape, fs });
   }
+  if (!st.truthBox.hidden) drawTruth(st, view, tab, truth, fs);
+}
 
-  function draw(view) {
-    const { prep, run, t } = view;
-    const model = modelName(view);
-    const K = prep.K, names = prep.classNames;
-    const cats = categoriesOf(prep, data);
-    const shape = imageShapeOf(prep, data);
-    const opts = viewOptions(shape, model);
-    if (opts.join("|") !== options.join("|")) {
-      options = opts;
-      picker.textContent = "";
-      for (const o of opts) picker.append(h("button", { type: "button", class: "nbl-seg", "data-view": o, "aria-pressed": "false",
-        onclick: () => setPick(o) }, o));
-      if (!opts.includes(pick)) pick = opts[0];
-      for (const b of picker.querySelectorAll("button")) b.setAttribute("aria-pressed", String(b.dataset.view === pick));
-    }
-    const snap = view.snap || run.history[t];
-    const tab = paramTable(snap.params, model, prep.featureNames, cats, K);
-    const prevSnap = t > 0 ? run.history[t - 1] : null;
-    const prev = prevSnap ? paramTable(prevSnap.params, model, prep.featureNames, cats, K) : null;
-    const fs = fontSize(view.classroom);
-    const truth = truthOf(prep.truth || data.truth, model, prep.featureNames.length, K);
-    truthBox.hidden = !truth || model === "categorical" || model === "gaussian";
-    chart.hidden = pick === TABLES;
-    tables.hidden = pick !== TABLES;
-    numbers.hidden = pick === TABLES;
-    numbers.textContent = "";
-    if (pick === TABLES) {
-      caption.textContent = `θ_j[value, class] = p(value | class) at t = ${t}: one table per feature, each column sums to 1.`;
-      drawTables(tables, snap.params.theta, prep.featureNames, cats, names, prev && prevSnap.params.theta);
-    } else if (pick === IMAGES) {
-      const s = imagesSpec(tab, shape, names, fs);
-      caption.textContent = `${tab.label} at t = ${t}, each class drawn as a ${shape[0]}×${shape[1]} image (dark = high).`;
-      chart.setAttribute("aria-label", `Images: ${tab.short} of each class at iteration ${t}`);
-      drawChart(ctx, chart, s.data, s.layout);
-      numbers.append(h("summary", { text: "The numbers as a table (top separating features)" }),
-        valuesTable(tab, prev, topSeparating(tab.mat, tab.R, K, 12, tab.logScale), names));
-    } else if (pick === HEATMAP) {
-      const s = heatmapSpec(tab, names, fs);
-      caption.textContent = `${tab.label} at t = ${t}: every feature and class, the most separating first.`;
-      chart.setAttribute("aria-label", `Heatmap: ${tab.short} of every feature and class at iteration ${t}`);
-      drawChart(ctx, chart, s.data, s.layout);
-      numbers.append(h("summary", { text: "The numbers as a table (top 40)" }), valuesTable(tab, prev, s.order.slice(0, 40), names));
-    } else {
-      const s = barsSpec(tab, prev, names, view.classroom ? 10 : 12, fs);
-      const top = s.idx[0];
-      caption.textContent = `${tab.label} at t = ${t}` + (prev ? "; the grey tick on each bar is t − 1." : ".");
-      chart.setAttribute("aria-label", `Bar chart: the ${s.idx.length} features that separate the classes most at iteration ${t}` +
-        (top === undefined ? "" : `; the first is “${tab.rows[top]}”`));
-      drawChart(ctx, chart, s.data, s.layout);
-      numbers.append(h("summary", { text: "The numbers as a table" }), valuesTable(tab, prev, s.idx, names));
-    }
-    if (!truthBox.hidden) drawTruth(view, tab, truth, fs);
+/** The chart of the picked view (images, heatmap or the top features' bars) and its numbers. */
+function drawView(st, view, { tab, prev, shape, fs }) {
+  const { prep, t } = view;
+  const K = prep.K, names = prep.classNames;
+  const { caption, chart, numbers, ctx } = st;
+  if (st.pick === IMAGES) {
+    const s = imagesSpec(tab, shape, names, fs);
+    caption.textContent = `${tab.label} at t = ${t}, each class drawn as a ${shape[0]}×${shape[1]} image (dark = high).`;
+    chart.setAttribute("aria-label", `Images: ${tab.short} of each class at iteration ${t}`);
+    drawChart(ctx, chart, s.data, s.layout);
+    numbers.append(h("summary", { text: "The numbers as a table (top separating features)" }),
+      valuesTable(tab, prev, topSeparating(tab.mat, tab.R, K, 12, tab.logScale), names));
+  } else if (st.pick === HEATMAP) {
+    const s = heatmapSpec(tab, names, fs);
+    caption.textContent = `${tab.label} at t = ${t}: every feature and class, the most separating first.`;
+    chart.setAttribute("aria-label", `Heatmap: ${tab.short} of every feature and class at iteration ${t}`);
+    drawChart(ctx, chart, s.data, s.layout);
+    numbers.append(h("summary", { text: "The numbers as a table (top 40)" }), valuesTable(tab, prev, s.order.slice(0, 40), names));
+  } else {
+    const s = barsSpec(tab, prev, names, view.classroom ? 10 : 12, fs);
+    const top = s.idx[0];
+    caption.textContent = `${tab.label} at t = ${t}` + (prev ? "; the grey tick on each bar is t − 1." : ".");
+    chart.setAttribute("aria-label", `Bar chart: the ${s.idx.length} features that separate the classes most at iteration ${t}` +
+      (top === undefined ? "" : `; the first is “${tab.rows[top]}”`));
+    drawChart(ctx, chart, s.data, s.layout);
+    numbers.append(h("summary", { text: "The numbers as a table" }), valuesTable(tab, prev, s.idx, names));
   }
+}
 
-  function drawTruth(view, tab, tb, fs) {
-    const { prep, run, t } = view;
-    const K = prep.K;
-    const post = view.posterior || run.posterior(t);
-    const est = alignedColumns(tab.mat, tab.R, K, Array.from(prep.yObs), Array.from(trueLabels(prep)), post);
-    const s = truthSpec(tb, est, K, prep.classNames, fs);
-    truthCaption.textContent = `Each point is one word and class: the β that generated the data against EM's at t = ${t}. ` +
-      `On the dotted line the estimate is exact (RMSE ${pyFixed(s.rmse, 3)}).`;
-    truthChart.setAttribute("aria-label", `Scatter: estimated β against the true β at iteration ${t}, RMSE ${pyFixed(s.rmse, 3)}`);
-    drawChart(ctx, truthChart, s.data, s.layout);
-    truthNumbers.textContent = "";
-    const rows = [];
-    for (let r = 0; r < tab.R; r++) {
-      rows.push([tab.rows[r], ...Array.from({ length: K }, (_, k) => `${pyFixed(tb[r * K + k], 3)} → ${pyFixed(est[r * K + k], 3)}`)]);
-    }
-    truthNumbers.append(h("summary", { text: "The numbers as a table (true → estimated)" }),
-      table({ head: ["feature", ...prep.classNames.map((c) => `β(${c})`)], rows }));
+function drawTruth(st, view, tab, tb, fs) {
+  const { prep, run, t } = view;
+  const K = prep.K;
+  const post = view.posterior || run.posterior(t);
+  const est = alignedColumns(tab.mat, tab.R, K, Array.from(prep.yObs), Array.from(trueLabels(prep)), post);
+  const s = truthSpec(tb, est, K, prep.classNames, fs);
+  st.truthCaption.textContent = `Each point is one word and class: the β that generated the data against EM's at t = ${t}. ` +
+    `On the dotted line the estimate is exact (RMSE ${pyFixed(s.rmse, 3)}).`;
+  st.truthChart.setAttribute("aria-label", `Scatter: estimated β against the true β at iteration ${t}, RMSE ${pyFixed(s.rmse, 3)}`);
+  drawChart(st.ctx, st.truthChart, s.data, s.layout);
+  st.truthNumbers.textContent = "";
+  const rows = [];
+  for (let r = 0; r < tab.R; r++) {
+    rows.push([tab.rows[r], ...Array.from({ length: K }, (_, k) => `${pyFixed(tb[r * K + k], 3)} → ${pyFixed(est[r * K + k], 3)}`)]);
   }
+  st.truthNumbers.append(h("summary", { text: "The numbers as a table (true → estimated)" }),
+    table({ head: ["feature", ...prep.classNames.map((c) => `β(${c})`)], rows }));
+}
 
+export function mount(el, ctx) {
+  const st = buildParams(el);
+  Object.assign(st, { ctx, data: (ctx && ctx.data) || {}, pick: null, last: null, options: [] });
   return {
     update(view) {
-      last = view;
+      st.last = view;
       if (!view || !view.run || !view.prep) return;
       classroom(el, view.classroom);
-      draw(view);
+      drawParams(st, view);
     },
   };
 }

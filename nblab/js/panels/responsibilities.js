@@ -104,60 +104,68 @@ export function mount(el, ctx) {
   const list = h("div", { class: "nbl-scroll", tabindex: "0", role: "region", "aria-label": "The documents EM is least sure about" });
   const chartCol = h("div", { class: "nbl-resp-chart" }, summary, chart, numbers);
   body.append(caption, h("div", { class: "nbl-resp-row" }, chartCol, h("div", { class: "nbl-resp-list" }, listTitle, list)));
-  let key = null;
-
-  return {
-    update(view) {
-      if (!view || !view.run || !view.prep) return;
-      classroom(el, view.classroom);
-      const got = currentResponsibilities(view);
-      const { prep } = view;
-      const N = prep.yObs.length, K = prep.K, names = prep.classNames;
-      if (got && key && key.resp === got.resp && key.classroom === view.classroom && key.t === view.t) return;
-      key = got ? { resp: got.resp, t: view.t, classroom: view.classroom } : null;
-      el.classList.toggle("nbl-pending", !!(got && got.pending));
-      heading.textContent = got && got.pending ? `Between the half-steps at t = ${view.t}: the responsibilities`
-        : "Every document's responsibility";
-      if (!got) {
-        caption.textContent = "No E-step yet: press E-step (or Step) to compute p(class | document) for every document.";
-        summary.textContent = ""; listTitle.textContent = ""; list.textContent = ""; numbers.textContent = "";
-        chartCol.hidden = true;
-        return;
-      }
-      const resp = perClass(got.resp, N, K);
-      caption.textContent = `Responsibilities rᵢₖ = p(yᵢ = k | xᵢ) from ${got.which}. Labelled documents are one-hot ` +
-        "(eq. 22): EM never changes a label it was given." + (got.pending ? " The parameters move at the M-step." : "");
-      const hidden = hiddenRows(prep.yObs);
-      const texts = prep.texts || null;
-      if (N <= SMALL) {
-        chartCol.hidden = true; summary.textContent = "";
-        listTitle.textContent = `All ${int(N)} documents`;
-        list.textContent = "";
-        list.append(respTable(prep, resp, Array.from({ length: N }, (_, i) => i), K, names, texts));
-        return;
-      }
-      chartCol.hidden = false; chart.hidden = false; numbers.hidden = false;
-      const unsure = unsureCount(resp, hidden, K);
-      summary.textContent = `${int(unsure)} of the ${int(hidden.length)} hidden documents have no class above 0.8; ` +
-        "the others lean clearly to one class.";
-      const s = histogramSpec(resp, hidden, K, names, fontSize(view.classroom));
-      chart.setAttribute("aria-label", "Histogram: the responsibilities p(class | document) of the hidden documents. " + summary.textContent);
-      drawChart(ctx, chart, s.data, s.layout);
-      numbers.textContent = "";
-      const rows = s.data[0] ? s.data[0].x.map((c, b) => [`${fmt(c - 0.025, 2)}–${fmt(c + 0.025, 2)}`,
-        ...s.data.map((tr) => ({ text: int(tr.y[b]), class: "nbl-num" }))]) : [];
-      numbers.append(h("summary", { text: "The histogram as a table" }),
-        table({ head: ["responsibility", ...s.data.map((tr, j) => `documents, r(${names[K === 2 ? 1 : j]})`)], rows }));
-      const top = mostUncertain(resp, hidden, K, 12);
-      listTitle.textContent = `The ${top.length} most uncertain of ${int(hidden.length)} hidden documents ` +
-        `(${int(unsure)} have no class above 0.8)`;
-      list.textContent = "";
-      list.append(respTable(prep, resp, top, K, names, texts));
-    },
-  };
+  const st = { el, ctx, heading, caption, summary, chart, numbers, listTitle, list, chartCol, key: null };
+  return { update: (view) => drawResponsibilities(st, view) };
 }
 
-/** One row per document: its text (or features), the label EM sees, the true label, r per class. */
+function drawResponsibilities(st, view) {
+  if (!view || !view.run || !view.prep) return;
+  const { el, caption, summary, listTitle, list, numbers, chartCol } = st;
+  classroom(el, view.classroom);
+  const got = currentResponsibilities(view);
+  const { prep } = view;
+  const N = prep.yObs.length, K = prep.K, names = prep.classNames;
+  const key = st.key;
+  if (got && key && key.resp === got.resp && key.classroom === view.classroom && key.t === view.t) return;
+  st.key = got ? { resp: got.resp, t: view.t, classroom: view.classroom } : null;
+  el.classList.toggle("nbl-pending", !!(got && got.pending));
+  st.heading.textContent = got && got.pending ? `Between the half-steps at t = ${view.t}: the responsibilities`
+    : "Every document's responsibility";
+  if (!got) {
+    caption.textContent = "No E-step yet: press E-step (or Step) to compute p(class | document) for every document.";
+    summary.textContent = ""; listTitle.textContent = ""; list.textContent = ""; numbers.textContent = "";
+    chartCol.hidden = true;
+    return;
+  }
+  const resp = perClass(got.resp, N, K);
+  caption.textContent = `Responsibilities rᵢₖ = p(yᵢ = k | xᵢ) from ${got.which}. Labelled documents are one-hot ` +
+    "(eq. 22): EM never changes a label it was given." + (got.pending ? " The parameters move at the M-step." : "");
+  const texts = prep.texts || null;
+  if (N <= SMALL) {
+    chartCol.hidden = true; summary.textContent = "";
+    listTitle.textContent = `All ${int(N)} documents`;
+    list.textContent = "";
+    list.append(respTable(prep, resp, Array.from({ length: N }, (_, i) => i), K, names, texts));
+    return;
+  }
+  drawHistogram(st, view, resp);
+}
+
+/** Many documents: the histogram of the hidden ones' responsibilities and the most uncertain of them. */
+function drawHistogram(st, view, resp) {
+  const { summary, chart, numbers, listTitle, list, chartCol } = st;
+  const { prep } = view;
+  const K = prep.K, names = prep.classNames;
+  const hidden = hiddenRows(prep.yObs);
+  chartCol.hidden = false; chart.hidden = false; numbers.hidden = false;
+  const unsure = unsureCount(resp, hidden, K);
+  summary.textContent = `${int(unsure)} of the ${int(hidden.length)} hidden documents have no class above 0.8; ` +
+    "the others lean clearly to one class.";
+  const s = histogramSpec(resp, hidden, K, names, fontSize(view.classroom));
+  chart.setAttribute("aria-label", "Histogram: the responsibilities p(class | document) of the hidden documents. " + summary.textContent);
+  drawChart(st.ctx, chart, s.data, s.layout);
+  numbers.textContent = "";
+  const rows = s.data[0] ? s.data[0].x.map((c, b) => [`${fmt(c - 0.025, 2)}–${fmt(c + 0.025, 2)}`,
+    ...s.data.map((tr) => ({ text: int(tr.y[b]), class: "nbl-num" }))]) : [];
+  numbers.append(h("summary", { text: "The histogram as a table" }),
+    table({ head: ["responsibility", ...s.data.map((tr, j) => `documents, r(${names[K === 2 ? 1 : j]})`)], rows }));
+  const top = mostUncertain(resp, hidden, K, 12);
+  listTitle.textContent = `The ${top.length} most uncertain of ${int(hidden.length)} hidden documents ` +
+    `(${int(unsure)} have no class above 0.8)`;
+  list.textContent = "";
+  list.append(respTable(prep, resp, top, K, names, prep.texts || null));
+}
+
 function respTable(prep, resp, rows, K, names, texts) {
   const head = ["doc", "document", "label EM sees", "true label", ...names.map((c) => `r(${c})`)];
   const out = rows.map((i) => {
