@@ -109,9 +109,11 @@ def one_coin(flips: str, truth, a: float, b: float, FS: int) -> str:
     m4.metric("θ_MAP", "—" if not np.isfinite(map_) else f"{map_:.4f}",
               help="Mode of the posterior Beta(α_H + a, α_T + b): (α_H + a − 1) / (N + a + b − 2).")
     estimate_charts(flips, truth, h, t_, mle, map_, a, b, n_seen, FS)
-    st.latex(r"\theta_{MLE}=\frac{\alpha_H}{\alpha_H+\alpha_T},\qquad p(\theta\mid D)\propto "
-             r"\theta^{\alpha_H+a-1}(1-\theta)^{\alpha_T+b-1}=\mathrm{Beta}(\alpha_H+a,\ \alpha_T+b),\qquad "
-             r"\theta_{MAP}=\frac{\alpha_H+a-1}{\alpha_H+\alpha_T+a+b-2}")
+    # one formula per line: the three side by side are wider than the column at 1280 px
+    st.latex(r"\begin{aligned}\theta_{MLE}&=\frac{\alpha_H}{\alpha_H+\alpha_T}\\"
+             r"p(\theta\mid D)&\propto\theta^{\alpha_H+a-1}(1-\theta)^{\alpha_T+b-1}"
+             r"=\mathrm{Beta}(\alpha_H+a,\ \alpha_T+b)\\"
+             r"\theta_{MAP}&=\frac{\alpha_H+a-1}{\alpha_H+\alpha_T+a+b-2}\end{aligned}")
     return seen
 
 

@@ -210,30 +210,42 @@ def test_eq21_is_two_lines_with_its_number_on_the_second():
 
 # ---- 6. the documents table's r column -------------------------------------------------------------
 
-def test_documents_r_column_fits_a_1500_px_window():
-    """The r(true class) column draws a bar and its number side by side and comes last: it needs
-    a width of its own (Streamlit's default cuts the number), and every column before it must
-    leave room for it in the ~950 px the table has in a 1500 px window (Bernoulli adds the two
-    words present/absent columns)."""
-    import inspect
-
+@pytest.mark.parametrize("names, split", [(["ham", "spam"], True), (["ham", "spam"], False),
+                                          (["english", "portuguese", "german", "french"], False)])
+@pytest.mark.parametrize("classroom", [False, True])
+def test_documents_table_fits_the_main_column(names, split, classroom):
+    """At 1280×720 the table's box is the main column less the expander's padding and the selection
+    column: the columns shown must add up to no more than that (a column cut at the edge scrolls out of
+    a class's sight). The document, its text, both classes, the words split and the r(true class) bar
+    (a bar and its number "0.523" side by side: ≥ 140 px) are always shown; for each order, the column it
+    sorts by is shown too; every other column is hidden, never dropped (the toolbar shows it again)."""
+    from dashboard.charts import theme
     from dashboard.lesson.panels import documents
-    src = inspect.getsource(documents._table_columns)  # the table's columns, drawn by documents_panel
-    sizes = {"small": 75, "medium": 200, "large": 400}
-
-    def width(name: str) -> int:
-        block = src[src.index(f'"{name}": st.column_config.'):]
-        block = block[:block.index("),") + 2]
-        m = re.search(r'width=(\d+|"\w+")', block)
-        assert m, (name, block)
-        return int(m.group(1)) if m.group(1).isdigit() else sizes[m.group(1).strip('"')]
-
-    words = src[src.index("config[col] = st.column_config.NumberColumn("):]
-    words = int(re.search(r"width=(\d+)", words[:words.index(")")]).group(1))
-    r = width("r(true class)")
-    assert r >= 140
-    total = 35 + sum(width(c) for c in ("doc", "text", "true", "EM says")) + 2 * words + r
-    assert total <= 955, total
+    frame = documents.documents_frame(np.array([[0.3, 0.7] + [0.0] * (len(names) - 2)] * 3),
+                                      None, np.array([0, 1, 0]), np.arange(3), ["a", "b", "c"], names,
+                                      split=(np.zeros((3, 2)), np.zeros((3, 2))) if split else None)
+    room = theme.MAIN_WIDTH[classroom] - 76
+    sorts_by = {"least sure first": "confidence", "most sure first": "confidence",
+                "flipped first": "flipped", "wrong first": "correct"}
+    for sort in documents.SORTS:
+        config, cols, hidden = documents._table_columns(frame, names, split, sort, theme.MAIN_WIDTH[classroom])
+        assert sorted(cols) == sorted(frame.columns)          # every column is in the table
+        shown = [c for c in cols if c not in hidden]
+        widths = {c: config[c]["width"] for c in shown}
+        assert all(isinstance(w, int) for w in widths.values()), widths
+        assert sum(widths.values()) <= room, (sort, widths)
+        assert {"doc", "text", "true", "EM says", "r(true class)"} <= set(shown)
+        assert widths["r(true class)"] >= 140 and widths["text"] >= 180
+        assert len([c for c in shown if c.startswith(("words present", "words absent"))]) == (2 if split else 0)
+        # a class name is never cut: 7.5 px a character and 16 px of padding (the grid's font)
+        assert widths["true"] >= 7.5 * max(map(len, names)) + 16
+        if sort in sorts_by and sorts_by[sort] in hidden:
+            # hidden only when it cannot fit beside the columns always shown
+            always = sum(w for c, w in widths.items() if c in ("doc", "true", "EM says", "r(true class)")
+                         or c.startswith("words")) + 180
+            assert always + config[sorts_by[sort]]["width"] > room
+        for c in hidden:
+            assert config[c]["hidden"] is True and config[c]["label"]
 
 
 # ---- 7. side by side --------------------------------------------------------------------------------

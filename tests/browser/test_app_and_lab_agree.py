@@ -237,6 +237,15 @@ def app_documents(page) -> dict:
     return {"rows": rows, "confusion": confusion, "title": title and title.group(0)}
 
 
+def app_confidence(row: dict) -> float:
+    """The app's confidence of a row: its own column when shown; with two classes the table may leave it
+    out for room (the toolbar shows it), and it is then r(true class) when EM is right, 1 − r when wrong."""
+    if "confidence" in row:
+        return float(row["confidence"])
+    r = float(row["r(true class)"])
+    return r if row["EM says"] == row["true"] else 1.0 - r
+
+
 def app_maths(page) -> dict:
     """The maths panel's numbers from the KaTeX source of its formulas (st.latex keeps it in an
     <annotation>), and the document it is about."""
@@ -464,7 +473,7 @@ def test_app_and_lab_show_the_same_numbers(name, server, browser, lab_pages):
             assert len(rows) >= 5, f"{name} t={t}: the app's documents table shows {len(ad['rows'])} rows"
             lrows = ld["rows"][:len(rows)]
             app_docs, lab_docs = [int(r["doc"]) for r in rows], [int(r["doc"]) for r in lrows]
-            conf = [float(r["confidence"]) for r in rows]
+            conf = [app_confidence(r) for r in rows]
             if not same_order(app_docs, lab_docs, conf):
                 rep.same("documents table: the first rows' doc ids (least sure first)", t, app_docs, lab_docs)
             else:
@@ -476,9 +485,10 @@ def test_app_and_lab_show_the_same_numbers(name, server, browser, lab_pages):
                     rep.same(f"doc {d}: true class", t, r["true"], lr["true"], names[truth.prep.y_eval[d]])
                     rep.same(f"doc {d}: EM's class", t, r["EM says"], lr["EM says"])
                     rep.same(f"doc {d}: r(true class)", t, f"{float(r['r(true class)']):.3f}", lr["r(true class)"])
-                    rep.same(f"doc {d}: confidence", t, f"{float(r['confidence']):.3f}", lr["confidence"])
-                    for col in split:
-                        rep.same(f"doc {d}: {col}", t, f"{float(r[col]):.1f}", lr.get(col))
+                    rep.same(f"doc {d}: confidence", t, f"{app_confidence(r):.3f}", lr["confidence"])
+                    for col in split:   # the app's header leaves out the class pair ("words present")
+                        lab_col = next((c for c in lr if c.startswith(col)), col)
+                        rep.same(f"doc {d}: {col}", t, f"{float(r[col]):.1f}", lr.get(lab_col))
                 if K == 2 and case["model"] == "bernoulli":
                     rep.same("documents table: words present / absent columns", t, len(split), 2)
 

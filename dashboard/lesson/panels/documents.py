@@ -12,7 +12,8 @@ import pyarrow as pa
 import streamlit as st
 
 import nbcore
-from dashboard.ui import controls, derive, state, urlguard
+from dashboard.ui import controls, derive, figures, state, urlguard
+from dashboard.charts import theme
 from dashboard.lesson import metrics
 
 #: How the documents table can be ordered.
@@ -165,13 +166,15 @@ def documents_panel(run, prep, t: int, model: str, classroom: bool = False) -> N
                                                    limit=_SHOW))
         order_key = ("docs_order", t, sort)
         state.memo(order_key, lambda: shown["doc"].to_numpy())
-        config, cols = _table_columns(shown, names, split is not None)
+        config, cols, hidden = _table_columns(shown, names, split is not None, sort, theme.MAIN_WIDTH[classroom])
         shown_arrow = state.memo(("docs_arrow", t, sort), lambda: pa.Table.from_pandas(shown))
         st.dataframe(shown_arrow, hide_index=True, width="stretch", height=320 if not classroom else 420,
                      key=K_DOC_TABLE, on_select=lambda: _on_pick(order_key), selection_mode="single-row",
                      column_config=config, column_order=cols)
+        more = (f" More columns ({', '.join(config[c]['label'] for c in hidden)}) are in the table's "
+                "column menu (the eye at its top right) and in the CSV." if hidden else "")
         st.caption(f"Showing {len(shown):,} of {len(rows):,} ({sort}). Click a row to put that document "
-                   "in the maths panel below.")
+                   "in the maths panel below." + more)
         # every hidden document in this order, made only when clicked (derive.csv_export: no formulas)
         st.download_button(f"All {len(rows):,} hidden documents at t = {t} (CSV)",
                            lambda: derive.csv_export(documents_frame(proba, prev, prep.y_eval, rows, texts, names,
@@ -205,32 +208,52 @@ def _presence_split(run, prep, t: int, model: str):
     return None
 
 
-def _table_columns(shown: pd.DataFrame, names: list[str], split: bool) -> tuple[dict, list[str]]:
-    """The table's column configuration and order (the words present / absent columns next to the classes)."""
+#: The column each order is about: shown before the other optional columns.
+_ORDER_COLUMN = {"least sure first": "confidence", "most sure first": "confidence",
+                 "flipped first": "flipped", "wrong first": "correct"}
+#: px the table loses to the expander's padding and the grid's row-selection column.
+_BOX_LOSS_PX = 76
+_TEXT_MIN_PX, _TEXT_MAX_PX = 180, 400
+
+
+def _column_width(config: dict) -> int:
+    """The px width a column's configuration names (every column of this table names one)."""
+    width = config.get("width")
+    return width if isinstance(width, int) else {"small": 75, "medium": 200, "large": 400}[width]
+
+
+def _table_columns(shown: pd.DataFrame, names: list[str], split: bool, sort: str = "least sure first",
+                   box_px: int = theme.MAIN_WIDTH[False]) -> tuple[dict, list[str], list[str]]:
+    """The table's column configuration, its column order (the words present / absent columns next to
+    the classes) and the columns hidden because they do not fit ``box_px`` (the main column's width on a
+    1280×720 screen). A column cut at the box's edge scrolls out of a class's sight: the document, its
+    text, the two classes, the words split and r(true class) are always shown, then the column the
+    order is about; the rest are hidden (the table's toolbar shows them again, the CSV has them all)."""
+    # a class column as wide as its header or its longest class name ("portuguese"), as the grid draws them
+    name_px = int(max(len(str(n)) for n in names) * figures.CHAR_PX + figures.CELL_PAD) if names else 0
     config = {
-        "doc": st.column_config.NumberColumn("doc", help="Row number in the data set", width="small"),
-        # widths in px: at a 1500 px window the table is about 950 px wide, and doc, text, true,
-        # EM says, the two words columns and r(true class) must all fit in it (r is last and
-        # was pushed out of sight with text at "large", 400 px)
-        "text": st.column_config.TextColumn("text", width=300),
-        "true": st.column_config.TextColumn("true", width="small"),
-        "EM says": st.column_config.TextColumn("EM says", width="small"),
+        "doc": st.column_config.NumberColumn("doc", help="Row number in the data set", width=56),
+        "text": st.column_config.TextColumn("text", width=_TEXT_MIN_PX,
+                                            help="The message (click the row: it is shown whole below)."),
+        "true": st.column_config.TextColumn("true", width=max(64, name_px)),
+        "EM says": st.column_config.TextColumn("EM says", width=max(76, name_px)),
         # a bar and its number ("0.523") side by side: a column narrower than this cuts the number
         "r(true class)": st.column_config.ProgressColumn(
-            "r(true class)", min_value=0.0, max_value=1.0, format="%.3f", width=150,
+            "r(true class)", min_value=0.0, max_value=1.0, format="%.3f", width=140,
             help="Responsibility EM gives the document's true class: p(true class | x, θ_t)."),
         "confidence": st.column_config.NumberColumn(
-            "confidence", format="%.3f", width="small", help="The largest responsibility: how sure EM is."),
-        "flipped": st.column_config.TextColumn("flipped at t", help="Predicted class at t − 1 → at t."),
-        "correct": st.column_config.CheckboxColumn("correct", width="small"),
+            "confidence", format="%.3f", width=95, help="The largest responsibility: how sure EM is."),
+        "flipped": st.column_config.TextColumn("flipped at t", width=max(110, 2 * name_px),
+                                               help="Predicted class at t − 1 → at t."),
+        "correct": st.column_config.CheckboxColumn("correct", width=80),
     }
     if split:  # the column names are plain text; their help (a tooltip) is Markdown
         pair = f"{derive.md_escape(names[1], 40)}:{derive.md_escape(names[0], 40)}"
         for which in ("present", "absent"):
             col = f"words {which} {names[1]}:{names[0]}"
-            if col in shown.columns:
+            if col in shown.columns:  # the label leaves out the class pair (it would be cut): the help has it
                 config[col] = st.column_config.NumberColumn(
-                    col, format="%.1f", width=120,
+                    f"words {which}", format="%.1f", width=104,
                     help=f"Log-odds {pair} from the words {which} in the message "
                          "(positive: towards the first class named).")
     cols = list(shown.columns)
@@ -239,15 +262,40 @@ def _table_columns(shown: pd.DataFrame, names: list[str], split: bool) -> tuple[
         at = cols.index("EM says") + 1
         cols = [c for c in cols[:at] if c not in split_cols] + split_cols + \
             [c for c in cols[at:] if c not in split_cols]
-    return config, cols
+    hidden = _hidden_columns(config, cols, sort, box_px - _BOX_LOSS_PX)
+    for c in hidden:
+        config[c] = {**config[c], "hidden": True}
+    shown_px = sum(_column_width(config[c]) for c in cols if c not in hidden)
+    config["text"]["width"] = int(min(_TEXT_MAX_PX, _TEXT_MIN_PX + max(0, box_px - _BOX_LOSS_PX - shown_px)))
+    return config, cols, hidden
+
+
+def _hidden_columns(config: dict, cols: list[str], sort: str, room_px: int) -> list[str]:
+    """The columns left out of ``room_px``: always shown are the document, its text, the classes, the
+    words split and r(true class); then the order's own column, then the others in table order while
+    they fit."""
+    always = [c for c in cols if c in ("doc", "text", "true", "EM says", "r(true class)")
+              or c.startswith(("words present", "words absent"))]
+    optional = [c for c in cols if c not in always]
+    first = _ORDER_COLUMN.get(sort)
+    if first in optional:
+        optional = [first] + [c for c in optional if c != first]
+    used = sum(_column_width(config[c]) for c in always)
+    hidden = []
+    for c in optional:
+        if used + _column_width(config[c]) <= room_px:
+            used += _column_width(config[c])
+        else:
+            hidden.append(c)
+    return [c for c in cols if c in hidden]
 
 
 def _absent_words_note(names: list[str]) -> None:
     """What the words absent column means, and when it decides."""
     c1, c0 = derive.md_escape(names[1], 40), derive.md_escape(names[0], 40)  # shown literally
-    st.caption(f"Bernoulli NB scores the words a message lacks too: “words absent {c1}:{c0}” is "
+    st.caption(f"Bernoulli NB scores the words a message lacks too: “words absent” is the log-odds {c1}:{c0} "
                f"Σ over every vocabulary word *not* in it of log(1 − β({c1})) − log(1 − β({c0})); "
-               f"“words present {c1}:{c0}” the same over the words it has, with log β. A short message lacks "
+               f"“words present” the same over the words it has, with log β. A short message lacks "
                "thousands of words; when the absent column outweighs the present one, the absent words "
                "decide the class.")
 
