@@ -71,13 +71,15 @@ CLASSROOM_MIN_PX = min(TYPE_SCALE[True].values())
 #: st.dataframe draws its toolbar (show/hide columns, search, full screen) while the pointer is on the
 #: table, as a band 2.75 rem tall straddling the grid's top edge: it hid the right-hand headers. It goes
 #: above the table instead, into a band the table keeps free for it (the page's 1 rem gap between
-#: elements and 1.75 rem of margin), so that it covers neither the table nor the element above.
+#: elements and 1.75 rem of margin), so that it covers neither the table nor the element above. The margin
+#: is the element's box's, not the grid's: Streamlit sizes that box to the grid's height, and a margin
+#: inside it pushed the grid's last rows under the element below.
 #: A displayed formula (KaTeX) that cannot break (an aligned block) and is a little wider than its
 #: column (the maths panel's E-step, 8 px over in a 385 px column) is drawn whole, into the gap beside
 #: the column, instead of being cut by the Markdown box, which hides what overflows it.
 FIGURE_CSS = """<style>
 [data-testid="stMarkdownContainer"]:has(> .katex-display) { overflow: visible !important; }
-[data-testid="stDataFrame"] { margin-top: 1.75rem; }
+[data-testid="stElementContainer"]:has(> [data-testid="stDataFrame"]) { margin-top: 1.75rem; }
 [data-testid="stDataFrame"] > [data-testid="stElementToolbar"] { top: auto !important; bottom: 100% !important; }
 </style>"""
 

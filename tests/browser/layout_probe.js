@@ -113,6 +113,12 @@
     }
     if (!p) { out.push('table: glide-data-grid props not found (the measurement needs updating)'); continue; }
     const name = p.columns.map(c => c.title).join(', ').slice(0, 40);
+    // the grid inside its element's box: below the box it is drawn under the next element (a caption)
+    const holder = df.closest('[data-testid="stElementContainer"]');
+    if (holder && df.getBoundingClientRect().bottom > holder.getBoundingClientRect().bottom + 1.5) {
+      out.push(`table [${name}…]: drawn ${Math.round(df.getBoundingClientRect().bottom - holder.getBoundingClientRect().bottom)} px `
+               + 'below its element\'s box, under the element that follows');
+    }
     const theme = p.theme || {};
     const family = getComputedStyle(df.querySelector('.stDataFrameGlideDataEditor') || df).getPropertyValue('--gdg-font-family') || 'sans-serif';
     const bodyFont = (theme.baseFontStyle || '400 14px') + ' ' + family;
@@ -131,8 +137,18 @@
     const grow = p.columns.reduce((s, c) => s + (c.grow || 0), 0);
     const spare = Math.max(0, avail - sum);
     const rows = Math.min(p.rows, 60);
+    // a column of free text (messages): one of its first rows is longer than 40 characters. Its cells are
+    // cut by design, however short some are, and shown whole on click
+    const freeText = (i) => {
+      for (let r = 0; r < rows; r++) {
+        const cell = p.getCellContent([i, r]);
+        if (cell.kind === 'text' && typeof cell.displayData === 'string' && cell.displayData.length > 40) return true;
+      }
+      return false;
+    };
     p.columns.forEach((c, i) => {
       const w = c.width + (grow ? spare * (c.grow || 0) / grow : 0);
+      const free = freeText(i);
       if (textWidth(c.title, headFont) + pad > w + 1) {
         out.push(`table [${name}…]: header "${short(c.title)}" cut (${Math.round(textWidth(c.title, headFont) + pad)} px in ${Math.round(w)})`);
       }
@@ -145,7 +161,7 @@
           break;
         }
         // long free text (a message) is cut by design and shown whole on click; a number or a short value never
-        if (typeof text !== 'string' || !text || (cell.kind === 'text' && text.length > 40)) continue;
+        if (typeof text !== 'string' || !text || (cell.kind === 'text' && (free || text.length > 40))) continue;
         if (cell.kind === 'boolean' || cell.kind === 'image') continue;
         const need = textWidth(text, bodyFont) + pad + (cell.kind === 'custom' ? 0 : 0);
         if (need > w + 1) {
@@ -180,6 +196,18 @@
         }
         x += w;
       });
+    }
+  }
+  // a segmented control or pills (a button group) whose options do not all fit its box: Streamlit lets
+  // the row scroll sideways, so the last options are cut at the edge ("doc…") with no sign they go on
+  for (const g of document.querySelectorAll('[data-testid="stButtonGroup"]')) {
+    if (!shown(g)) continue;
+    for (const box of g.querySelectorAll('div')) {
+      const cs = getComputedStyle(box);
+      if (['auto', 'scroll'].includes(cs.overflowX) && box.scrollWidth > box.clientWidth + 1) {
+        out.push(`options cut: "${short(g.innerText)}" (${box.scrollWidth} px of options in a ${box.clientWidth} px box)`);
+        break;
+      }
     }
   }
   // st.table (HTML): wider than its box, so columns are cut

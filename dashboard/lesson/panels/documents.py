@@ -186,15 +186,14 @@ def documents_panel(run, prep, t: int, model: str, classroom: bool = False) -> N
 
 
 def _order_and_confusion(confusion, classroom: bool) -> str:
-    """The order picker beside the confusion matrix (the table gets the full width below: the message
-    text and the words present/absent columns are what a reader looks at). Returns the order."""
-    left, right = st.columns([3, 2]) if not classroom else (st.container(), st.container())
-    with left:
-        sort = urlguard.segmented_control(st, "Order", key=K_DOC_SORT,
-                                          help="\n\n".join(f"**{k}**: {v}" for k, v in SORTS.items()))
-    with right:
-        st.markdown("**Confusion on the hidden labels** (rows: true class; columns: the class EM gives it now)")
-        st.dataframe(confusion, width="stretch")
+    """The confusion matrix, then the order picker on a row of its own (its five options need about
+    560 px: beside the matrix the last ones were cut at the column's edge), then the table gets the full
+    width below: the message text and the words present/absent columns are what a reader looks at.
+    Returns the order."""
+    st.markdown("**Confusion on the hidden labels** (rows: true class; columns: the class EM gives it now)")
+    st.dataframe(confusion, width="content" if not classroom else "stretch")
+    sort = urlguard.segmented_control(st, "Order", key=K_DOC_SORT,
+                                      help="\n\n".join(f"**{k}**: {v}" for k, v in SORTS.items()))
     return sort or "least sure first"
 
 
