@@ -28,11 +28,15 @@ from dashboard.serve.memory import tune_allocator  # noqa: E402
 
 tune_allocator()
 
+from dashboard.serve import modules  # noqa: E402
+
+modules.serve()  # before any component registers: they get stubs importing their module from its route
+
 import streamlit as st  # noqa: E402
 
 from dashboard.classroom.routes import routes  # noqa: E402
 
-app = st.App("app.py", routes=routes())
+app = st.App("app.py", routes=routes() + modules.routes())
 
 # A fresh process warms itself in a daemon thread (imports, the shipped data sets, the default lesson's
 # run: dashboard/ui/warm.py), so the first visitor's lesson does not wait for that work. NBLAB_WARM=0: off.

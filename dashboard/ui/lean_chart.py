@@ -35,7 +35,9 @@ def _register():
     try:
         from streamlit.components import v2
         from nblab.bundle import module_text  # lean_chart.js imports the shared plotly.js loader
-        return v2.component("nbem_chart", js=module_text("dashboard/ui/lean_chart.js", HERE.parents[1]),
+        from dashboard.serve import modules  # the module once per browser when the app serves it
+        return v2.component("nbem_chart", js=modules.component_js("lean_chart",
+                                                                  module_text("dashboard/ui/lean_chart.js", HERE.parents[1])),
                             isolate_styles=False)
     except Exception:  # components v2 missing or refused: st.plotly_chart draws every chart
         return None

@@ -357,3 +357,46 @@ def test_the_player_falls_back_to_streamlits_plotly_when_the_bundle_cannot_load(
         assert not errors, errors
     finally:
         page.close()
+
+
+# every ForwardMsg the page receives: its size and whether it carries a component's module text (a bundled
+# module starts with nblab/bundle.py's "const __nblab_entry")
+WS_JS = """(() => { const WS = window.WebSocket; window.__nbWs = [];
+  window.WebSocket = class extends WS { constructor(...a) { super(...a); this.addEventListener('message', (e) => {
+    if (!(e.data instanceof ArrayBuffer)) return;
+    const text = new TextDecoder('utf-8', { fatal: false }).decode(e.data);
+    window.__nbWs.push([e.data.byteLength, text.includes('__nblab_entry')]); }); } };
+})();"""
+
+
+def test_the_players_code_comes_once_by_its_route_not_in_every_step(server, browser):
+    """The player's ~95 KB module is fetched once from /nbem-js/ (immutable, gzipped); no websocket message
+    carries it, on the first open or on a Step (inline, it went with every element: twice per Step)."""
+    import urllib.request
+
+    from dashboard.lesson import player
+    from dashboard.serve import modules
+
+    name = modules.module_name("player", player.JS)   # the same files, the same hash as the server's
+    req = urllib.request.Request(f"{server}/nbem-js/{name}", headers={"Accept-Encoding": "gzip"})
+    with urllib.request.urlopen(req, timeout=60) as r:
+        assert r.headers["Content-Encoding"] == "gzip" and "immutable" in r.headers["Cache-Control"]
+        import gzip
+        assert gzip.decompress(r.read()).decode("utf-8") == player.JS
+    page = browser.new_page(viewport={"width": 1600, "height": 2000})
+    page.add_init_script(WS_JS)
+    fetched = []
+    page.on("request", lambda rq: fetched.append(rq.url) if "/nbem-js/player." in rq.url else None)
+    try:
+        page.goto(server, wait_until="domcontentloaded")
+        page.wait_for_function(f"() => {P} && {P}.main && {P}.params && window.Plotly", timeout=120_000)
+        first = page.evaluate("window.__nbWs.length")
+        page.locator(".st-key-step button:visible").first.click()
+        page.get_by_text("Paused at t = 1").first.wait_for(timeout=120_000)
+        page.wait_for_timeout(1500)
+        msgs = page.evaluate("window.__nbWs")
+        assert not any(carries for _, carries in msgs), "a websocket message carried a component's module"
+        assert len(msgs) > first                            # the Step did come by the websocket
+        assert len(fetched) == 1, fetched
+    finally:
+        page.close()

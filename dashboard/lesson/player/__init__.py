@@ -67,7 +67,8 @@ MAIN_KEY, PARAMS_KEY, LOWER_KEY = "nbem_player_main", "nbem_player_params", "nbe
 def _register():
     try:
         from streamlit.components import v2
-        return v2.component("nbem_player", css=CSS, js=JS, isolate_styles=False)
+        from dashboard.serve import modules  # the module once per browser when the app serves it
+        return v2.component("nbem_player", css=CSS, js=modules.component_js("player", JS), isolate_styles=False)
     except Exception:  # components v2 missing (Streamlit < 1.51) or refused: server charts instead
         return None
 
