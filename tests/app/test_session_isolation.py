@@ -151,10 +151,12 @@ def _decorator_names(fn) -> list[str]:
 # the gzipped lab data per data key (shipped sets, and shares, which are public to whoever has the link),
 # the hashed assets; all under locks, none of it a session's.
 # dashboard/ui/warm.py warms a fresh server process once (its thread and what it did: no session's data).
+# dashboard/serve/modules.py keeps the app's own JavaScript modules (the same code for every browser) and
+# whether the app's routes serve them, set once when the process starts.
 # Anything else must stay per session.
 SHARED_ON_PURPOSE = {"dashboard/data/sharing.py", "dashboard/data/datasets.py", "dashboard/serve/__init__.py",
-                     "dashboard/serve/memory.py", "dashboard/serve/offload.py", "dashboard/classroom/routes.py",
-                     "dashboard/classroom/store.py", "dashboard/ui/warm.py"}
+                     "dashboard/serve/memory.py", "dashboard/serve/offload.py", "dashboard/serve/modules.py",
+                     "dashboard/classroom/routes.py", "dashboard/classroom/store.py", "dashboard/ui/warm.py"}
 
 
 def test_no_cache_resource_in_dashboard():
