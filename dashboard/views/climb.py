@@ -197,7 +197,10 @@ def explain(climbs) -> None:
         "* The objective at θ_{t+1} is the bound **plus** a KL gap ≥ 0, so "
         "L(θ_{t+1}) − L(θ_t) = gain + gap ≥ 0: EM never goes down.\n"
         "* Labelled documents have q one-hot on their class (eq. 22): they add log p(x_i, y_i) to both sides.")
-    with st.expander("Every iteration so far, in numbers", icon=":material/table:"):
+    with figures.lazy_expander(st, "Every iteration so far, in numbers", key="cl_iter_table",
+                               icon=":material/table:") as opened:
+        if not opened:
+            return
         st.dataframe(pd.DataFrame({"t → t+1": [f"{x.iteration} → {x.iteration + 1}" for x in climbs],
                                    "L(θ_t)": [x.objective_before for x in climbs],
                                    "M-step gain": [x.m_step_gain for x in climbs],

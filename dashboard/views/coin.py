@@ -170,7 +170,7 @@ def lambda_is_a_prior(seen: str, smoothing, prior_kind: str, a: float, b: float)
         rows.append({"λ": f"{lam_v:g}", "prior": f"Beta({pa:g}, {pb:g})",
                      "θ_MAP = (α_H + λ)/(N + 2λ)": by_formula, "lab engine β (Bernoulli NB, λ)": engine})
     one_coin = _shown(pd.DataFrame(rows), 4, ["θ_MAP = (α_H + λ)/(N + 2λ)", "lab engine β (Bernoulli NB, λ)"])
-    st.dataframe(one_coin, hide_index=True, width="stretch", column_config=_number_format(one_coin, 4))
+    figures.show_light_table(st, one_coin, column_config=_number_format(one_coin, 4))
     if prior_kind == "beta" and a != b:
         st.caption(f"Your Beta({a:g}, {b:g}) is not symmetric: it is {a - 1:g} imaginary heads and {b - 1:g} imaginary "
                    "tails. The lab's λ always adds the same number to both outcomes.")
@@ -234,8 +234,8 @@ def two_coin_step(sets, heads, nflip, path, est_pi: bool, page: page_kit.PageCon
         st.markdown(f"**E-step at θ_A = {prev.theta[0]:.4f}, θ_B = {prev.theta[1]:.4f}**: "
                     "r(A) = π_A θ_A^h (1−θ_A)^(n−h) / Σ_c π_c θ_c^h (1−θ_c)^(n−h)")
         shown = _shown(table, 2, table.columns[3:])
-        figures.show_table(st, shown, width_px=theme.chart_width(FS, share=1.0 if page.classroom else 0.6),
-                           column_config=_number_format(shown.iloc[:, 3:], 2))
+        figures.show_light_table(st, shown, width_px=theme.chart_width(FS, share=1.0 if page.classroom else 0.6),
+                                 column_config=_number_format(shown.iloc[:, 3:], 2), classroom=page.classroom)
         tot = table[["A: ≈ heads", "A: ≈ tails", "B: ≈ heads", "B: ≈ tails"]].sum()
         st.markdown(f"**M-step**: θ_A = {tot['A: ≈ heads']:.2f} / ({tot['A: ≈ heads']:.2f} + {tot['A: ≈ tails']:.2f}) "
                     f"= **{step.theta[0]:.4f}**, θ_B = {tot['B: ≈ heads']:.2f} / ({tot['B: ≈ heads']:.2f} + "

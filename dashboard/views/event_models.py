@@ -217,9 +217,10 @@ def top_words(d: TextData, runs: dict, page: page_kit.PageContext) -> None:
         table = event_models_charts.top_words(beta, d.feature_names, d.class_names, n=n_top)
         with col:
             st.markdown(f"**{event_models_charts.MODEL_TITLES[m].capitalize()}** (t = {runs[m].iteration})")
-            st.dataframe(table, width="stretch",
-                         column_config={c: st.column_config.NumberColumn(c, format="%.4f")
-                                        for c in table.columns if c.startswith("β(")})
+            figures.show_light_table(st, table, hide_index=False, width_px=theme.chart_width(FS, 1 if FS > 15 else 2),
+                                     column_config={c: st.column_config.NumberColumn(c, format="%.4f")
+                                                    for c in table.columns if c.startswith("β(")},
+                                     keep=0, classroom=page.classroom)
     st.caption("Ranked by β_jk · log(β_jk / β̄_j), β̄_j the mean over the other classes: frequent in the class and "
                "much rarer elsewhere. Bernoulli's β is p(word present | class); the multinomial's is the word's share "
                "of the class's tokens.")
@@ -297,7 +298,7 @@ def document_parts(d: TextData, runs: dict, doc: int, FS: int) -> dict:
         summary=" ".join(f"{row['class']}: Bernoulli {row['Bernoulli: total']:.1f} ({row['absent share']:.0%} from the "
                          f"words absent), multinomial {row['multinomial: total']:.1f}." for _, row in table.iterrows()),
         config={"displayModeBar": False})
-    figures.show_table(st, table, width_px=theme.chart_width(FS),
+    figures.show_light_table(st, table, width_px=theme.chart_width(FS),
                        column_config={c: (st.column_config.ProgressColumn(c, min_value=0.0, max_value=1.0, format="percent")
                                           if c.endswith("share") else st.column_config.NumberColumn(c, format="%.1f"))
                                       for c in table.columns if c != "class"})

@@ -163,7 +163,7 @@ def fit_table(fitted: list[ClassFit]) -> None:
                      "σ² = 1/N Σ(x−μ)² (MLE)": _g(f.var_mle) if f.ok else (f"≈ 1e{f.log10_var:.0f}" if f.log10_var else "—"),
                      "σ² = 1/(N−1) Σ(x−μ)² (unbiased)": _g(f.var_unb) if f.ok else "—",
                      "ratio (N−1)/N": _g(ratio, "{:.3f}") if ratio is not None else ("— (0/0)" if f.ok else "—")})
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    figures.show_light_table(st, pd.DataFrame(rows))
     c1, c2 = st.columns(2)
     for k, col in enumerate((c1, c2)):
         f = fitted[k]

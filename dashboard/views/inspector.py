@@ -360,7 +360,9 @@ def log_odds_parts(d: Data, o: LogOdds, ex, x: np.ndarray, dataset: str, model: 
 def every_term(d: Data, o: LogOdds, ex, x: np.ndarray, params: dict) -> None:
     """Every term of eq. 11 for the two classes, as a table."""
     names, shown_feats, md_names, K, a, b, lo = d.names, d.shown_feats, d.md_names, d.K, o.a, o.b, o.lo
-    with st.expander("Every term (eq. 11) as a table"):
+    with figures.lazy_expander(st, "Every term (eq. 11) as a table", key="insp_terms_table") as opened:
+        if not opened:
+            return
         rows = []
         beta = np.asarray(params["beta"])
         for j, f in enumerate(shown_feats):

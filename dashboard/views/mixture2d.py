@@ -181,8 +181,8 @@ def explain(state) -> None:
     """The parameters, soft vs hard, and the E- and M-step's formulas."""
     params = pd.DataFrame({"class": NAMES, "α": state.alpha, "μ₁": state.mean[0], "μ₂": state.mean[1],
                            "σ₁²": state.var[0], "σ₂²": state.var[1]})
-    st.dataframe(params, hide_index=True, width="content",
-                 column_config={c: st.column_config.NumberColumn(format="%.3f") for c in params.columns[1:]})
+    figures.show_light_table(st, params,
+                             column_config={c: st.column_config.NumberColumn(format="%.3f") for c in params.columns[1:]})
     st.markdown(
         "**Soft vs hard.** EM gives a point in the overlap *part* of each class (its colour is a mix) and every point "
         "pulls on every ellipse in proportion; k-means gives each point wholly to the nearest centre and draws only "

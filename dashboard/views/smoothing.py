@@ -174,7 +174,9 @@ def lambda_large(event_model, B, lams: list[float], TARGET: float) -> None:
 def sweep_table(res: list[dict], B, lams: list[float], TARGET: float) -> None:
     """Every λ's accuracies, objective, iterations and distance of β from its limit."""
     L = len(res)
-    with st.expander("The sweep as a table"):
+    with figures.lazy_expander(st, "The sweep as a table", key="sm_sweep_table") as opened:
+        if not opened:
+            return
         df = pd.DataFrame({"λ": lams,
                            "accuracy supervised": [r["acc_supervised"] for r in res],
                            "accuracy EM": [r["acc_em"] for r in res],

@@ -113,10 +113,9 @@ def show_matching(table, mapping, names: list[str]) -> None:
         "renaming of clusters that puts the most documents on the outlined cells — an assignment problem, "
         "solved exactly by the Hungarian algorithm (`scipy.optimize.linear_sum_assignment(table, maximize=True)`). "
         "Accuracy after matching is never lower than before (the identity is one of the renamings it considers).")
-    st.dataframe(pd.DataFrame({"cluster": cluster_names, "→ class": [names[int(m)] for m in mapping],
-                               "documents in cluster": table.sum(axis=1),
-                               "of which that class": [int(table[c, mapping[c]]) for c in range(K)]}),
-                 hide_index=True, width="content")
+    figures.show_light_table(st, pd.DataFrame({"cluster": cluster_names, "→ class": [names[int(m)] for m in mapping],
+                                               "documents in cluster": table.sum(axis=1),
+                                               "of which that class": [int(table[c, mapping[c]]) for c in range(K)]}))
 
 
 main()

@@ -161,7 +161,9 @@ def show_charts(prep, run, proba, hidden, spreads: list[float], page: page_kit.P
 
 def first_documents(prep, proba, y_obs) -> None:
     """A table of the first documents' responsibilities and the label EM sees."""
-    with st.expander("Responsibilities of the first documents"):
+    with figures.lazy_expander(st, "Responsibilities of the first documents", key="trap_docs_table") as opened:
+        if not opened:
+            return
         rows = min(prep.X.shape[0], 12)
         df = pd.DataFrame(proba[:rows], columns=[f"p({c} | x)" for c in prep.class_names])
         df.insert(0, "label seen by EM", [prep.class_names[v] if v >= 0 else "hidden" for v in y_obs[:rows]])
