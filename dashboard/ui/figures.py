@@ -338,6 +338,7 @@ def show_table(where, df: pd.DataFrame, *, width_px: int, keep: int = 1, column_
 MD_CHAR_EM, MD_CELL_PAD_EM = 0.56, 1.6
 #: the longest text a light table shows in one cell (longer is cut with "…", as md_escape does)
 MD_CELL_CHARS = 120
+NBSP = "\u00a0"
 
 
 def _type_config(config) -> dict:
@@ -399,8 +400,9 @@ def _columns_shown(df: pd.DataFrame, hide_index: bool) -> pd.DataFrame:
 def markdown_table(df: pd.DataFrame, column_config: dict | None = None, hide_index: bool = True) -> str:
     """``df`` as a GitHub-flavoured Markdown table, cells formatted as st.dataframe formats them with
     ``column_config`` (:func:`format_cell`; a config's ``label`` is its header), number columns aligned
-    right. Every header and cell is text (:func:`dashboard.ui.derive.md_escape`): a name such as ``**x**``,
-    ``<b>x</b>``, ``|``, ``$x$`` or a link shows as typed and cannot end its cell."""
+    right; a cell's spaces do not break (the headers wrap). Every header and cell is text
+    (:func:`dashboard.ui.derive.md_escape`): a name such as ``**x**``, ``<b>x</b>``, ``|``, ``$x$`` or a link
+    shows as typed and cannot end its cell."""
     from dashboard.ui.derive import md_escape
 
     config = column_config or {}
@@ -414,7 +416,9 @@ def markdown_table(df: pd.DataFrame, column_config: dict | None = None, hide_ind
     lines = ["| " + " | ".join(heads) + " |", "|" + "|".join(aligns) + "|"]
     cols = list(shown.columns)
     for row in shown.itertuples(index=False, name=None):
-        cells = [md_escape(format_cell(v, config.get(c)), MD_CELL_CHARS) or " " for c, v in zip(cols, row)]
+        # a cell stays on one line (its spaces do not break): the browser wraps the headers instead
+        cells = [md_escape(format_cell(v, config.get(c)), MD_CELL_CHARS).replace(" ", NBSP) or " "
+                 for c, v in zip(cols, row)]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
