@@ -42,6 +42,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import streamlit as st
 
 HERE = Path(__file__).resolve().parent
 #: at most this many rows per table (a histogram's raw values, a long sweep): the rest is said
@@ -482,6 +483,28 @@ def _browser() -> bool:
     return _COMPONENT is not None and not _app_test()
 
 
+def cached_figure(builder, *args, **kwargs) -> dict:
+    """``builder(*args, **kwargs)`` (a pure chart builder of dashboard/charts: arrays and names in, a figure
+    out) as a plain figure dict, built once per server process for the same arguments. Building a plotly
+    figure (go.Figure's validation, theme.style's layout) is most of a chart page's script run, ~100 ms a
+    chart, and a page's first open draws the same charts for every visitor. Each call gets its own copy
+    (st.cache_data), so a caller may change it."""
+    return _cached_figure(builder.__module__, builder.__qualname__, args, kwargs)
+
+
+def _import_builder(module: str, name: str):
+    import importlib
+    obj = importlib.import_module(module)
+    for part in name.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _cached_figure(module: str, name: str, args: tuple, kwargs: dict) -> dict:
+    return _spec_of(_import_builder(module, name)(*args, **kwargs))
+
+
 @contextmanager
 def lazy_expander(where, label: str, *, key: str, **kwargs):
     """``with lazy_expander(st, "Every run", key="...") as opened:`` an expander in ``where`` whose content the
@@ -524,7 +547,6 @@ def show_chart(where, fig, *, key: str, name: str, summary: str, **plotly_kwargs
     visible one- or two-sentence ``summary`` with the chart's key numbers, and its data as tables.
     ``plotly_kwargs`` go to ``st.plotly_chart`` unchanged (``config``, ``on_select``,
     ``selection_mode``, ``width``...); returns what it returns (the selection event, if any)."""
-    import streamlit as st
     from dashboard.charts import theme
 
     from dashboard.ui import controls

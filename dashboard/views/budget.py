@@ -144,7 +144,7 @@ def models_curves(s: Settings, df: pd.DataFrame, ns: list[int], counted: bool, F
         curves[m] = {what: {"mean": g[col].mean().tolist(), "lo": g[col].min().tolist(), "hi": g[col].max().tolist()}
                      for what, col in (("supervised", "acc_supervised"), ("em", "acc_em"))}
     figures.show_chart(
-        st, budget_charts.budget_models_figure(ns, curves, FS, n_seeds=int(n_seeds), uw=uw), key="lb_fig",
+        st, figures.cached_figure(budget_charts.budget_models_figure, ns, curves, FS, n_seeds=int(n_seeds), uw=uw), key="lb_fig",
         name="Line chart: accuracy on the hidden labels against the number of labelled documents, per event model",
         summary=" ".join(f"{event_models_charts.MODEL_TITLES[m].capitalize()}: EM {curves[m]['em']['mean'][0]:.1%} and "
                          f"supervised {curves[m]['supervised']['mean'][0]:.1%} with {ns[0]} labels; "
@@ -171,7 +171,7 @@ def one_model_curve(s: Settings, df: pd.DataFrame, counted: bool, FS: int) -> No
                                        sup_hi=("acc_supervised", "max"), em_mean=("acc_em", "mean"),
                                        em_lo=("acc_em", "min"), em_hi=("acc_em", "max"),
                                        cv_mean=("acc_supervised_cv", "mean"), maj_mean=("acc_majority", "mean")).reset_index()
-    fig = budget_charts.budget_figure(
+    fig = figures.cached_figure(budget_charts.budget_figure,
         agg["n_labelled"].tolist(),
         {"mean": agg["sup_mean"], "lo": agg["sup_lo"], "hi": agg["sup_hi"]},
         {"mean": agg["em_mean"], "lo": agg["em_lo"], "hi": agg["em_hi"]}, FS, n_seeds=int(n_seeds), uw=uw,

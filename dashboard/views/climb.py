@@ -145,7 +145,7 @@ def show_charts(objs, climbs, sl, t: int, e_done: bool, page: page_kit.PageConte
     w_left, w_right = (theme.chart_width(FS), theme.chart_width(FS)) if page.classroom else \
         (theme.chart_width(FS, 1, 3 / 5) - 8, theme.chart_width(FS, 1, 2 / 5) - 8)
     slice_fig = (_start_figure(sl["s"], sl["objective"], FS) if no_bound_yet else
-                 climb_charts.bound_slice_figure(sl["s"], sl["objective"], sl["bound"], sl["next_bound"], t, FS,
+                 figures.cached_figure(climb_charts.bound_slice_figure, sl["s"], sl["objective"], sl["bound"], sl["next_bound"], t, FS,
                                                  width=w_left))
     s_axis, obj_s = np.asarray(sl["s"], dtype=float), np.asarray(sl["objective"], dtype=float)
     top = int(np.nanargmax(obj_s))
@@ -160,7 +160,7 @@ def show_charts(objs, climbs, sl, t: int, e_done: bool, page: page_kit.PageConte
         config={"displayModeBar": False})
     if e_done:
         figures.show_chart(
-            right, climb_charts.climb_bars_figure(c.objective_before, c.bound_after, c.objective_after, FS,
+            right, figures.cached_figure(climb_charts.climb_bars_figure, c.objective_before, c.bound_after, c.objective_after, FS,
                                                       width=w_right), key="cl_bars",
             name=f"Bar chart: the objective at θ_{t}, the bound after the M-step and the objective at θ_{t + 1}",
             summary=(f"L(θ_{t}) = {c.objective_before:.3f} ≤ bound at θ_{t + 1} = {c.bound_after:.3f} ≤ "
@@ -169,7 +169,7 @@ def show_charts(objs, climbs, sl, t: int, e_done: bool, page: page_kit.PageConte
             config={"displayModeBar": False})
     else:
         figures.show_chart(
-            right, climb_charts.climb_history_figure(objs, [x.bound_after for x in climbs[:t]], t, FS,
+            right, figures.cached_figure(climb_charts.climb_history_figure, objs, [x.bound_after for x in climbs[:t]], t, FS,
                                                                     width=w_right), key="cl_hist",
             name=f"Line chart: the objective L(θ) at iterations 0 to {t}",
             summary=(f"The objective goes from {objs[0]:.3f} at t = 0 to {objs[-1]:.3f} at t = {len(objs) - 1}"

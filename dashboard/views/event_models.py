@@ -195,7 +195,7 @@ def accuracy_chart(d: TextData, acc: dict, base: dict, FS: int) -> None:
     score_mask = d.score_mask
     if score_mask.any():
         figures.show_chart(
-            st, event_models_charts.accuracy_runs_figure(acc, base, FS, width=theme.chart_width(FS),
+            st, figures.cached_figure(event_models_charts.accuracy_runs_figure, acc, base, FS, width=theme.chart_width(FS),
                                                          n_hidden=int(score_mask.sum())),
             key="evm_acc_fig", name="Line chart: accuracy on the hidden labels over the iterations, Bernoulli and multinomial EM",
             summary="; ".join(f"{event_models_charts.MODEL_TITLES[m]} EM: {theme.pct(acc[m][0])} at t = 0, "
@@ -293,7 +293,7 @@ def document_parts(d: TextData, runs: dict, doc: int, FS: int) -> dict:
                             f"({post[m].max():.1%})" for m in MODELS))
     table = event_models_charts.parts_table(parts, class_names)
     figures.show_chart(
-        st, event_models_charts.parts_figure(parts, class_names, FS, width=theme.chart_width(FS)), key="evm_parts_fig",
+        st, figures.cached_figure(event_models_charts.parts_figure, parts, class_names, FS, width=theme.chart_width(FS)), key="evm_parts_fig",
         name=f"Bar chart: the parts of log p(x | class) of document {doc} under each event model",
         summary=" ".join(f"{row['class']}: Bernoulli {row['Bernoulli: total']:.1f} ({row['absent share']:.0%} from the "
                          f"words absent), multinomial {row['multinomial: total']:.1f}." for _, row in table.iterrows()),

@@ -187,7 +187,7 @@ def show_chart(e: Ends, selected: int, FS: int) -> None:
     """Every start's final objective against its accuracy, the selected one marked."""
     obj, acc_arr, seeds, best = e.obj, e.acc, e.seeds, e.best
     figures.show_chart(
-        st, restarts_charts.restarts_figure(obj, e.acc_list, seeds, best, selected, FS, levels=e.level,
+        st, figures.cached_figure(restarts_charts.restarts_figure, obj, e.acc_list, seeds, best, selected, FS, levels=e.level,
                                             acc_label="accuracy on the hidden labels" + (" (after matching)" if e.unsup else "")),
         key="rs_fig", name=f"Scatter plot: the final objective and accuracy of each of the {len(e.res)} starts",
         summary=(f"{len(e.res)} starts end with objectives from {np.nanmin(obj):.2f} to {np.nanmax(obj):.2f} and accuracy "

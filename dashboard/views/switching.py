@@ -74,14 +74,14 @@ def show_charts(table, mapping, before: float, after: float, names: list[str], F
     on_diag = int(np.trace(counts))
     matched = int(sum(counts[c, int(mapping[c])] for c in range(K)))
     figures.show_chart(
-        c1, switching_charts.confusion_figure(table, cluster_names, names, [(c, c) for c in range(K)], FS,
+        c1, figures.cached_figure(switching_charts.confusion_figure, table, cluster_names, names, [(c, c) for c in range(K)], FS,
                                               title="As labelled: cluster k = class k", width=half),
         key="ls_raw", name="Heatmap: documents per cluster (rows) and true class (columns), cluster k read as class k",
         summary=(f"Reading cluster k as class k, {on_diag:,} of {int(counts.sum()):,} documents are on the outlined "
                  f"cells: {before:.1%} accuracy."),
         config={"displayModeBar": False})
     figures.show_chart(
-        c2, switching_charts.confusion_figure(table, cluster_names, names,
+        c2, figures.cached_figure(switching_charts.confusion_figure, table, cluster_names, names,
                                               [(c, int(mapping[c])) for c in range(K)], FS,
                                               title="The matching (outlined) found by linear_sum_assignment",
                                               width=half),

@@ -138,7 +138,7 @@ def show_curve(df: pd.DataFrame, sizes: list[int], FS: int) -> None:
         return f"{v[i]:.1%} at V = {sizes[i]:,}"
 
     figures.show_chart(
-        st, event_models_charts.vocabulary_figure(sizes, acc, FS, width=theme.chart_width(FS)), key="voc_fig",
+        st, figures.cached_figure(event_models_charts.vocabulary_figure, sizes, acc, FS, width=theme.chart_width(FS)), key="voc_fig",
         name="Line chart: accuracy on the hidden labels against the vocabulary size V, per event model, supervised and EM",
         summary=" ".join(f"{event_models_charts.MODEL_TITLES[m]}: EM best {_best(acc[m]['em'])}, supervised best "
                          f"{_best(acc[m]['supervised'])}." for m in event_models_charts.MODELS),
