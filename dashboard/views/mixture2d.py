@@ -121,10 +121,9 @@ def show_em_chart(box, X, y_obs, state, run: page_state.HalfSteps, axis_range, F
         resp = np.where(labelled[:, None], np.eye(2)[np.maximum(y_obs, 0)], 0.5)
     mean = np.asarray(state.mean, dtype=float)   # (2 features, 2 classes)
     figures.show_chart(
-        box, mixture2d_charts.mixture2d_figure(X, resp, labelled, state.mean, state.var, NAMES, FS,
-                                                   prev_mean=state.prev_mean if not e_done else None,
-                                                   axis_range=axis_range,
-                                                   title=f"EM: soft responsibilities (t = {t})"),
+        box, figures.cached_figure(mixture2d_charts.mixture2d_figure, X, resp, labelled, state.mean, state.var, NAMES, FS,
+                                   prev_mean=state.prev_mean if not e_done else None, axis_range=axis_range,
+                                   title=f"EM: soft responsibilities (t = {t})"),
         key="mx_fig", name=f"Scatter plot: {len(X)} points coloured by EM's responsibility, with each class's Gaussian at t = {t}",
         summary=(f"{len(X)} points ({int(labelled.sum())} labelled); {int(np.sum(np.asarray(resp)[:, 0] >= 0.5))} lean to "
                  f"class A. Class means: " + "; ".join(f"{n} at ({mean[0, k]:.2f}, {mean[1, k]:.2f})"
@@ -141,8 +140,8 @@ def show_kmeans_chart(box, X, y_obs, init: str, seed: int, t: int, axis_range, F
     cen = np.asarray(centres, dtype=float)
     cen = cen if cen.shape[0] == len(NAMES) else cen.T   # one row per cluster
     figures.show_chart(
-        box, mixture2d_charts.kmeans2d_figure(X, assign, centres, NAMES, FS, axis_range=axis_range,
-                                                  title=f"k-means, same start: hard (t = {t})"),
+        box, figures.cached_figure(mixture2d_charts.kmeans2d_figure, X, assign, centres, NAMES, FS, axis_range=axis_range,
+                                   title=f"k-means, same start: hard (t = {t})"),
         key="mx_km", name=f"Scatter plot: the same points assigned by k-means at t = {t}",
         summary=(f"k-means puts {int(np.sum(np.asarray(assign) == 0))} points in A and "
                  f"{int(np.sum(np.asarray(assign) == 1))} in B; centres: "
