@@ -59,16 +59,26 @@ def edited_points(preset: str, seed: int):
     base = pd.DataFrame({"x1": X0[:, 0].round(2), "x2": X0[:, 1].round(2),
                          "label": [NAMES[k] if k >= 0 else "" for k in y_obs0],
                          "true class": [NAMES[k] for k in y_true0]})
-    with st.expander("Edit the points: add a row, change x₁ / x₂ to move a point, give or remove a label",
-                     expanded=False, icon=":material/edit:"):
-        st.caption("Leave **label** empty for a hidden label (EM must guess it). New rows without a true class are "
-                   "not scored. Changing the preset or the seed starts again from its points.")
-        edited = st.data_editor(
-            base, key=f"mx_points_{preset}_{seed}", num_rows="dynamic", hide_index=True, width="stretch",
-            column_config={"x1": st.column_config.NumberColumn("x₁", format="%.2f", required=True),
-                           "x2": st.column_config.NumberColumn("x₂", format="%.2f", required=True),
-                           "label": st.column_config.SelectboxColumn("label (visible to EM)", options=["", *NAMES]),
-                           "true class": st.column_config.SelectboxColumn("true class", options=NAMES)})
+    # the editor is drawn only while its expander is open (a closed one costs the page nothing); the points
+    # as edited are kept for the runs in between, and a reopened editor starts from them
+    points = page_state.for_config("mx_points", page_state.EditedPoints, (preset, seed))
+    current = base if points.frame is None else points.frame
+    with figures.lazy_expander(st, "Edit the points: add a row, change x₁ / x₂ to move a point, give or remove a label",
+                               key="mx_points_open", icon=":material/edit:") as opened:
+        if opened:
+            if not points.was_open:
+                points.start, points.opened = current, points.opened + 1
+            st.caption("Leave **label** empty for a hidden label (EM must guess it). New rows without a true class are "
+                       "not scored. Changing the preset or the seed starts again from its points.")
+            points.frame = st.data_editor(
+                points.start, key=f"mx_points_{preset}_{seed}_{points.opened}", num_rows="dynamic", hide_index=True,
+                width="stretch",
+                column_config={"x1": st.column_config.NumberColumn("x₁", format="%.2f", required=True),
+                               "x2": st.column_config.NumberColumn("x₂", format="%.2f", required=True),
+                               "label": st.column_config.SelectboxColumn("label (visible to EM)", options=["", *NAMES]),
+                               "true class": st.column_config.SelectboxColumn("true class", options=NAMES)})
+        points.was_open = opened
+    edited = current if points.frame is None else points.frame
     pts = edited.dropna(subset=["x1", "x2"])
     dropped = len(edited) - len(pts)
     if dropped:
