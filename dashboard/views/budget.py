@@ -160,8 +160,9 @@ def models_curves(s: Settings, df: pd.DataFrame, ns: list[int], counted: bool, F
     st.caption("Both event models see the same labelled documents at each budget and seed"
                + (" and the same words (multinomial: their counts; Bernoulli: whether they occur)." if counted
                   else ".") + " Accuracy is measured on the documents left unlabelled.")
-    with st.expander("Every run"):
-        st.dataframe(df, hide_index=True, width="stretch")
+    with figures.lazy_expander(st, "Every run", key="lb_runs_table") as opened:
+        if opened:
+            st.dataframe(df, hide_index=True, width="stretch")
 
 
 def one_model_curve(s: Settings, df: pd.DataFrame, counted: bool, FS: int) -> None:
@@ -215,8 +216,9 @@ def gain_summary(s: Settings, df: pd.DataFrame, agg: pd.DataFrame, gain, i_best:
     st.caption("With few labels, the unlabelled documents carry most of the information EM uses; with many labels "
                "the two curves meet. Accuracy is measured on the documents left unlabelled."
                + (" The multinomial reads the words' counts." if counted else ""))
-    with st.expander("Every run"):
-        st.dataframe(df, hide_index=True, width="stretch")
+    with figures.lazy_expander(st, "Every run", key="lb_runs_table") as opened:
+        if opened:
+            st.dataframe(df, hide_index=True, width="stretch")
 
 
 main()

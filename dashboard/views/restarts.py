@@ -228,7 +228,9 @@ def open_button(s: Settings, prep, e: Ends, selected: int, state: page_state.Res
 def all_starts(e: Ends) -> None:
     """Every start's numbers, highest objective first."""
     res = e.res
-    with st.expander("All starts as a table"):
+    with figures.lazy_expander(st, "All starts as a table", key="rs_starts_table") as opened:
+        if not opened:
+            return
         df = pd.DataFrame({"start (seed)": e.seeds, "final objective": e.obj,
                            "log-likelihood": [r["log_likelihood"] for r in res],
                            "accuracy as labelled": [r["acc"] for r in res],

@@ -155,10 +155,11 @@ def show_curve(df: pd.DataFrame, sizes: list[int], FS: int) -> None:
                "vocabulary changes. Bernoulli scores every word a document lacks, so each extra rare word adds a term "
                "to every document's likelihood; the multinomial only adds terms for the words a document has "
                "(McCallum & Nigam 1998).")
-    with st.expander("Every point"):
-        st.dataframe(df, hide_index=True, width="stretch",
-                     column_config={c: st.column_config.NumberColumn(c, format="%.3f")
-                                    for c in ("acc_supervised", "acc_em")})
+    with figures.lazy_expander(st, "Every point", key="voc_points_table") as opened:
+        if opened:
+            st.dataframe(df, hide_index=True, width="stretch",
+                         column_config={c: st.column_config.NumberColumn(c, format="%.3f")
+                                        for c in ("acc_supervised", "acc_em")})
 
 
 main()
