@@ -10,6 +10,24 @@ import plotly.graph_objects as go
 from dashboard.charts import theme
 
 
+def start_slice_figure(s, objective, font_size: int) -> go.Figure:
+    """θ_0 before any E-step: only the objective around the start. There is no bound yet (no q), and θ_1
+    is not known to the reader, so neither is drawn."""
+    s = np.asarray(s, dtype=float)
+    obj = np.asarray(objective, dtype=float)
+    near = (s >= -0.35) & (s <= 1.35) & np.isfinite(obj)
+    i0 = int(np.argmin(np.abs(s)))
+    fig = go.Figure(go.Scatter(x=s[near], y=obj[near], name="objective L(θ) (log-likelihood + log prior)",
+                               line=dict(color="#000000", width=3)))
+    fig.add_trace(go.Scatter(x=[s[i0]], y=[obj[i0]], mode="markers+text", text=["θ_0: the start"],
+                             textposition="bottom right", marker=dict(size=12, color="#000000"), showlegend=False))
+    fig.update_xaxes(title="s: a step away from θ_0 (along the way EM will go)")
+    fig.update_yaxes(title="objective")
+    fig.update_layout(title=dict(text="The objective around the start θ_0: no bound yet"),
+                      font=dict(size=font_size), height=460, legend=dict(orientation="h", y=-0.25))
+    return fig
+
+
 def bound_slice_figure(s: np.ndarray, objective: np.ndarray, bound: np.ndarray, next_bound: np.ndarray,
                        t: int, font_size: int = 16, height: int = 460, width: int | None = None) -> go.Figure:
     """L(θ(s)), the bound of the E-step at θ_t (touches at s = 0, peaks at s = 1) and the next bound.

@@ -10,20 +10,34 @@ import plotly.graph_objects as go
 from dashboard.ui.derive import plot_text  # names from the data are chart text, never HTML
 from dashboard.charts import theme
 
+#: the responsibility histogram's bins: 0.02 wide from 0, the last starting at 1.00 (a document at exactly 1)
+RESP_BIN, RESP_BINS = 0.02, 51
+
 
 def resp_histogram_figure(resp_hidden: np.ndarray, class_names: Sequence[str], font_size: int = 16,
                           height: int = 330, width: int | None = None) -> go.Figure:
-    """Distribution of p(y = k | x_i) over the hidden documents, one panel colour per class."""
+    """Distribution of p(y = k | x_i) over the hidden documents, one panel colour per class.
+
+    A histogram drawn as bars: the counts are numpy's, in bins of 0.02 from 0 (the last, from 1.00,
+    holds the documents at exactly 1), so that the app's own plotly.js build, which has no histogram
+    trace, draws it (dashboard/ui/lean_chart.py)."""
     r = np.asarray(resp_hidden, dtype=float)
     K = r.shape[1] if r.ndim == 2 else len(class_names)
+    edges = np.arange(RESP_BINS + 1) * RESP_BIN
     fig = go.Figure()
     for k in range(K):
-        fig.add_trace(go.Histogram(x=r[:, k], name=f"p({plot_text(class_names[k])} | x)", marker=dict(color=theme.class_color(k)),
-                                   opacity=0.75, xbins=dict(start=0, end=1.0001, size=0.02)))
+        vals = r[:, k] if r.ndim == 2 else np.zeros(0)
+        counts, _ = np.histogram(vals[np.isfinite(vals)], bins=edges)
+        fig.add_trace(go.Bar(x=(edges[:-1] + edges[1:]) / 2, y=counts, width=RESP_BIN,
+                             customdata=np.column_stack([edges[:-1], edges[1:]]),
+                             hovertemplate="%{customdata[0]:.2f} to %{customdata[1]:.2f}: %{y} documents",
+                             name=f"p({plot_text(class_names[k])} | x)", marker=dict(color=theme.class_color(k), line_width=0),
+                             opacity=0.75))
     fig.add_vline(x=1.0 / K, line=dict(color=theme.WARN, dash="dash", width=2), annotation_text=f"1/K = {1 / K:.3g}")
     fig.update_xaxes(title="responsibility p(y = k | x_i) of each hidden document", range=[0, 1])
     fig.update_yaxes(title="documents")
-    return theme.style(fig, "Responsibilities after the last E-step", font_size, height, width=width, barmode="overlay")
+    return theme.style(fig, "Responsibilities after the last E-step", font_size, height, width=width, barmode="overlay",
+                       bargap=0)
 
 
 def beta_profiles_figure(beta: np.ndarray, feature_names: Sequence[str], class_names: Sequence[str],

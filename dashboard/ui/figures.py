@@ -24,16 +24,25 @@ Anything that comes from the data (data-set, class, column names) stays text: th
 
 A page's own tables go through :func:`show_table`: one too wide for its box (columns cut at the box's
 edge, out of a class's sight) is shown as several that fit (:func:`table_parts`, pure too).
+
+Small read-only tables (a few rows, nothing to select or sort) go through :func:`show_light_table`: in a
+browser they are a Markdown table (:func:`markdown_table`, pure), which the page's Markdown code already
+draws, instead of st.dataframe, whose grid code (~1.5 MB of JavaScript) a fresh tab would fetch and
+parse first. Every header and cell goes through :func:`dashboard.ui.derive.md_escape`: a class or word
+name from an upload stays text. An expander that holds tables is a :func:`lazy_expander`: its content
+is built and sent only once the reader opens it.
 """
 from __future__ import annotations
 
 import base64
 import html
 import re
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import streamlit as st
 
 HERE = Path(__file__).resolve().parent
 #: at most this many rows per table (a histogram's raw values, a long sweep): the rest is said
@@ -323,6 +332,129 @@ def show_table(where, df: pd.DataFrame, *, width_px: int, keep: int = 1, column_
         where.dataframe(df[cols], column_config={c: v for c, v in config.items() if c in cols} or None, **kwargs)
 
 
+# ---- small read-only tables as Markdown (no Streamlit) ---------------------------------------------------
+
+#: a Markdown table's text: ~0.56 em per character (digits and average text of the app's sans-serif font),
+#: and its cells' padding (0.75 rem each side, Streamlit's Markdown tables) and border
+MD_CHAR_EM, MD_CELL_PAD_EM = 0.56, 1.6
+#: the longest text a light table shows in one cell (longer is cut with "…", as md_escape does)
+MD_CELL_CHARS = 120
+NBSP = "\u00a0"
+
+
+def _type_config(config) -> dict:
+    cfg = config if isinstance(config, dict) else {}
+    return cfg.get("type_config") or {}
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+
+
+def _default_number(v) -> str:
+    """A number as st.dataframe prints it without a format: integers whole; other numbers with 4 decimals
+    at most, trailing zeros dropped (as many decimals as a number below 1e-4 needs to show its first digit)."""
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    x = float(v)
+    if x == 0 or abs(x) >= 1e-4:
+        places = 4
+    else:
+        places = abs(int(f"{x:e}".split("e")[1]))
+    text = f"{x:.{places}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def format_cell(v, config=None) -> str:
+    """One cell as st.dataframe shows it with ``config`` (a ``st.column_config`` entry): a printf format
+    ("%.4f"), "percent" (a progress column's number: at most 2 decimals), else the default; a missing number
+    is an em dash "—" (never "None" or "nan"); text as it is."""
+    if v is None or (isinstance(v, (float, np.floating)) and np.isnan(v)):
+        return "—"
+    if not _is_number(v):
+        return str(v)
+    if isinstance(v, (float, np.floating)) and np.isinf(v):
+        return "∞" if v > 0 else "-∞"
+    tc = _type_config(config)
+    fmt = tc.get("format")
+    if fmt == "percent":
+        text = f"{float(v) * 100:.2f}".rstrip("0").rstrip(".")
+        return text + "%"
+    if isinstance(fmt, str) and "%" in fmt:
+        try:
+            return fmt % v
+        except (TypeError, ValueError):
+            pass
+    return _default_number(v)
+
+
+def _columns_shown(df: pd.DataFrame, hide_index: bool) -> pd.DataFrame:
+    """``df`` with its index as a first column when it is shown."""
+    if hide_index:
+        return df
+    name = df.index.name if df.index.name is not None else ""
+    out = df.copy()
+    out.insert(0, name if name not in df.columns else f"{name} ", df.index)
+    return out.reset_index(drop=True)
+
+
+def markdown_table(df: pd.DataFrame, column_config: dict | None = None, hide_index: bool = True) -> str:
+    """``df`` as a GitHub-flavoured Markdown table, cells formatted as st.dataframe formats them with
+    ``column_config`` (:func:`format_cell`; a config's ``label`` is its header), number columns aligned
+    right; a cell's spaces do not break (the headers wrap). Every header and cell is text
+    (:func:`dashboard.ui.derive.md_escape`): a name such as ``**x**``, ``<b>x</b>``, ``|``, ``$x$`` or a link
+    shows as typed and cannot end its cell."""
+    from dashboard.ui.derive import md_escape
+
+    config = column_config or {}
+    shown = _columns_shown(df, hide_index)
+    heads, aligns = [], []
+    for c in shown.columns:
+        cfg = config.get(c) if isinstance(config.get(c), dict) else {}
+        heads.append(md_escape(cfg.get("label") or c, MD_CELL_CHARS) or " ")
+        numeric = pd.api.types.is_numeric_dtype(shown[c]) and not pd.api.types.is_bool_dtype(shown[c])
+        aligns.append("---:" if numeric else "---")
+    lines = ["| " + " | ".join(heads) + " |", "|" + "|".join(aligns) + "|"]
+    cols = list(shown.columns)
+    for row in shown.itertuples(index=False, name=None):
+        # a cell stays on one line (its spaces do not break): the browser wraps the headers instead
+        cells = [md_escape(format_cell(v, config.get(c)), MD_CELL_CHARS).replace(" ", NBSP) or " "
+                 for c, v in zip(cols, row)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def markdown_column_px(df: pd.DataFrame, col, config=None, font_px: float = 16.0) -> int:
+    """Estimated px a Markdown table gives column ``col`` at its narrowest: the header may wrap at its
+    spaces (its longest word counts), a cell may not (numbers and short names)."""
+    cfg = config if isinstance(config, dict) else {}
+    head = str(cfg.get("label") or col)
+    words = max((len(w) for w in head.split()), default=0)
+    chars = max([words] + [len(format_cell(v, cfg)) for v in df[col].head(100)])
+    return int((chars * MD_CHAR_EM + MD_CELL_PAD_EM) * font_px) + 1
+
+
+def light_table_parts(df: pd.DataFrame, width_px: int, keep: int = 1, column_config: dict | None = None,
+                      font_px: float = 16.0) -> list[list]:
+    """``df``'s columns in groups whose Markdown tables fit ``width_px`` (as :func:`table_parts` does for
+    st.dataframe): the first ``keep`` columns start every group."""
+    config = column_config or {}
+    cols = list(df.columns)
+    head, rest = cols[:keep], cols[keep:]
+    px = {c: markdown_column_px(df, c, config.get(c), font_px) for c in cols}
+    head_px = sum(px[c] for c in head)
+    groups, used = [list(head)], head_px
+    for c in rest:
+        if len(groups[-1]) > len(head) and used + px[c] > width_px:
+            groups.append(list(head))
+            used = head_px
+        groups[-1].append(c)
+        used += px[c]
+    n = len(groups)
+    even = [head + rest[i * len(rest) // n:(i + 1) * len(rest) // n] for i in range(n)]
+    return even if all(sum(px[c] for c in g) <= width_px for g in even) else groups
+
+
 # ---- drawing (Streamlit) --------------------------------------------------------------------------------
 
 def _register():
@@ -337,13 +469,77 @@ def _register():
 _COMPONENT = _register()
 
 
-def _browser() -> bool:
-    """A browser will run the component's script (not streamlit.testing's AppTest)."""
+def _app_test() -> bool:
+    """Whether streamlit.testing's AppTest runs the page (no browser)."""
     from streamlit import config  # st.get_option hides "global.*" options
     try:
-        return _COMPONENT is not None and not config.get_option("global.appTest")
+        return bool(config.get_option("global.appTest"))
     except Exception:  # pragma: no cover - an option renamed in a future Streamlit
-        return _COMPONENT is not None
+        return False
+
+
+def _browser() -> bool:
+    """A browser will run the component's script (not streamlit.testing's AppTest)."""
+    return _COMPONENT is not None and not _app_test()
+
+
+def cached_figure(builder, *args, **kwargs) -> dict:
+    """``builder(*args, **kwargs)`` (a pure chart builder of dashboard/charts: arrays and names in, a figure
+    out) as a plain figure dict, built once per server process for the same arguments. Building a plotly
+    figure (go.Figure's validation, theme.style's layout) is most of a chart page's script run, ~100 ms a
+    chart, and a page's first open draws the same charts for every visitor. Each call gets its own copy
+    (st.cache_data), so a caller may change it."""
+    return _cached_figure(builder.__module__, builder.__qualname__, args, kwargs)
+
+
+def _import_builder(module: str, name: str):
+    import importlib
+    obj = importlib.import_module(module)
+    for part in name.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _cached_figure(module: str, name: str, args: tuple, kwargs: dict) -> dict:
+    return _spec_of(_import_builder(module, name)(*args, **kwargs))
+
+
+@contextmanager
+def lazy_expander(where, label: str, *, key: str, **kwargs):
+    """``with lazy_expander(st, "Every run", key="...") as opened:`` an expander in ``where`` whose content the
+    page builds only ``if opened``: opening or closing it is a rerun (``on_change="rerun"``), so a page whose
+    tables nobody opens neither computes them nor makes the browser load the table code for them.
+    ``kwargs`` go to st.expander (``icon``, ``expanded``...); ``st.session_state[key] = True`` opens it."""
+    box = where.expander(label, key=key, on_change="rerun", **kwargs)
+    with box:
+        yield bool(box.open)
+
+
+def show_light_table(where, df: pd.DataFrame, *, column_config: dict | None = None, hide_index: bool = True,
+                     width_px: int | None = None, keep: int = 1, classroom: bool | None = None) -> None:
+    """A small read-only table in ``where`` (st, a column, a container). In a browser: Markdown tables
+    (:func:`markdown_table`), as several when one is too wide for ``width_px`` (each starting with the first
+    ``keep`` columns, :func:`light_table_parts`); the numbers as ``column_config`` formats them. Under
+    streamlit.testing's AppTest: the same st.dataframe(s) as :func:`show_table` draws (the tests read the
+    frame's numbers). For tables to select, sort or scroll through, use st.dataframe."""
+    from dashboard.ui import controls
+
+    config = column_config or {}
+    if _app_test():
+        if width_px is None:
+            where.dataframe(df, hide_index=hide_index, width="stretch", column_config=config or None)
+        else:
+            show_table(where, df, width_px=width_px, keep=keep, column_config=config, hide_index=hide_index)
+        return
+    shown = _columns_shown(df, hide_index)
+    if classroom is None:
+        classroom = controls.classroom_wanted()
+    font_px = 22.0 if classroom else 16.0
+    groups = ([list(shown.columns)] if width_px is None else
+              light_table_parts(shown, width_px, keep + (0 if hide_index else 1), config, font_px))
+    for cols in groups:
+        where.markdown(markdown_table(shown[cols], config, hide_index=True))
 
 
 def show_chart(where, fig, *, key: str, name: str, summary: str, **plotly_kwargs):
@@ -351,7 +547,6 @@ def show_chart(where, fig, *, key: str, name: str, summary: str, **plotly_kwargs
     visible one- or two-sentence ``summary`` with the chart's key numbers, and its data as tables.
     ``plotly_kwargs`` go to ``st.plotly_chart`` unchanged (``config``, ``on_select``,
     ``selection_mode``, ``width``...); returns what it returns (the selection event, if any)."""
-    import streamlit as st
     from dashboard.charts import theme
 
     from dashboard.ui import controls
@@ -367,9 +562,8 @@ def show_chart(where, fig, *, key: str, name: str, summary: str, **plotly_kwargs
             event = st.plotly_chart(theme.figure(spec), key=key, **plotly_kwargs)
         st.text(summary, width="stretch")
         # the tables are built and sent only once the reader opens the expander (a rerun): most never do
-        table = st.expander("Data as a table", key=f"{key}_table", on_change="rerun")
-        with table:
-            if table.open:
+        with lazy_expander(st, "Data as a table", key=f"{key}_table") as opened:
+            if opened:
                 tables = figure_table(spec)
                 for title, df in tables:
                     st.text(title)

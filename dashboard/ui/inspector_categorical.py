@@ -51,10 +51,9 @@ def new_day(ds, X, y_known, alpha, params, class_names, smoothing: float | None,
     _show_posterior(names, post, day.joint.sum())
     df = _product_table(X, y_known, alpha, day, smoothing, counted)
     left, right = st.columns([3, 2])
-    left.dataframe(df, hide_index=True, width="stretch",
-                   column_config={n: st.column_config.NumberColumn(format="%.4f") for n in names})
+    figures.show_light_table(left, df, column_config={n: st.column_config.NumberColumn(format="%.4f") for n in names})
     top = int(np.argmax(post))
-    figures.show_chart(right, inspector_charts.posterior_figure(post, names, font_size, title="p(y | day)"),
+    figures.show_chart(right, figures.cached_figure(inspector_charts.posterior_figure, post, names, font_size, title="p(y | day)"),
                        key="insp_cat_post", name="Bar chart: the posterior p(class | day) of each class",
                        summary=f"The posterior puts {names[top]} first at {post[top]:.1%}: "
                                + ", ".join(f"{names[k]} {post[k]:.1%}" for k in range(len(names))) + ".",

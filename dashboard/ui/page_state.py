@@ -9,7 +9,7 @@ The pages' keys: ``cl_run`` (Why EM climbs) and ``mx_run`` (the 2-D picture): :c
 ``trap``: :class:`SteppedRun`; ``sbs`` (side by side) and ``evm`` (event models): :class:`SteppedRuns`;
 ``rs`` (restarts): :class:`Restarts`; ``lb`` (label budget), ``voc`` (vocabulary) and ``cp``
 (components): :class:`Result`; ``coin``: :class:`Coin`; ``smp`` (sampling): :class:`Sampling`;
-``insp`` (the inspector): :class:`Inspector`.
+``insp`` (the inspector): :class:`Inspector`; ``mx_points`` (the 2-D picture's points): :class:`EditedPoints`.
 
 The classes live here and not in the view files: a view file is run again on every rerun, so a
 class defined there would be a new class each time and the stored object never an instance of it.
@@ -69,6 +69,19 @@ class HalfSteps:
 
     def reset(self) -> None:
         self.t, self.e_done = 0, False
+
+
+@dataclass
+class EditedPoints:
+    """Points a reader edits in a table that is drawn only while its expander is open: ``frame`` the points
+    as last edited (None: not edited), ``start`` the frame the open editor started from (its edits are
+    relative to it), ``opened`` how many times the editor was opened (a new editor each time) and whether it
+    was open in the last run. ``config`` is the page's settings the points belong to."""
+    config: Any = None
+    frame: Any = None
+    start: Any = None
+    opened: int = 0
+    was_open: bool = False
 
 
 @dataclass

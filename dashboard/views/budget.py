@@ -144,7 +144,7 @@ def models_curves(s: Settings, df: pd.DataFrame, ns: list[int], counted: bool, F
         curves[m] = {what: {"mean": g[col].mean().tolist(), "lo": g[col].min().tolist(), "hi": g[col].max().tolist()}
                      for what, col in (("supervised", "acc_supervised"), ("em", "acc_em"))}
     figures.show_chart(
-        st, budget_charts.budget_models_figure(ns, curves, FS, n_seeds=int(n_seeds), uw=uw), key="lb_fig",
+        st, figures.cached_figure(budget_charts.budget_models_figure, ns, curves, FS, n_seeds=int(n_seeds), uw=uw), key="lb_fig",
         name="Line chart: accuracy on the hidden labels against the number of labelled documents, per event model",
         summary=" ".join(f"{event_models_charts.MODEL_TITLES[m].capitalize()}: EM {curves[m]['em']['mean'][0]:.1%} and "
                          f"supervised {curves[m]['supervised']['mean'][0]:.1%} with {ns[0]} labels; "
@@ -160,8 +160,9 @@ def models_curves(s: Settings, df: pd.DataFrame, ns: list[int], counted: bool, F
     st.caption("Both event models see the same labelled documents at each budget and seed"
                + (" and the same words (multinomial: their counts; Bernoulli: whether they occur)." if counted
                   else ".") + " Accuracy is measured on the documents left unlabelled.")
-    with st.expander("Every run"):
-        st.dataframe(df, hide_index=True, width="stretch")
+    with figures.lazy_expander(st, "Every run", key="lb_runs_table") as opened:
+        if opened:
+            st.dataframe(df, hide_index=True, width="stretch")
 
 
 def one_model_curve(s: Settings, df: pd.DataFrame, counted: bool, FS: int) -> None:
@@ -171,7 +172,7 @@ def one_model_curve(s: Settings, df: pd.DataFrame, counted: bool, FS: int) -> No
                                        sup_hi=("acc_supervised", "max"), em_mean=("acc_em", "mean"),
                                        em_lo=("acc_em", "min"), em_hi=("acc_em", "max"),
                                        cv_mean=("acc_supervised_cv", "mean"), maj_mean=("acc_majority", "mean")).reset_index()
-    fig = budget_charts.budget_figure(
+    fig = figures.cached_figure(budget_charts.budget_figure,
         agg["n_labelled"].tolist(),
         {"mean": agg["sup_mean"], "lo": agg["sup_lo"], "hi": agg["sup_hi"]},
         {"mean": agg["em_mean"], "lo": agg["em_lo"], "hi": agg["em_hi"]}, FS, n_seeds=int(n_seeds), uw=uw,
@@ -215,8 +216,9 @@ def gain_summary(s: Settings, df: pd.DataFrame, agg: pd.DataFrame, gain, i_best:
     st.caption("With few labels, the unlabelled documents carry most of the information EM uses; with many labels "
                "the two curves meet. Accuracy is measured on the documents left unlabelled."
                + (" The multinomial reads the words' counts." if counted else ""))
-    with st.expander("Every run"):
-        st.dataframe(df, hide_index=True, width="stretch")
+    with figures.lazy_expander(st, "Every run", key="lb_runs_table") as opened:
+        if opened:
+            st.dataframe(df, hide_index=True, width="stretch")
 
 
 main()

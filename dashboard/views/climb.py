@@ -6,7 +6,6 @@ import warnings
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 import nbcore
@@ -116,24 +115,6 @@ def show_metrics(climbs, t: int, e_done: bool, classroom: bool) -> None:
         m[3].metric(f"L(θ_{t + 1})", f"{c.objective_after:.4f}", delta=f"+{c.total:.4g}")
 
 
-def _start_figure(s, objective, font_size: int) -> go.Figure:
-    """θ_0 before any E-step: only the objective around the start. There is no bound yet (no q), and θ_1
-    is not known to the reader, so neither is drawn."""
-    s = np.asarray(s, dtype=float)
-    obj = np.asarray(objective, dtype=float)
-    near = (s >= -0.35) & (s <= 1.35) & np.isfinite(obj)
-    i0 = int(np.argmin(np.abs(s)))
-    fig = go.Figure(go.Scatter(x=s[near], y=obj[near], name="objective L(θ) (log-likelihood + log prior)",
-                               line=dict(color="#000000", width=3)))
-    fig.add_trace(go.Scatter(x=[s[i0]], y=[obj[i0]], mode="markers+text", text=["θ_0: the start"],
-                             textposition="bottom right", marker=dict(size=12, color="#000000"), showlegend=False))
-    fig.update_xaxes(title="s: a step away from θ_0 (along the way EM will go)")
-    fig.update_yaxes(title="objective")
-    fig.update_layout(title=dict(text="The objective around the start θ_0: no bound yet"),
-                      font=dict(size=font_size), height=460, legend=dict(orientation="h", y=-0.25))
-    return fig
-
-
 def show_charts(objs, climbs, sl, t: int, e_done: bool, page: page_kit.PageContext) -> None:
     """The slice of the objective and the bound (left); the climb's bars after an E-step, else the
     objective so far (right); and the caption that reads them."""
@@ -144,9 +125,9 @@ def show_charts(objs, climbs, sl, t: int, e_done: bool, page: page_kit.PageConte
     left, right = (st.container(), st.container()) if page.classroom else st.columns([3, 2])
     w_left, w_right = (theme.chart_width(FS), theme.chart_width(FS)) if page.classroom else \
         (theme.chart_width(FS, 1, 3 / 5) - 8, theme.chart_width(FS, 1, 2 / 5) - 8)
-    slice_fig = (_start_figure(sl["s"], sl["objective"], FS) if no_bound_yet else
-                 climb_charts.bound_slice_figure(sl["s"], sl["objective"], sl["bound"], sl["next_bound"], t, FS,
-                                                 width=w_left))
+    slice_fig = (figures.cached_figure(climb_charts.start_slice_figure, sl["s"], sl["objective"], FS) if no_bound_yet
+                 else figures.cached_figure(climb_charts.bound_slice_figure, sl["s"], sl["objective"], sl["bound"],
+                                            sl["next_bound"], t, FS, width=w_left))
     s_axis, obj_s = np.asarray(sl["s"], dtype=float), np.asarray(sl["objective"], dtype=float)
     top = int(np.nanargmax(obj_s))
     figures.show_chart(
@@ -160,7 +141,7 @@ def show_charts(objs, climbs, sl, t: int, e_done: bool, page: page_kit.PageConte
         config={"displayModeBar": False})
     if e_done:
         figures.show_chart(
-            right, climb_charts.climb_bars_figure(c.objective_before, c.bound_after, c.objective_after, FS,
+            right, figures.cached_figure(climb_charts.climb_bars_figure, c.objective_before, c.bound_after, c.objective_after, FS,
                                                       width=w_right), key="cl_bars",
             name=f"Bar chart: the objective at θ_{t}, the bound after the M-step and the objective at θ_{t + 1}",
             summary=(f"L(θ_{t}) = {c.objective_before:.3f} ≤ bound at θ_{t + 1} = {c.bound_after:.3f} ≤ "
@@ -169,7 +150,7 @@ def show_charts(objs, climbs, sl, t: int, e_done: bool, page: page_kit.PageConte
             config={"displayModeBar": False})
     else:
         figures.show_chart(
-            right, climb_charts.climb_history_figure(objs, [x.bound_after for x in climbs[:t]], t, FS,
+            right, figures.cached_figure(climb_charts.climb_history_figure, objs, [x.bound_after for x in climbs[:t]], t, FS,
                                                                     width=w_right), key="cl_hist",
             name=f"Line chart: the objective L(θ) at iterations 0 to {t}",
             summary=(f"The objective goes from {objs[0]:.3f} at t = 0 to {objs[-1]:.3f} at t = {len(objs) - 1}"
@@ -197,7 +178,10 @@ def explain(climbs) -> None:
         "* The objective at θ_{t+1} is the bound **plus** a KL gap ≥ 0, so "
         "L(θ_{t+1}) − L(θ_t) = gain + gap ≥ 0: EM never goes down.\n"
         "* Labelled documents have q one-hot on their class (eq. 22): they add log p(x_i, y_i) to both sides.")
-    with st.expander("Every iteration so far, in numbers", icon=":material/table:"):
+    with figures.lazy_expander(st, "Every iteration so far, in numbers", key="cl_iter_table",
+                               icon=":material/table:") as opened:
+        if not opened:
+            return
         st.dataframe(pd.DataFrame({"t → t+1": [f"{x.iteration} → {x.iteration + 1}" for x in climbs],
                                    "L(θ_t)": [x.objective_before for x in climbs],
                                    "M-step gain": [x.m_step_gain for x in climbs],

@@ -125,7 +125,7 @@ def estimate_charts(flips: str, truth, h: int, t_: int, mle: float, map_: float,
     c1, c2 = st.columns(2)
     half = theme.chart_width(FS, 2)  # chart text is wrapped for the width the chart gets
     figures.show_chart(
-        c1, coin_charts.coin_posterior_figure(grid, coin.posterior_curve(0, 0, a, b, grid),
+        c1, figures.cached_figure(coin_charts.coin_posterior_figure, grid, coin.posterior_curve(0, 0, a, b, grid),
                                               coin.posterior_curve(h, t_, a, b, grid), mle, map_, truth, FS,
                                               title=f"Prior Beta({a:g}, {b:g}) → posterior Beta({h + a:g}, {t_ + b:g})",
                                               width=half),
@@ -139,7 +139,7 @@ def estimate_charts(flips: str, truth, h: int, t_: int, mle: float, map_: float,
     mles = [coin.coin_mle(flips[:n].count("H"), flips[:n].count("T")) for n in ns]
     maps = [coin.coin_map(flips[:n].count("H"), flips[:n].count("T"), a, b) for n in ns]
     figures.show_chart(
-        c2, coin_charts.coin_estimates_figure(ns, mles, maps, truth, n_seen, FS, width=half),
+        c2, figures.cached_figure(coin_charts.coin_estimates_figure, ns, mles, maps, truth, n_seen, FS, width=half),
         key="coin_path", name="Line chart: θ_MLE and θ_MAP after each flip",
         summary=(f"After the first flip θ_MLE = {mles[0]:.3f} and θ_MAP = {maps[0]:.3f}; after all {len(ns)} flips "
                  f"θ_MLE = {mles[-1]:.3f} and θ_MAP = {maps[-1]:.3f}" + ("" if truth is None else f" (true θ {truth:g})")
@@ -170,7 +170,7 @@ def lambda_is_a_prior(seen: str, smoothing, prior_kind: str, a: float, b: float)
         rows.append({"λ": f"{lam_v:g}", "prior": f"Beta({pa:g}, {pb:g})",
                      "θ_MAP = (α_H + λ)/(N + 2λ)": by_formula, "lab engine β (Bernoulli NB, λ)": engine})
     one_coin = _shown(pd.DataFrame(rows), 4, ["θ_MAP = (α_H + λ)/(N + 2λ)", "lab engine β (Bernoulli NB, λ)"])
-    st.dataframe(one_coin, hide_index=True, width="stretch", column_config=_number_format(one_coin, 4))
+    figures.show_light_table(st, one_coin, column_config=_number_format(one_coin, 4))
     if prior_kind == "beta" and a != b:
         st.caption(f"Your Beta({a:g}, {b:g}) is not symmetric: it is {a - 1:g} imaginary heads and {b - 1:g} imaginary "
                    "tails. The lab's λ always adds the same number to both outcomes.")
@@ -234,8 +234,8 @@ def two_coin_step(sets, heads, nflip, path, est_pi: bool, page: page_kit.PageCon
         st.markdown(f"**E-step at θ_A = {prev.theta[0]:.4f}, θ_B = {prev.theta[1]:.4f}**: "
                     "r(A) = π_A θ_A^h (1−θ_A)^(n−h) / Σ_c π_c θ_c^h (1−θ_c)^(n−h)")
         shown = _shown(table, 2, table.columns[3:])
-        figures.show_table(st, shown, width_px=theme.chart_width(FS, share=1.0 if page.classroom else 0.6),
-                           column_config=_number_format(shown.iloc[:, 3:], 2))
+        figures.show_light_table(st, shown, width_px=theme.chart_width(FS, share=1.0 if page.classroom else 0.6),
+                                 column_config=_number_format(shown.iloc[:, 3:], 2), classroom=page.classroom)
         tot = table[["A: ≈ heads", "A: ≈ tails", "B: ≈ heads", "B: ≈ tails"]].sum()
         st.markdown(f"**M-step**: θ_A = {tot['A: ≈ heads']:.2f} / ({tot['A: ≈ heads']:.2f} + {tot['A: ≈ tails']:.2f}) "
                     f"= **{step.theta[0]:.4f}**, θ_B = {tot['B: ≈ heads']:.2f} / ({tot['B: ≈ heads']:.2f} + "
@@ -243,7 +243,7 @@ def two_coin_step(sets, heads, nflip, path, est_pi: bool, page: page_kit.PageCon
                     + (f"; π_A = mean r(A) = **{step.pi[0]:.4f}**" if est_pi else " (π fixed at ½)"))
     with e2:
         figures.show_chart(
-            st, coin_charts.two_coin_figure(np.array([s.theta for s in path]), [s.log_likelihood for s in path], t, FS,
+            st, figures.cached_figure(coin_charts.two_coin_figure, np.array([s.theta for s in path]), [s.log_likelihood for s in path], t, FS,
                                             width=theme.chart_width(FS) if page.classroom else
                                             theme.chart_width(FS, 1, 2 / 5) - 8),  # the [3, 2] row's right
             key="coin_two", name="Line chart: θ_A, θ_B and the log-likelihood over the EM iterations of the two-coin problem",

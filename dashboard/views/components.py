@@ -94,7 +94,7 @@ def show_results(res: dict, ms: list[int], hidden: int, smoothing: float, page: 
     em_mean = [float(np.nanmean(np.asarray(e, dtype=float))) for e in em]
     best_m = int(np.nanargmax(em_mean))
     figures.show_chart(
-        c1, components_charts.components_accuracy_figure(
+        c1, figures.cached_figure(components_charts.components_accuracy_figure,
             ms, em, sup, FS, width=theme.chart_width(FS) if page.classroom else theme.chart_width(FS, 2)), key="cp_fig",
         name="Chart: accuracy on the hidden labels against the number of components per class m",
         summary=(f"Mean over {len(sup)} seeds: supervised NB {float(np.nanmean(np.asarray(sup, dtype=float))):.1%}; EM "
@@ -166,7 +166,7 @@ def show_pictures(ds, dataset: str, hidden: int, smoothing: float, m_show: int, 
     if shape and page_kit.is_shared(dataset):
         beta, alpha = component_pictures(dataset, int(hidden), float(smoothing), int(m_show), int(seed_show))
         figures.show_chart(
-            st, components_charts.component_images_figure(beta, tuple(shape), K, int(m_show), names, alpha, FS,
+            st, figures.cached_figure(components_charts.component_images_figure, beta, tuple(shape), K, int(m_show), names, alpha, FS,
                                                           title=f"β of every component (m = {m_show}, seed {seed_show})"),
             key="cp_images", name=f"Images: β of each of the {K * int(m_show)} components, {shape[0]}×{shape[1]} pixels each",
             summary=(f"{K} classes × {int(m_show)} components; the components' weights α range from "

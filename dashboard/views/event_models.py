@@ -195,7 +195,7 @@ def accuracy_chart(d: TextData, acc: dict, base: dict, FS: int) -> None:
     score_mask = d.score_mask
     if score_mask.any():
         figures.show_chart(
-            st, event_models_charts.accuracy_runs_figure(acc, base, FS, width=theme.chart_width(FS),
+            st, figures.cached_figure(event_models_charts.accuracy_runs_figure, acc, base, FS, width=theme.chart_width(FS),
                                                          n_hidden=int(score_mask.sum())),
             key="evm_acc_fig", name="Line chart: accuracy on the hidden labels over the iterations, Bernoulli and multinomial EM",
             summary="; ".join(f"{event_models_charts.MODEL_TITLES[m]} EM: {theme.pct(acc[m][0])} at t = 0, "
@@ -217,9 +217,10 @@ def top_words(d: TextData, runs: dict, page: page_kit.PageContext) -> None:
         table = event_models_charts.top_words(beta, d.feature_names, d.class_names, n=n_top)
         with col:
             st.markdown(f"**{event_models_charts.MODEL_TITLES[m].capitalize()}** (t = {runs[m].iteration})")
-            st.dataframe(table, width="stretch",
-                         column_config={c: st.column_config.NumberColumn(c, format="%.4f")
-                                        for c in table.columns if c.startswith("β(")})
+            figures.show_light_table(st, table, hide_index=False, width_px=theme.chart_width(FS, 1 if FS > 15 else 2),
+                                     column_config={c: st.column_config.NumberColumn(c, format="%.4f")
+                                                    for c in table.columns if c.startswith("β(")},
+                                     keep=0, classroom=page.classroom)
     st.caption("Ranked by β_jk · log(β_jk / β̄_j), β̄_j the mean over the other classes: frequent in the class and "
                "much rarer elsewhere. Bernoulli's β is p(word present | class); the multinomial's is the word's share "
                "of the class's tokens.")
@@ -292,12 +293,12 @@ def document_parts(d: TextData, runs: dict, doc: int, FS: int) -> dict:
                             f"({post[m].max():.1%})" for m in MODELS))
     table = event_models_charts.parts_table(parts, class_names)
     figures.show_chart(
-        st, event_models_charts.parts_figure(parts, class_names, FS, width=theme.chart_width(FS)), key="evm_parts_fig",
+        st, figures.cached_figure(event_models_charts.parts_figure, parts, class_names, FS, width=theme.chart_width(FS)), key="evm_parts_fig",
         name=f"Bar chart: the parts of log p(x | class) of document {doc} under each event model",
         summary=" ".join(f"{row['class']}: Bernoulli {row['Bernoulli: total']:.1f} ({row['absent share']:.0%} from the "
                          f"words absent), multinomial {row['multinomial: total']:.1f}." for _, row in table.iterrows()),
         config={"displayModeBar": False})
-    figures.show_table(st, table, width_px=theme.chart_width(FS),
+    figures.show_light_table(st, table, width_px=theme.chart_width(FS),
                        column_config={c: (st.column_config.ProgressColumn(c, min_value=0.0, max_value=1.0, format="percent")
                                           if c.endswith("share") else st.column_config.NumberColumn(c, format="%.1f"))
                                       for c in table.columns if c != "class"})

@@ -140,7 +140,7 @@ def fit_chart(fitted: list[ClassFit], FS: int) -> None:
     good = [k for k, f in enumerate(fitted) if f.ok]
     if good:
         figures.show_chart(
-            st, gaussian_charts.gaussian_fit_figure(
+            st, figures.cached_figure(gaussian_charts.gaussian_fit_figure,
                 [fitted[k].values for k in good], [NAMES[k] for k in good], [fitted[k].mean for k in good],
                 [fitted[k].var_mle for k in good], [fitted[k].var_unb for k in good], FS, class_index=good),
             key="gs_fit", name="Chart: each class's values and the fitted normal curves, MLE and unbiased variance",
@@ -163,7 +163,7 @@ def fit_table(fitted: list[ClassFit]) -> None:
                      "σ² = 1/N Σ(x−μ)² (MLE)": _g(f.var_mle) if f.ok else (f"≈ 1e{f.log10_var:.0f}" if f.log10_var else "—"),
                      "σ² = 1/(N−1) Σ(x−μ)² (unbiased)": _g(f.var_unb) if f.ok else "—",
                      "ratio (N−1)/N": _g(ratio, "{:.3f}") if ratio is not None else ("— (0/0)" if f.ok else "—")})
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    figures.show_light_table(st, pd.DataFrame(rows))
     c1, c2 = st.columns(2)
     for k, col in enumerate((c1, c2)):
         f = fitted[k]
@@ -192,7 +192,7 @@ def see_the_bias(FS: int) -> None:
     true_var = b1.slider("True σ²", 0.5, 4.0, 1.0, step=0.5, key="gs_truevar")
     ns, mle, unb = bias_table(int(reps), float(true_var))
     figures.show_chart(
-        b2, gaussian_charts.bias_figure(ns, mle, unb, float(true_var), FS, n_reps=int(reps)), key="gs_bias",
+        b2, figures.cached_figure(gaussian_charts.bias_figure, ns, mle, unb, float(true_var), FS, n_reps=int(reps)), key="gs_bias",
         name="Line chart: the average MLE and unbiased variance estimates against the sample size n",
         summary=(f"True σ² = {float(true_var):g}. At n = {ns[0]} the MLE averages {mle[0]:.3g} and the unbiased "
                  f"estimate {unb[0]:.3g}; at n = {ns[-1]}, {mle[-1]:.3g} and {unb[-1]:.3g}."),

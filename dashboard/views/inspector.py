@@ -246,7 +246,7 @@ def show_posterior(d: Data, post: np.ndarray, FS: int) -> None:
         mcols[k % len(mcols)].metric(f"p({md_names[k]} | x)", f"{post[k]:.4f}")
     if K > 5:
         top = int(np.argmax(post))
-        figures.show_chart(st, inspector_charts.posterior_figure(post, names, FS), key="insp_post",
+        figures.show_chart(st, figures.cached_figure(inspector_charts.posterior_figure, post, names, FS), key="insp_post",
                            name="Bar chart: the posterior p(class | x) of each class",
                            summary=f"The posterior puts {names[top]} first at {post[top]:.1%}; the {K - 1} other "
                                    f"classes share {1 - post[top]:.1%}.",
@@ -305,7 +305,7 @@ def log_odds_chart(d: Data, o: LogOdds, FS: int) -> None:
     with np.errstate(invalid="ignore"):
         strongest = int(np.nanargmax(np.where(np.isnan(lo), -np.inf, np.abs(lo)))) if len(lo) else None
     figures.show_chart(
-        st, inspector_charts.log_odds_figure(shown_feats, lo, present, prior_term, names[a], names[b],
+        st, figures.cached_figure(inspector_charts.log_odds_figure, shown_feats, lo, present, prior_term, names[a], names[b],
                                              theme.class_color(a), theme.class_color(b), FS, top_n=20),
         key="insp_logodds", name=f"Bar chart: each feature's log-odds for {names[a]} against {names[b]}",
         summary=(f"The log-odds {names[a]} : {names[b]} add up to {total:+.3f} (prior {prior_term:+.3f}, "
@@ -360,7 +360,9 @@ def log_odds_parts(d: Data, o: LogOdds, ex, x: np.ndarray, dataset: str, model: 
 def every_term(d: Data, o: LogOdds, ex, x: np.ndarray, params: dict) -> None:
     """Every term of eq. 11 for the two classes, as a table."""
     names, shown_feats, md_names, K, a, b, lo = d.names, d.shown_feats, d.md_names, d.K, o.a, o.b, o.lo
-    with st.expander("Every term (eq. 11) as a table"):
+    with figures.lazy_expander(st, "Every term (eq. 11) as a table", key="insp_terms_table") as opened:
+        if not opened:
+            return
         rows = []
         beta = np.asarray(params["beta"])
         for j, f in enumerate(shown_feats):

@@ -59,16 +59,26 @@ def edited_points(preset: str, seed: int):
     base = pd.DataFrame({"x1": X0[:, 0].round(2), "x2": X0[:, 1].round(2),
                          "label": [NAMES[k] if k >= 0 else "" for k in y_obs0],
                          "true class": [NAMES[k] for k in y_true0]})
-    with st.expander("Edit the points: add a row, change x₁ / x₂ to move a point, give or remove a label",
-                     expanded=False, icon=":material/edit:"):
-        st.caption("Leave **label** empty for a hidden label (EM must guess it). New rows without a true class are "
-                   "not scored. Changing the preset or the seed starts again from its points.")
-        edited = st.data_editor(
-            base, key=f"mx_points_{preset}_{seed}", num_rows="dynamic", hide_index=True, width="stretch",
-            column_config={"x1": st.column_config.NumberColumn("x₁", format="%.2f", required=True),
-                           "x2": st.column_config.NumberColumn("x₂", format="%.2f", required=True),
-                           "label": st.column_config.SelectboxColumn("label (visible to EM)", options=["", *NAMES]),
-                           "true class": st.column_config.SelectboxColumn("true class", options=NAMES)})
+    # the editor is drawn only while its expander is open (a closed one costs the page nothing); the points
+    # as edited are kept for the runs in between, and a reopened editor starts from them
+    points = page_state.for_config("mx_points", page_state.EditedPoints, (preset, seed))
+    current = base if points.frame is None else points.frame
+    with figures.lazy_expander(st, "Edit the points: add a row, change x₁ / x₂ to move a point, give or remove a label",
+                               key="mx_points_open", icon=":material/edit:") as opened:
+        if opened:
+            if not points.was_open:
+                points.start, points.opened = current, points.opened + 1
+            st.caption("Leave **label** empty for a hidden label (EM must guess it). New rows without a true class are "
+                       "not scored. Changing the preset or the seed starts again from its points.")
+            points.frame = st.data_editor(
+                points.start, key=f"mx_points_{preset}_{seed}_{points.opened}", num_rows="dynamic", hide_index=True,
+                width="stretch",
+                column_config={"x1": st.column_config.NumberColumn("x₁", format="%.2f", required=True),
+                               "x2": st.column_config.NumberColumn("x₂", format="%.2f", required=True),
+                               "label": st.column_config.SelectboxColumn("label (visible to EM)", options=["", *NAMES]),
+                               "true class": st.column_config.SelectboxColumn("true class", options=NAMES)})
+        points.was_open = opened
+    edited = current if points.frame is None else points.frame
     pts = edited.dropna(subset=["x1", "x2"])
     dropped = len(edited) - len(pts)
     if dropped:
@@ -121,10 +131,9 @@ def show_em_chart(box, X, y_obs, state, run: page_state.HalfSteps, axis_range, F
         resp = np.where(labelled[:, None], np.eye(2)[np.maximum(y_obs, 0)], 0.5)
     mean = np.asarray(state.mean, dtype=float)   # (2 features, 2 classes)
     figures.show_chart(
-        box, mixture2d_charts.mixture2d_figure(X, resp, labelled, state.mean, state.var, NAMES, FS,
-                                                   prev_mean=state.prev_mean if not e_done else None,
-                                                   axis_range=axis_range,
-                                                   title=f"EM: soft responsibilities (t = {t})"),
+        box, figures.cached_figure(mixture2d_charts.mixture2d_figure, X, resp, labelled, state.mean, state.var, NAMES, FS,
+                                   prev_mean=state.prev_mean if not e_done else None, axis_range=axis_range,
+                                   title=f"EM: soft responsibilities (t = {t})"),
         key="mx_fig", name=f"Scatter plot: {len(X)} points coloured by EM's responsibility, with each class's Gaussian at t = {t}",
         summary=(f"{len(X)} points ({int(labelled.sum())} labelled); {int(np.sum(np.asarray(resp)[:, 0] >= 0.5))} lean to "
                  f"class A. Class means: " + "; ".join(f"{n} at ({mean[0, k]:.2f}, {mean[1, k]:.2f})"
@@ -141,8 +150,8 @@ def show_kmeans_chart(box, X, y_obs, init: str, seed: int, t: int, axis_range, F
     cen = np.asarray(centres, dtype=float)
     cen = cen if cen.shape[0] == len(NAMES) else cen.T   # one row per cluster
     figures.show_chart(
-        box, mixture2d_charts.kmeans2d_figure(X, assign, centres, NAMES, FS, axis_range=axis_range,
-                                                  title=f"k-means, same start: hard (t = {t})"),
+        box, figures.cached_figure(mixture2d_charts.kmeans2d_figure, X, assign, centres, NAMES, FS, axis_range=axis_range,
+                                   title=f"k-means, same start: hard (t = {t})"),
         key="mx_km", name=f"Scatter plot: the same points assigned by k-means at t = {t}",
         summary=(f"k-means puts {int(np.sum(np.asarray(assign) == 0))} points in A and "
                  f"{int(np.sum(np.asarray(assign) == 1))} in B; centres: "
@@ -181,8 +190,8 @@ def explain(state) -> None:
     """The parameters, soft vs hard, and the E- and M-step's formulas."""
     params = pd.DataFrame({"class": NAMES, "α": state.alpha, "μ₁": state.mean[0], "μ₂": state.mean[1],
                            "σ₁²": state.var[0], "σ₂²": state.var[1]})
-    st.dataframe(params, hide_index=True, width="content",
-                 column_config={c: st.column_config.NumberColumn(format="%.3f") for c in params.columns[1:]})
+    figures.show_light_table(st, params,
+                             column_config={c: st.column_config.NumberColumn(format="%.3f") for c in params.columns[1:]})
     st.markdown(
         "**Soft vs hard.** EM gives a point in the overlap *part* of each class (its colour is a mix) and every point "
         "pulls on every ellipse in proportion; k-means gives each point wholly to the nearest centre and draws only "

@@ -187,7 +187,7 @@ def show_chart(e: Ends, selected: int, FS: int) -> None:
     """Every start's final objective against its accuracy, the selected one marked."""
     obj, acc_arr, seeds, best = e.obj, e.acc, e.seeds, e.best
     figures.show_chart(
-        st, restarts_charts.restarts_figure(obj, e.acc_list, seeds, best, selected, FS, levels=e.level,
+        st, figures.cached_figure(restarts_charts.restarts_figure, obj, e.acc_list, seeds, best, selected, FS, levels=e.level,
                                             acc_label="accuracy on the hidden labels" + (" (after matching)" if e.unsup else "")),
         key="rs_fig", name=f"Scatter plot: the final objective and accuracy of each of the {len(e.res)} starts",
         summary=(f"{len(e.res)} starts end with objectives from {np.nanmin(obj):.2f} to {np.nanmax(obj):.2f} and accuracy "
@@ -228,7 +228,9 @@ def open_button(s: Settings, prep, e: Ends, selected: int, state: page_state.Res
 def all_starts(e: Ends) -> None:
     """Every start's numbers, highest objective first."""
     res = e.res
-    with st.expander("All starts as a table"):
+    with figures.lazy_expander(st, "All starts as a table", key="rs_starts_table") as opened:
+        if not opened:
+            return
         df = pd.DataFrame({"start (seed)": e.seeds, "final objective": e.obj,
                            "log-likelihood": [r["log_likelihood"] for r in res],
                            "accuracy as labelled": [r["acc"] for r in res],

@@ -145,7 +145,7 @@ def show_class(d: Drawing, k: int, heading: str) -> None:
         for col, rows, what, tag in ((left, Xs, "Drawn from the model", "sample"), (right, real, "Real documents", "real")):
             ink = [float(np.mean(np.asarray(r, dtype=float))) for r in rows]
             figures.show_chart(
-                col, sampling_charts.image_grid_figure(list(rows), [f"{tag} {i + 1}" for i in range(len(rows))],
+                col, figures.cached_figure(sampling_charts.image_grid_figure, list(rows), [f"{tag} {i + 1}" for i in range(len(rows))],
                                                        tuple(shape), font_size=FS, title=what, cols=6, cell=110),
                 key=f"smp_img_{tag}{k}",
                 name=f"Images: {what.lower()} of class {names[k]}, {len(rows)} images of {shape[0]}×{shape[1]} pixels",

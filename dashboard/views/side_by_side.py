@@ -153,7 +153,7 @@ def accuracy_chart(c1, state: page_state.SteppedRuns, prep, data_key: tuple, set
         if base.cv_lambda is not None:
             lines.append((f"NB at λ = {base.cv_lambda:g} (leave-one-out)", base.cv, lesson_charts.CV_LINE))
     figures.show_chart(
-        c1, side_by_side_charts.two_runs_figure(acc["a"], acc["b"], name_a, name_b, "accuracy",
+        c1, figures.cached_figure(side_by_side_charts.two_runs_figure, acc["a"], acc["b"], name_a, name_b, "accuracy",
                                                 f"Accuracy on the {int(prep.score_mask.sum())} hidden labels",
                                                 FS, percent=True, width=theme.chart_width(FS, 2), baselines=lines),
         key="sbs_acc_fig", name="Line chart: accuracy on the hidden labels over the iterations, run A against run B",
@@ -174,7 +174,7 @@ def likelihood_chart(c2, runs: dict, settings: dict, FS: int) -> None:
     name_a, name_b = label(settings, "a"), label(settings, "b")
     lls = {side: [s.log_likelihood for s in runs[side].history] for side in ("a", "b")}
     figures.show_chart(
-        c2, side_by_side_charts.two_runs_figure(lls["a"], lls["b"], name_a, name_b, "log-likelihood",
+        c2, figures.cached_figure(side_by_side_charts.two_runs_figure, lls["a"], lls["b"], name_a, name_b, "log-likelihood",
                                                 "Log-likelihood of the data", FS, width=theme.chart_width(FS, 2)),
         key="sbs_ll_fig", name="Line chart: the log-likelihood over the iterations, run A against run B",
         summary=" ".join(f"{nm}: {lls[side][0]:.1f} at t = 0, {lls[side][-1]:.1f} at t = {len(lls[side]) - 1}."

@@ -97,7 +97,7 @@ def beta_chart(c1, prep, B, words: list[str], lams: list[float], TARGET: float, 
         first = next(iter(betas))
         b_first = betas[first]
         figures.show_chart(
-            c1, smoothing_charts.beta_vs_lambda_figure(lams, betas, names, FS, target=TARGET), key="sm_beta",
+            c1, figures.cached_figure(smoothing_charts.beta_vs_lambda_figure, lams, betas, names, FS, target=TARGET), key="sm_beta",
             name=f"Line chart: β of {len(betas)} word(s) against the smoothing λ, one line per class",
             summary=(f"β of “{first}” goes from " + ", ".join(f"{n} {b_first[0, k]:.3f}" for k, n in enumerate(names))
                      + f" at λ = 0 to " + ", ".join(f"{n} {b_first[-1, k]:.3f}" for k, n in enumerate(names))
@@ -113,7 +113,7 @@ def accuracy_chart(c2, prep, res: list[dict], lams: list[float], FS: int) -> Non
     if score.any():
         best = int(np.nanargmax([np.nan if r["acc_em"] is None else r["acc_em"] for r in res]))
         figures.show_chart(
-            c2, smoothing_charts.accuracy_vs_lambda_figure(lams, [r["acc_supervised"] for r in res],
+            c2, figures.cached_figure(smoothing_charts.accuracy_vs_lambda_figure, lams, [r["acc_supervised"] for r in res],
                                                           [r["acc_em"] for r in res], FS, n_hidden=int(score.sum())),
             key="sm_acc", name="Line chart: accuracy on the hidden labels against the smoothing λ, EM and supervised NB",
             summary=(f"EM's accuracy goes from {theme.pct(res[0]['acc_em'])} at λ = 0 to a peak of "
@@ -174,7 +174,9 @@ def lambda_large(event_model, B, lams: list[float], TARGET: float) -> None:
 def sweep_table(res: list[dict], B, lams: list[float], TARGET: float) -> None:
     """Every λ's accuracies, objective, iterations and distance of β from its limit."""
     L = len(res)
-    with st.expander("The sweep as a table"):
+    with figures.lazy_expander(st, "The sweep as a table", key="sm_sweep_table") as opened:
+        if not opened:
+            return
         df = pd.DataFrame({"λ": lams,
                            "accuracy supervised": [r["acc_supervised"] for r in res],
                            "accuracy EM": [r["acc_em"] for r in res],

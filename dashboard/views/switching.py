@@ -74,14 +74,14 @@ def show_charts(table, mapping, before: float, after: float, names: list[str], F
     on_diag = int(np.trace(counts))
     matched = int(sum(counts[c, int(mapping[c])] for c in range(K)))
     figures.show_chart(
-        c1, switching_charts.confusion_figure(table, cluster_names, names, [(c, c) for c in range(K)], FS,
+        c1, figures.cached_figure(switching_charts.confusion_figure, table, cluster_names, names, [(c, c) for c in range(K)], FS,
                                               title="As labelled: cluster k = class k", width=half),
         key="ls_raw", name="Heatmap: documents per cluster (rows) and true class (columns), cluster k read as class k",
         summary=(f"Reading cluster k as class k, {on_diag:,} of {int(counts.sum()):,} documents are on the outlined "
                  f"cells: {before:.1%} accuracy."),
         config={"displayModeBar": False})
     figures.show_chart(
-        c2, switching_charts.confusion_figure(table, cluster_names, names,
+        c2, figures.cached_figure(switching_charts.confusion_figure, table, cluster_names, names,
                                               [(c, int(mapping[c])) for c in range(K)], FS,
                                               title="The matching (outlined) found by linear_sum_assignment",
                                               width=half),
@@ -113,10 +113,9 @@ def show_matching(table, mapping, names: list[str]) -> None:
         "renaming of clusters that puts the most documents on the outlined cells — an assignment problem, "
         "solved exactly by the Hungarian algorithm (`scipy.optimize.linear_sum_assignment(table, maximize=True)`). "
         "Accuracy after matching is never lower than before (the identity is one of the renamings it considers).")
-    st.dataframe(pd.DataFrame({"cluster": cluster_names, "→ class": [names[int(m)] for m in mapping],
-                               "documents in cluster": table.sum(axis=1),
-                               "of which that class": [int(table[c, mapping[c]]) for c in range(K)]}),
-                 hide_index=True, width="content")
+    figures.show_light_table(st, pd.DataFrame({"cluster": cluster_names, "→ class": [names[int(m)] for m in mapping],
+                                               "documents in cluster": table.sum(axis=1),
+                                               "of which that class": [int(table[c, mapping[c]]) for c in range(K)]}))
 
 
 main()

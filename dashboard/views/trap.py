@@ -137,7 +137,7 @@ def show_charts(prep, run, proba, hidden, spreads: list[float], page: page_kit.P
     if hidden.any():
         ph = np.asarray(proba[hidden], dtype=float)
         figures.show_chart(
-            c1, trap_charts.resp_histogram_figure(proba[hidden], prep.class_names, FS, width=width), key="trap_resp",
+            c1, figures.cached_figure(trap_charts.resp_histogram_figure, proba[hidden], prep.class_names, FS, width=width), key="trap_resp",
             name="Histogram: p(class | document) over the hidden documents, one colour per class",
             summary=f"Over the {len(ph):,} hidden documents, p(class | document) ranges from {ph.min():.3f} to "
                     f"{ph.max():.3f}; " + ("every one is ½: no document leans to either class."
@@ -146,13 +146,13 @@ def show_charts(prep, run, proba, hidden, spreads: list[float], page: page_kit.P
             config={"displayModeBar": False})
     beta_now = np.asarray(run.current.beta, dtype=float)
     figures.show_chart(
-        c2, trap_charts.beta_profiles_figure(beta_now, prep.feature_names, prep.class_names, FS, width=width),
+        c2, figures.cached_figure(trap_charts.beta_profiles_figure, beta_now, prep.feature_names, prep.class_names, FS, width=width),
         key="trap_beta", name="Line chart: β of each feature, one line per class",
         summary=f"β per feature at t = {t}: the classes' lines differ by at most {spreads[-1]:.3g}"
                 + (" (identical lines: the symmetric point)." if spreads[-1] < 1e-12 else "."),
         config={"displayModeBar": False})
     figures.show_chart(
-        c3, trap_charts.spread_figure(spreads, FS, width=width), key="trap_spread",
+        c3, figures.cached_figure(trap_charts.spread_figure, spreads, FS, width=width), key="trap_spread",
         name="Line chart: the largest β difference between classes over the iterations",
         summary=f"The largest β difference between two classes goes from {spreads[0]:.3g} at t = 0 to "
                 f"{spreads[-1]:.3g} at t = {len(spreads) - 1}.",
@@ -161,7 +161,9 @@ def show_charts(prep, run, proba, hidden, spreads: list[float], page: page_kit.P
 
 def first_documents(prep, proba, y_obs) -> None:
     """A table of the first documents' responsibilities and the label EM sees."""
-    with st.expander("Responsibilities of the first documents"):
+    with figures.lazy_expander(st, "Responsibilities of the first documents", key="trap_docs_table") as opened:
+        if not opened:
+            return
         rows = min(prep.X.shape[0], 12)
         df = pd.DataFrame(proba[:rows], columns=[f"p({c} | x)" for c in prep.class_names])
         df.insert(0, "label seen by EM", [prep.class_names[v] if v >= 0 else "hidden" for v in y_obs[:rows]])

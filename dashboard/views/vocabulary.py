@@ -138,7 +138,7 @@ def show_curve(df: pd.DataFrame, sizes: list[int], FS: int) -> None:
         return f"{v[i]:.1%} at V = {sizes[i]:,}"
 
     figures.show_chart(
-        st, event_models_charts.vocabulary_figure(sizes, acc, FS, width=theme.chart_width(FS)), key="voc_fig",
+        st, figures.cached_figure(event_models_charts.vocabulary_figure, sizes, acc, FS, width=theme.chart_width(FS)), key="voc_fig",
         name="Line chart: accuracy on the hidden labels against the vocabulary size V, per event model, supervised and EM",
         summary=" ".join(f"{event_models_charts.MODEL_TITLES[m]}: EM best {_best(acc[m]['em'])}, supervised best "
                          f"{_best(acc[m]['supervised'])}." for m in event_models_charts.MODELS),
@@ -155,10 +155,11 @@ def show_curve(df: pd.DataFrame, sizes: list[int], FS: int) -> None:
                "vocabulary changes. Bernoulli scores every word a document lacks, so each extra rare word adds a term "
                "to every document's likelihood; the multinomial only adds terms for the words a document has "
                "(McCallum & Nigam 1998).")
-    with st.expander("Every point"):
-        st.dataframe(df, hide_index=True, width="stretch",
-                     column_config={c: st.column_config.NumberColumn(c, format="%.3f")
-                                    for c in ("acc_supervised", "acc_em")})
+    with figures.lazy_expander(st, "Every point", key="voc_points_table") as opened:
+        if opened:
+            st.dataframe(df, hide_index=True, width="stretch",
+                         column_config={c: st.column_config.NumberColumn(c, format="%.3f")
+                                        for c in ("acc_supervised", "acc_em")})
 
 
 main()

@@ -122,6 +122,7 @@ def test_ngram_boundaries_are_visible_everywhere_terms_are_shown():
     feats = [str(f) for f in ds.feature_names]
     assert " en" in feats and "en " in feats and "en" in feats  # three different terms
     at = open_inspector(insp_dataset="udhr_langid")
+    at.session_state["insp_terms_table"] = True  # what opening "Every term (eq. 11)" in the browser sends
     at.text_area(key="insp_text").input(GERMAN).run()
     ok(at)
     # chart ticks: no term starts or ends with an invisible space, and no two bars read the same

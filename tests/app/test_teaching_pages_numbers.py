@@ -193,6 +193,7 @@ def test_climb_view_numbers_by_loops_on_the_toy_table():
 
 def test_climb_view_on_abcd_runs_several_steps():
     at = open_view("climb", cl_dataset="abcd")
+    at.session_state["cl_iter_table"] = True  # what opening "Every iteration so far" in the browser sends
     ok(at.button(key="cl_btn_5").click().run())
     assert "t = 5" in text(at)
     table = at.dataframe[0].value

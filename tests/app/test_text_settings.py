@@ -177,6 +177,7 @@ def test_typed_message_on_sms_spam_matches_an_independent_computation():
 
     at = new_app("views/inspector.py", insp_dataset="sms_spam", insp_lam="1")
     msg = "URGENT! You have WON a free prize, call now to claim"
+    at.session_state["insp_terms_table"] = True  # what opening "Every term (eq. 11)" in the browser sends
     at.text_area(key="insp_text").set_value(msg).run()
     ok(at)
     labels, texts = [], []
