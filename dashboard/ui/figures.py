@@ -500,7 +500,9 @@ def _import_builder(module: str, name: str):
     return obj
 
 
-@st.cache_data(show_spinner=False, max_entries=256)
+# bounded: the shared entries are the pages' default charts (about 30); a client trying many settings
+# (or uploads) can only replace entries, never grow the process's memory past this many figures
+@st.cache_data(show_spinner=False, max_entries=64)
 def _cached_figure(module: str, name: str, args: tuple, kwargs: dict) -> dict:
     return _spec_of(_import_builder(module, name)(*args, **kwargs))
 
