@@ -77,9 +77,12 @@ CLASSROOM_MIN_PX = min(TYPE_SCALE[True].values())
 #: A displayed formula (KaTeX) that cannot break (an aligned block) and is a little wider than its
 #: column (the maths panel's E-step, 8 px over in a 385 px column) is drawn whole, into the gap beside
 #: the column, instead of being cut by the Markdown box, which hides what overflows it.
+#: The chosen option of a segmented control or pills is drawn in the primary colour on a 10 % tint of it:
+#: 4.47:1, under the 4.5:1 of WCAG 2.1 AA; a darker red of the same hue gives 5.75:1.
 FIGURE_CSS = """<style>
 [data-testid="stMarkdownContainer"]:has(> .katex-display) { overflow: visible !important; }
 [data-testid="stElementContainer"]:has(> [data-testid="stDataFrame"]) { margin-top: 1.75rem; }
+[data-variant="segmented_control"][aria-checked="true"] p, [data-variant="pills"][aria-checked="true"] p { color: #a8303d; }
 [data-testid="stDataFrame"] > [data-testid="stElementToolbar"] { top: auto !important; bottom: 100% !important; }
 </style>"""
 
