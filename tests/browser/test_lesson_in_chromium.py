@@ -119,7 +119,7 @@ def test_lesson_in_a_real_browser(server, browser):
     slow.get_by_role("button", name=re.compile(r"^Play\b")).click()
     _wait_iteration(slow, "n >= 3")
     slow.get_by_role("button", name=re.compile(r"^Pause\b")).wait_for(timeout=10_000)
-    assert slow.get_by_text("Running").count() > 0
+    slow.get_by_text("Running").first.wait_for(timeout=10_000)   # the status line follows the button's redraw
     # the metrics describe the iteration the class sees, not the one computed ahead for the player
     shown = slow.evaluate("""() => { const ms = [...document.querySelectorAll('[data-testid="stMetric"]')];
         const it = ms.find(m => m.innerText.startsWith('Iteration')), acc = ms.find(m => m.innerText.startsWith('Accuracy'));
