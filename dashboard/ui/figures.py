@@ -301,11 +301,14 @@ def table_parts(df: pd.DataFrame, width_px: int, keep: int = 1, column_config: d
     groups as fit. A table that fits is one group, its columns unchanged. (st.dataframe cuts the columns
     that do not fit at its box's edge: the grid scrolls sideways, out of a class's sight.)"""
     config = column_config or {}
-    cols = list(df.columns)
-    head = cols[:keep]
-    head_px = sum(column_px(df, c, config.get(c)) for c in head)
-    rest = cols[keep:]
-    px = {c: column_px(df, c, config.get(c)) for c in rest}
+    return column_groups(list(df.columns), {c: column_px(df, c, config.get(c)) for c in df.columns}, width_px, keep)
+
+
+def column_groups(cols: list, px: dict, width_px: int, keep: int = 1) -> list[list]:
+    """``cols`` (each ``px[c]`` wide) in groups that each fit ``width_px``, each starting with the first
+    ``keep`` columns; as few groups as fit, the others' columns shared out evenly when that fits too."""
+    head, rest = cols[:keep], cols[keep:]
+    head_px = sum(px[c] for c in head)
     groups, used = [list(head)], head_px
     for c in rest:
         if len(groups[-1]) > len(head) and used + px[c] > width_px:
@@ -316,7 +319,7 @@ def table_parts(df: pd.DataFrame, width_px: int, keep: int = 1, column_config: d
     n = len(groups)
     even = [head + rest[i * len(rest) // n:(i + 1) * len(rest) // n] for i in range(n)]
     # as many tables, of as many columns each as can be (two tables of 4, rather than of 5 and 3)
-    return even if all(head_px + sum(px[c] for c in g[keep:]) <= width_px for g in even) else groups
+    return even if all(sum(px[c] for c in g) <= width_px for g in even) else groups
 
 
 def show_table(where, df: pd.DataFrame, *, width_px: int, keep: int = 1, column_config: dict | None = None,
@@ -439,20 +442,8 @@ def light_table_parts(df: pd.DataFrame, width_px: int, keep: int = 1, column_con
     """``df``'s columns in groups whose Markdown tables fit ``width_px`` (as :func:`table_parts` does for
     st.dataframe): the first ``keep`` columns start every group."""
     config = column_config or {}
-    cols = list(df.columns)
-    head, rest = cols[:keep], cols[keep:]
-    px = {c: markdown_column_px(df, c, config.get(c), font_px) for c in cols}
-    head_px = sum(px[c] for c in head)
-    groups, used = [list(head)], head_px
-    for c in rest:
-        if len(groups[-1]) > len(head) and used + px[c] > width_px:
-            groups.append(list(head))
-            used = head_px
-        groups[-1].append(c)
-        used += px[c]
-    n = len(groups)
-    even = [head + rest[i * len(rest) // n:(i + 1) * len(rest) // n] for i in range(n)]
-    return even if all(sum(px[c] for c in g) <= width_px for g in even) else groups
+    return column_groups(list(df.columns), {c: markdown_column_px(df, c, config.get(c), font_px) for c in df.columns},
+                         width_px, keep)
 
 
 # ---- drawing (Streamlit) --------------------------------------------------------------------------------
