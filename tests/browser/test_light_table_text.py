@@ -6,14 +6,10 @@ A tiny Streamlit app draws one table with dashboard.ui.figures.show_light_table 
 Markdown, not st.dataframe) and the page's table is read back."""
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
-import time
-import urllib.request
 
 from browser_kit import ARGS, CHROMIUM, require_chromium
-from conftest import ROOT, free_port
+from conftest import ROOT, streamlit_server
 
 sync_api = require_chromium()
 
@@ -43,30 +39,15 @@ def test_light_table_shows_hostile_names_literally_in_chromium(tmp_path):
                                      column_config={{"β(<i>w</i> | $k$)": st.column_config.NumberColumn(format="%.4f")}})
         st.markdown("done-marker")
     """))
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(app), "--server.headless", "true",
-                             "--server.port", str(port), "--server.address", "127.0.0.1",
-                             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-                            cwd=str(tmp_path), stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
-                            start_new_session=True)
-    try:
-        for _ in range(300):
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.2)
+    with streamlit_server(root=tmp_path, entry=app.name) as srv:
         with sync_api.sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
             page = browser.new_page()
-            page.goto(f"http://127.0.0.1:{port}/")
+            page.goto(srv.url + "/")
             page.get_by_text("done-marker").wait_for(timeout=60_000)
             got = page.evaluate(READ_JS)
             grid = page.locator('[data-testid="stDataFrame"]').count()
             browser.close()
-    finally:
-        proc.terminate()
-        proc.wait(10)
     assert got is not None, "no Markdown table drawn"
     assert grid == 0                                   # the browser's path draws no st.dataframe
     rows = [[c.replace("\u00a0", " ").replace("\u2060", "") for c in r] for r in got["rows"]]

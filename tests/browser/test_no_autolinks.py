@@ -6,16 +6,12 @@ happens: a tiny Streamlit app renders each string as st.markdown, st.caption and
 and the page's links are counted. The raw strings are rendered too, as the control (they do link)."""
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
-import time
-import urllib.request
 
 import pytest
 
 from browser_kit import ARGS, CHROMIUM, require_chromium
-from conftest import ROOT, free_port
+from conftest import ROOT, streamlit_server
 
 sync_api = require_chromium()
 
@@ -41,31 +37,16 @@ def test_escaped_urls_are_never_links_in_chromium(tmp_path):
                 st.markdown("Raw " + u)
         st.markdown("done-marker")
     """))
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(app), "--server.headless", "true",
-                             "--server.port", str(port), "--server.address", "127.0.0.1",
-                             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-                            cwd=str(tmp_path), stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
-                            start_new_session=True)
-    try:
-        for _ in range(300):
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.2)
+    with streamlit_server(root=tmp_path, entry=app.name) as srv:
         with sync_api.sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
             page = browser.new_page()
-            page.goto(f"http://127.0.0.1:{port}/")
+            page.goto(srv.url + "/")
             page.get_by_text("done-marker").wait_for(timeout=60_000)
             escaped = page.eval_on_selector_all(".st-key-escaped a", "els => els.map(e => e.href)")
             raw = page.eval_on_selector_all(".st-key-raw a", "els => els.map(e => e.href)")
             text = page.inner_text(".st-key-escaped")
             browser.close()
-    finally:
-        proc.terminate()
-        proc.wait(10)
     assert len(raw) >= 5, f"the control did not link ({raw}): the probe does not see Streamlit's links"
     assert escaped == [], escaped
     for u in ("127.0.0.1:8799/x", "https://evil.example/a?b=1", "www.evil.example", "pupil@school.example"):
