@@ -22,11 +22,19 @@ class Page:
     """One page of the app.
 
     ``path`` is relative to ``dashboard/`` (the entry script's folder): the form
-    ``st.page_link``, ``st.switch_page`` and ``AppTest.switch_page`` take."""
+    ``st.page_link``, ``st.switch_page`` and ``AppTest.switch_page`` take. ``charts``: the page draws
+    plotly charts when it opens (its HTML then starts loading plotly.js at once: dashboard/serve/early.py)."""
     path: str
     title: str
     icon: str
     default: bool = False
+    charts: bool = False
+
+    @property
+    def url_path(self) -> str:
+        """The page's URL path under the app's root, as st.navigation gives it: "" for the default page,
+        else the file's stem."""
+        return "" if self.default else Path(self.path).stem
 
     @property
     def heading(self) -> str:
@@ -34,24 +42,24 @@ class Page:
         return f"{self.icon} {self.title}"
 
 
-LESSON = Page("views/lesson.py", "Watch EM learn", ":material/monitoring:", default=True)
+LESSON = Page("views/lesson.py", "Watch EM learn", ":material/monitoring:", default=True, charts=True)
 GUIDED = Page("views/guided.py", "Guided lessons", ":material/school:")
-INSPECTOR = Page("views/inspector.py", "Posterior inspector", ":material/search:")
-SMOOTHING = Page("views/smoothing.py", "Smoothing explorer", ":material/tune:")
-TRAP = Page("views/trap.py", "The symmetric trap", ":material/balance:")
+INSPECTOR = Page("views/inspector.py", "Posterior inspector", ":material/search:", charts=True)
+SMOOTHING = Page("views/smoothing.py", "Smoothing explorer", ":material/tune:", charts=True)
+TRAP = Page("views/trap.py", "The symmetric trap", ":material/balance:", charts=True)
 RESTARTS = Page("views/restarts.py", "Restarts & local optima", ":material/landscape:")
-SWITCHING = Page("views/switching.py", "Label switching", ":material/swap_horiz:")
+SWITCHING = Page("views/switching.py", "Label switching", ":material/swap_horiz:", charts=True)
 BUDGET = Page("views/budget.py", "Label-budget curve", ":material/stacked_line_chart:")
-SIDE_BY_SIDE = Page("views/side_by_side.py", "Side by side", ":material/compare:")
+SIDE_BY_SIDE = Page("views/side_by_side.py", "Side by side", ":material/compare:", charts=True)
 SAMPLING = Page("views/sampling.py", "Sampling from the model", ":material/casino:")
-GAUSSIAN = Page("views/gaussian.py", "Gaussian NB corner", ":material/ssid_chart:")
+GAUSSIAN = Page("views/gaussian.py", "Gaussian NB corner", ":material/ssid_chart:", charts=True)
 # teaching depth II
-COIN = Page("views/coin.py", "The coin and the prior", ":material/toll:")
-MIXTURE2D = Page("views/mixture2d.py", "The 2-D picture", ":material/scatter_plot:")
-CLIMB = Page("views/climb.py", "Why EM climbs", ":material/trending_up:")
+COIN = Page("views/coin.py", "The coin and the prior", ":material/toll:", charts=True)
+MIXTURE2D = Page("views/mixture2d.py", "The 2-D picture", ":material/scatter_plot:", charts=True)
+CLIMB = Page("views/climb.py", "Why EM climbs", ":material/trending_up:", charts=True)
 COMPONENTS = Page("views/components.py", "Components per class", ":material/workspaces:")
 # event models on real text
-EVENT_MODELS = Page("views/event_models.py", "Event models side by side", ":material/text_compare:")
+EVENT_MODELS = Page("views/event_models.py", "Event models side by side", ":material/text_compare:", charts=True)
 VOCABULARY = Page("views/vocabulary.py", "Vocabulary curve", ":material/format_size:")
 
 #: Navigation order.

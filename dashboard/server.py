@@ -35,8 +35,10 @@ modules.serve()  # before any component registers: they get stubs importing thei
 import streamlit as st  # noqa: E402
 
 from dashboard.classroom.routes import routes  # noqa: E402
+from dashboard.serve import early  # noqa: E402
 
-app = st.App("app.py", routes=routes() + modules.routes())
+# early.middleware(): a chart page's HTML starts loading plotly.js at once (dashboard/serve/early.py)
+app = st.App("app.py", routes=routes() + modules.routes(), middleware=early.middleware())
 
 # A fresh process warms itself in a daemon thread (imports, the shipped data sets, the default lesson's
 # run: dashboard/ui/warm.py), so the first visitor's lesson does not wait for that work. NBLAB_WARM=0: off.

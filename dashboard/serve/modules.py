@@ -77,17 +77,23 @@ def module_name(stem: str, text: str) -> str:
     return f"{stem}.{hashlib.sha256(text.encode('utf-8')).hexdigest()[:16]}.js"
 
 
-def component_js(stem: str, text: str) -> str:
-    """The JavaScript to register a component with: ``text`` itself, or, when the app serves modules, a stub
-    that imports ``text`` from its route (registered here under :func:`module_name`)."""
-    if not _served:
-        return text
+def register(stem: str, text: str) -> str:
+    """Serve ``text`` as an ES module; returns its URL path relative to the app's root
+    (``nbem-js/<stem>.<hash>.js``, :func:`module_name`)."""
     name = module_name(stem, text)
     body = text.encode("utf-8")
     with _lock:
         if name not in _modules:
             _modules[name] = (body, gzip.compress(body, 6), '"' + name[len(stem) + 1:-3] + '"')
-    return STUB % {"path": repr(f"{PREFIX}/{name}").replace("'", '"')}
+    return f"{PREFIX}/{name}"
+
+
+def component_js(stem: str, text: str) -> str:
+    """The JavaScript to register a component with: ``text`` itself, or, when the app serves modules, a stub
+    that imports ``text`` from its route (:func:`register`)."""
+    if not _served:
+        return text
+    return STUB % {"path": repr(register(stem, text)).replace("'", '"')}
 
 
 def _accepts_gzip(request: Request) -> bool:
