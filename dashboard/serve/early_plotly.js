@@ -10,6 +10,8 @@
 // when the main thread is idle, and draws one tiny chart off screen to do plotly's set-up there.
 //
 // The script element carries where plotly.js comes from: data-nbem-plotly='{"bundle": …, "chunk": …}'.
+// Each stage leaves a performance mark (nbem-early-start, -idle, -loaded, -warm): what the browser tests and
+// a profile of a page's first open read.
 
 import { loadPlotly } from "../../nblab/js/plotly_loader.js";
 import { streamlitBase } from "../lesson/player/js/bridge.js";

@@ -86,3 +86,40 @@ def test_chart_page_draws_with_the_apps_plotly_build(server, browser):
         for gt, st_ in zip(got["traces"], spec["data"]):
             want = [float("nan") if v is None else float(v) for v in (_array(st_.get("y")) or [])]
             assert gt["y"] == pytest.approx(want, nan_ok=True)
+
+
+EARLY_JS = """() => ({
+  marks: performance.getEntriesByType('mark').map(m => m.name).filter(n => n.startsWith('nbem-early-')),
+  builds: performance.getEntriesByType('resource').filter(r => r.name.includes('plotly-nbem.min.js.gz')).length,
+  leftover: document.querySelectorAll('body > div[aria-hidden="true"] .js-plotly-plot').length,
+  source: window.__nbemPlotly && window.__nbemPlotly.source,
+})"""
+
+
+def test_a_chart_page_loads_plotly_from_its_html_once_and_no_other_page_does(server, browser):
+    """dashboard/serve/early.py: a chart page's HTML preloads the build and evaluates it before its charts mount;
+    the charts use that load (the build is fetched once, the preload reused) and no warm-up chart is left
+    behind. A page without charts loads no plotly.js at all."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = ctx.new_page()
+        page.goto(server + "/coin")
+        page.wait_for_selector('[data-testid="stMain"] h1', timeout=240_000)
+        page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot')].filter(g => g._fullLayout).length >= 3",
+                               timeout=240_000)
+        page.wait_for_function("() => performance.getEntriesByType('mark').some(m => m.name === 'nbem-early-warm')",
+                               timeout=60_000)
+        got = page.evaluate(EARLY_JS)
+        assert got["marks"] == ["nbem-early-start", "nbem-early-idle", "nbem-early-loaded", "nbem-early-warm"]
+        assert got["builds"] == 1 and got["source"] == "bundle" and got["leftover"] == 0, got
+
+        page = ctx.new_page()
+        page.goto(server + "/guided")
+        page.wait_for_selector('[data-testid="stMain"] h1', timeout=240_000)
+        page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidgetRunningIcon\"]')",
+                               timeout=240_000)
+        page.wait_for_timeout(1500)
+        got = page.evaluate(EARLY_JS)
+        assert got == {"marks": [], "builds": 0, "leftover": 0, "source": None}, got
+    finally:
+        ctx.close()
