@@ -166,10 +166,13 @@ def likelihood_figure(loglik: Sequence[float], objective: Sequence[float], lams:
                  line=dict(color="#009E73", width=3), xaxis="x2", yaxis="y2")]
     title = ("MAP objective (never goes down)" if not starts
              else "MAP objective (climbs within each λ)")
-    annotations = [dict(text=title, x=0.5, y=1.0, xref="paper", yref="paper",
-                        xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=font_size)),
-                   dict(text="log-likelihood", x=0.5, y=0.44, xref="paper", yref="paper",
-                        xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=font_size))]
+    # the panel titles end at the plot's right edge: in a third of a laptop's page the top one is wider than
+    # the plot, and centred on it, it ran off the chart's right side; aligned right it uses the margin of
+    # the y ticks on the left instead
+    annotations = [dict(text=title, x=1.0, y=1.0, xref="paper", yref="paper",
+                        xanchor="right", yanchor="bottom", showarrow=False, font=dict(size=font_size)),
+                   dict(text="log-likelihood", x=1.0, y=0.44, xref="paper", yref="paper",
+                        xanchor="right", yanchor="bottom", showarrow=False, font=dict(size=font_size))]
     bad = decreases(ob, lams)
     if bad:
         data.append(dict(type="scatter", x=bad, y=theme.floats(ob[bad]), mode="markers", name="objective decreased!",

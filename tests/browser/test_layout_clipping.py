@@ -147,11 +147,15 @@ def _measure(page) -> list[str]:
 @pytest.mark.parametrize("name", [name for name, _ in _pages()])
 def test_no_text_is_cut_or_overlapping(server, browser, name, classroom):
     page_def = dict(_pages())[name]
-    problems: dict[tuple, list[str]] = {}
+    problems: dict[tuple, list[str]] = {}   # (state, width, height) or (width, height) → what was found
     page = browser.new_page(viewport={"width": SIZES[0][0], "height": SIZES[0][1]})
     try:
         page.goto(_url(server, name, page_def, classroom), wait_until="domcontentloaded")
         _settle(page)
+        if name == "lesson":   # what the class sees first, t = 0, then the state after a few Steps
+            start = [x for x in _measure(page) if not _known(name, x)]
+            if start:
+                problems[("at t = 0", SIZES[0][0], SIZES[0][1])] = start
         _prepare(page, name)
         assert page.locator('[data-testid="stException"]').count() == 0, name
         for i, (w, h) in enumerate(SIZES):
@@ -166,5 +170,6 @@ def test_no_text_is_cut_or_overlapping(server, browser, name, classroom):
                 problems[(w, h)] = found
     finally:
         page.close()
-    report = "\n".join(f"{w}×{h} {name}:\n    " + "\n    ".join(lines) for (w, h), lines in problems.items())
+    report = "\n".join(f"{' '.join(str(k) for k in key)} {name}:\n    " + "\n    ".join(lines)
+                       for key, lines in problems.items())
     assert not report, f"text cut or overlapping ({'classroom' if classroom else 'normal'} mode):\n{report}"
