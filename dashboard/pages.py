@@ -6,7 +6,8 @@
 How to add a page: write ``dashboard/views/<name>.py`` as a ``main()`` that reads top to bottom (its
 first line ``page = page_kit.page_setup(pages.<NAME>, "one-line subtitle")``, which returns the page
 context: ``page.classroom``, ``page.fs``; its state, if any, one object from dashboard/ui/page_state.py)
-and a last line that calls ``main()``; add one ``Page`` below and append it to :data:`PAGES`. Links to it use ``pages.<NAME>.path``, and their query parameters go
+and a last line that calls ``main()``; add one ``Page`` below (``charts=True`` if it draws plotly charts
+when it opens) and append it to :data:`PAGES`. Links to it use ``pages.<NAME>.path``, and their query parameters go
 through :func:`carry`, which adds the page context every link keeps (classroom mode).
 """
 from __future__ import annotations
