@@ -156,7 +156,7 @@ def page_list(only: list[str] | None = None) -> list[tuple[str, str, str]]:
     """(name, title, URL path) of every page of dashboard/pages.py; the default page is at "/"."""
     from dashboard import pages
 
-    out = [(Path(p.path).stem, p.title, "" if p.default else Path(p.path).stem) for p in pages.PAGES]
+    out = [(Path(p.path).stem, p.title, p.url_path) for p in pages.PAGES]
     if only:
         unknown = set(only) - {n for n, _, _ in out}
         if unknown:

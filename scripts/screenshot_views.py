@@ -81,7 +81,7 @@ SCENES = [
 
 def url_path(page: pages.Page) -> str:
     """The page's path in the app's URL: "" for the default page, else its file's name."""
-    return "" if page.default else Path(page.path).stem
+    return page.url_path
 
 
 def page_of(path: str) -> pages.Page:

@@ -8,13 +8,13 @@ is for a page with ``charts`` in dashboard/pages.py:
 
 * ``<link rel="preload" as="fetch">`` for the app's plotly.js build: its bytes come while Streamlit's own
   code loads;
-* ``<script type="module">`` of early_plotly.js (served by dashboard/serve/modules.py), which evaluates it
+* ``<script type="module" async>`` of early_plotly.js (served by dashboard/serve/modules.py), which evaluates it
   when the main thread is idle and draws one hidden chart.
 
 Everything else passes through untouched: other paths and methods, a response that is not a 200 HTML page,
 and a page without ``</head>`` (a future Streamlit); then the page loads plotly.js as before, when its first
 chart mounts. The answer to a chart page is never compressed (the request's Accept-Encoding is dropped: the
-HTML is ~5 KB, as Streamlit serves its root page) and carries no ETag or Last-Modified, so a browser never
+HTML is ~8 KB, and Streamlit serves its root page uncompressed too) and carries no ETag or Last-Modified, so a browser never
 keeps an old copy naming a module the server no longer has.
 """
 from __future__ import annotations

@@ -44,7 +44,7 @@ def _pages():
 
 
 def _url(server: str, page, classroom: bool) -> str:
-    path = "" if page.default else page.path.removeprefix("views/").removesuffix(".py")
+    path = page.url_path
     return f"{server}/{path}" + ("?classroom=true" if classroom else "")
 
 

@@ -65,7 +65,7 @@ RUN_FIRST = {"restarts": ("rs_go", ""), "budget": ("lb_go", "&lb_seeds=1"), "com
 
 
 def _url(server: str, name: str, page) -> str:
-    path = "" if page.default else page.path.removeprefix("views/").removesuffix(".py")
+    path = page.url_path
     return f"{server}/{path}?classroom=true" + RUN_FIRST.get(name, ("", ""))[1]
 
 

@@ -57,16 +57,21 @@ DRAWN_JS = """() => [...document.querySelectorAll('.js-plotly-plot')].filter(g =
   figure: !!g.closest('[role="figure"]'), label: (g.closest('[role="figure"]') || {getAttribute: () => ''}).getAttribute('aria-label')}))"""
 
 
+def _open_until_drawn(page, url: str, charts: int) -> None:
+    """Open ``url`` and wait for its title and ``charts`` plotly graphs with their layout drawn."""
+    page.goto(url)
+    page.wait_for_selector('[data-testid="stMain"] h1', timeout=240_000)
+    page.wait_for_function("(n) => [...document.querySelectorAll('.js-plotly-plot')].filter(g => g._fullLayout).length >= n",
+                           arg=charts, timeout=240_000)
+
+
 def test_chart_page_draws_with_the_apps_plotly_build(server, browser):
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
         page = ctx.new_page()
         requested = []
         page.on("request", lambda r: requested.append(r.url))
-        page.goto(server + "/smoothing")
-        page.wait_for_selector('[data-testid="stMain"] h1', timeout=240_000)
-        page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot')].filter(g => g._fullLayout).length >= 2",
-                               timeout=240_000)
+        _open_until_drawn(page, server + "/smoothing", 2)
         page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidgetRunningIcon\"]')",
                                timeout=240_000)
         drawn = page.evaluate(DRAWN_JS)
@@ -103,10 +108,7 @@ def test_a_chart_page_loads_plotly_from_its_html_once_and_no_other_page_does(ser
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
         page = ctx.new_page()
-        page.goto(server + "/coin")
-        page.wait_for_selector('[data-testid="stMain"] h1', timeout=240_000)
-        page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot')].filter(g => g._fullLayout).length >= 3",
-                               timeout=240_000)
+        _open_until_drawn(page, server + "/coin", 3)
         page.wait_for_function("() => performance.getEntriesByType('mark').some(m => m.name === 'nbem-early-warm')",
                                timeout=60_000)
         got = page.evaluate(EARLY_JS)
