@@ -3,13 +3,18 @@
 Found by hand: Play, then one click on Pause after 2 s was ignored in 6 of 6 trials (the
 click's trigger reached the server twice: once in the Play tick's fragment rerun and once
 in the full rerun Pause asks for, and the toggling callback undid it). Here, for each speed,
-one click on Pause must stop the iteration counter within one tick of the click, and the
-status must say "Paused". Reset pressed while playing must stop and rewind on its first click.
+one click on Pause must stop the iteration counter, the status must say "Paused" at the
+iteration shown, and the counter may move on only by the ticks that fit between the click and
+the page showing Play again (the click's round trip: one tick on an idle machine, a few at the
+0.2 s speeds on a loaded one, where the screen also lags the server by a tick or two). Reset pressed while playing must stop and rewind on its first click.
 
 Skipped when /usr/bin/chromium is missing, unless env CI is set (then it fails).
 """
 from __future__ import annotations
 
+
+import math
+import time
 
 import pytest
 
@@ -61,17 +66,23 @@ def test_pause_stops_play_on_the_first_click(server, browser, speed, per_tick, q
         page.wait_for_function(f"() => ({ITER_JS})() >= {2 * per_tick}", timeout=60_000)
         pause = _button(page, "pause")
         pause.click(timeout=180_000)        # ONE click
+        t_click = time.monotonic()
         n_click = _n(page)
         # the click took effect: the button says Play again and the status says Paused
         _button(page, "play").wait_for(timeout=30_000)
+        round_trip = time.monotonic() - t_click
         page.get_by_text("Paused at t =").first.wait_for(timeout=30_000)
         page.wait_for_timeout(int(3 * controls.SPEEDS[speed][1] * 1000) + 1500)
         n1 = _n(page)
         page.wait_for_timeout(2000)
         n2 = _n(page)
         assert n1 == n2, f"{speed}: still running after Pause ({n1} -> {n2})"
-        assert n_click <= n1 <= n_click + per_tick, \
-            f"{speed}: counter went from {n_click} at the click to {n1} (one tick = {per_tick} steps)"
+        # ticks that could have started before the click reached the server: those in its round
+        # trip, plus the one running when it arrived
+        ticks = 1 + math.floor(round_trip / controls.SPEEDS[speed][1])
+        assert n_click <= n1 <= n_click + per_tick * ticks, \
+            f"{speed}: counter went from {n_click} at the click to {n1} (one tick = {per_tick} steps; " \
+            f"the click's round trip took {round_trip:.2f} s = {ticks} tick(s))"
         assert page.get_by_text(f"Paused at t = {n1}").count() > 0
         assert page.locator('[data-testid="stException"]').count() == 0
     finally:
