@@ -296,6 +296,47 @@ def test_lesson_page_with_the_player_sends_each_iteration_once():
     assert len(off.get("plotly_chart")) >= 4 and not _player_data(off)
 
 
+def test_the_players_accuracy_charts_use_the_sessions_baselines_computed_once(monkeypatch):
+    """The player's accuracy chart (now and one step ahead) reads the session's baselines: the same chart
+    the run alone gives (nblab.outcome.run_reference, what the offline lesson uses), with the
+    leave-one-out choice of λ computed once on a first open, not again for each chart."""
+    from streamlit.testing.v1 import AppTest
+    from nbcore import baselines
+    from nblab import numbers
+    from nblab.numbers import score
+    from nblab.outcome import run_reference
+    from dashboard.lesson import specs
+    from dashboard.lesson.player import _strip_template
+
+    calls = []
+    real = baselines.loo_scores
+    monkeypatch.setattr(baselines, "loo_scores", lambda *a, **k: calls.append(1) or real(*a, **k))
+    at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
+    at.query_params["player"] = "on"
+    at.run()
+    assert not at.exception
+    assert len(calls) == 1, f"leave-one-out ran {len(calls)} times on one first open"
+    d = _player_data(at)["main"]
+    lr = at.session_state["lesson"]
+    run, prep = lr.run, lr.prep
+    # the accuracy series and its baselines, from the run alone
+    ref = run_reference(run, prep)
+    acc = numbers.with_refs([score(np.asarray(run.predict_proba(t=t)).argmax(axis=1), prep)
+                             for t in range(len(run.history))], ref.refs(len(run.history)))
+    best = ref.best(len(run.history) - 1)
+    base = None if best is None else best[1]
+    got = next(s["spec"] for s in d["series"] if s["name"] == "acc")
+    _assert_same_chart(got, _strip_template(specs.series_spec("acc", run, prep, acc, base, 15, ref=ref)))
+    # the chart of the step computed ahead too
+    nxt = copy.deepcopy(run)
+    nxt.step()
+    ref = run_reference(nxt, prep)
+    acc = numbers.with_refs([score(np.asarray(nxt.predict_proba(t=t)).argmax(axis=1), prep)
+                             for t in range(len(nxt.history))], ref.refs(len(nxt.history)))
+    got = next(s["spec"] for s in d["next"]["series"] if s["name"] == "acc")
+    _assert_same_chart(got, _strip_template(specs.series_spec("acc", nxt, prep, acc, base, 15, ref=ref)))
+
+
 def _labels(at) -> list[str]:
     return [e.label for e in at.expander]
 

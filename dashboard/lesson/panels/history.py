@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 from dashboard.charts import lesson as lesson_charts
-from dashboard.lesson import player, specs
+from dashboard.lesson import metrics, player, specs
 from nblab.frame import Frame
 from dashboard.lesson.panels import memo_chart
 from dashboard.ui import controls, state
@@ -25,7 +25,7 @@ def show(f: Frame):
         # leaves the charts of the iterations already made as they are, so there is nothing to draw ahead
         player.show_series(st.container(), run=run, prep=f.prep, acc=f.acc, base=f.base, font_size=fs,
                            classroom=f.classroom, speed=state.get(controls.K_SPEED) or "normal", view_t=f.view_t,
-                           lower=player.lower_key(f))
+                           lower=player.lower_key(f), reference=lambda r: metrics.reference(r, f.cfg, f.prep))
         with st.container():  # always one element: the parameter charts after it keep their place
             below_supervised_note(f)
         return None

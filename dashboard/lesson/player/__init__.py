@@ -333,9 +333,11 @@ def preload() -> None:
 
 
 def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool, speed: str, view_t,
-                cfg=None, smoothing: float | None = None, lower: str | None = None) -> None:
+                cfg=None, smoothing: float | None = None, lower: str | None = None, reference=None) -> None:
     """Play/Pause, the slider and the time-series charts. ``lower``: the state the panels below the charts
-    should show (:func:`lower_key`); the browser asks for them when they are in view and show another."""
+    should show (:func:`lower_key`); the browser asks for them when they are in view and show another.
+    ``reference(run)``: the run's baselines (:class:`nblab.numbers.Reference`) from the session's cache
+    (dashboard/lesson/metrics.reference); None computes them from the run each time a chart is built."""
     p = _p()
     latest = len(run.history) - 1
     serial = lesson().serial
@@ -345,7 +347,7 @@ def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool,
         p.seq += 1
         p.floor = latest
     p.last_n = (serial, latest)
-    series, vers = _series(run, prep, acc, base, font_size)
+    series, vers = _series(run, prep, acc, base, font_size, reference)
     nxt = lesson().ahead()
     from dashboard.lesson import metrics, status
     from dashboard.lesson.panels import stop_rules
@@ -380,7 +382,7 @@ def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool,
         # the next iteration, for the browser to show the moment Step is pressed (the server's rerun
         # that follows brings the same charts, with the same versions, and redraws nothing)
         acc_next = list(acc[: latest + 1]) + [numbers.score(metrics.proba_at(nxt, latest + 1).argmax(axis=1), prep)]
-        nspecs, nvers = _series(nxt, prep, acc_next, base, font_size)
+        nspecs, nvers = _series(nxt, prep, acc_next, base, font_size, reference)
         data["next"] = {"from": latest + 1, "n": latest + 2, "done": bool(nxt.done),
                         "acc": [numbers.percent(a) for a in acc_next],
                         "accDelta": _deltas(acc_next, base),
@@ -413,13 +415,17 @@ def _deltas(acc, base) -> list:
     return [numbers.delta_text(a, base) if base is not None and np.isfinite(a) else None for a in acc]
 
 
-def _series(run, prep, acc, base, font_size: int):
+def _series(run, prep, acc, base, font_size: int, reference=None):
     """(specs, versions) of the time-series charts of ``run`` (built once per version, in the memo).
     Each chart has its own version: a λ change moves the supervised baseline (the accuracy chart)
     only, so α and the likelihood are not redrawn."""
     ver = _acc_version(run, acc, base, font_size)
-    built = state.memo(("player_series", ver), lambda: [(n, _strip_template(s)) for n, s in
-                                                        specs.series_specs(run, prep, acc, base, font_size)])
+
+    def build():
+        ref = None if reference is None else reference(run)
+        return [(n, _strip_template(s)) for n, s in specs.series_specs(run, prep, acc, base, font_size, ref=ref)]
+
+    built = state.memo(("player_series", ver), build)
     lam_key = hash(tuple(s.smoothing for s in run.history))
     vers = {n: ver if n == "acc" else f"{lesson().serial}:{len(run.history) - 1}:{font_size}:{lam_key}"
             for n, _ in built}
