@@ -204,3 +204,58 @@ def test_the_share_link_names_the_iteration_on_screen(tmp_path, monkeypatch):
     finally:
         sharing._open.clear()
         sharing._parsed.clear()
+
+
+def test_playing_a_finished_run_says_replaying_only_for_iterations_shown_before():
+    """A first Play through iterations the server computed ahead of the screen is running, not a replay;
+    a Play back through iterations already shown is a replay (player.js statusText: the same rule)."""
+    from dashboard.lesson import status
+    ds = nbcore.load_dataset("synthetic_spam")
+    y_obs, _ = nbcore.hide_labels(np.asarray(ds.y), fraction=0.9, random_state=0)
+    run = nbcore.EM(n_classes=2, init="labeled", tol=1e-6, max_iter=100, random_state=0).start(ds.X, y_obs)
+    tpl = status.templates(run)
+    assert tpl["replay"] is None                     # not finished: playing is always running
+    assert status.text(tpl, 0, playing=True, seen=5) == "Running … t = 0"
+    run.run_to_convergence()
+    latest = len(run.history) - 1
+    assert latest > 4
+    tpl = status.templates(run)
+    # the first Play from t = 0: nothing after 0 was on screen before
+    assert status.text(tpl, 3, playing=True, seen=0) == f"Running … t = 3 of {latest}"
+    # a Play from 0 after the whole run was shown (e.g. after "Run to convergence")
+    assert status.text(tpl, 3, playing=True, seen=latest) == f"Replaying … t = 3 of {latest}"
+    # dragged back to 1 after seeing up to 4: 1 … 4 replay, 5 on is new
+    assert status.text(tpl, 4, playing=True, seen=4).startswith("Replaying")
+    assert status.text(tpl, 5, playing=True, seen=4).startswith("Running")
+    # stopped: the run's own status at its end, "Showing" an earlier iteration, whatever was seen
+    assert status.text(tpl, 2, playing=False, seen=0).startswith(f"Showing t = 2 of {latest}")
+
+
+def test_the_server_says_running_through_a_first_play_it_computed_ahead(monkeypatch):
+    """The browser's first Play from t = 0: the server computes the run ahead to its end (the player's
+    "need"), and the status line it draws says Running for the iterations the screen had not shown; after a
+    Pause, what was shown is what a later Play replays."""
+    import streamlit as st
+    from dashboard.lesson import player, session, status
+    from dashboard.ui import state
+    monkeypatch.setattr(st, "session_state", {}, raising=False)
+    monkeypatch.setattr(player, "enabled", lambda: True)
+    state.init()
+    lr = session.lesson()
+    ds = nbcore.load_dataset("synthetic_spam")
+    y_obs, _ = nbcore.hide_labels(np.asarray(ds.y), fraction=0.9, random_state=0)
+    lr.run = nbcore.EM(n_classes=2, init="labeled", tol=1e-6, max_iter=100, random_state=0).start(ds.X, y_obs)
+    lr.serial = 1
+    lr.follow_latest()
+    tok = player._token()
+    player.apply_view({"run": tok, "t": 0, "revealed": 0, "playing": False, "play": 0})
+    assert player.seen_before_play() == 0
+    player.apply_view({"run": tok, "t": 0, "revealed": 0, "playing": True, "play": 1})     # Play
+    player.apply_need({"run": tok, "upto": 200, "t": 0, "revealed": 0, "play": 1})        # more, please
+    assert lr.run.done, "the need should have run synthetic_spam to convergence"
+    player.apply_need({"run": tok, "upto": 200, "t": 3, "revealed": 3, "play": 1})        # drawing t = 3
+    latest = len(lr.run.history) - 1
+    said = status.text(status.templates(lr.run), session.on_screen(), True, seen=player.seen_before_play())
+    assert said == f"Running … t = 3 of {latest}", said
+    player.apply_view({"run": tok, "t": 5, "revealed": 5, "playing": False, "play": 1})   # Pause at 5
+    assert player.seen_before_play() == 5

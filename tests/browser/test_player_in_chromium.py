@@ -400,3 +400,48 @@ def test_the_players_code_comes_once_by_its_route_not_in_every_step(server, brow
         assert len(fetched) == 1, fetched
     finally:
         page.close()
+
+
+# the accuracy metric's delta as the page shows it: its text, the arrow Streamlit drew, whether the player
+# showed it plain (its arrow and colour were drawn for a delta of the other sign)
+PILL = ("() => { const m = [...document.querySelectorAll('[data-testid=\"stMetric\"]')]"
+        ".find(e => e.innerText.includes('Accuracy (t='));"
+        " const d = m && m.querySelector('[data-testid=\"stMetricDelta\"]'); if (!d) return null;"
+        " const i = d.querySelector('[data-testid^=\"stMetricDeltaIcon-\"]');"
+        " return [d.innerText.trim(), i ? i.getAttribute('data-testid').replace('stMetricDeltaIcon-', '') : '',"
+        " d.classList.contains('nbp-delta-plain')]; }")
+STATUS = ("() => { const e = [...document.querySelectorAll('p')].find(p => p.innerText.startsWith('Status:'));"
+          " return e ? e.innerText.replace('Status:', '').trim() : ''; }")
+
+
+def test_a_first_play_is_running_a_replay_says_so_and_the_accuracy_delta_never_contradicts_its_arrow(server, browser):
+    """synthetic_spam at 99 % hidden: EM starts 3 points below the best supervised baseline (a red ↓ delta at
+    t = 0) and ends ~28 points above it. The first Play goes through iterations nobody has seen: "Running",
+    even when the server has computed them all ahead; Play again at the end replays them: "Replaying". While
+    the player rewrites the delta, an arrow drawn for the other sign is never shown with it."""
+    page, errors = _open(browser, f"{server}/?dataset=synthetic_spam&speed=normal")
+    page.wait_for_function(f"() => ({PILL})() !== null", timeout=60_000)
+    first = page.evaluate(PILL)
+    assert first is not None and first[0].startswith("-") and first[1] == "Down", first  # the premise
+    page.get_by_role("button", name="Play", exact=True).click()
+    page.wait_for_function(f"() => {P}.playing && {P}.t >= 3", timeout=90_000)
+    said = page.evaluate(STATUS)
+    assert said.startswith("Running … t = "), said
+    page.wait_for_function(f"() => !{P}.playing && {P}.done && {P}.t === {P}.n - 1", timeout=120_000)
+    page.get_by_role("button", name="Play", exact=True).click()   # at the end of a finished run: a replay
+    page.wait_for_function(f"() => {P}.playing", timeout=30_000)
+    samples = []
+    for _ in range(30):
+        if not page.evaluate(f"() => {P}.playing"):
+            break
+        samples.append((page.evaluate(STATUS), page.evaluate(PILL)))
+        page.wait_for_timeout(100)
+    assert len(samples) >= 5, samples
+    for said, pill in samples:
+        assert said.startswith("Replaying … t = "), said
+        text, arrow, plain = pill
+        sign = "Up" if text.startswith("+") else "Down" if text.startswith(("-", "\u2212")) else ""
+        assert plain or arrow == sign, f"the delta {text!r} shown with the arrow {arrow or 'none'}"
+    assert any(p[2] for _, p in samples) or all(p[1] == "Up" for _, p in samples), samples
+    assert not errors, errors
+    page.close()

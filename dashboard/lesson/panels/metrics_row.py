@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 from nblab import numbers
-from dashboard.lesson import status
+from dashboard.lesson import player, status
 from nblab.frame import Frame
 from nblab.prepare import effective_init
 from dashboard.ui import derive
@@ -28,7 +28,8 @@ def show(f: Frame) -> None:
     # player shows while it plays), never the furthest one computed beside it; while the browser moves
     # it with no rerun, the player writes the same strings into these elements (player.js)
     t_acc = f.t
-    status_line = status.text(status.templates(f.run, f.cfg), f.t, f.playing)
+    status_line = status.text(status.templates(f.run, f.cfg), f.t, f.playing,
+                              seen=player.seen_before_play() if f.player else None)
     m1.metric(ITERATION_LABEL, t_acc, help=f"The iteration shown; EM has computed {f.latest}."
               if t_acc != f.latest else None)
     a_now = f.acc[t_acc] if t_acc < len(f.acc) else float("nan")

@@ -149,6 +149,12 @@ def playing() -> bool:
     return bool(_p().playing) and enabled()
 
 
+def seen_before_play() -> int:
+    """The furthest iteration on screen before the browser's current Play (the iterations the page had
+    shown: a Play through them replays them; js/playback.js ``seenBefore`` is the browser's own)."""
+    return int(_p().floor)
+
+
 def on_screen(lr) -> int:
     """The iteration on screen (:func:`dashboard.lesson.session.on_screen`): while the browser plays, the
     one it last reported drawing (the run is computed a little ahead of it, and a replay of a finished

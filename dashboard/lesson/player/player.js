@@ -272,12 +272,14 @@ function setText(el, text) { if (el && el.textContent !== text) el.textContent =
 /** @param {string} tpl */
 function fill(tpl) { return String(tpl).split("{t}").join(String(P.pb.t)).split("{n}").join(String(Math.max(0, P.pb.n - 1))); }
 // The status line of the iteration shown, from the server's templates (dashboard/lesson/status.py: text()
-// says the same): Running / Replaying while playing, the run's own status at its latest iteration,
-// "Paused at" / "Showing" an earlier one.
+// says the same): while playing, Replaying through the iterations shown before this Play (a finished run
+// only) and Running beyond them; the run's own status at its latest iteration, "Paused at" / "Showing" an
+// earlier one.
 function statusText() {
   const s = P.status;
   if (!s) return null;
-  return fill(P.pb.playing ? s.running : P.pb.t >= s.latest ? s.at : s.back);
+  if (P.pb.playing) return fill(s.replay && P.pb.t <= P.pb.seenBefore ? s.replay : s.running);
+  return fill(P.pb.t >= s.latest ? s.at : s.back);
 }
 // "**Status:** …" is one paragraph: its text after the bold label is rewritten in place (the same text
 // node, so the server's next render of it updates what is on screen)
@@ -326,6 +328,8 @@ function syncMetrics() {
     setText(ac.value, a === null || a === undefined ? "—" : a);
     const d = P.accDelta[P.pb.t];
     if (d) setText(ac.delta, d);
+    const box = ac.delta && ac.delta.closest('[data-testid="stMetricDelta"]');
+    if (box && d) box.classList.toggle("nbp-delta-plain", !Bridge.deltaArrowAgrees(box, d));
   }
   watchSynced([Bridge.container(P.dom.status), Bridge.container(P.dom.stop), Bridge.container(P.dom.showing),
     it && it.el, ac && ac.el]);

@@ -156,3 +156,27 @@ test("the report, the curtain, 'Showing an earlier iteration' and the Play butto
   assert.equal(PB.canPlay(at(1, true)), false);
   assert.equal(PB.canPlay(at(1, false)), true);
 });
+
+test("seenBefore: the furthest iteration shown when Play was pressed; a new run starts from none seen", () => {
+  // a first Play from t = 0 with the server computing ahead: nothing after 0 was seen before
+  const s = at(1);
+  PB.play(s);
+  assert.equal(s.seenBefore, 0);
+  PB.adopt(s, { run: "r1", n: 12, done: true, fps: 5, seq: 0, t: 11, revealed: 11 });
+  PB.setT(s, 3);
+  assert.equal(s.seenBefore, 0);           // still this Play's: iteration 3 is new to the viewer
+  PB.pause(s);
+  // Play again from 3 after dragging back to 1: 1 … 3 were seen (a replay), 4 … 11 were not
+  PB.setT(s, 1);
+  PB.play(s);
+  assert.equal(s.seenBefore, 3);
+  // at the end of a finished run that was all shown (the server ran it to convergence): a replay
+  const f = at(10, true);
+  PB.play(f);
+  assert.equal(f.t, 0);
+  assert.equal(f.seenBefore, 9);
+  // a new run that Play carries on into: nothing of it was seen
+  f.lastInputPlay = true;
+  PB.adopt(f, { run: "r9", n: 4, done: false, fps: 5, seq: 0, t: 3, revealed: 3 });
+  assert.equal(f.seenBefore, 0);
+});

@@ -148,6 +148,23 @@ function parts(m) {
 }
 
 /**
+ * Whether the arrow Streamlit drew in a metric's delta (its icon's data-testid, stMetricDeltaIcon-Up or -Down)
+ * points the way of the sign of `text` ("+9.3 pts …" up, "-3.0 pts …" or "−3.0 …" down; no sign: no arrow).
+ * The player rewrites a delta's text with another iteration's; where this is false the arrow and colour
+ * Streamlit drew for the old text contradict the new one.
+ * @param {Element} delta the metric's stMetricDelta element
+ * @param {string} text
+ * @returns {boolean}
+ */
+export function deltaArrowAgrees(delta, text) {
+  const icon = delta.querySelector('[data-testid^="stMetricDeltaIcon-"]');
+  const drawn = icon ? (icon.getAttribute("data-testid") || "").replace("stMetricDeltaIcon-", "") : "";
+  const t = String(text).trim();
+  const sign = /^\+/.test(t) ? "Up" : /^[-\u2212]/.test(t) ? "Down" : "";
+  return drawn === sign;
+}
+
+/**
  * The st.metric whose label starts with `prefix`, as its parts, or null.
  * @param {string} prefix
  * @returns {MetricParts | null}

@@ -10,6 +10,8 @@
 //   t         the iteration shown;
 //   revealed  the furthest iteration shown since the server last moved the run: while playing, the charts
 //             hide iterations after it (a curtain), so a replay does not give away what comes next;
+//   seenBefore  the furthest iteration shown when Play was last pressed: playing through iterations up to it
+//             is a replay (the status line says "Replaying"), beyond it the run is new to the viewer;
 //   seq       the server's count of its own moves of the run (Step, Reset, convergence): a new seq makes
 //             the player go to the iteration the page shows.
 
@@ -20,6 +22,7 @@
  * @property {boolean} done
  * @property {number} t
  * @property {number} revealed
+ * @property {number} seenBefore
  * @property {boolean} playing
  * @property {boolean} dragging       the slider is held (the charts draw cheap frames meanwhile)
  * @property {number} fps             iterations shown per second while playing
@@ -47,7 +50,7 @@ export const GONE_MS = 1500;
  * @returns {Playback}
  */
 export function create(playId = Math.floor(Math.random() * 1e6)) {
-  return { run: null, n: 0, done: false, t: 0, revealed: 0, playing: false, dragging: false, fps: 5, seq: -1,
+  return { run: null, n: 0, done: false, t: 0, revealed: 0, seenBefore: 0, playing: false, dragging: false, fps: 5, seq: -1,
     playId, lastAdvance: 0, pendingNeed: 0, goneAt: 0, lastInputPlay: false };
 }
 
@@ -76,6 +79,7 @@ export function play(s) {
   if (s.t >= s.n - 1 && s.done) s.t = 0;   // at the end of a finished run: play it again from the start
   s.playing = true;
   s.revealed = Math.max(s.revealed, s.t);
+  s.seenBefore = s.revealed;
   s.lastAdvance = 0;
   return true;
 }
@@ -167,7 +171,7 @@ export function adopt(s, d) {
   let playOn = false;
   if (newRun) {
     playOn = s.playing && s.lastInputPlay;
-    s.run = d.run; s.seq = -1; s.revealed = 0;
+    s.run = d.run; s.seq = -1; s.revealed = 0; s.seenBefore = 0;
     if (playOn) { s.t = 0; s.playId++; s.lastAdvance = 0; s.pendingNeed = 0; }
     else s.playing = false;
   }
