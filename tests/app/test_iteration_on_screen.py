@@ -141,11 +141,10 @@ def test_the_downloads_are_named_after_the_iterations_they_hold(monkeypatch):
     assert at.session_state["lesson"].latest == 4          # the page's run did not move
 
 
-def test_a_replay_in_the_browser_is_what_the_page_says_it_shows(monkeypatch):
-    """The player's reports (what the browser sends while it replays a finished run from t = 0): the page's
-    iteration on screen is the one drawn, not the furthest one revealed before."""
+def _player_lesson(monkeypatch):
+    """A session's lesson with the browser player on (no Streamlit run): synthetic_spam, 90 % hidden, at t = 0."""
     import streamlit as st
-    from dashboard.lesson import player, session, status
+    from dashboard.lesson import player, session
     from dashboard.ui import state
     monkeypatch.setattr(st, "session_state", {}, raising=False)
     monkeypatch.setattr(player, "enabled", lambda: True)
@@ -155,6 +154,14 @@ def test_a_replay_in_the_browser_is_what_the_page_says_it_shows(monkeypatch):
     y_obs, _ = nbcore.hide_labels(np.asarray(ds.y), fraction=0.9, random_state=0)
     lr.run = nbcore.EM(n_classes=2, init="labeled", tol=1e-6, max_iter=100, random_state=0).start(ds.X, y_obs)
     lr.serial = 1
+    return lr
+
+
+def test_a_replay_in_the_browser_is_what_the_page_says_it_shows(monkeypatch):
+    """The player's reports (what the browser sends while it replays a finished run from t = 0): the page's
+    iteration on screen is the one drawn, not the furthest one revealed before."""
+    from dashboard.lesson import player, session, status
+    lr = _player_lesson(monkeypatch)
     lr.run.run_to_convergence()
     lr.follow_latest()
     latest = lr.latest
@@ -235,17 +242,8 @@ def test_the_server_says_running_through_a_first_play_it_computed_ahead(monkeypa
     """The browser's first Play from t = 0: the server computes the run ahead to its end (the player's
     "need"), and the status line it draws says Running for the iterations the screen had not shown; after a
     Pause, what was shown is what a later Play replays."""
-    import streamlit as st
     from dashboard.lesson import player, session, status
-    from dashboard.ui import state
-    monkeypatch.setattr(st, "session_state", {}, raising=False)
-    monkeypatch.setattr(player, "enabled", lambda: True)
-    state.init()
-    lr = session.lesson()
-    ds = nbcore.load_dataset("synthetic_spam")
-    y_obs, _ = nbcore.hide_labels(np.asarray(ds.y), fraction=0.9, random_state=0)
-    lr.run = nbcore.EM(n_classes=2, init="labeled", tol=1e-6, max_iter=100, random_state=0).start(ds.X, y_obs)
-    lr.serial = 1
+    lr = _player_lesson(monkeypatch)
     lr.follow_latest()
     tok = player._token()
     player.apply_view({"run": tok, "t": 0, "revealed": 0, "playing": False, "play": 0})
