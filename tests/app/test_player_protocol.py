@@ -319,10 +319,15 @@ def test_the_players_accuracy_charts_use_the_sessions_baselines_computed_once(mo
     d = _player_data(at)["main"]
     lr = at.session_state["lesson"]
     run, prep = lr.run, lr.prep
-    # the accuracy series and its baselines, from the run alone
-    ref = run_reference(run, prep)
-    acc = numbers.with_refs([score(np.asarray(run.predict_proba(t=t)).argmax(axis=1), prep)
-                             for t in range(len(run.history))], ref.refs(len(run.history)))
+
+    def from_the_run_alone(r):
+        """The accuracy series (from predict_proba) and the baselines of run ``r``, not the page's."""
+        ref = run_reference(r, prep)
+        acc = numbers.with_refs([score(np.asarray(r.predict_proba(t=t)).argmax(axis=1), prep)
+                                 for t in range(len(r.history))], ref.refs(len(r.history)))
+        return acc, ref
+
+    acc, ref = from_the_run_alone(run)
     best = ref.best(len(run.history) - 1)
     base = None if best is None else best[1]
     got = next(s["spec"] for s in d["series"] if s["name"] == "acc")
@@ -330,9 +335,7 @@ def test_the_players_accuracy_charts_use_the_sessions_baselines_computed_once(mo
     # the chart of the step computed ahead too
     nxt = copy.deepcopy(run)
     nxt.step()
-    ref = run_reference(nxt, prep)
-    acc = numbers.with_refs([score(np.asarray(nxt.predict_proba(t=t)).argmax(axis=1), prep)
-                             for t in range(len(nxt.history))], ref.refs(len(nxt.history)))
+    acc, ref = from_the_run_alone(nxt)
     got = next(s["spec"] for s in d["next"]["series"] if s["name"] == "acc")
     _assert_same_chart(got, _strip_template(specs.series_spec("acc", nxt, prep, acc, base, 15, ref=ref)))
 

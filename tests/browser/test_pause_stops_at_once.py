@@ -6,7 +6,8 @@ in the full rerun Pause asks for, and the toggling callback undid it). Here, for
 one click on Pause must stop the iteration counter, the status must say "Paused" at the
 iteration shown, and the counter may move on only by the ticks that fit between the click and
 the page showing Play again (the click's round trip: one tick on an idle machine, a few at the
-0.2 s speeds on a loaded one, where the screen also lags the server by a tick or two). Reset pressed while playing must stop and rewind on its first click.
+0.2 s speeds on a loaded one, where the screen also lags the server by a tick or two). Reset
+pressed while playing must stop and rewind on its first click.
 
 Skipped when /usr/bin/chromium is missing, unless env CI is set (then it fails).
 """
