@@ -244,7 +244,8 @@ def upload_control(on_change, max_words: int | None = None) -> None:
 # Step clicks gave two iterations, 20 clicks at 3/s gave 11. So while the app runs, Step takes
 # no clicks and looks it (greyed, busy cursor): every click it takes is one iteration, and a
 # click it refuses is visibly refused, never silently merged. The browser marks the app's state
-# on its root element (data-test-script-state).
+# on its root element (data-test-script-state); from the click until that state changes the lesson's
+# run guard (dashboard/lesson/run_guard.js) greys Step the same way.
 STEP_BUSY_CSS = """<style>
 :is([data-test-script-state="running"], [data-test-script-state="rerunRequested"]) .st-key-step { cursor: progress; }
 :is([data-test-script-state="running"], [data-test-script-state="rerunRequested"]) .st-key-step button {

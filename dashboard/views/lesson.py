@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.data import datasets, sharing, uploads
-from dashboard.lesson import guided, metrics, player, session, specs
+from dashboard.lesson import guided, metrics, player, run_guard, session, specs
 from nblab import numbers
 from nblab.frame import Frame
 from dashboard.lesson.panels import (class_emptied, class_link, climb, documents, download, em_drift, exports, half_steps, history,
@@ -150,6 +150,7 @@ def main() -> None:
     # while it is still waiting for the rest of the page (cold load ~0.2 s sooner than from the
     # sidebar's end: docs/performance.md, "The lesson player")
     player.preload()
+    run_guard.show()  # one press of Step, E, M, Reset (or their keys), one action, in order
     page = page_kit.page_start("lesson")  # also loads a shared data set named in the URL, before the picker
     classroom = page.classroom
     settings, upload_result = sidebar(classroom)

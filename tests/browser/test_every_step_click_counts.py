@@ -4,8 +4,10 @@ advanced only 11 iterations: every click counts, or the button visibly ignores c
 Streamlit merges the clicks of one button that arrive while the script is still busy with
 an earlier one into a single rerun (ScriptRequests coalesces trigger values), so a click
 sent then is lost without a word. The lesson page's Step button therefore takes no clicks
-while the app is running: it is greyed with a busy cursor (pointer-events off), and every
-click it does take is one iteration.
+while the app is running, nor from a click until the server reports its run (the run guard,
+dashboard/lesson/run_guard.js: on a busy machine that round trip is longer than a quick second
+click): it is greyed with a busy cursor (pointer-events off), and every click it does take is one
+iteration. Clicker keys wait their turn instead: each counts, in the order pressed.
 
 The test clicks with raw mouse events at the button's position (as a person does: no
 waiting for the button to be ready), three times, faster than the server answers, and
@@ -91,5 +93,27 @@ def test_quick_step_clicks_each_count_or_are_visibly_refused(server, browser, pl
             " return s.pointerEvents === 'none' && parseFloat(s.opacity) < 1"
             " && getComputedStyle(b.closest('.st-key-step')).cursor === 'progress'; }",
             timeout=60_000, polling="raf")
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("player", ["on", "off"])
+def test_quick_clicker_keys_each_count_in_the_order_pressed(server, browser, player):
+    """A clicker's → pressed three times faster than the server answers, then E: three iterations, then the
+    E-step at t = 3 (pressed before the third Step's run was picked up, Streamlit would merge the Steps and
+    could run the E-step first)."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        query = "" if player == "on" else "&player=off"
+        page.goto(f"{server}/?dataset=sms_spam&hidden=90&lam=1{query}", wait_until="domcontentloaded")
+        page.get_by_text("Ready: t = 0").first.wait_for(timeout=180_000)
+        assert settled_iteration(page) == 0
+        page.wait_for_function("() => !!window.__nbemRunGuard", timeout=60_000)
+        page.mouse.click(5, 900)  # focus the page, not a widget
+        for k in ["ArrowRight", "ArrowRight", "PageDown", "e"]:
+            page.keyboard.press(k)
+            page.wait_for_timeout(100)
+        page.get_by_text("Between the half-steps at t = 3").first.wait_for(timeout=180_000)
+        assert settled_iteration(page) == 3
     finally:
         page.close()
