@@ -445,3 +445,32 @@ def test_a_first_play_is_running_a_replay_says_so_and_the_accuracy_delta_never_c
     assert any(p[2] for _, p in samples) or all(p[1] == "Up" for _, p in samples), samples
     assert not errors, errors
     page.close()
+
+
+def test_on_a_phone_the_players_charts_stack_at_full_width_and_nothing_overflows(server, browser):
+    """390 px wide (a phone): Streamlit stacks st.columns; the player's grids stack their charts the same way,
+    each as wide as the main area (side by side they were ≈120 px each: titles cut, ticks overlapping), and
+    the player's bar (Play, slider, iteration) wraps inside the screen."""
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    try:
+        page.goto(f"{server}/?{LONG}", wait_until="domcontentloaded")
+        page.wait_for_function(f"() => {P} && {P}.stats && {P}.stats.painted", timeout=180_000)
+        got = page.evaluate("""() => {
+          const main = document.querySelector('[data-testid="stMainBlockContainer"]').getBoundingClientRect();
+          const charts = [...document.querySelectorAll('.nbp-grid > .nbp-chart, .nbp-params > .nbp-chart')]
+            .map((c) => c.getBoundingClientRect());
+          const bar = [...document.querySelectorAll('.nbp-bar, .nbp-bar *')].map((e) => e.getBoundingClientRect());
+          return { mainLeft: main.left, mainRight: main.right, vw: window.innerWidth,
+                   widths: charts.map((r) => r.width), lefts: charts.map((r) => r.left),
+                   barRight: Math.max(...bar.map((r) => r.right)), scrollW: document.documentElement.scrollWidth };
+        }""")
+        inner = got["mainRight"] - got["mainLeft"]
+        assert len(got["widths"]) >= 4, got
+        # each chart spans the main area (its padding aside), one under another: all start at the same left
+        assert min(got["widths"]) >= 0.8 * inner, got
+        assert max(got["lefts"]) - min(got["lefts"]) < 2, got
+        assert got["barRight"] <= got["vw"] + 0.5, got
+        assert got["scrollW"] <= got["vw"], got
+        page.screenshot(path=str(SHOTS / "player_phone.png"))
+    finally:
+        page.close()
