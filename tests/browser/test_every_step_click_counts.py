@@ -60,15 +60,21 @@ def settled_iteration(page, timeout: float = 180.0) -> int:
     raise AssertionError(f"the app did not settle within {timeout:.0f} s (last: {last})")
 
 
+def open_ready(browser, server, player: str):
+    """A new page on a lesson whose run takes more steps than the presses here before EM stops (λ = 1: the
+    default λ converges sooner), idle at t = 0; with the browser player (on) or the server's charts (off)."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    query = "" if player == "on" else "&player=off"
+    page.goto(f"{server}/?dataset=sms_spam&hidden=90&lam=1{query}", wait_until="domcontentloaded")
+    page.get_by_text("Ready: t = 0").first.wait_for(timeout=180_000)
+    assert settled_iteration(page) == 0
+    return page
+
+
 @pytest.mark.parametrize("player", ["on", "off"])
 def test_quick_step_clicks_each_count_or_are_visibly_refused(server, browser, player):
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page = open_ready(browser, server, player)
     try:
-        query = "" if player == "on" else "&player=off"
-        # λ = 1: a run that takes more steps than the clicks here before EM stops (the default λ converges sooner)
-        page.goto(f"{server}/?dataset=sms_spam&hidden=90&lam=1{query}", wait_until="domcontentloaded")
-        page.get_by_text("Ready: t = 0").first.wait_for(timeout=180_000)
-        assert settled_iteration(page) == 0
         page.evaluate(COUNT_CLICKS_JS)
         for round_ in range(2):  # two bursts of three clicks, 150 ms apart (faster than a Step rerun)
             # aimed where the button is now (a notice above it after the first Step can move it down)
@@ -102,12 +108,8 @@ def test_quick_clicker_keys_each_count_in_the_order_pressed(server, browser, pla
     """A clicker's → pressed three times faster than the server answers, then E: three iterations, then the
     E-step at t = 3 (pressed before the third Step's run was picked up, Streamlit would merge the Steps and
     could run the E-step first)."""
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page = open_ready(browser, server, player)
     try:
-        query = "" if player == "on" else "&player=off"
-        page.goto(f"{server}/?dataset=sms_spam&hidden=90&lam=1{query}", wait_until="domcontentloaded")
-        page.get_by_text("Ready: t = 0").first.wait_for(timeout=180_000)
-        assert settled_iteration(page) == 0
         page.wait_for_function("() => !!window.__nbemRunGuard", timeout=60_000)
         page.mouse.click(5, 900)  # focus the page, not a widget
         for k in ["ArrowRight", "ArrowRight", "PageDown", "e"]:
