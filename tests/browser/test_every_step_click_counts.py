@@ -42,6 +42,22 @@ COUNT_CLICKS_JS = """() => {
   }, true);
 }"""
 
+# Whether, at a moment the app was running, Step was greyed, took no clicks and had a busy cursor around it:
+# checked each time the app root's run state changes (computed styles are current when read).
+BUSY_SEEN_JS = """() => {
+  window.__busySeen = false;
+  const app = document.querySelector('[data-testid="stApp"]');
+  const check = () => {
+    if (app.getAttribute('data-test-script-state') !== 'running') return;
+    const b = document.querySelector('.st-key-step button');
+    if (!b) return;
+    const s = getComputedStyle(b);
+    if (s.pointerEvents === 'none' && parseFloat(s.opacity) < 1
+        && getComputedStyle(b.closest('.st-key-step')).cursor === 'progress') window.__busySeen = true;
+  };
+  new MutationObserver(check).observe(app, { attributes: true, attributeFilter: ['data-test-script-state'] });
+}"""
+
 
 server, browser = module_fixtures()
 
@@ -91,14 +107,12 @@ def test_quick_step_clicks_each_count_or_are_visibly_refused(server, browser, pl
             f"{accepted} clicks reached the Step button but the run is at t = {settled_iteration(page)}"
         # while a run is busy the button says so: greyed, takes no clicks, busy cursor around it. A Step
         # run can finish within one frame (the panels below the charts are out of view and not rebuilt),
-        # so the busy run watched here is "Run to convergence" (a few hundred ms with its progress bar)
+        # so the busy run watched here is "Run to convergence" (a few hundred ms with its progress bar).
+        # Read when the app's run state changes (a MutationObserver), not by polling frames: on a loaded
+        # machine the browser can draw no frame during the whole run.
+        page.evaluate(BUSY_SEEN_JS)
         page.locator(".st-key-converge button").first.click()
-        page.wait_for_function(
-            f"() => {{ if (({STATE_JS})() !== 'running') return false;"
-            " const b = document.querySelector('.st-key-step button'); const s = getComputedStyle(b);"
-            " return s.pointerEvents === 'none' && parseFloat(s.opacity) < 1"
-            " && getComputedStyle(b.closest('.st-key-step')).cursor === 'progress'; }",
-            timeout=60_000, polling="raf")
+        page.wait_for_function("() => window.__busySeen", timeout=60_000)
     finally:
         page.close()
 
