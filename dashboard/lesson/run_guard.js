@@ -47,8 +47,7 @@ export function createGate() {
  */
 export function press(g, name, busy, now) {
   if (!g.sent && !busy && g.queue.length === 0) {
-    g.sent = true;
-    g.sentAt = now;
+    sent(g, now);
     return "pass";
   }
   if (g.queue.length >= QUEUE_MAX) return "drop";
