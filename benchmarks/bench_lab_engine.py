@@ -9,8 +9,6 @@ and CPU time). numpy may use 2 BLAS threads: OPENBLAS_NUM_THREADS=1 compares one
 import sys
 import time
 
-import numpy as np
-
 import nbcore
 
 name = sys.argv[1] if len(sys.argv) > 1 else "sms_spam"

@@ -21,15 +21,6 @@ import gc  # noqa: E402
 
 import streamlit as st  # noqa: E402
 
-# Import what every view uses before the first gc.freeze() below.
-import nbcore  # noqa: E402,F401
-from dashboard import pages  # noqa: E402
-from dashboard.charts import lesson as _lesson_charts, theme as _theme  # noqa: E402,F401
-from dashboard.data import datasets as _datasets, uploads as _uploads  # noqa: E402,F401
-from dashboard.lesson import guided as _guided, metrics as _metrics, session as _session  # noqa: E402,F401
-from dashboard.lesson.panels import maths as _maths  # noqa: E402,F401
-from dashboard.ui import controls as _controls, page_kit as _page_kit, page_state as _page_state  # noqa: E402,F401
-
 # Streamlit calls gc.collect(2) after every script run (runner.postScriptGC). A full collection
 # walks every object the cyclic GC tracks, and ~130 000 of them are the imported libraries
 # (streamlit, plotly, pandas, numpy): ~50 ms of server CPU per rerun, about half of a Step.
@@ -39,6 +30,21 @@ from dashboard.ui import controls as _controls, page_kit as _page_kit, page_stat
 # The "done" flag lives on the dashboard package (imported once per process): gc.get_freeze_count()
 # walks the whole permanent generation, ~14 ms per call with ~130 000 frozen objects.
 import dashboard  # noqa: E402
+
+# Import what every view uses before the first gc.freeze() below.
+import nbcore  # noqa: E402,F401
+from dashboard import pages  # noqa: E402
+from dashboard.charts import lesson as _lesson_charts  # noqa: E402,F401
+from dashboard.charts import theme as _theme  # noqa: E402,F401
+from dashboard.data import datasets as _datasets  # noqa: E402,F401
+from dashboard.data import uploads as _uploads  # noqa: E402,F401
+from dashboard.lesson import guided as _guided  # noqa: E402,F401
+from dashboard.lesson import metrics as _metrics  # noqa: E402,F401
+from dashboard.lesson import session as _session  # noqa: E402,F401
+from dashboard.lesson.panels import maths as _maths  # noqa: E402,F401
+from dashboard.ui import controls as _controls  # noqa: E402,F401
+from dashboard.ui import page_kit as _page_kit  # noqa: E402,F401
+from dashboard.ui import page_state as _page_state  # noqa: E402,F401
 
 if not getattr(dashboard, "_gc_frozen", False):
     # One BLAS thread per server process: numpy's OpenBLAS starts a thread per core and its idle

@@ -80,7 +80,7 @@ def find_haproxy() -> str | None:
 
 def find_pg_bindir() -> Path | None:
     """The directory of initdb and pg_ctl: $PG_BIN, else Debian's newest /usr/lib/postgresql/*/bin,
-    else the one on PATH; None when PostgreSQL is not installed. (tests/pg_cluster.py uses this too.)"""
+    else the one on PATH; None when PostgreSQL is not installed. (tests/kit/pg.py uses this too.)"""
     env = os.environ.get("PG_BIN")
     if env and (Path(env) / "initdb").exists():
         return Path(env)

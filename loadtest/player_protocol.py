@@ -16,7 +16,8 @@ from __future__ import annotations
 import asyncio
 import time
 
-from dashboard.lesson.player import LOWER_KEY as LOWER, MAIN_KEY as PLAYER
+from dashboard.lesson.player import LOWER_KEY as LOWER
+from dashboard.lesson.player import MAIN_KEY as PLAYER
 
 __all__ = ["PLAYER", "LOWER", "VIEW", "NEED", "REFRESH", "view_state", "lower_wanted", "refresh_lower",
            "Playhead", "PlayerMoves"]

@@ -38,10 +38,10 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from loadtest import spy  # noqa: E402
+from loadtest.cpu_per_interaction import after_page, follow_lower  # noqa: E402
 from loadtest.procstat import cpu_seconds  # noqa: E402
 from loadtest.server import free_port, start_server, stop_server, wait_health  # noqa: E402
 from loadtest.stclient import Session  # noqa: E402
-from loadtest.cpu_per_interaction import after_page, follow_lower  # noqa: E402
 
 
 async def phase(name: str, port: int, pid: int, repeat: int, in_view: bool = False) -> list[float]:

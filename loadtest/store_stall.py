@@ -3,7 +3,7 @@
 
     python loadtest/store_stall.py --students 12
 
-Starts a throwaway PostgreSQL (tests/pg_cluster.py, Unix socket) and one app server on it, shares a
+Starts a throwaway PostgreSQL (tests/kit/pg.py, Unix socket) and one app server on it, shares a
 file, then for each fault (the shares table locked by another session; the database server frozen
 with SIGSTOP) opens the class link in ``--students`` tabs at once and reports how long each waited
 for its page (the end of the page's run) and whether the page showed the store's notice with the
@@ -57,10 +57,10 @@ def main() -> int:
     ap.add_argument("--students", type=int, default=12)
     args = ap.parse_args()
     import psycopg
-    import pytest  # noqa: F401  (pg_cluster reports through pytest)
+    import pytest  # noqa: F401  (kit.pg reports through pytest)
 
-    from pg_cluster import cluster
     from dashboard.data import store as S
+    from kit.pg import cluster
     with cluster("nblab_stall") as pg_url:
         sid = S.open_store(pg_url).put("lesson.csv", CSV, owner="teacher").id
         port = free_port()

@@ -6,8 +6,18 @@ import asyncio
 import random
 import time
 
-from dashboard.ui.controls import (K_CONVERGE, K_DATASET, K_HIDDEN, K_LAM, K_PAUSE, K_PLAY, K_RESET, K_SCRUB,
-                                   K_STEP, UPLOAD)
+from dashboard.ui.controls import (
+    K_CONVERGE,
+    K_DATASET,
+    K_HIDDEN,
+    K_LAM,
+    K_PAUSE,
+    K_PLAY,
+    K_RESET,
+    K_SCRUB,
+    K_STEP,
+    UPLOAD,
+)
 from loadtest.player_protocol import LOWER, PLAYER, PlayerMoves
 from loadtest.stats import Stats
 from loadtest.stclient import Session

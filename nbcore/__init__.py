@@ -14,6 +14,7 @@ The notation follows the course notes (the notes): α is the class prior (K,),
 
 __version__ = "0.1.0"
 
+from ._validation import ImpossibleDocumentWarning
 from .align import align_clusters, aligned_accuracy, confusion
 from .data import DataError, Dataset, hide_labels, list_datasets, load_dataset, read_csv, sample
 from .em import (
@@ -31,7 +32,6 @@ from .em import (
 )
 from .experiments import Explanation, explain, hidden_accuracy, label_budget_curve, restarts, smoothing_sweep
 from .models import MODELS, get_model
-from ._validation import ImpossibleDocumentWarning
 
 __all__ = [
     "EM",

@@ -23,13 +23,11 @@ Use it through ``nbcore.EM(components_per_class=m)``.
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from ._validation import warn_classes_without_labels
 from .equations import m_step, normalize_log
-from .run import EMRun
-from .run import format_smoothing
+from .run import EMRun, format_smoothing
 
 __all__ = [
     "ComponentEMRun",

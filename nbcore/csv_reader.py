@@ -55,8 +55,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._csv import DataError, column_as_float, decode, is_missing, is_number, parse, read_bytes
 from ._columns import guess_columns
+from ._csv import DataError, column_as_float, decode, is_missing, is_number, parse, read_bytes
 from .dataset import Dataset
 from .text import TextPipeline, vectorize
 

@@ -90,8 +90,7 @@ from .equations import (
     responsibilities,
     squared_change,
 )
-from .run import EMRun, EStep, Snapshot
-from .run import format_smoothing
+from .run import EMRun, EStep, Snapshot, format_smoothing
 
 __all__ = ["ChunkedData", "ChunkedEMRun", "prepare", "start", "fit", "count_categories", "merge_tree"]
 

@@ -30,10 +30,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ._columns import NOT_USED, guess_columns, inspect_csv
+
 # the data set type, a teacher's CSV and label hiding live in their own modules; they are
 # re-exported here, where a user of ``nbcore.data`` has always found them
 from ._csv import DataError
-from ._columns import NOT_USED, guess_columns, inspect_csv
 from ._sampling import sample
 from .csv_reader import read_csv
 from .dataset import MODELS_FOR_KIND, Dataset

@@ -17,11 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_labels, check_n_classes, check_smoothing, warn_impossible  # noqa: F401
+from ._validation import INITS, THETA_NORMS, check_labels, check_n_classes, check_smoothing, warn_impossible  # noqa: F401  # noqa: E402,F401  (the settings' vocabulary)
 from .models import get_model
 from .models._base import column_sum, safe_log
-
-from ._validation import INITS, THETA_NORMS  # noqa: E402,F401  (the settings' vocabulary)
 
 
 # ---------------------------------------------------------------------------

@@ -40,10 +40,10 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from ._validation import check_smoothing, warn_impossible
 from .em import EM, normalize_log, one_hot_labels
 from .models import get_model
 from .models._base import safe_log
-from ._validation import check_smoothing, warn_impossible
 
 __all__ = ["BernoulliNB", "MultinomialNB", "CategoricalNB", "GaussianNB", "SemiSupervisedNB"]
 

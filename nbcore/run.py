@@ -17,22 +17,21 @@ from ._validation import (
     check_labels,
     check_random_state,
     check_run_settings,
-    check_something_to_learn,
     check_smoothing,
+    check_something_to_learn,
     warn_classes_without_labels,
     warn_impossible,
 )
-
 from .equations import (
     THETA_NORMS,
     decreases,
-    same_smoothing,
     log_joint,
     m_step,
     normalize_log,
     observed_log_likelihood,
     one_hot_labels,
     responsibilities,
+    same_smoothing,
     squared_change,
 )
 from .models import get_model

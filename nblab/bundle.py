@@ -346,7 +346,7 @@ def bundle(entry: str | list[str] = "boot.js", root: Path = JS_DIR, files: dict[
         out.append(f"return __nblab_require({json.dumps(entries[0])});")
         out.append("})();")
         for n in mods[entries[0]].exports:
-            out.append(f"export default __nblab_entry.default;" if n == "default"
+            out.append("export default __nblab_entry.default;" if n == "default"
                        else f"export const {n} = __nblab_entry[{json.dumps(n)}];")
         return "\n".join(out) + "\n"
     if run_entry:

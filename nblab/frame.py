@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from nblab.prepare import Prepared
 from nblab.config import DataConfig
+from nblab.prepare import Prepared
 
 
 @dataclass(frozen=True)

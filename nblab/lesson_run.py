@@ -17,8 +17,8 @@ from typing import Callable, ContextManager
 
 from nblab import limits
 from nblab import prepare as prep_mod
-from nblab.prepare import Prepared
 from nblab.config import DataConfig
+from nblab.prepare import Prepared
 
 Busy = Callable[[str], ContextManager]  # "working on it" indicator: st.spinner on a page, nothing offline
 

@@ -29,7 +29,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from nblab import bundle, defaults as D
+from nblab import bundle
+from nblab import defaults as D
 
 HERE = Path(__file__).resolve().parent
 CSS = HERE / "lab.css"

@@ -21,7 +21,8 @@ import functools
 import html
 from pathlib import Path
 
-from nblab import bundle, export, page as page_mod
+from nblab import bundle, export
+from nblab import page as page_mod
 
 #: the ES module anywidget loads: the lab's bundle (it defines globalThis.NBLab without starting a page),
 #: then the widget's glue. Messages from Python: {cmd: "step", n} | "e" | "m" | "play" | "pause" | "reset".

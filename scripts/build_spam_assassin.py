@@ -48,7 +48,6 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-import unicodedata
 from html.parser import HTMLParser
 from pathlib import Path
 

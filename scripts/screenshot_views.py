@@ -25,6 +25,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 from dashboard import pages  # noqa: E402  (the page registry: no Streamlit import)
 from loadtest.server import free_port  # noqa: E402
+
 OUT = ROOT / "artifacts" / "screenshots" / "views"
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

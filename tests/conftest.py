@@ -1,128 +1,26 @@
-"""Shared test setup: make `import nbcore` / `import dashboard` work from a checkout,
-and one helper that starts a real `streamlit run dashboard/app.py` for the tests that
-need a server (browser, isolation, upload fuzzing, deep links)."""
+"""Shared test setup: ``import nbcore`` / ``import dashboard`` / ``import kit`` from a checkout, the two
+tiers, scikit-learn's skipped NB tests, and the session fixtures every folder uses. Helpers live in
+``tests/kit/``, never here, and no test module imports another.
+
+The tiers, by one rule: **the browser tier is the folder ``tests/browser``**. Every test there is marked
+``browser``; ``pytest`` alone (``addopts`` in pyproject.toml deselects ``browser``) runs the fast tier,
+``pytest -m browser`` the browser tier. A test outside ``tests/browser`` that launches Chromium fails
+(``_no_browser_outside_the_browser_tier``), and a ``browser`` mark outside it is refused at collection.
+"""
 from __future__ import annotations
 
-import contextlib
-import os
-import subprocess
+import stat
 import sys
-import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-#: what the test servers run: the app's entry with the class routes (README's run command)
-ENTRY = os.environ.get("NBLAB_TEST_ENTRY", "dashboard/server.py")
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+import pytest
 
-
-from loadtest.server import free_port  # noqa: E402  (one helper for the tests, the scripts and the load test)
-
-
-class Server:
-    """A running streamlit server: .port, .url, .proc, .log_path."""
-
-    def __init__(self, port: int, proc: subprocess.Popen, log_path: Path):
-        self.port, self.proc, self.log_path = port, proc, log_path
-        self.url = f"http://127.0.0.1:{port}"
-
-
-@contextlib.contextmanager
-def streamlit_server(*extra: str, log_path: Path | None = None, timeout: float = 60.0, port: int | None = None,
-                     env: dict | None = None, root: Path = ROOT, entry: str | None = None):
-    """Start `streamlit run dashboard/server.py` (ENTRY) on a free 127.0.0.1 port (or ``port``), with ``env``
-    added to this process's environment, wait for
-    /_stcore/health (failing the test if it exits or does not answer within `timeout`),
-    yield a Server, and stop it afterwards. Only /_stcore/health is requested, so the
-    first page request is still the caller's. ``root`` and ``entry``: another checkout (a copy of the
-    repository) and the file to run from it."""
-    import pytest
-
-    port = free_port() if port is None else int(port)
-    if log_path is None:
-        log_path = Path(tempfile.gettempdir()) / f"streamlit_test_server_{port}.log"
-    log = open(log_path, "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", entry or ENTRY, "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none", *extra],
-        cwd=str(root), stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        env={**os.environ, **env} if env else None)
-    try:
-        deadline = time.time() + timeout
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"streamlit exited ({proc.returncode}); see {log_path}")
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.time() > deadline:
-                pytest.fail(f"streamlit did not answer /_stcore/health within {timeout:.0f} s; see {log_path}")
-            time.sleep(0.2)
-        yield Server(port, proc, log_path)
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
-        log.close()
-
-
-def page_text(at) -> str:
-    """Every element proto of an AppTest page (main + sidebar), as text."""
-    out, stack = [], [at._tree]
-    while stack:
-        node = stack.pop()
-        proto = getattr(node, "proto", None)
-        if proto is not None:
-            out.append(str(proto))
-        children = getattr(node, "children", None)
-        if isinstance(children, dict):
-            stack.extend(children.values())
-    return "\n".join(out)
-
-
-def chart_specs(at) -> list[dict]:
-    """The plotly figures of an AppTest page, each parsed from the JSON Streamlit sends.
-
-    Read them as JSON, never by searching the raw string: how Streamlit serialises the
-    spec (non-ASCII as ``\\u03bb`` or as UTF-8, key order, spacing) changes between releases.
-    """
-    import json
-
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart") if c.proto.spec]
-
-
-def spec_strings(spec) -> str:
-    """Every string inside a parsed figure spec (titles, trace names, annotations, ticks), joined
-    by newlines: what a test searches for words shown on a chart."""
-    out, stack = [], [spec]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, str):
-            out.append(node)
-        elif isinstance(node, dict):
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-    return "\n".join(out)
-
-
-def chart_with(at, text: str) -> dict:
-    """The first figure of the page that shows ``text`` somewhere (title, trace name, annotation)."""
-    for spec in chart_specs(at):
-        if text in spec_strings(spec):
-            return spec
-    raise AssertionError(f"no chart on the page shows {text!r}")
-
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+BROWSER_TIER = TESTS / "browser"
+for _p in (str(ROOT), str(TESTS)):
+    if _p not in sys.path:
+        sys.path.insert(0, _p)
 
 # ---- scikit-learn's own Naive Bayes tests (tests/engine/test_sklearn_naive_bayes.py) -------------------
 #: test name -> why it does not apply to nbcore (everything else in that file must pass)
@@ -136,10 +34,20 @@ SKLEARN_NB_SKIPS = {
 }
 
 
-def pytest_collection_modifyitems(config, items):
-    import pytest
 
+def _in_browser_tier(item) -> bool:
+    return BROWSER_TIER in Path(str(item.path)).resolve().parents
+
+
+def pytest_collection_modifyitems(config, items):
+    outside = [item.nodeid for item in items
+               if not _in_browser_tier(item) and item.get_closest_marker("browser") is not None]
+    if outside:
+        raise pytest.UsageError("a test marked 'browser' outside tests/browser (the browser tier is that folder; "
+                                "move it there): " + ", ".join(outside))
     for item in items:
+        if _in_browser_tier(item):
+            item.add_marker(pytest.mark.browser)
         if not item.nodeid.startswith("tests/engine/test_sklearn_naive_bayes.py::"):
             continue
         name = item.originalname if hasattr(item, "originalname") else item.name
@@ -149,38 +57,54 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason="ComplementNB: nbcore has no complement Naive Bayes"))
 
 
-def _main_module_fixture():
-    """Autouse fixture: put back the process's ``__main__`` after each test. Streamlit's AppTest
-    runs a page as ``__main__`` and leaves it there, and a later test that starts processes by
-    spawning (a Dask LocalCluster) makes every child re-run that page first: a page made by
-    ``AppTest.from_function`` then fails in the child and no worker starts."""
-    import pytest
+#: what a test outside the browser tier gets when it launches Chromium
+OUTSIDE_TIER = "this test drives Chromium but is not in tests/browser (the browser tier): move it there"
 
-    main = sys.modules.get("__main__")
 
-    @pytest.fixture(autouse=True)
-    def _restore_main_module():
+@pytest.fixture(autouse=True)
+def _no_browser_outside_the_browser_tier(request, monkeypatch, tmp_path_factory):
+    """Outside tests/browser, launching Chromium fails the test: Playwright's launch (sync and async share
+    one implementation) raises, and ``CHROMIUM`` points a child process at a program that exits with the
+    same message."""
+    if _in_browser_tier(request.node):
         yield
-        if sys.modules.get("__main__") is not main:
-            sys.modules["__main__"] = main
-    return _restore_main_module
+        return
+    try:
+        from playwright._impl._browser_type import BrowserType
+    except ImportError:  # no Playwright: nothing can launch a browser through it
+        BrowserType = None
+
+    def refuse(*args, **kwargs):
+        pytest.fail(OUTSIDE_TIER, pytrace=False)
+
+    if BrowserType is not None:
+        for name in ("launch", "launch_persistent_context", "connect", "connect_over_cdp"):
+            monkeypatch.setattr(BrowserType, name, refuse)
+    guard = tmp_path_factory.getbasetemp() / "chromium-outside-the-browser-tier"
+    if not guard.exists():
+        guard.write_text(f"#!/bin/sh\necho '{OUTSIDE_TIER}' >&2\nexit 3\n", encoding="utf-8")
+        guard.chmod(guard.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("CHROMIUM", str(guard))
+    yield
 
 
-_restore_main_module = _main_module_fixture()
+@pytest.fixture(autouse=True)
+def _restore_main_module():
+    """Put back the process's ``__main__`` after each test. Streamlit's AppTest runs a page as ``__main__``
+    and leaves it there, and a later test that starts processes by spawning (a Dask LocalCluster) makes
+    every child re-run that page first: a page made by ``AppTest.from_function`` then fails in the child
+    and no worker starts."""
+    main = sys.modules.get("__main__")
+    yield
+    if sys.modules.get("__main__") is not main:
+        sys.modules["__main__"] = main
 
 
-def _pg_url_fixture():
-    """Session fixture ``pg_url``: a throwaway real PostgreSQL server (tests/pg_cluster.py),
-    started once per test session for the store tests (test_share_store.py, test_sharing.py)."""
-    import pytest
+@pytest.fixture(scope="session")
+def pg_url():
+    """A throwaway real PostgreSQL server (kit/pg.py), started once per test session for the store tests."""
+    pytest.importorskip("psycopg")
+    from kit.pg import cluster
+    with cluster() as url:
+        yield url
 
-    @pytest.fixture(scope="session")
-    def pg_url():
-        pytest.importorskip("psycopg")
-        from pg_cluster import cluster
-        with cluster() as url:
-            yield url
-    return pg_url
-
-
-pg_url = _pg_url_fixture()

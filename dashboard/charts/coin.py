@@ -5,9 +5,11 @@ Pure builders: arrays in, plotly figure specs out; no st.* calls.
 from __future__ import annotations
 
 from typing import Sequence
+
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
+
 from dashboard.charts import theme
 
 

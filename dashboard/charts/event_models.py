@@ -7,13 +7,14 @@ Pure builders: arrays in, plotly figure specs out; no st.* calls.
 from __future__ import annotations
 
 from typing import Sequence
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
-from dashboard.ui.derive import plot_text  # names from the data are chart text, never HTML
-from dashboard.charts import theme
 
+from dashboard.charts import theme
+from dashboard.ui.derive import plot_text  # names from the data are chart text, never HTML
 
 #: one colour per event model on every chart of these pages (Okabe-Ito blue and vermilion)
 MODEL_COLORS = {"bernoulli": "#0072B2", "multinomial": "#D55E00"}

@@ -5,8 +5,10 @@ Pure builders: arrays in, plotly figure specs out; no st.* calls.
 from __future__ import annotations
 
 from typing import Sequence
+
 import numpy as np
 import plotly.graph_objects as go
+
 from dashboard.charts import theme
 
 

@@ -6,10 +6,12 @@ Pure builders: arrays in, plotly figure specs out; no st.* calls.
 from __future__ import annotations
 
 from typing import Sequence
+
 import numpy as np
+
+from dashboard.charts import theme
 from dashboard.ui.derive import plot_text  # names from the data are chart text, never HTML
 from nbcore.em import decreases as _em_decreases
-from dashboard.charts import theme
 
 
 def decreases(values: Sequence[float], lams: Sequence[float] | None = None, rel_tol: float = 1e-9) -> list[int]:

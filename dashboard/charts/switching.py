@@ -5,10 +5,12 @@ Pure builders: arrays in, plotly figure specs out; no st.* calls.
 from __future__ import annotations
 
 from typing import Sequence
+
 import numpy as np
 import plotly.graph_objects as go
-from dashboard.ui.derive import plot_text  # names from the data are chart text, never HTML
+
 from dashboard.charts import theme
+from dashboard.ui.derive import plot_text  # names from the data are chart text, never HTML
 
 
 def confusion_figure(table: np.ndarray, row_names: Sequence[str], col_names: Sequence[str],

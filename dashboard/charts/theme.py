@@ -6,9 +6,9 @@ Pure builders: arrays in, plotly figure specs out; no st.* calls.
 from __future__ import annotations
 
 from typing import Sequence
+
 import numpy as np
 import plotly.graph_objects as go
-
 
 # Okabe & Ito (2008) colour-blind-safe palette, extended for K > 8 with Tol's wine and a dark green:
 # under simulated protanopia, deuteranopia and tritanopia every pair of the first 10 stays at least

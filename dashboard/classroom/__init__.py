@@ -11,8 +11,20 @@ Nothing here imports Streamlit at import time.
 from __future__ import annotations
 
 from dashboard.classroom.store import (  # noqa: F401
-    CLASS_TTL, BadClassId, BadState, ClassError, ClassGone, ClassNotFound, TooManyClasses, WrongKey,
-    open_class, peek, publish, read, valid_class_id, valid_data_key,
+    CLASS_TTL,
+    BadClassId,
+    BadState,
+    ClassError,
+    ClassGone,
+    ClassNotFound,
+    TooManyClasses,
+    WrongKey,
+    open_class,
+    peek,
+    publish,
+    read,
+    valid_class_id,
+    valid_data_key,
 )
 
 __all__ = ["open_class", "publish", "read", "valid_class_id", "valid_data_key", "ClassError", "BadClassId",

@@ -218,7 +218,7 @@ def _dataset_for(key: str):
         raise DataMissing("This shared data set is no longer on the server.") from e
     if hashlib.sha256(raw).hexdigest() != share.sha256:
         raise DataMissing("The stored file does not match its checksum.")
-    from dashboard.data import uploads   # the one way a user's CSV is read (imports Streamlit: lazily)
+    from dashboard.data import uploads  # the one way a user's CSV is read (imports Streamlit: lazily)
     try:
         return uploads.read_upload(raw, dict(share.options))
     except ValueError as e:

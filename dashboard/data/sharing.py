@@ -36,11 +36,11 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from dashboard.ui import controls, state
+from dashboard import serve
 from dashboard.data import store as S
 from dashboard.lesson import session
-from dashboard import serve
 from dashboard.serve import offload
+from dashboard.ui import controls, state
 
 log = logging.getLogger(__name__)
 

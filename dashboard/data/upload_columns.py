@@ -15,9 +15,9 @@ import pandas as pd
 import streamlit as st
 
 import nbcore
-from nblab import limits
 from dashboard.ui import derive
 from nbcore.data import NOT_USED, inspect_csv
+from nblab import limits
 
 K_LABEL, K_TEXT, K_IGNORE, K_HEADER = "up_label", "up_text", "up_ignore", "up_header"
 K_APPLY = "up_apply"

@@ -11,12 +11,11 @@ import io
 import streamlit as st
 
 import nbcore
+from dashboard import serve
+from dashboard.data import upload_columns
+from dashboard.serve import offload
 from dashboard.ui import controls, derive, state, text_controls
 from nblab import limits
-from dashboard.data import upload_columns
-from dashboard import serve
-from dashboard.serve import offload
-
 
 #: characters of a parser message (which may quote the user's file) shown at most
 MAX_MESSAGE = 300

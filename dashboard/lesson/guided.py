@@ -13,8 +13,8 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from dashboard.ui import derive
 from dashboard import pages
+from dashboard.ui import derive
 from nblab.defaults import DEFAULTS
 
 LESSON_PARAM = "lesson"

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 import nbcore
+from dashboard.ui import state
+from dashboard.ui.controls import DataConfig
 from nbcore import baselines
 from nbcore.em import check_smoothing, one_hot_labels
 from nblab import numbers, outcome
 from nblab.numbers import score
-from dashboard.ui import state
-from dashboard.ui.controls import DataConfig
 from nblab.prepare import Prepared
 
 
@@ -85,7 +85,7 @@ def reference(run, cfg: DataConfig, prep: Prepared) -> numbers.Reference | None:
     fixed = cached.get("fixed")
     if fixed is None:
         k = baselines.majority_class(prep.y_obs, prep.n_classes)
-        cv_lam = cv = method = None
+        cv_lam = method = None
         if int((prep.y_obs >= 0).sum()) >= 2:
             try:
                 res = baselines.loo_scores(cfg.model, prep.X, prep.y_obs, prep.n_classes, outcome.CV_LAMBDAS,

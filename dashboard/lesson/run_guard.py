@@ -16,8 +16,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboard.ui import controls
 from dashboard.lesson.panels import half_steps
+from dashboard.ui import controls
 
 HERE = Path(__file__).resolve().parent
 KEY = "nbem_run_guard"
@@ -46,6 +46,7 @@ def css(step: str = controls.K_STEP) -> str:
 def _register():
     try:
         from streamlit.components import v2
+
         from dashboard.serve import modules  # the module once per browser when the app serves it
         text = (HERE / "run_guard.js").read_text(encoding="utf-8")
         return v2.component("nbem_run_guard", css=css(), js=modules.component_js("run_guard", text),

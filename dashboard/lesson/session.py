@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from nblab.lesson_run import LessonRun
 from dashboard import serve
 from dashboard.ui import controls, state, urlguard
 from dashboard.ui.controls import Settings
+from nblab.lesson_run import LessonRun
 
 #: the session-state key of the session's LessonRun
 KEY = state.LESSON

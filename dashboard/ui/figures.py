@@ -541,7 +541,6 @@ def show_chart(where, fig, *, key: str, name: str, summary: str, **plotly_kwargs
     ``plotly_kwargs`` go to ``st.plotly_chart`` unchanged (``config``, ``on_select``,
     ``selection_mode``, ``width``...); returns what it returns (the selection event, if any)."""
     from dashboard.charts import theme
-
     from dashboard.ui import controls
 
     # readable colours, and in classroom mode the projector's type scale on every text of the chart

@@ -34,8 +34,9 @@ KWARGS = frozenset({"config", "width", "height"})
 def _register():
     try:
         from streamlit.components import v2
-        from nblab.bundle import module_text  # lean_chart.js imports the shared plotly.js loader
+
         from dashboard.serve import modules  # the module once per browser when the app serves it
+        from nblab.bundle import module_text  # lean_chart.js imports the shared plotly.js loader
         return v2.component("nbem_chart", js=modules.component_js("lean_chart",
                                                                   module_text("dashboard/ui/lean_chart.js", HERE.parents[1])),
                             isolate_styles=False)

@@ -9,19 +9,18 @@ Nothing user-specific is kept at module level.
 from __future__ import annotations
 
 from dataclasses import dataclass
-
 from typing import Callable
 
 import numpy as np
 import streamlit as st
 
+from dashboard import pages
 from dashboard.charts import theme
-from dashboard.ui import controls, state, url_table, urlguard
 from dashboard.data import datasets, sharing
 from dashboard.lesson import guided as lessons
+from dashboard.ui import controls, state, url_table, urlguard
 from nbcore import hide_labels
 from nblab import prepare as lesson_prepare
-from dashboard import pages
 
 QP = controls.QP
 

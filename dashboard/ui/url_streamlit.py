@@ -14,8 +14,10 @@ def query_limits() -> tuple[int, int]:
     """(characters, parameters): the longest query string Streamlit reads, and the most parameters
     (``streamlit.runtime.state.query_params``); Streamlit 1.67's values when it does not say."""
     try:
-        from streamlit.runtime.state.query_params import (CLIENT_STATE_QUERY_STRING_MAX_FIELDS,
-                                                          CLIENT_STATE_QUERY_STRING_MAX_LENGTH)
+        from streamlit.runtime.state.query_params import (
+            CLIENT_STATE_QUERY_STRING_MAX_FIELDS,
+            CLIENT_STATE_QUERY_STRING_MAX_LENGTH,
+        )
     except ImportError:
         return url_values.QUERY_MAX_LENGTH, url_values.QUERY_MAX_FIELDS
     return CLIENT_STATE_QUERY_STRING_MAX_LENGTH, CLIENT_STATE_QUERY_STRING_MAX_FIELDS

@@ -32,9 +32,24 @@ from collections.abc import Sequence
 import streamlit as st
 
 from dashboard.ui import url_streamlit, url_table, url_values
-from dashboard.ui.url_values import (DROPPED, MAX_SHOWN, QUERY_MAX_FIELDS, QUERY_MAX_LENGTH, Choice,  # noqa: F401
-                                     Decision, Flag, Grid, Many, Number, Range, Text, code, dropped_query,
-                                     shown, url_number)
+from dashboard.ui.url_values import (  # noqa: F401
+    DROPPED,
+    MAX_SHOWN,
+    QUERY_MAX_FIELDS,
+    QUERY_MAX_LENGTH,
+    Choice,
+    Decision,
+    Flag,
+    Grid,
+    Many,
+    Number,
+    Range,
+    Text,
+    code,
+    dropped_query,
+    shown,
+    url_number,
+)
 
 GUARD = "url_guard"
 QP = "query-params"

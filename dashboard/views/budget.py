@@ -8,12 +8,12 @@ import pandas as pd
 import streamlit as st
 
 import nbcore
-from nbcore.models.bernoulli import binarize
-from dashboard.data import datasets
+from dashboard import pages
 from dashboard.charts import budget as budget_charts
 from dashboard.charts import event_models as event_models_charts
-from dashboard import pages
+from dashboard.data import datasets
 from dashboard.ui import figures, page_kit, page_state, urlguard
+from nbcore.models.bernoulli import binarize
 
 SUBTITLE = ("How many labels do you need? Supervised NB on the labelled documents alone vs EM that "
             "also reads the unlabelled rest (Nigam et al. 2000).")

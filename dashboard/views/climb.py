@@ -9,10 +9,10 @@ import pandas as pd
 import streamlit as st
 
 import nbcore
-from dashboard.ui import controls, figures, page_kit, page_state, stepper, urlguard
+from dashboard import pages
 from dashboard.charts import climb as climb_charts
 from dashboard.charts import theme
-from dashboard import pages
+from dashboard.ui import controls, figures, page_kit, page_state, stepper, urlguard
 from nbcore import bound
 
 SUBTITLE = ("For any guess q of the hidden labels, Jensen's inequality gives a lower bound on the "

@@ -7,9 +7,9 @@ import pandas as pd
 import streamlit as st
 
 import nbcore
+from dashboard import pages
 from dashboard.charts import coin as coin_charts
 from dashboard.charts import theme
-from dashboard import pages
 from dashboard.ui import figures, page_kit, page_state, urlguard
 from nbcore import coin
 

@@ -9,10 +9,10 @@ import pandas as pd
 import streamlit as st
 
 import nbcore
-from dashboard.ui import figures, page_kit, page_state, urlguard
+from dashboard import pages
 from dashboard.charts import components as components_charts
 from dashboard.charts import theme
-from dashboard import pages
+from dashboard.ui import figures, page_kit, page_state, urlguard
 from nbcore.experiments import compare_components
 
 SUBTITLE = ("One Naive Bayes component per class says every “7” comes from one picture of a 7. Give each "

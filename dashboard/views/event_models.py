@@ -5,22 +5,20 @@ Both runs read the same vocabulary: the data set's words counted (multinomial) a
 counts turned into presence (Bernoulli), so the only difference is the event model."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import streamlit as st
 
 import nbcore
-from nbcore.models.bernoulli import binarize
+from dashboard import pages
 from dashboard.charts import event_models as event_models_charts
 from dashboard.charts import theme
-from dashboard import pages
-from dashboard.ui import controls, derive, figures, page_kit, page_state, state
+from dashboard.ui import controls, derive, figures, page_kit, page_state, state, urlguard
+from nbcore.models.bernoulli import binarize
 from nblab import numbers
 from nblab.lesson_run import status_line
-from dashboard.ui import urlguard
 
 SUBTITLE = ("Same words, same hidden labels, same start: Bernoulli EM (presence and absence of every "
             "word) next to multinomial EM (word counts).")

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard.charts import gaussian as gaussian_charts
 from dashboard import pages
+from dashboard.charts import gaussian as gaussian_charts
 from dashboard.ui import derive, figures, page_kit, urlguard
 from nbcore.models.gaussian import gaussian_moments
 

@@ -1,19 +1,18 @@
 """Posterior inspector: p(y | x) for one message and the per-word log-odds behind it."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import hashlib
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 import nbcore
-from dashboard.data import datasets
+from dashboard import pages
 from dashboard.charts import inspector as inspector_charts
 from dashboard.charts import theme
-from dashboard import pages
+from dashboard.data import datasets
 from dashboard.lesson import session
 from dashboard.ui import derive, figures, inspector_categorical, page_kit, page_state, urlguard
 

@@ -11,13 +11,29 @@ import streamlit as st
 
 from dashboard.data import datasets, sharing, uploads
 from dashboard.lesson import guided, metrics, player, run_guard, session, specs
-from nblab import numbers
-from nblab.frame import Frame
-from dashboard.lesson.panels import (class_emptied, class_link, climb, documents, download, em_drift, exports, half_steps, history,
-                                     maths, metrics_row, model_advice, notices, parameters, responsibilities,
-                                     run_controls, stop_rules)
+from dashboard.lesson.panels import (
+    class_emptied,
+    class_link,
+    climb,
+    documents,
+    download,
+    em_drift,
+    exports,
+    half_steps,
+    history,
+    maths,
+    metrics_row,
+    model_advice,
+    notices,
+    parameters,
+    responsibilities,
+    run_controls,
+    stop_rules,
+)
 from dashboard.ui import controls, page_kit, state, text_controls
 from dashboard.ui.controls import Settings
+from nblab import numbers
+from nblab.frame import Frame
 
 
 def sidebar(classroom: bool) -> tuple[Settings, tuple[bool, str] | None]:

@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard.ui import figures, page_kit, page_state, stepper, urlguard
-from dashboard.charts import mixture2d as mixture2d_charts
 from dashboard import pages
+from dashboard.charts import mixture2d as mixture2d_charts
+from dashboard.ui import figures, page_kit, page_state, stepper, urlguard
 from nbcore import mixture2d
 
 NAMES = ["A", "B"]

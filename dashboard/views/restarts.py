@@ -8,11 +8,11 @@ import pandas as pd
 import streamlit as st
 
 import nbcore
-from dashboard.ui import controls, figures, page_kit, page_state, urlguard
+from dashboard import pages
 from dashboard.charts import restarts as restarts_charts
 from dashboard.charts import theme
-from dashboard import pages
 from dashboard.lesson import session
+from dashboard.ui import controls, figures, page_kit, page_state, urlguard
 
 SUBTITLE = "EM climbs the hill it starts on. Start it from many random points and compare where it ends."
 MAX_ITER = 100

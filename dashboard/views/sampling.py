@@ -1,17 +1,16 @@
 """Sampling: Naive Bayes is generative — draw documents from the learned model, next to real ones."""
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Callable
-
-import warnings
 
 import numpy as np
 import streamlit as st
 
 import nbcore
-from dashboard.charts import sampling as sampling_charts
 from dashboard import pages
+from dashboard.charts import sampling as sampling_charts
 from dashboard.ui import derive, figures, page_kit, page_state, urlguard
 
 SUBTITLE = ("Naive Bayes models p(x, y), so it can *write* documents: pick a class, then draw every "

@@ -7,15 +7,15 @@ import numpy as np
 import streamlit as st
 
 import nbcore
+from dashboard import pages
+from dashboard.charts import lesson as lesson_charts
 from dashboard.charts import side_by_side as side_by_side_charts
 from dashboard.charts import theme
-from dashboard.charts import lesson as lesson_charts
-from nbcore import baselines
-from nblab.outcome import CV_LAMBDAS
-from dashboard import pages
 from dashboard.ui import controls, figures, page_kit, page_state, urlguard
+from nbcore import baselines
 from nblab import numbers
 from nblab.lesson_run import status_line
+from nblab.outcome import CV_LAMBDAS
 
 SUBTITLE = "Same data, same hidden labels, two settings: step both runs together and compare."
 SIDES = ("a", "b")  # each run's λ and start to begin with: the sbs_lam_* and sbs_init_* rows of url_table

@@ -8,9 +8,9 @@ import pandas as pd
 import streamlit as st
 
 import nbcore
+from dashboard import pages
 from dashboard.charts import smoothing as smoothing_charts
 from dashboard.charts import theme
-from dashboard import pages
 from dashboard.ui import derive, figures, page_kit, urlguard
 
 SUBTITLE = "λ pseudo-documents per class (eq. 14): what λ = 0 and λ → ∞ do to β and to accuracy."
@@ -100,7 +100,7 @@ def beta_chart(c1, prep, B, words: list[str], lams: list[float], TARGET: float, 
             c1, figures.cached_figure(smoothing_charts.beta_vs_lambda_figure, lams, betas, names, FS, target=TARGET), key="sm_beta",
             name=f"Line chart: β of {len(betas)} word(s) against the smoothing λ, one line per class",
             summary=(f"β of “{first}” goes from " + ", ".join(f"{n} {b_first[0, k]:.3f}" for k, n in enumerate(names))
-                     + f" at λ = 0 to " + ", ".join(f"{n} {b_first[-1, k]:.3f}" for k, n in enumerate(names))
+                     + " at λ = 0 to " + ", ".join(f"{n} {b_first[-1, k]:.3f}" for k, n in enumerate(names))
                      + f" at λ = {lams[-1]:.4g}: a large λ pulls every β towards {TARGET:g}."),
             config={"displayModeBar": False})
     else:

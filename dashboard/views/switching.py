@@ -8,9 +8,9 @@ import pandas as pd
 import streamlit as st
 
 import nbcore
+from dashboard import pages
 from dashboard.charts import switching as switching_charts
 from dashboard.charts import theme
-from dashboard import pages
 from dashboard.ui import figures, page_kit, urlguard
 
 SUBTITLE = "Without labels EM finds groups, but it cannot know which group is called “spam”."
@@ -86,7 +86,7 @@ def show_charts(table, mapping, before: float, after: float, names: list[str], F
                                               title="The matching (outlined) found by linear_sum_assignment",
                                               width=half),
         key="ls_matched", name="Heatmap: the same counts, with the best matching of clusters to classes outlined",
-        summary=(f"The best matching reads " + ", ".join(f"cluster {c} as {names[int(mapping[c])]}" for c in range(K))
+        summary=("The best matching reads " + ", ".join(f"cluster {c} as {names[int(mapping[c])]}" for c in range(K))
                  + f": {matched:,} documents on the outlined cells, {after:.1%} accuracy."),
         config={"displayModeBar": False})
 

@@ -1,15 +1,14 @@
 """The symmetric trap (the note on the uniform start): uniform start, no labels -> EM never moves."""
 from __future__ import annotations
 
-
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 import nbcore
+from dashboard import pages
 from dashboard.charts import theme
 from dashboard.charts import trap as trap_charts
-from dashboard import pages
 from dashboard.ui import figures, page_kit, page_state, urlguard
 
 SUBTITLE = ("Start every class at the same place with no labels, and EM has no reason to ever "

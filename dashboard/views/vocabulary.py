@@ -2,20 +2,19 @@
 EM under both event models, the label budget fixed (McCallum & Nigam 1998, fig. 1-3)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 import nbcore
-from nbcore.models.bernoulli import binarize
+from dashboard import pages
 from dashboard.charts import event_models as event_models_charts
 from dashboard.charts import theme
-from dashboard import pages
 from dashboard.ui import controls, derive, figures, page_kit, page_state, state, urlguard
+from nbcore.models.bernoulli import binarize
 
 SUBTITLE = ("Keep the V most frequent words, for V from 100 to the whole vocabulary: which event "
             "model gains from more words, and does EM still help?")

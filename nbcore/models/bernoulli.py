@@ -9,8 +9,18 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_binary, check_matrix
-from ._base import (EventModel, ParamTable, column_sum, feature_smoothing, freeze, log_dot, matmul, param_matrix,
-                    safe_log, weighted_log_sum)
+from ._base import (
+    EventModel,
+    ParamTable,
+    column_sum,
+    feature_smoothing,
+    freeze,
+    log_dot,
+    matmul,
+    param_matrix,
+    safe_log,
+    weighted_log_sum,
+)
 
 __all__ = ["BernoulliModel", "bernoulli_log_likelihood", "bernoulli_beta", "binarize"]
 

@@ -8,8 +8,19 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_matrix, check_non_negative
-from ._base import (EventModel, ParamTable, check_columns_sum_to_one, column_sum, feature_smoothing, freeze, log_dot,
-                    matmul, param_matrix, safe_log, weighted_log_sum)
+from ._base import (
+    EventModel,
+    ParamTable,
+    check_columns_sum_to_one,
+    column_sum,
+    feature_smoothing,
+    freeze,
+    log_dot,
+    matmul,
+    param_matrix,
+    safe_log,
+    weighted_log_sum,
+)
 
 __all__ = ["MultinomialModel", "multinomial_log_likelihood", "multinomial_beta"]
 

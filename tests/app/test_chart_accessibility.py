@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import numpy as np
 import plotly.graph_objects as go
@@ -22,10 +21,9 @@ import pytest
 from plotly.subplots import make_subplots
 from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT
 from dashboard.charts import theme
 from dashboard.ui import figures
-
+from kit import ROOT
 
 # ---- the WCAG 2.1 contrast ratio, from its definition ------------------------------------------------------
 
@@ -238,8 +236,8 @@ def test_summary_and_name_read_from_the_figure():
 def _page():
     import plotly.graph_objects as go
     import streamlit as st
-    from dashboard.ui import figures
 
+    from dashboard.ui import figures
     from dashboard.ui.derive import plot_text
 
     name = "**bold** <b>tag</b> $x$"

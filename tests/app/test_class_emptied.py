@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT
 from dashboard.lesson.panels import class_emptied
+from kit import ROOT
 
 APP = str(ROOT / "dashboard" / "app.py")
 
@@ -84,13 +84,12 @@ def test_default_lesson_and_multinomial_never_empty_a_class():
 
 
 def _hostile_names_script():
-    import numpy as np
     import streamlit as st
 
     import nbcore
+    from dashboard.lesson.panels import class_emptied
     from dashboard.ui import controls, state
     from nblab.frame import Frame
-    from dashboard.lesson.panels import class_emptied
     from nblab.prepare import Prepared
 
     state.init()

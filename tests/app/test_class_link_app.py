@@ -11,7 +11,8 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT, page_text
+from kit import ROOT
+from kit.apptest import page_text
 
 APP = str(ROOT / "dashboard" / "app.py")
 QUERY = {"dataset": "toy_spam", "hidden": "50", "lam": "1", "init": "labeled"}

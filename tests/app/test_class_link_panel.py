@@ -112,6 +112,7 @@ def test_the_state_with_its_history_is_one_the_class_store_accepts(lr):
 def test_changed_text_settings_do_not_travel_and_the_teacher_is_told_so():
     """The class's pages read a shipped set with its own text settings: a lesson with others would disagree."""
     import dataclasses
+
     from nbcore.data import DEFAULT_PIPELINES
     p = DEFAULT_PIPELINES["sms_spam"]
     cfg = DataConfig(dataset="sms_spam", model="bernoulli", hidden_pct=99, init="labeled", seed=0,

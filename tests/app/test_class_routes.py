@@ -14,11 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import streamlit_server
-
 from dashboard import classroom as C
 from dashboard.classroom import store as CS
-from dashboard.data import store as S
+from kit.server import streamlit_server
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 CSV = b"text,label\n" + b"".join(b"win cash now %d,spam\nsee you at lunch %d,ham\n" % (i, i) for i in range(30))

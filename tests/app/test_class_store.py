@@ -252,8 +252,9 @@ def test_peek_answers_from_the_cache_only(store):
 # ---- the λ history a state may carry ([[t, λ], ...]) ------------------------------------------------------------
 
 def test_a_lambda_history_is_kept_and_served():
-    from dashboard.classroom.store import clean_state, state_bytes
     import json as _json
+
+    from dashboard.classroom.store import clean_state, state_bytes
     st = clean_state({"data": "toy_spam", "settings": {"lam": 0.3}, "t": 7, "lams": [[0, 1], [6, 0.3]]})
     assert st["lams"] == [[0, 1.0], [6, 0.3]]
     served = _json.loads(state_bytes("AbCdEfGhIjKlMnOp", 4, _json.dumps(st)))

@@ -1,8 +1,8 @@
 """The class link in the deployment (deploy/nblab_deploy.py: 2 app processes running dashboard/server.py behind
 HAProxy, the store on PostgreSQL): a class opened through the store is served by both processes (each
 port directly, and through the proxy without any cookie), follows a publish on every process, and
-survives a restart of one app process; and students in Chromium, with every WebSocket refused, follow it
-through the proxy."""
+survives a restart of one app process. Students in Chromium following it through the proxy with every
+WebSocket refused: tests/browser/test_deploy_proxy.py."""
 from __future__ import annotations
 
 import json
@@ -10,7 +10,6 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -18,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, free_port
-from deploy_kit import DEPLOY, require_deploy_programs
+from kit import ROOT
+from kit.deploy import deployment as kit_deployment
+from kit.deploy import require_deploy_programs
 
 require_deploy_programs()
 pytest.importorskip("psycopg")
@@ -27,28 +27,8 @@ pytest.importorskip("psycopg")
 
 @pytest.fixture(scope="module")
 def deployment():
-    state = tempfile.mkdtemp(prefix="nblab_deploy_class_")
-    port = free_port()
-    cmd = [sys.executable, str(DEPLOY), "start", "--processes", "2", "--port", str(port), "--bind", "127.0.0.1",
-           "--state-dir", state, "--quiet"] + (["--allow-root"] if os.geteuid() == 0 else [])
-    r = subprocess.run(cmd, cwd=str(ROOT), capture_output=True, text=True, timeout=240)
-    extra: list[subprocess.Popen] = []
-    try:
-        if r.returncode != 0:
-            pytest.fail(f"deploy start failed ({r.returncode}): {r.stderr[-2000:]}", pytrace=False)
-        info = json.loads((Path(state) / "state.json").read_text())
-        info["extra"] = extra
+    with kit_deployment("nblab_deploy_class_") as info:
         yield info
-    finally:
-        for p in extra:   # the restarted app process this test started itself
-            if p.poll() is None:
-                p.terminate()
-                try:
-                    p.wait(10)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-        subprocess.run([sys.executable, str(DEPLOY), "stop", "--purge", "--state-dir", state], cwd=str(ROOT),
-                       capture_output=True, timeout=120)
 
 
 def get(url: str, headers: dict | None = None, timeout: float = 30) -> tuple[int, dict, bytes]:
@@ -161,47 +141,3 @@ def get_ok(url: str) -> bool:
         return get(url, timeout=2)[0] == 200
     except OSError:
         return False
-
-
-def test_students_follow_through_the_proxy_in_chromium_with_websockets_refused(deployment):
-    """Three students (two desktops, a phone) open the class link through HAProxy on two processes, in browsers
-    that refuse every WebSocket: the lab draws, follows two publishes, and no WebSocket is ever tried."""
-    import re
-
-    from browser_kit import ARGS, CHROMIUM, require_chromium
-    from dashboard import classroom as C
-
-    sync_api = require_chromium()
-    store = _store(deployment["store_url"])
-    try:
-        cid, key = C.open_class("toy_spam", {"settings": {"hidden": 50, "lam": 1.0, "init": "labeled"}, "t": 1},
-                                store=store)
-        link = f"{deployment['url']}/class/{cid}"
-        with sync_api.sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-            try:
-                pages, sockets, errors = [], [], []
-                for viewport in ({"width": 1280, "height": 800}, {"width": 1280, "height": 800},
-                                 {"width": 390, "height": 844}):
-                    ctx = browser.new_context(viewport=viewport)   # each its own cookies: any process may answer
-                    page = ctx.new_page()
-                    page.on("websocket", lambda ws: sockets.append(ws.url))
-                    page.on("pageerror", lambda e: errors.append(str(e)))
-                    page.route_web_socket(re.compile(".*"), lambda ws: ws.close())
-                    page.goto(link, wait_until="domcontentloaded")
-                    pages.append(page)
-                for page in pages:
-                    page.wait_for_function("() => window.__nblab && __nblab.lab && __nblab.follow"
-                                           " && __nblab.follow.applied >= 1 && __nblab.lab.t === 1", timeout=120_000)
-                    assert page.locator(".lab-chart .js-plotly-plot").count() >= 2
-                for t, v in ((3, 2), (4, 3)):
-                    assert C.publish(cid, key, {"settings": {"hidden": 50, "lam": 1.0, "init": "labeled"}, "t": t},
-                                     store=store) == v
-                    for page in pages:
-                        page.wait_for_function(f"() => __nblab.lab.t === {t} && __nblab.follow.applied === {v}",
-                                               timeout=30_000)
-                assert sockets == [] and errors == []
-            finally:
-                browser.close()
-    finally:
-        store.close()

@@ -8,7 +8,7 @@ import tempfile
 
 import pytest
 
-from conftest import ROOT
+from kit import ROOT
 
 DEPLOY = ROOT / "deploy" / "nblab_deploy.py"
 

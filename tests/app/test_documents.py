@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
+from dashboard.data.upload_columns import ColumnChoice, columns_frame, read_upload
 from dashboard.lesson.panels.documents import confusion_frame, document_texts, documents_frame
 from nbcore import get_model
-from dashboard.data.upload_columns import ColumnChoice, columns_frame, read_upload
 from nbcore.data import DataError
 
 P_PREV = np.array([[0.9, 0.1], [0.4, 0.6], [0.2, 0.8], [0.7, 0.3], [0.5, 0.5]])

@@ -15,9 +15,10 @@ import pytest
 import streamlit
 from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT, chart_specs
 from dashboard import pages
 from dashboard.serve import early
+from kit import ROOT
+from kit.apptest import chart_specs
 
 STATIC = Path(streamlit.__file__).parent / "static"
 SOURCES = {"bundle": "app/static/plotly-nbem.min.js.gz", "chunk": "static/js/PlotlyChart.abc.js"}

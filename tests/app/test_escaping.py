@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT, chart_specs, spec_strings
+from kit import ROOT
+from kit.apptest import chart_specs, spec_strings
 
 APP = str(ROOT / "dashboard" / "app.py")
 
@@ -26,7 +27,8 @@ APP = str(ROOT / "dashboard" / "app.py")
 
 
 def test_md_escape_hand_written():
-    from dashboard.ui.derive import JOINER as J, md_escape
+    from dashboard.ui.derive import JOINER as J
+    from dashboard.ui.derive import md_escape
 
     assert md_escape("![px](http://host/x.png)") == r"\!\[px\]\(http" + J + r"\://host/x.png\)"
     assert md_escape("**bold**") == r"\*\*bold\*\*"

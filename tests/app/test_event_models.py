@@ -13,8 +13,8 @@ from sklearn.naive_bayes import BernoulliNB, MultinomialNB
 from streamlit.testing.v1 import AppTest
 
 import nbcore
-from conftest import ROOT
 from dashboard.charts import event_models as event_models_charts
+from kit import ROOT
 
 APP = str(ROOT / "dashboard" / "app.py")
 
@@ -186,7 +186,7 @@ def test_label_budget_both_models_on_text(sms):
     at.select_slider(key="lb_range").set_value((8, 64)).run()
     at.button(key="lb_go").click().run()
     assert not at.exception, at.exception
-    key, rows = at.session_state["lb"].config, at.session_state["lb"].value
+    rows = at.session_state["lb"].value
     assert {(r["model"], r["n_labelled"]) for r in rows} == {(m, n) for m in ("bernoulli", "multinomial")
                                                              for n in (8, 16, 32, 64)}
     # the same curve computed here on scikit-learn's matrices: word counts for the multinomial,

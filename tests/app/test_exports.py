@@ -2,10 +2,10 @@
 Streamlit's own table export (which writes cells as they are) is turned off."""
 import csv
 import io
-import tomllib
 from pathlib import Path
 
 import pandas as pd
+import tomllib
 from streamlit.testing.v1 import AppTest
 
 from dashboard.ui import derive
@@ -51,8 +51,8 @@ def test_documents_download_of_an_upload_with_formula_texts_and_labels_is_neutra
     assert not at.exception and not at.error
     run, prep = at.session_state["lesson"].run, at.session_state["lesson"].prep
     # the documents button's content, made by the same call the button makes
-    from dashboard.lesson.panels import documents  # noqa: F401
     from dashboard.lesson import metrics  # noqa: F401
+    from dashboard.lesson.panels import documents  # noqa: F401
     rows_hidden = [int(i) for i in prep.score_mask.nonzero()[0]]
     import numpy as np
     frame = documents.documents_frame(np.asarray(run.predict_proba(t=1)), np.asarray(run.predict_proba(t=0)),

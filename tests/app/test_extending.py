@@ -20,9 +20,9 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT
-from recipe_kit import (PAGE_DEFAULT, PAGE_HI, PAGE_KEY, add_data_set, add_page, add_panel, alpha_text,
-                        copy_repo as _copy)
+from kit import ROOT
+from kit.recipe import PAGE_DEFAULT, PAGE_HI, PAGE_KEY, add_data_set, add_page, add_panel, alpha_text
+from kit.recipe import copy_repo as _copy
 
 APP = str(ROOT / "dashboard" / "app.py")
 

@@ -154,8 +154,8 @@ def test_the_waiting_notice_is_shown_while_a_job_waits():
 def test_a_client_over_its_session_limit_gets_a_short_page(monkeypatch):
     from streamlit.testing.v1 import AppTest
 
-    from conftest import ROOT
     from dashboard import serve
+    from kit import ROOT
 
     monkeypatch.setenv("NBLAB_SESSIONS_PER_CLIENT", "2")
     monkeypatch.setattr(serve, "_SESSIONS", {"s1": "address:unknown", "s2": "address:unknown"})
@@ -173,8 +173,8 @@ def test_a_client_over_its_session_limit_gets_a_short_page(monkeypatch):
 def test_uploads_per_client_are_capped(monkeypatch):
     from streamlit.testing.v1 import AppTest
 
-    from conftest import ROOT
     from dashboard import serve
+    from kit import ROOT
 
     monkeypatch.setenv("NBLAB_UPLOADS_PER_CLIENT", "1")
     monkeypatch.setattr(serve, "_SESSIONS", {"s1": "address:unknown"})
@@ -193,9 +193,9 @@ def test_the_event_model_advice_on_an_upload_is_heavy_work(monkeypatch):
     slow every other student's Step."""
     from streamlit.testing.v1 import AppTest
 
-    from conftest import ROOT
     from dashboard import serve
     from dashboard.serve import offload
+    from kit import ROOT
     from nblab import advice
 
     held = []
@@ -261,7 +261,7 @@ def test_a_freed_run_sized_array_goes_back_to_the_system_at_once():
     import subprocess
     import sys
 
-    from conftest import ROOT
+    from kit import ROOT
 
     def given_back(mode):
         out = subprocess.run([sys.executable, "-c", _FREED_BIG_BLOCK, str(ROOT), mode], env={"PATH": "/usr/bin:/bin"},

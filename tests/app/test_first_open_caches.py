@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT
+from kit import ROOT
 
 APP = str(ROOT / "dashboard" / "app.py")
 
@@ -25,9 +25,9 @@ APP = str(ROOT / "dashboard" / "app.py")
 
 def test_warming_builds_the_lesson_a_new_visitor_opens():
     """The run warm.py builds is the lesson page's own first run: same settings, same numbers."""
+    from dashboard.data import datasets
     from dashboard.ui import warm
     from nblab import prepare as prep_mod
-    from dashboard.data import datasets
 
     at = AppTest.from_file(APP, default_timeout=180)
     at.run()
@@ -80,7 +80,7 @@ def test_start_is_once_per_process_and_can_be_turned_off(monkeypatch):
 def test_a_fresh_server_warms_itself():
     """dashboard/server.py starts the warming when the server starts: its log says so, and the warming
     finished without an error, before any page was asked for."""
-    from conftest import streamlit_server
+    from kit.server import streamlit_server
 
     with streamlit_server() as srv:
         deadline = time.time() + 240
@@ -174,6 +174,7 @@ def test_the_build_has_every_trace_type_it_is_given():
     """TRACES names only trace types the build says it has (its banner: "plotly.js vX (traces: ...)")."""
     import gzip
     import re
+
     from dashboard.ui import lean_chart
 
     js = gzip.decompress((ROOT / "dashboard" / "static" / "plotly-nbem.min.js.gz").read_bytes()).decode("utf-8", "replace")

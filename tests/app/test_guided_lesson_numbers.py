@@ -18,9 +18,9 @@ from sklearn.naive_bayes import BernoulliNB, MultinomialNB
 from streamlit.testing.v1 import AppTest
 
 import nbcore
-from conftest import ROOT
-from dashboard.lesson import guided as lessons
 from dashboard import pages
+from dashboard.lesson import guided as lessons
+from kit import ROOT
 
 APP = str(ROOT / "dashboard" / "app.py")
 PCT = re.compile(r"(\d+(?:\.\d+)?) %")

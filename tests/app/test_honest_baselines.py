@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT
 from dashboard.charts import lesson as lesson_charts
 from dashboard.lesson.panels import em_drift
+from kit import ROOT
 from nblab import advice, numbers
 from nblab.defaults import DEFAULTS
 from nblab.outcome import lesson_outcome
@@ -270,7 +270,7 @@ def open_view(page: str, **query) -> AppTest:
 
 def test_side_by_side_draws_and_names_every_baseline():
     import nbcore
-    from conftest import chart_with
+    from kit.apptest import chart_with
     from nbcore import baselines
     from nblab.outcome import CV_LAMBDAS
     at = open_view("side_by_side")
@@ -308,7 +308,7 @@ def test_the_label_budget_curve_carries_the_other_baselines():
     at = open_view("budget")
     at.button(key="lb_go").click().run()
     assert not at.exception, at.exception
-    from conftest import chart_with
+    from kit.apptest import chart_with
     spec = chart_with(at, "supervised NB, λ by leave-one-out")
     assert "majority class" in [d.get("name") for d in spec["data"]]
     assert "**Against the best supervised baseline**" in markdown(at)

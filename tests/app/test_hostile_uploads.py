@@ -27,7 +27,6 @@ from __future__ import annotations
 import asyncio
 import codecs
 import io
-import math
 import re
 import sys
 import time
@@ -47,9 +46,9 @@ if str(ROOT) not in sys.path:
 APP = str(ROOT / "dashboard" / "app.py")
 
 import nbcore  # noqa: E402
+from kit.apptest import page_text  # noqa: E402
+from kit.server import streamlit_server  # noqa: E402
 from nbcore.data import DataError  # noqa: E402
-from conftest import page_text, streamlit_server  # noqa: E402
-
 from nblab import limits  # noqa: E402
 
 MAX_BYTES = limits.UPLOAD_MAX_BYTES
@@ -181,6 +180,7 @@ def uploads():
 
 def _fresh_state(uploads):
     import streamlit as st_
+
     from dashboard.ui import state
     sentinel = object()
     for k in list(st_.session_state.keys()):
@@ -194,6 +194,7 @@ def _fresh_state(uploads):
 
 def _check_handle_upload(uploads, name: str, data: bytes):
     import streamlit as st_
+
     from dashboard.ui import state
     sentinel = _fresh_state(uploads)
     t0 = time.perf_counter()

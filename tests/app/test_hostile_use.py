@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT, chart_specs, chart_with, page_text, spec_strings
+from kit import ROOT
+from kit.apptest import chart_specs, chart_with, page_text, spec_strings
 
 APP = str(ROOT / "dashboard" / "app.py")
 
@@ -95,7 +96,8 @@ def test_gaussian_typed_values_with_one_bad_token_name_the_token():
 # ---- 7. URL values: the decisions (pure functions) -----------------------------------------
 
 def test_url_decisions_snap_clamp_and_explain():
-    from dashboard.ui import controls, urlguard as ug
+    from dashboard.ui import controls
+    from dashboard.ui import urlguard as ug
 
     lam = ug.Grid(controls.LAMBDAS, 1.0, controls.fmt_lam)
     d = lam.decide("lam", ["0.5"])          # between 0.3 and 1 -> nearest on a log scale: 0.3

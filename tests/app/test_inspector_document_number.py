@@ -6,7 +6,7 @@ from __future__ import annotations
 from streamlit.testing.v1 import AppTest
 
 import nbcore
-from conftest import ROOT
+from kit import ROOT
 
 APP = str(ROOT / "dashboard" / "app.py")
 

@@ -11,7 +11,7 @@ from sklearn.naive_bayes import MultinomialNB
 from streamlit.testing.v1 import AppTest
 
 import nbcore
-from conftest import ROOT
+from kit import ROOT
 
 APP = str(ROOT / "dashboard" / "app.py")
 GERMAN = "Alle Menschen sind frei und gleich an Würde und Rechten geboren."

@@ -15,7 +15,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import nbcore
-from conftest import ROOT
+from kit import ROOT
 
 APP = str(ROOT / "dashboard" / "app.py")
 LESSON = {"dataset": "synthetic_spam", "hidden": "90", "lam": "1", "init": "labeled", "tol": "1e-06"}
@@ -144,6 +144,7 @@ def test_the_downloads_are_named_after_the_iterations_they_hold(monkeypatch):
 def _player_lesson(monkeypatch):
     """A session's lesson with the browser player on (no Streamlit run): synthetic_spam, 90 % hidden, at t = 0."""
     import streamlit as st
+
     from dashboard.lesson import player, session
     from dashboard.ui import state
     monkeypatch.setattr(st, "session_state", {}, raising=False)

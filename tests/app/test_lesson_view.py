@@ -1,14 +1,14 @@
 """The lesson page under streamlit.testing (no browser)."""
 from __future__ import annotations
 
-import re
 import time
 
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT, chart_with
+from kit import ROOT
+from kit.apptest import chart_with
 from nblab.defaults import DEFAULTS
 
 APP = str(ROOT / "dashboard" / "app.py")

@@ -45,7 +45,7 @@ def test_a_link_past_convergence_stops_where_em_stops_and_says_so():
 
 
 def _notices(at) -> str:
-    from conftest import page_text
+    from kit.apptest import page_text
     return page_text(at)
 
 

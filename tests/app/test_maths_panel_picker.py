@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT
 from dashboard.lesson.panels import maths
+from kit import ROOT
 
 APP = str(ROOT / "dashboard" / "app.py")
 

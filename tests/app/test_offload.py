@@ -56,7 +56,7 @@ def test_an_upload_is_parsed_outside_the_server_process(monkeypatch):
     from streamlit.testing.v1 import AppTest
 
     import nbcore
-    from conftest import ROOT
+    from kit import ROOT
 
     def broken(*a, **k):
         raise RuntimeError("parsed in the server process")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 import re
 
-from conftest import ROOT
+from kit import ROOT
 
 
 def _screenshot_views():

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT
+from kit import ROOT
 
 APP = str(ROOT / "dashboard" / "app.py")
 LESSON = {"dataset": "synthetic_spam", "hidden": "90", "lam": "1", "init": "labeled", "tol": "1e-06"}

@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 
 import nbcore
-from nblab.defaults import DEFAULTS
-from conftest import ROOT
 from dashboard.charts import lesson as lesson_charts
-from dashboard.ui import derive
 from dashboard.lesson.player import payload as pl
+from dashboard.ui import derive
+from kit import ROOT
+from nblab.defaults import DEFAULTS
 
 
 def _json_data(raw: str):
@@ -301,12 +301,13 @@ def test_the_players_accuracy_charts_use_the_sessions_baselines_computed_once(mo
     the run alone gives (nblab.outcome.run_reference, what the offline lesson uses), with the
     leave-one-out choice of λ computed once on a first open, not again for each chart."""
     from streamlit.testing.v1 import AppTest
+
+    from dashboard.lesson import specs
+    from dashboard.lesson.player import _strip_template
     from nbcore import baselines
     from nblab import numbers
     from nblab.numbers import score
     from nblab.outcome import run_reference
-    from dashboard.lesson import specs
-    from dashboard.lesson.player import _strip_template
 
     calls = []
     real = baselines.loo_scores

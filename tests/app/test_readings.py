@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import nbcore
-from conftest import ROOT
+from kit import ROOT
 
 APP = str(ROOT / "dashboard" / "app.py")
 TEXT = "text,label\n" + "".join(f"word{i % 5} thing {i},{['spam', 'ham', 'NaN', 'nan', 'NA', 'null', '', 'N/A'][i % 8]}\n"

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT
+from kit import ROOT
 
 APP = str(ROOT / "dashboard" / "app.py")
 

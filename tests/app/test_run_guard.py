@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT
 from dashboard.lesson import run_guard
+from kit import ROOT
 
 APP = str(ROOT / "dashboard" / "app.py")
 LESSON = {"dataset": "synthetic_spam", "hidden": "90", "lam": "1", "init": "labeled", "tol": "1e-06"}

@@ -5,8 +5,8 @@ import io
 import pytest
 
 import nbcore
-from nblab import limits
 from dashboard.data import upload_columns, uploads
+from nblab import limits
 
 
 def _text_csv(n_words: int) -> bytes:
@@ -144,7 +144,7 @@ def test_a_run_keeps_at_most_the_iterations_its_budget_holds_and_says_so(monkeyp
             break
         b.click().run()
     assert at.session_state["lesson"].run.current.iteration == cap
-    from conftest import page_text
+    from kit.apptest import page_text
     assert f"Stopped at t = {cap}: the most iterations this server keeps" in page_text(at)
 
 

@@ -21,8 +21,9 @@ from pathlib import Path
 
 import pytest
 
+from kit.apptest import page_text  # noqa: E402
+from kit.server import streamlit_server  # noqa: E402
 from nblab.defaults import DEFAULTS
-from conftest import page_text, streamlit_server  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "dashboard" / "app.py")
@@ -287,7 +288,7 @@ def test_two_websocket_sessions_on_one_server(server):
             assert "upload" not in list(b.widget("dataset").proto.options)
             status = [t for t in b.texts if t.startswith("**Status:**")]
             assert status and "t = 0" in status[-1], status
-            from nblab.defaults import DEFAULTS   # B still sees the default lesson's settings
+            from nblab.defaults import DEFAULTS  # B still sees the default lesson's settings
             assert any(f"{DEFAULTS['hidden']}% labels hidden" in t for t in b.texts), b.texts
             return a_status
         finally:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from conftest import ROOT
+from kit import ROOT
 
 
 def test_each_session_key_is_declared_once_with_its_default():

@@ -1,5 +1,5 @@
 """The shared-data-set store (dashboard/store): the same suite against SQLite and a real
-PostgreSQL server (tests/pg_cluster.py starts a throwaway one; never a mock).
+PostgreSQL server (tests/kit/pg.py starts a throwaway one; never a mock).
 
 Numbers are checked against what they must be independently of the store's code:
 SHA-256 from hashlib, sizes from len(), eviction order from the order of use.
@@ -17,9 +17,9 @@ import textwrap
 
 import pytest
 
-from conftest import ROOT
 from dashboard.data import store as S
 from dashboard.data.store.sqlite import SQLiteStore
+from kit import ROOT
 
 CSV = b"text,label\nwin money now,spam\nlunch at noon,ham\nfree money,\n"
 KB = 1024
@@ -44,7 +44,7 @@ def make(request, tmp_path):
     opened = []
     if request.param == "postgresql":
         url = request.getfixturevalue("pg_url")
-        from pg_cluster import drop_tables
+        from kit.pg import drop_tables
         drop_tables(url)
     else:
         url = "sqlite:///" + str(tmp_path / "store" / "shares.sqlite3")

@@ -1,7 +1,7 @@
 """The shared-data store when its database fails: how long a page waits, how soon it works
 again, what the user is told and what the server log gets.
 
-PostgreSQL is a real throwaway server of its own (tests/pg_cluster.py), stopped and started
+PostgreSQL is a real throwaway server of its own (tests/kit/pg.py), stopped and started
 again inside the test; an unresponsive server is a TCP socket that accepts and never answers.
 Times are checked against the budget a page may spend (about the 2 s connect timeout), measured
 with time.monotonic() around the call.
@@ -54,7 +54,7 @@ def own_pg():
     pytest.importorskip("psycopg")
     if os.environ.get("NBLAB_TEST_PG_URL"):
         pytest.skip("stops and starts its own server; NBLAB_TEST_PG_URL names a shared one")
-    from pg_cluster import _as_owner, cluster, pg_bindir
+    from kit.pg import _as_owner, cluster, pg_bindir
     with cluster("nblab_faults") as url:
         q = parse_qs(urlparse(url).query)
         tmp, port = Path(q["host"][0]), q["port"][0]
@@ -120,8 +120,9 @@ def test_class_link_while_postgresql_is_down_then_back(own_pg, monkeypatch):
     short message quickly, and the same link opens the data set as soon as the database is back."""
     from streamlit.testing.v1 import AppTest
 
-    from conftest import ROOT, page_text
     from dashboard.data import sharing
+    from kit import ROOT
+    from kit.apptest import page_text
     url, stop, start = own_pg
     made = S.open_store(url)
     r = made.put("lesson.csv", CSV + b"lunch at one,ham\nwin a prize,spam\nfree money now,\n", owner="teacher")

@@ -1,7 +1,7 @@
 """Sharing an upload with the class by one link, under streamlit.testing.
 
 Every test runs against the default SQLite store and against a real PostgreSQL server
-(tests/pg_cluster.py). The store is emptied between tests; the per-process caches of
+(tests/kit/pg.py). The store is emptied between tests; the per-process caches of
 dashboard/data/sharing.py (the opened store, the parsed files) are cleared too, as a fresh
 server process would have them.
 """
@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT, page_text
 from dashboard.data import store as S
+from kit import ROOT
+from kit.apptest import page_text
 
 APP = str(ROOT / "dashboard" / "app.py")
 
@@ -33,7 +34,7 @@ def store_url(request, tmp_path, monkeypatch):
     from dashboard.data import sharing
     if request.param == "postgresql":
         url = request.getfixturevalue("pg_url")
-        from pg_cluster import drop_tables
+        from kit.pg import drop_tables
         drop_tables(url)
         monkeypatch.setenv("NBLAB_STORE_URL", url)
     else:
@@ -448,6 +449,7 @@ def test_share_button_states_the_new_limits(store_url):
 
 def test_corrupt_store_says_damaged_without_retry_or_path(tmp_path, monkeypatch, caplog):
     import logging
+
     from dashboard.data import sharing
     store_dir = tmp_path / "secret-server-dir"
     store_dir.mkdir()

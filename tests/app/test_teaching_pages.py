@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT
+from kit import ROOT
 
 APP = str(ROOT / "dashboard" / "app.py")
 
@@ -154,7 +154,7 @@ def test_label_switching_matching_never_lowers_accuracy():
 def test_label_budget_curve():
     at = open_view("budget")
     ok(at.button(key="lb_go").click().run())
-    key, rows = at.session_state["lb"].config, at.session_state["lb"].value
+    rows = at.session_state["lb"].value
     assert {r["n_labelled"] for r in rows} == {2, 4, 8, 16, 32, 64, 128, 256}
     assert len(rows) == 8 * 3
     # with 2 labels EM (reading the 598 unlabelled documents) beats supervised NB on average
@@ -231,8 +231,8 @@ def test_guided_lessons_links_and_narrative():
 
 
 def test_lesson_view_shows_the_narrative_of_guided_lessons_1_and_2():
-    from dashboard.lesson import guided as lessons
     from dashboard import pages
+    from dashboard.lesson import guided as lessons
 
     for lesson_id, title in (("supervised", "Guided lesson 1"), ("hide", "Guided lesson 2")):
         lesson = lessons.BY_ID[lesson_id]

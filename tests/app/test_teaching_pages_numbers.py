@@ -11,7 +11,8 @@ from scipy import stats
 from streamlit.testing.v1 import AppTest
 
 import nbcore
-from conftest import ROOT, chart_with
+from kit import ROOT
+from kit.apptest import chart_with
 
 APP = str(ROOT / "dashboard" / "app.py")
 

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT, page_text
+from kit import ROOT
+from kit.apptest import page_text
 from nblab.defaults import DEFAULTS
 from nblab.outcome import lesson_outcome
 

@@ -9,8 +9,8 @@ import re
 
 from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT
 from dashboard.data import upload_columns as uc
+from kit import ROOT
 from nbcore.data import guess_columns
 
 APP = str(ROOT / "dashboard" / "app.py")

@@ -12,7 +12,7 @@ import sys
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT
+from kit import ROOT
 
 APP = str(ROOT / "dashboard" / "app.py")
 WRAPPERS = ("slider", "number_input", "select_slider", "selectbox", "radio", "toggle", "text_input",

@@ -12,8 +12,8 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from kit import ROOT
 from nblab.defaults import DEFAULTS
-from conftest import ROOT
 
 APP = str(ROOT / "dashboard" / "app.py")
 
@@ -60,7 +60,8 @@ def test_a_slider_refuses_what_is_not_a_plain_number_and_says_what_it_used(s):
 
 @pytest.mark.parametrize("s", NOT_URL_NUMBERS)
 def test_the_lambda_grid_refuses_what_is_not_a_plain_number(s):
-    from dashboard.ui import controls, urlguard as ug
+    from dashboard.ui import controls
+    from dashboard.ui import urlguard as ug
 
     lam = ug.Grid(controls.LAMBDAS, 1.0, controls.fmt_lam)
     d = lam.decide("lam", [s])
@@ -90,7 +91,8 @@ def test_plain_numbers_are_still_read_as_written(s, want):
 
 
 def test_tiny_and_subnormal_but_representable_lambdas_are_not_refused():
-    from dashboard.ui import controls, urlguard as ug
+    from dashboard.ui import controls
+    from dashboard.ui import urlguard as ug
 
     lam = ug.Grid(controls.LAMBDAS, 1.0, controls.fmt_lam)
     # 1e-310 is a (subnormal) float, not 0: it is a number, just not on the slider

@@ -12,8 +12,8 @@ from sklearn.naive_bayes import BernoulliNB, MultinomialNB
 from streamlit.testing.v1 import AppTest
 
 import nbcore
-from conftest import ROOT
 from dashboard.charts import event_models as event_models_charts
+from kit import ROOT
 from nbcore.text import TextPipeline, vectorize
 
 APP = str(ROOT / "dashboard" / "app.py")

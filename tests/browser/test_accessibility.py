@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_kit import module_fixtures, require_chromium, wait_idle
+from kit.browser import require_chromium, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -35,7 +35,6 @@ AXE_JS = """async (tags) => {
     nodes: v.nodes.slice(0, 4).map(x => x.target.join(' ') + ' :: ' + (x.failureSummary || '').slice(0, 160)) }));
 }"""
 
-server, browser = module_fixtures()
 
 
 def _pages():

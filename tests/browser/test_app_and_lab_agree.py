@@ -30,8 +30,7 @@ import re
 import numpy as np
 import pytest
 
-from conftest import streamlit_server
-from browser_kit import ARGS, CHROMIUM, require_chromium, wait_idle
+from kit.browser import require_chromium, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -370,20 +369,6 @@ def lab_maths(page) -> dict:
 
 
 # ---- fixtures ------------------------------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def server():
-    with streamlit_server(timeout=120.0) as srv:
-        yield srv.url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield b
-        b.close()
-
 
 @pytest.fixture(scope="module")
 def lab_pages(tmp_path_factory):

@@ -23,8 +23,8 @@ import re
 
 import pytest
 
-from conftest import ROOT
-from browser_kit import ITER_JS, module_fixtures, require_chromium, wait_idle
+from kit import ROOT
+from kit.browser import ITER_JS, require_chromium, wait_idle
 from nblab.defaults import LAMBDAS
 
 pytestmark = pytest.mark.browser
@@ -36,7 +36,6 @@ SHOTS = ROOT / "artifacts" / "screenshots" / "class"
 QUERY = "/?dataset=toy_spam&hidden=50&lam=1&init=labeled"
 SETTINGS = dict(hidden=50, lam=1.0, init="labeled", seed=0)
 
-server, browser = module_fixtures()
 
 
 def teacher_iteration(page, n: int) -> None:

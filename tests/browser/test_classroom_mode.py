@@ -9,11 +9,10 @@ Skipped when /usr/bin/chromium is missing, unless env CI is set (then it fails).
 """
 from __future__ import annotations
 
-
 import pytest
 
-from conftest import ROOT
-from browser_kit import module_fixtures, require_chromium
+from kit import ROOT
+from kit.browser import require_chromium
 
 SHOTS = ROOT / "artifacts" / "screenshots" / "classroom"
 
@@ -69,7 +68,6 @@ def _url(server: str, name: str, page) -> str:
     return f"{server}/{path}?classroom=true" + RUN_FIRST.get(name, ("", ""))[1]
 
 
-server, browser = module_fixtures()
 
 
 def _settle(page) -> None:

@@ -19,7 +19,7 @@ import os
 
 import pytest
 
-from browser_kit import module_fixtures, require_chromium
+from kit.browser import require_chromium
 
 pytestmark = pytest.mark.browser
 
@@ -141,7 +141,6 @@ def _url(server: str, name: str, page) -> str:
     return f"{server}/{path}?classroom=true" + RUN_FIRST.get(name, ("", ""))[1]
 
 
-server, browser = module_fixtures()
 
 
 def _settle(page) -> None:

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, streamlit_server
+from kit import ROOT
+from kit.server import streamlit_server
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -35,11 +36,11 @@ NAV_LABELS = ["Watch EM learn", "Guided lessons", "Posterior inspector", "The sy
 FILE_NAMES = ["lesson", "trap", "guided", "inspector", "side_by_side", "side by side"]
 
 
-def test_deep_link_is_the_first_request_of_a_fresh_server():
+def test_deep_link_is_the_first_request_of_a_fresh_server(browser):
     assert not (ROOT / "dashboard" / "pages").exists(), \
         "a dashboard/pages/ folder switches Streamlit to pages-directory mode on a fresh server"
-    with streamlit_server() as srv, sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+    with streamlit_server() as srv:
+        page = None
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             # nothing but /_stcore/health has been asked of this server so far
@@ -75,4 +76,5 @@ def test_deep_link_is_the_first_request_of_a_fresh_server():
             assert "trap_start=random" in page.url and "trap_labels=3" in page.url
             assert page.locator('[data-testid="stException"]').count() == 0
         finally:
-            browser.close()
+            if page is not None:
+                page.close()

@@ -15,20 +15,15 @@ artifacts/screenshots/deploy_proxy_failed_*.png.
 from __future__ import annotations
 
 import http.client
-import json
-import os
 import re
-import subprocess
-import sys
-import tempfile
 import time
-from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, free_port
-from deploy_kit import DEPLOY, require_deploy_programs
-from browser_kit import ARGS, CHROMIUM, ITER_JS, require_chromium, wait_idle
+from kit import ROOT
+from kit.browser import ITER_JS, require_chromium, wait_idle
+from kit.deploy import deployment as kit_deployment
+from kit.deploy import require_deploy_programs
 
 pytestmark = pytest.mark.browser
 
@@ -47,29 +42,8 @@ CSV = (b"text,label\n"
 
 @pytest.fixture(scope="module")
 def deployment():
-    state = tempfile.mkdtemp(prefix="nblab_deploy_test_")
-    port = free_port()
-    cmd = [sys.executable, str(DEPLOY), "start", "--processes", "2", "--port", str(port), "--bind", "127.0.0.1",
-           "--state-dir", state, "--quiet"] + (["--allow-root"] if os.geteuid() == 0 else [])
-    r = subprocess.run(cmd, cwd=str(ROOT), capture_output=True, text=True, timeout=240)
-    try:
-        if r.returncode != 0:
-            pytest.fail(f"deploy start failed ({r.returncode}): {r.stderr[-2000:]}", pytrace=False)
-        info = json.loads((Path(state) / "state.json").read_text())
-        # the teachers' share key the deployment made and keeps beside its state (typed to share)
-        info["share_key"] = (Path(state) / "share_key").read_text().strip()
+    with kit_deployment("nblab_deploy_test_") as info:
         yield info
-    finally:
-        subprocess.run([sys.executable, str(DEPLOY), "stop", "--purge", "--state-dir", state], cwd=str(ROOT),
-                       capture_output=True, timeout=120)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield b
-        b.close()
 
 
 def _process_of(ctx) -> str | None:
@@ -190,3 +164,43 @@ def _flow(deployment, browser, pages):
     for ctx in (teacher_ctx, student_ctx):
         ctx.close()
     assert time.time() - t0 < 110
+
+
+def test_students_follow_a_class_through_the_proxy_with_websockets_refused(deployment, browser):
+    """Three students (two desktops, a phone) open the class link through HAProxy on two processes, in browsers
+    that refuse every WebSocket: the lab draws, follows two publishes, and no WebSocket is ever tried."""
+    from dashboard import classroom as C
+    from dashboard.data import store as S
+
+    store = S.open_store(deployment["store_url"])
+    contexts = []
+    try:
+        cid, key = C.open_class("toy_spam", {"settings": {"hidden": 50, "lam": 1.0, "init": "labeled"}, "t": 1},
+                                store=store)
+        link = f"{deployment['url']}/class/{cid}"
+        pages, sockets, errors = [], [], []
+        for viewport in ({"width": 1280, "height": 800}, {"width": 1280, "height": 800},
+                         {"width": 390, "height": 844}):
+            ctx = browser.new_context(viewport=viewport)   # each its own cookies: any process may answer
+            contexts.append(ctx)
+            page = ctx.new_page()
+            page.on("websocket", lambda ws: sockets.append(ws.url))
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.route_web_socket(re.compile(".*"), lambda ws: ws.close())
+            page.goto(link, wait_until="domcontentloaded")
+            pages.append(page)
+        for page in pages:
+            page.wait_for_function("() => window.__nblab && __nblab.lab && __nblab.follow"
+                                   " && __nblab.follow.applied >= 1 && __nblab.lab.t === 1", timeout=120_000)
+            assert page.locator(".lab-chart .js-plotly-plot").count() >= 2
+        for t, v in ((3, 2), (4, 3)):
+            assert C.publish(cid, key, {"settings": {"hidden": 50, "lam": 1.0, "init": "labeled"}, "t": t},
+                             store=store) == v
+            for page in pages:
+                page.wait_for_function(f"() => __nblab.lab.t === {t} && __nblab.follow.applied === {v}",
+                                       timeout=30_000)
+        assert sockets == [] and errors == []
+    finally:
+        for ctx in contexts:
+            ctx.close()
+        store.close()

@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from browser_kit import module_fixtures, require_chromium
+from kit.browser import require_chromium
 
 pytestmark = pytest.mark.browser
 sync_api = require_chromium()
-server, browser = module_fixtures()
 SHOTS = Path(os.environ.get("EM_SHOTS", "/tmp/em_shots"))
 
 ITERATIONS_JS = ("() => [...document.querySelectorAll('[data-testid=\"stMetric\"]')]"

@@ -24,8 +24,7 @@ import time
 
 import pytest
 
-from browser_kit import ITER_JS, module_fixtures, require_chromium
-
+from kit.browser import ITER_JS, require_chromium
 
 pytestmark = pytest.mark.browser
 
@@ -59,7 +58,6 @@ BUSY_SEEN_JS = """() => {
 }"""
 
 
-server, browser = module_fixtures()
 
 
 def settled_iteration(page, timeout: float = 180.0) -> int:

@@ -1,5 +1,5 @@
 """docs/extending.md's recipes in Chromium, with the browser player on (the default) and off: a copy
-of the repository with every recipe followed to the letter (tests/recipe_kit.py: a page, a lesson
+of the repository with every recipe followed to the letter (tests/kit/recipe.py: a page, a lesson
 panel, a data set, a built-in event model) runs under `streamlit run`.
 
 The panel (in ``lower_panels()``, holding a toggle) shows the iteration on screen: it follows a Step
@@ -17,9 +17,10 @@ import re
 
 import pytest
 
-from browser_kit import browser_fixture, require_chromium, wait_idle
-from conftest import ROOT, streamlit_server
-from recipe_kit import PAGE_HI, PAGE_KEY, add_data_set, add_event_model, add_page, add_panel, copy_repo
+from kit import ROOT
+from kit.browser import require_chromium, wait_idle
+from kit.recipe import PAGE_HI, PAGE_KEY, add_data_set, add_event_model, add_page, add_panel, copy_repo
+from kit.server import streamlit_server
 
 pytestmark = pytest.mark.browser
 
@@ -42,7 +43,6 @@ def server(tmp_path_factory):
         yield s.url
 
 
-browser = browser_fixture()
 
 
 def _open(browser, url):

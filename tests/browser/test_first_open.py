@@ -19,10 +19,9 @@ import sys
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from browser_kit import CHROMIUM, module_fixtures
-from conftest import ROOT, chart_specs
-
-server, browser = module_fixtures()
+from kit import ROOT
+from kit.apptest import chart_specs
+from kit.browser import CHROMIUM
 
 
 def test_benchmark_quick_run_gives_sane_output(tmp_path):

@@ -17,12 +17,11 @@ import numpy as np
 import pytest
 
 import nbcore
-from browser_kit import browser_fixture, require_chromium
-from conftest import streamlit_server
+from kit.browser import require_chromium
+from kit.server import streamlit_server
 
 pytestmark = pytest.mark.browser
 sync_api = require_chromium()
-browser = browser_fixture()
 
 SHOTS = Path(os.environ.get("NBLAB_SHOTS", "/tmp/shots-iter"))
 LONG = "dataset=synthetic_spam&hidden=90&lam=1&tol=1e-08&max_iter=40"

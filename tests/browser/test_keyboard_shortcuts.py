@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from conftest import ROOT, streamlit_server
-from browser_kit import ARGS, CHROMIUM, ITER_JS, require_chromium
+from kit import ROOT
+from kit.browser import ITER_JS, require_chromium
 
 SHOTS = ROOT / "artifacts" / "screenshots"
 
@@ -37,12 +37,11 @@ def wait_stable_iteration(page, timeout: float = 180.0) -> int:
     raise AssertionError(f"the iteration counter never settled (last {last})")
 
 
-def test_clicker_keys_drive_the_lesson():
+def test_clicker_keys_drive_the_lesson(server, browser):
     SHOTS.mkdir(parents=True, exist_ok=True)
-    with streamlit_server() as srv, sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        page = browser.new_page(viewport={"width": 1500, "height": 1800})
-        page.goto(srv.url + "/?dataset=toy_spam&hidden=50&lam=1&init=labeled", wait_until="domcontentloaded")
+    page = browser.new_page(viewport={"width": 1500, "height": 1800})
+    try:
+        page.goto(server + "/?dataset=toy_spam&hidden=50&lam=1&init=labeled", wait_until="domcontentloaded")
         wait_iteration(page, 0)
         page.get_by_text("Ready: t = 0").first.wait_for(timeout=180_000)
         page.mouse.click(5, 900)  # focus the page, not a widget
@@ -73,4 +72,5 @@ def test_clicker_keys_drive_the_lesson():
         page.get_by_text("Play / Pause").first.wait_for(timeout=30_000)
         page.wait_for_timeout(500)
         page.screenshot(path=str(SHOTS / "lesson_shortcuts_popover.png"))
-        browser.close()
+    finally:
+        page.close()

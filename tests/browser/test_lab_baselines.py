@@ -12,15 +12,14 @@ import os
 import re
 from pathlib import Path
 
-import numpy as np
 import pytest
 
+from kit.browser import require_chromium
 from nbcore import baselines as nb_baselines
 from nblab import numbers
 from nblab.defaults import DEFAULTS
 from nblab.outcome import CV_LAMBDAS, config
 from nblab.prepare import prepare
-from browser_kit import ARGS, CHROMIUM, require_chromium
 
 pytestmark = pytest.mark.browser
 sync_api = require_chromium()
@@ -48,14 +47,6 @@ def oracle():
 def page_path(tmp_path_factory):
     from nblab.page import write_lab
     return write_lab(tmp_path_factory.mktemp("labb") / "sms_spam.html", DEFAULTS["dataset"])
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield b
-        b.close()
 
 
 def opened(browser, path):

@@ -16,13 +16,12 @@ from __future__ import annotations
 import json
 import os
 import threading
-from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
-from browser_kit import browser_fixture, require_chromium
+from kit.browser import require_chromium
 
 pytestmark = pytest.mark.browser
 sync_api = require_chromium()
@@ -155,7 +154,6 @@ def server(tmp_path_factory, lab_data):
     s.stop()
 
 
-browser = browser_fixture()
 
 
 def open_class(browser, server, cid, ready=True, **ctx) -> Opened:

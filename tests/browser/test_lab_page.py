@@ -10,21 +10,21 @@ reduced motion and axe-core. Screenshots go to artifacts/screenshots/ (lab_*.png
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import nbcore
-from conftest import ROOT
+from kit import ROOT
+from kit.browser import require_chromium
 from nblab.defaults import DEFAULTS
-from browser_kit import ARGS, CHROMIUM, require_chromium
 
 pytestmark = pytest.mark.browser
 sync_api = require_chromium()
 
 import os
+
 SHOTS = ROOT / "artifacts" / "screenshots"
 #: the screenshots at t = 0, after a λ change mid-run and at convergence (looked at by a person)
 LAB_SHOTS = Path(os.environ.get("LAB_SHOTS", "/tmp/lab_shots"))
@@ -127,14 +127,6 @@ def pages(tmp_path_factory, template):
 
     out = tmp_path_factory.mktemp("lab")
     return {name: write_lab(out / f"{name}.html", name, template=template) for name in ("sms_spam", "udhr_langid", "digits")}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield b
-        b.close()
 
 
 class Opened:

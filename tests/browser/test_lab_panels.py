@@ -17,7 +17,7 @@ import json
 import numpy as np
 import pytest
 
-from browser_kit import ARGS, CHROMIUM, require_chromium
+from kit.browser import require_chromium
 
 sync_api = require_chromium()
 
@@ -26,14 +26,6 @@ import nbcore  # noqa: E402
 HOSTILE = "<img src=x onerror=alert(1)>"
 
 READY = "() => window.__nblab && window.__nblab.ready === true"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")

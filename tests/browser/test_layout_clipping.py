@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_kit import module_fixtures, require_chromium
+from kit.browser import require_chromium, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -52,8 +52,6 @@ KNOWN: dict[str, tuple[str, ...]] = {}
 def _known(name: str, line: str) -> bool:
     return any(part in line for part in KNOWN.get(name, ()))
 
-
-server, browser = module_fixtures()
 
 
 def _pages():
@@ -173,3 +171,39 @@ def test_no_text_is_cut_or_overlapping(server, browser, name, classroom):
     report = "\n".join(f"{' '.join(str(k) for k in key)} {name}:\n    " + "\n    ".join(lines)
                        for key, lines in problems.items())
     assert not report, f"text cut or overlapping ({'classroom' if classroom else 'normal'} mode):\n{report}"
+
+
+# ---- the maths panel in a browser (1280 px projector) -----------------------------------------------
+
+def test_maths_panel_equation_number_fits_its_column(server, browser):
+    """At 1280×720 the E-step column is about 400 px: eq. (21), which ends with its number, must
+    end inside its display and its column (else the number is cut to "(2")."""
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    try:
+        page.goto(server + "/", wait_until="domcontentloaded")
+        wait_idle(page)
+        visible_21 = ("() => [...document.querySelectorAll('.katex-display')]"
+                      ".some(e => e.offsetParent && e.innerText.includes('(21)'))")
+        lower = page.locator(".st-key-nbem_lower")  # the panels below the charts come when in view
+        if lower.count():
+            lower.scroll_into_view_if_needed()
+        maths = page.locator('[data-testid="stExpander"] details:has(summary:has-text("The maths of this iteration"))')
+        maths.first.wait_for(timeout=120_000)
+        wait_idle(page)
+        if not maths.first.evaluate("(d) => d.open"):  # the panel's expander is closed: open it
+            maths.first.locator("summary").click()
+        page.wait_for_function(visible_21, timeout=120_000)
+        wait_idle(page)  # KaTeX's fonts loaded: the glyphs' boxes are final
+        box = page.evaluate("""() => {
+          const d = [...document.querySelectorAll('.katex-display')].find(e => e.innerText.includes('(21)'));
+          const col = d.closest('[data-testid="stColumn"]') || d.parentElement;
+          const c = col.getBoundingClientRect();
+          const glyphs = [...d.querySelectorAll('.katex-html *')].filter(e => e.children.length === 0);
+          const right = Math.max(...glyphs.map(e => e.getBoundingClientRect().right));
+          return {shown: c.right, right, text: d.innerText.slice(-40)};
+        }""")
+        # the equation, whose last characters are its number, ends inside its column (the
+        # last glyph's box may overhang KaTeX's own box by a pixel or two: that is not a cut)
+        assert box["right"] <= box["shown"] + 1, box
+    finally:
+        page.close()

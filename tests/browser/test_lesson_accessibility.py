@@ -16,8 +16,8 @@ import re
 
 import pytest
 
-from conftest import ROOT
-from browser_kit import ITER_JS, module_fixtures, require_chromium, wait_idle
+from kit import ROOT
+from kit.browser import ITER_JS, require_chromium, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -26,7 +26,6 @@ sync_api = require_chromium()
 SHOTS = ROOT / "artifacts" / "screenshots" / "a11y"
 SMALL = "/?dataset=toy_spam&hidden=50&lam=1&init=labeled"
 
-server, browser = module_fixtures()
 
 
 def wait_iteration(page, n: int, timeout=120_000):

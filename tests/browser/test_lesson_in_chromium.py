@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, streamlit_server
-from browser_kit import CHROMIUM, ITER_JS, module_fixtures
+from kit import ROOT
+from kit.browser import CHROMIUM, ITER_JS
+from kit.server import streamlit_server
 
 SHOTS = ROOT / "artifacts" / "screenshots"
 
@@ -40,7 +41,6 @@ def server():
         yield srv.url
 
 
-_, browser = module_fixtures()
 
 
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import textwrap
 
-from browser_kit import ARGS, CHROMIUM, require_chromium
-from conftest import ROOT, streamlit_server
+from kit import ROOT
+from kit.browser import require_chromium
+from kit.server import streamlit_server
 
 sync_api = require_chromium()
 
@@ -23,7 +24,7 @@ READ_JS = """() => {
 }"""
 
 
-def test_light_table_shows_hostile_names_literally_in_chromium(tmp_path):
+def test_light_table_shows_hostile_names_literally_in_chromium(tmp_path, browser):
     app = tmp_path / "light.py"
     app.write_text(textwrap.dedent(f"""
         import sys
@@ -40,14 +41,14 @@ def test_light_table_shows_hostile_names_literally_in_chromium(tmp_path):
         st.markdown("done-marker")
     """))
     with streamlit_server(root=tmp_path, entry=app.name) as srv:
-        with sync_api.sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            page = browser.new_page()
+        page = browser.new_page()
+        try:
             page.goto(srv.url + "/")
             page.get_by_text("done-marker").wait_for(timeout=60_000)
             got = page.evaluate(READ_JS)
             grid = page.locator('[data-testid="stDataFrame"]').count()
-            browser.close()
+        finally:
+            page.close()
     assert got is not None, "no Markdown table drawn"
     assert grid == 0                                   # the browser's path draws no st.dataframe
     rows = [[c.replace("\u00a0", " ").replace("\u2060", "") for c in r] for r in got["rows"]]

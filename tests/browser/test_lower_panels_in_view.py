@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import pytest
 
-from browser_kit import ITER_JS, module_fixtures, require_chromium, wait_idle
+from kit.browser import ITER_JS, require_chromium, wait_idle
 
 pytestmark = pytest.mark.browser
 
 sync_api = require_chromium()
 
-server, browser = module_fixtures()
 
 PLACEHOLDER = "appear here when you scroll to them"
 MATHS = '[data-testid="stExpander"] summary:has-text("The maths of this iteration")'

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import textwrap
 
-import pytest
-
-from browser_kit import ARGS, CHROMIUM, require_chromium
-from conftest import ROOT, streamlit_server
+from kit import ROOT
+from kit.browser import require_chromium
+from kit.server import streamlit_server
 
 sync_api = require_chromium()
 
@@ -19,7 +18,7 @@ URLS = ['=HYPERLINK("http://127.0.0.1:8799/x","y")', "https://evil.example/a?b=1
         "mailto:pupil@school.example", "write to pupil@school.example", "ftp://files.example/x", "_http://u.example"]
 
 
-def test_escaped_urls_are_never_links_in_chromium(tmp_path):
+def test_escaped_urls_are_never_links_in_chromium(tmp_path, browser):
     app = tmp_path / "probe.py"
     app.write_text(textwrap.dedent(f"""
         import sys
@@ -38,15 +37,15 @@ def test_escaped_urls_are_never_links_in_chromium(tmp_path):
         st.markdown("done-marker")
     """))
     with streamlit_server(root=tmp_path, entry=app.name) as srv:
-        with sync_api.sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            page = browser.new_page()
+        page = browser.new_page()
+        try:
             page.goto(srv.url + "/")
             page.get_by_text("done-marker").wait_for(timeout=60_000)
             escaped = page.eval_on_selector_all(".st-key-escaped a", "els => els.map(e => e.href)")
             raw = page.eval_on_selector_all(".st-key-raw a", "els => els.map(e => e.href)")
             text = page.inner_text(".st-key-escaped")
-            browser.close()
+        finally:
+            page.close()
     assert len(raw) >= 5, f"the control did not link ({raw}): the probe does not see Streamlit's links"
     assert escaped == [], escaped
     for u in ("127.0.0.1:8799/x", "https://evil.example/a?b=1", "www.evil.example", "pupil@school.example"):

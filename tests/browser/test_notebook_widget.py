@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 
 import nbcore
-from conftest import ROOT, free_port
-from browser_kit import ARGS, CHROMIUM, require_chromium
+from kit import ROOT, free_port
+from kit.browser import require_chromium
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -145,11 +145,10 @@ def check(page, run, ds, y_obs, t, latest):
     assert ll == pytest.approx(run.history[t].log_likelihood, rel=1e-9)
 
 
-def test_widget_follows_python(lab):
+def test_widget_follows_python(lab, browser):
     ds, y_obs, run = expected_run()
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1100})
+    page = browser.new_page(viewport={"width": 1400, "height": 1100})
+    try:
         page.goto(f"{lab}/lab/tree/lesson.ipynb?token={TOKEN}", wait_until="domcontentloaded")
         page.wait_for_selector(".jp-Notebook .jp-Cell .cm-content", timeout=120_000)
         page.wait_for_function("() => { const s = document.querySelector('.jp-Notebook-ExecutionIndicator');"
@@ -181,4 +180,5 @@ def test_widget_follows_python(lab):
                                ".some(e => e.textContent.includes('kernel '))", timeout=30_000)
         out = page.locator(".jp-OutputArea-output", has_text="kernel ").inner_text().split()
         assert out[1:] == [str(latest), str(latest), "90", "1.0"]
-        browser.close()
+    finally:
+        page.close()

@@ -13,14 +13,12 @@ Skipped when /usr/bin/chromium is missing, unless env CI is set (then it fails).
 """
 from __future__ import annotations
 
-
 import math
 import time
 
 import pytest
 
-from browser_kit import ITER_JS, module_fixtures, require_chromium
-
+from kit.browser import ITER_JS, require_chromium
 
 pytestmark = pytest.mark.browser
 
@@ -28,7 +26,6 @@ sync_api = require_chromium()
 
 
 
-server, browser = module_fixtures()
 
 
 def _button(page, key: str):

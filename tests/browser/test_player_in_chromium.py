@@ -7,15 +7,14 @@ Skipped without /usr/bin/chromium unless CI is set (as tests/browser/test_lesson
 """
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 
 import nbcore
-from conftest import ROOT
-from browser_kit import module_fixtures, require_chromium
 from dashboard.charts import lesson as lesson_charts
 from dashboard.ui import derive
+from kit import ROOT
+from kit.browser import require_chromium
 
 SHOTS = ROOT / "artifacts" / "screenshots"
 LONG = "dataset=synthetic_spam&hidden=90&lam=1&tol=1e-08&max_iter=40"   # the run _expected_run computes
@@ -25,7 +24,6 @@ pytestmark = pytest.mark.browser
 sync_api = require_chromium()
 
 
-server, browser = module_fixtures()
 
 
 def _expected_run(max_iter=40, tol=1e-8):

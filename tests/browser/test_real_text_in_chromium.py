@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from kit import ROOT
+from kit.browser import ITER_JS, require_chromium
+from kit.browser import wait_idle as _idle
+from kit.server import streamlit_server
 from nblab.defaults import DEFAULTS
 from nblab.outcome import lesson_outcome
-
-from conftest import ROOT, streamlit_server
-from browser_kit import ITER_JS, module_fixtures, require_chromium
-from browser_kit import wait_idle as _idle
 
 SHOTS = ROOT / "artifacts" / "screenshots"
 
@@ -35,7 +35,6 @@ def server():
         yield srv.url
 
 
-_, browser = module_fixtures()
 
 
 

@@ -19,8 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, streamlit_server
-from browser_kit import ARGS, CHROMIUM, require_chromium
+from kit import ROOT
+from kit.browser import require_chromium
+from kit.server import streamlit_server
 
 SHOTS = ROOT / "artifacts" / "screenshots"
 
@@ -69,11 +70,9 @@ class _Browser:
 
 
 @pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield _Browser(b)
-        b.close()
+def browser(browser):
+    """The session's Chromium, its contexts with a 120 s default timeout."""
+    return _Browser(browser)
 
 
 def _idle(page, timeout=180_000):

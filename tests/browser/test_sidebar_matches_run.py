@@ -7,13 +7,12 @@ import re
 import numpy as np
 import pytest
 
-from browser_kit import ITER_JS, module_fixtures, require_chromium
-from browser_kit import wait_idle as _idle
+from kit.browser import ITER_JS, require_chromium
+from kit.browser import wait_idle as _idle
 
 pytestmark = pytest.mark.browser
 
 require_chromium()
-server, browser = module_fixtures()
 
 
 def _text_csv() -> bytes:
@@ -60,7 +59,8 @@ def test_after_an_upload_the_sidebar_shows_the_min_df_the_run_uses_and_keeps_it(
 def test_after_a_server_restart_the_page_comes_back_at_its_iteration(browser, player):
     """A real restart: the server process is stopped and started again on the same port; the
     open page reconnects by itself and its new session recomputes the run to the URL's t."""
-    from conftest import free_port, streamlit_server
+    from kit import free_port
+    from kit.server import streamlit_server
 
     port = free_port()
     url = f"http://127.0.0.1:{port}/?player={player}"

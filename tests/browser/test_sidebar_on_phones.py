@@ -8,10 +8,6 @@ from __future__ import annotations
 
 import pytest
 
-from browser_kit import module_fixtures
-
-server, browser = module_fixtures()
-
 SIDEBAR_OPEN_JS = """() => { const s = document.querySelector('[data-testid="stSidebar"]');
   if (!s) return null; const r = s.getBoundingClientRect();
   return s.getAttribute('aria-expanded') !== 'false' && r.right > 40; }"""

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, free_port
-from browser_kit import browser_fixture, require_chromium
+from kit import ROOT, free_port
+from kit.browser import require_chromium
 
 pytestmark = pytest.mark.browser
 sync_api = require_chromium()
@@ -86,7 +86,6 @@ def servers(sites):
         s.stop()
 
 
-browser = browser_fixture()
 
 
 class Visit(Opened):

@@ -3,7 +3,8 @@
 from itertools import permutations
 
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import nbcore
 

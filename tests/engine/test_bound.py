@@ -8,7 +8,8 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import nbcore
 from nbcore.bound import bound_slice, climb, feasible_interval, free_energy

@@ -8,13 +8,13 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_properties import problems
 
 import nbcore
 from nbcore.components import ComponentEMRun, class_posterior, constrained_responsibilities
 from nbcore.em import EM, EMRun
-
-from test_properties import problems
 
 
 def test_constrained_e_step_by_hand():
@@ -162,6 +162,7 @@ def test_a_rewound_components_run_is_still_one_and_predicts_per_class():
     column per class (10), not per component (20), before and after the rewind, and stepping the
     rewound run gives back the dropped iterations exactly (EM is deterministic)."""
     import numpy as np
+
     import nbcore
 
     ds = nbcore.load_dataset("digits")

@@ -19,7 +19,6 @@ import scipy.sparse as sp
 da = pytest.importorskip("dask.array", reason="the optional extra nbcore[dask] is not installed")
 import dask  # noqa: E402
 
-import nbcore  # noqa: E402
 from nbcore import EM, ImpossibleDocumentWarning  # noqa: E402
 from nbcore.dask_em import ChunkedData, ChunkedEMRun, count_categories, merge_tree, prepare, start  # noqa: E402
 from nbcore.models import get_model  # noqa: E402

@@ -4,7 +4,8 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import nbcore
 from nbcore.em import EM

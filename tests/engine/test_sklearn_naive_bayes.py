@@ -9,17 +9,10 @@ import warnings
 import numpy as np
 import pytest
 from scipy.special import logsumexp
-
 from sklearn._config import config_context
+from sklearn.conftest import global_dtype, pytest_generate_tests  # noqa: F401  (sklearn's fixtures)
 from sklearn.datasets import load_digits, load_iris
 from sklearn.model_selection import cross_val_score, train_test_split
-from nbcore import (
-    BernoulliNB,
-    CategoricalNB,
-    GaussianNB,
-    MultinomialNB,
-)
-from sklearn.conftest import global_dtype, pytest_generate_tests  # noqa: F401  (sklearn's fixtures)
 from sklearn.naive_bayes import ComplementNB
 from sklearn.utils._array_api import (
     device as array_api_device,
@@ -36,6 +29,13 @@ from sklearn.utils._testing import (
     assert_array_equal,
 )
 from sklearn.utils.fixes import CSR_CONTAINERS
+
+from nbcore import (
+    BernoulliNB,
+    CategoricalNB,
+    GaussianNB,
+    MultinomialNB,
+)
 
 DISCRETE_NAIVE_BAYES_CLASSES = [BernoulliNB, CategoricalNB, ComplementNB, MultinomialNB]
 ALL_NAIVE_BAYES_CLASSES = DISCRETE_NAIVE_BAYES_CLASSES + [GaussianNB]

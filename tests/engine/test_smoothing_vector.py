@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import sklearn.naive_bayes as sk
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_almost_equal, assert_array_equal
 
 from nbcore import BernoulliNB, CategoricalNB, MultinomialNB, SemiSupervisedNB, supervised_fit

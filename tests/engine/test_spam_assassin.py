@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import nbcore
-from conftest import ROOT
+from kit import ROOT
 from nbcore.data import DEFAULT_PIPELINES, TEXT_DATASETS
 
 FILE = ROOT / "datasets" / "spam_assassin.tsv.gz"

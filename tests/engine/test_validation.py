@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-import nbcore
 from nbcore.em import EM
 
 X = np.array([[1, 0, 1], [0, 1, 1], [1, 1, 0], [0, 0, 1]], float)

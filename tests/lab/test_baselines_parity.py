@@ -18,7 +18,7 @@ import pytest
 import scipy.sparse as sp
 
 import nbcore
-from conftest import ROOT
+from kit import ROOT
 from nbcore import baselines as B
 from nblab.outcome import CV_LAMBDAS, config
 from nblab.prepare import prepare

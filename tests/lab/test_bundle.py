@@ -154,8 +154,9 @@ def test_script_text_cannot_end_the_script_early():
 # ---- the page (nblab/page.py) ----------------------------------------------------------------------------
 
 def _hostile():
-    from nblab.data import lab_data_from_arrays
     import numpy as np
+
+    from nblab.data import lab_data_from_arrays
     X = np.eye(6)[[0, 1, 2, 3, 4, 5, 0, 1, 2, 3]]
     y = np.array([0, 1, 0, 1, 0, 1, 0, 1, -1, -1])
     return lab_data_from_arrays(X, y, class_names=["</script><img src=x onerror=alert(1)>", "<!--"],
@@ -200,6 +201,7 @@ def test_lab_controller_in_node_follows_nbcore():
     """lab.js (the controller, no DOM) on synthetic_spam under node: three steps, λ mid-run continues
     (history kept) as nbcore's run.with_settings, a hidden-% change rebuilds at t = 0; the notices say which."""
     import numpy as np
+
     import nbcore
     from nblab.data import lab_data
 

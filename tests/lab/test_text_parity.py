@@ -22,7 +22,6 @@ import sys
 import unicodedata
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 import nbcore

@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from conftest import ROOT
-from deploy_kit import deploy_module
+from kit import ROOT
+from kit.deploy import deploy_module
 
 
 @pytest.mark.slow

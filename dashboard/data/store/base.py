@@ -21,8 +21,18 @@ from abc import ABC, abstractmethod
 from contextlib import contextmanager
 from typing import Callable, Iterator, Mapping
 
-from .errors import (DAMAGED_MSG, UNAVAILABLE_MSG, Gone, NotFound, RateLimited, ShareError, StoreDamaged,
-                     StoreFull, StoreUnavailable, TooBig)
+from .errors import (
+    DAMAGED_MSG,
+    UNAVAILABLE_MSG,
+    Gone,
+    NotFound,
+    RateLimited,
+    ShareError,
+    StoreDamaged,
+    StoreFull,
+    StoreUnavailable,
+    TooBig,
+)
 from .limits import Limits, fmt_bytes, fmt_duration
 from .records import ID_BYTES, Receipt, Share, check_id, clean_name, options_json, sha, valid_id, valid_secret
 

@@ -1,16 +1,14 @@
 """The "EM emptied a class" warning: when a class's α collapses or no hidden document keeps it."""
 from __future__ import annotations
 
-
 import numpy as np
 import streamlit as st
 
 import nbcore
 from dashboard import pages
 from dashboard.lesson import metrics
-from nblab.frame import Frame
 from dashboard.ui import controls, derive
-
+from nblab.frame import Frame
 
 K_EMPTIED = "class_emptied_rows"  # session cache: per iteration, what class_emptied_notice reads off θ_t
 

@@ -1,12 +1,10 @@
 """Why EM climbs: the lower bound, the M-step's gain and the KL gap at the iteration shown."""
 from __future__ import annotations
 
-
 import streamlit as st
 
-from nblab.frame import Frame
 from dashboard.ui import state
-
+from nblab.frame import Frame
 
 K_CLIMB_OPEN = "climb_open"  # the lower-bound expander is open (its contents are built only then)
 

@@ -12,9 +12,9 @@ import pyarrow as pa
 import streamlit as st
 
 import nbcore
-from dashboard.ui import controls, derive, figures, state, urlguard
 from dashboard.charts import theme
 from dashboard.lesson import metrics
+from dashboard.ui import controls, derive, figures, state, urlguard
 
 #: How the documents table can be ordered.
 SORTS = {

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from nblab.frame import Frame
 from dashboard.lesson import session
 from dashboard.ui import controls, state
+from nblab.frame import Frame
 
 K_DOWNLOAD_OPEN = "download_open"  # the expander's state: the file is only made when asked for
 

@@ -6,10 +6,10 @@ import numpy as np
 import streamlit as st
 
 import nbcore
-from nblab import advice
-from nblab.frame import Frame
 from dashboard.lesson.panels import class_emptied
 from dashboard.ui import derive
+from nblab import advice
+from nblab.frame import Frame
 
 #: mid-run, EM this far below the best supervised baseline is worth a warning (at the end of the run the
 #: history panel's note says it at any distance)

@@ -1,13 +1,11 @@
 """α, the parameters at t and the whole history as CSV downloads."""
 from __future__ import annotations
 
-
 import streamlit as st
 
-from nblab.frame import Frame
 from dashboard.lesson.panels import download
 from dashboard.ui import derive
-
+from nblab.frame import Frame
 
 K_EXPORTS_OPEN = "exports_open"  # the CSV exports expander is open
 

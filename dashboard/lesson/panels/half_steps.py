@@ -1,14 +1,12 @@
 """The E-step and M-step buttons, the state between them, and the keyboard shortcuts."""
 from __future__ import annotations
 
-
 import streamlit as st
 
-from nblab.frame import Frame
 from dashboard.lesson import session
 from dashboard.lesson.panels.responsibilities import K_RESP_OPEN
 from dashboard.lesson.session import lesson
-
+from nblab.frame import Frame
 
 K_E_STEP, K_M_STEP = "e_step", "m_step"
 

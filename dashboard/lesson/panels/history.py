@@ -1,15 +1,14 @@
 """α, accuracy and the objective over the iterations (server-drawn, or by the browser player)."""
 from __future__ import annotations
 
-
 import numpy as np
 import streamlit as st
 
 from dashboard.charts import lesson as lesson_charts
 from dashboard.lesson import metrics, player, specs
-from nblab.frame import Frame
 from dashboard.lesson.panels import memo_chart
 from dashboard.ui import controls, state
+from nblab.frame import Frame
 
 
 def show(f: Frame):

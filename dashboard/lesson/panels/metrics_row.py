@@ -1,15 +1,14 @@
 """The metrics row: the iteration shown, its accuracy against supervised-only, the status line."""
 from __future__ import annotations
 
-
 import numpy as np
 import streamlit as st
 
-from nblab import numbers
 from dashboard.lesson import player, status
+from dashboard.ui import derive
+from nblab import numbers
 from nblab.frame import Frame
 from nblab.prepare import effective_init
-from dashboard.ui import derive
 
 # What the browser player finds on the page (dashboard/lesson/player: dom()): the status line's
 # container, and the metrics' labels (the accuracy's is this prefix, the iteration and ")").

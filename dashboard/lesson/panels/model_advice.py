@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from nblab import advice
-from nblab.frame import Frame
 from dashboard import serve
 from dashboard.serve import offload
 from dashboard.ui import controls, state, text_controls
+from nblab import advice
+from nblab.frame import Frame
 
 
 def _use(model: str, counts: bool) -> None:

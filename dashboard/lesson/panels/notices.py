@@ -1,14 +1,13 @@
 """What the last control change did (a new run, or the run continued), the model's options note and the λ = 0 warning."""
 from __future__ import annotations
 
-
 import streamlit as st
 
 import nbcore
-from nblab.frame import Frame
-from nblab.prepare import model_options
 from dashboard.lesson.session import lesson
 from dashboard.ui import state
+from nblab.frame import Frame
+from nblab.prepare import model_options
 
 
 def show(f: Frame) -> None:

@@ -1,13 +1,12 @@
 """The parameters at the iteration shown (images, heatmap or top features) and estimate against truth."""
 from __future__ import annotations
 
-
 import streamlit as st
 
 from dashboard.lesson import player, specs
-from nblab.frame import Frame
 from dashboard.lesson.panels import memo_chart
 from dashboard.ui import controls
+from nblab.frame import Frame
 
 
 def views(f: Frame):

@@ -1,15 +1,14 @@
 """Every document's responsibility: a table for small data, else a histogram and the most uncertain documents."""
 from __future__ import annotations
 
-
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard.charts import lesson as lesson_charts, theme
-from nblab.frame import Frame
+from dashboard.charts import lesson as lesson_charts
+from dashboard.charts import theme
 from dashboard.ui import figures, state
-
+from nblab.frame import Frame
 
 K_RESP_OPEN = "resp_panel_open"  # the "Every document's responsibility" expander's state
 

@@ -1,12 +1,11 @@
 """Step / Play / Reset / Run to convergence and the iteration scrubber."""
 from __future__ import annotations
 
-
 import streamlit as st
 
 from dashboard.lesson import session, status
-from nblab.frame import Frame
 from dashboard.ui import controls
+from nblab.frame import Frame
 
 #: the caption's text at the latest iteration: a zero-width space (not whitespace to markdown, so the caption
 #: renders its text element; nothing to see or read out)

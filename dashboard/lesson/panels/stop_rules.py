@@ -5,11 +5,10 @@ import math
 
 import streamlit as st
 
-from nblab.frame import Frame
 from dashboard.lesson.session import lesson
 from dashboard.ui import state, urlguard
 from nbcore.em import squared_change
-
+from nblab.frame import Frame
 
 K_THETA_TOL, K_THETA_NORM = "theta_tol", "theta_norm"
 

@@ -41,15 +41,16 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
-from dashboard.charts import lesson as lesson_charts, theme
-from nblab import numbers
-from dashboard.lesson import specs
+from dashboard.charts import lesson as lesson_charts
+from dashboard.charts import theme
 from dashboard.charts.player_template import chart_template
-from nblab.lesson_run import PlayerState
+from dashboard.lesson import specs
+from dashboard.lesson.player.payload import ChartLog
 from dashboard.lesson.session import lesson
 from dashboard.ui import state
-from dashboard.lesson.player.payload import ChartLog
+from nblab import numbers
 from nblab.bundle import module_text
+from nblab.lesson_run import PlayerState
 
 HERE = Path(__file__).resolve().parent
 #: the player's ES modules (player.js and what it imports, the lab page's shared modules too) as the one
@@ -67,6 +68,7 @@ MAIN_KEY, PARAMS_KEY, LOWER_KEY = "nbem_player_main", "nbem_player_params", "nbe
 def _register():
     try:
         from streamlit.components import v2
+
         from dashboard.serve import modules  # the module once per browser when the app serves it
         return v2.component("nbem_player", css=CSS, js=modules.component_js("player", JS), isolate_styles=False)
     except Exception:  # components v2 missing (Streamlit < 1.51) or refused: server charts instead
@@ -409,8 +411,8 @@ LOWER_FRAGMENT_KEY = "nbem_lower"
 
 def dom() -> dict:
     """What the player finds on the page (js/bridge.js: ``Dom``), from the constants that draw it."""
-    from dashboard.ui import controls
     from dashboard.lesson.panels import metrics_row, run_controls, stop_rules
+    from dashboard.ui import controls
     return {"step": controls.K_STEP, "status": metrics_row.STATUS_KEY, "stop": stop_rules.KEY,
             "showing": run_controls.SHOWING_KEY, "lower": LOWER_FRAGMENT_KEY,
             "iteration": metrics_row.ITERATION_LABEL, "accuracy": metrics_row.ACCURACY_LABEL_PREFIX}
@@ -450,8 +452,8 @@ def lambda_alternatives(run, prep, acc, cfg, smoothing: float, font_size: int) -
     server's rerun, which then brings the same chart (same version) and redraws nothing.
 
     None at t = 0 (a λ change then rebuilds the run: every chart changes) or with nothing to score."""
-    from dashboard.ui import controls
     from dashboard.lesson import metrics
+    from dashboard.ui import controls
     n_hidden = int(prep.score_mask.sum())
     if run.iteration == 0 or not n_hidden or smoothing not in controls.LAMBDAS:
         return None

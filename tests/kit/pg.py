@@ -17,7 +17,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from deploy_kit import deploy_module
+from kit.deploy import deploy_module
 
 
 def pg_bindir() -> Path | None:

@@ -11,7 +11,7 @@ import shutil
 import textwrap
 from pathlib import Path
 
-from conftest import ROOT
+from kit import ROOT
 
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc")
 
