@@ -9,8 +9,10 @@ The tiers, by one rule: **the browser tier is the folder ``tests/browser``**. Ev
 """
 from __future__ import annotations
 
+import os
 import stat
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -33,6 +35,23 @@ SKLEARN_NB_SKIPS = {
     "test_gnb_array_api_compliance": "uses scikit-learn's private sklearn.utils._array_api helpers",
 }
 
+
+
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto`` (addopts) spreads the fast tier over the machine's cores; the browser tier runs in one
+    process, its one Chromium and its servers shared by every test (they need the cores themselves)."""
+    expr = (config.getoption("markexpr", "") or "").replace(" ", "")
+    if "browser" in expr and "notbrowser" not in expr:
+        return 0
+    return None
+
+
+def pytest_configure(config):
+    """Under pytest-xdist each worker keeps the app's default store (the class links, the shares) in a
+    directory of its own, so that no worker's test empties or fills another's store."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker and "NBLAB_STORE_DIR" not in os.environ and "NBLAB_STORE_URL" not in os.environ:
+        os.environ["NBLAB_STORE_DIR"] = tempfile.mkdtemp(prefix=f"nblab-store-{worker}-")
 
 
 def _in_browser_tier(item) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 
 from kit import ROOT
+from kit.apptest import APP
 
 
 def test_each_session_key_is_declared_once_with_its_default():
@@ -15,11 +16,22 @@ def test_each_session_key_is_declared_once_with_its_default():
     assert state.UPLOAD_SERIAL in declared and state._DEFAULTS[state.UPLOAD_SERIAL] == 0
 
 
-def test_the_lesson_run_key_is_one_name():
-    from dashboard.lesson import session
-    from dashboard.ui import state
+def test_the_lesson_run_is_one_object_under_its_one_key():
+    """After the lesson's first run, the session holds one LessonRun, under state.LESSON, and it is the run
+    the page drew (its iteration is the metrics row's)."""
+    from streamlit.testing.v1 import AppTest
 
-    assert session.KEY == state.LESSON
+    from dashboard.ui import state
+    from nblab.lesson_run import LessonRun
+
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    assert not at.exception, at.exception
+    runs = [k for k in at.session_state.filtered_state if isinstance(at.session_state[k], LessonRun)]
+    assert runs == [state.LESSON], runs
+    at.button(key="step").click().run()
+    assert at.session_state[state.LESSON].run.current.iteration == 1
+    assert next(m.value for m in at.metric if m.label.startswith("Iteration")) == "1"
 
 
 def test_state_reads_no_session_key_as_a_literal():

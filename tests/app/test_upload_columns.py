@@ -117,7 +117,7 @@ def test_the_columns_panel_on_the_page_escapes_column_names_and_agrees_with_the_
 
 
 def test_an_id_column_of_long_codes_is_shown_as_an_ignored_id():
-    from test_columns import youtube_like  # noqa: PLC0415 - the same file as the engine's test
+    from kit.data import youtube_like  # the same file as the engine's test reads
 
     roles, why, _ = frame_roles(youtube_like())
     assert roles["COMMENT_ID"] == "ignored" and roles["CONTENT"] == "text"

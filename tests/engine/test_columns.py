@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from kit.data import youtube_like
 from nbcore.data import DataError, inspect_csv, read_csv
 
 DATA = Path(__file__).resolve().parents[2] / "datasets"
@@ -110,22 +111,6 @@ def test_numbered_rows_without_name_are_an_id():
     assert "n_row" in g["ignored"] and "value" not in g["ignored"]
     g2 = inspect_csv(("a,value,label\n" + rows).encode())
     assert "a" in g2["ignored"] and "whole number" in g2["reasons"]["a"]
-
-
-def youtube_like(n: int = 60) -> bytes:
-    """A YouTube-comments export as it comes: COMMENT_ID values are long opaque codes (38 to 43 letters,
-    digits, "-" and "_", no space; most of YouTube's are 43), all different."""
-    import random
-
-    rnd = random.Random(7)
-    alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"
-    words = "check out my channel love this song so much best video ever subscribe please".split()
-    rows = ["COMMENT_ID,AUTHOR,DATE,CONTENT,CLASS"]
-    for i in range(n):
-        code = "".join(rnd.choice(alphabet) for _ in range(rnd.choice((38, 43, 43))))
-        text = " ".join(rnd.choice(words) for _ in range(rnd.randint(4, 12)))
-        rows.append(f"{code},user {i},2014-01-{1 + i % 28:02d}T10:00:00,{text},{i % 2}")
-    return ("\n".join(rows) + "\n").encode()
 
 
 def test_a_long_code_column_named_like_an_id_is_an_ignored_id_not_free_text():

@@ -91,6 +91,7 @@ if (job.explain) out.explain = job.explain.map((q) => {
   return { like: e.like, a, b, prior: s.prior, present: s.present, absent: s.absent, total: s.total,
     words: G.pushingWords(s.lo, F(q.x)).slice(0, 10) };
 });
+if (job.sorts) out.sorts = { names: D.SORTS, help: D.SORT_HELP };
 if (job.hist) out.hist = job.hist.map((v) => R.histogram(v).counts);
 if (job.fmt) out.fmt = job.fmt.map(([v, d]) => [C.pyFixed(v, d), C.pct(v, d), C.signed(v, d)]);
 if (job.ints) out.ints = job.ints.map((n) => C.int(n));
@@ -200,6 +201,16 @@ def test_documents_table_is_the_apps_documents_frame(tmp_path, dataset, model, h
                     assert np.allclose(gs[which], want, rtol=1e-10, atol=1e-9), (where, which)
             else:
                 assert "present" not in gs and not [c for c in frame.columns if c.startswith("words ")]
+
+
+def test_documents_table_offers_the_apps_orders_with_the_apps_help(tmp_path):
+    """The lab's table and the app's offer the same orders, in the same order (the first is the default),
+    each with the same help text."""
+    from dashboard.lesson.panels import documents
+
+    got = run_node(tmp_path, {"sorts": True})["sorts"]
+    assert got["names"] == list(documents.SORTS)
+    assert got["help"] == documents.SORTS
 
 
 def test_maths_panel_default_document_text_and_feature_choices(tmp_path):
