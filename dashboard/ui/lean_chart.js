@@ -35,7 +35,7 @@ export default function draw(component) {
   const gd = box.gd;
   gd.style.height = (data.height || 450) + "px";
   gd.style.width = "100%";
-  let gone = false, ro = null;
+  let gone = false, ro = /** @type {ResizeObserver | null} */ (null);
   loadPlotly(data.plotly, streamlitBase()).then(({ Plotly }) => {
     if (gone) return;
     const layout = Object.assign({}, data.spec.layout || {});

@@ -144,7 +144,8 @@ function schedulePrerender() {
   if (prerenderPending || !P.next) return;
   prerenderPending = true;
   const go = () => { prerenderPending = false; if (prerenderOne()) schedulePrerender(); };
-  if (window.requestIdleCallback) requestIdleCallback(go, { timeout: 1000 }); else setTimeout(go, 60);
+  // not every browser has requestIdleCallback (Safari has none), whatever the DOM types declare
+  if (/** @type {Partial<Window>} */ (window).requestIdleCallback) requestIdleCallback(go, { timeout: 1000 }); else setTimeout(go, 60);
 }
 function prerenderOne() {   // one chart per idle period (a Plotly.react is 10-60 ms): true if one was drawn
   const nx = P.next;

@@ -55,6 +55,17 @@ import { curtained } from "./playback.js";
  * @property {() => void} [hook]
  */
 
+/**
+ * A plotly trace or axis, as given to plotly.js or as it computed it (_fullData, _fullLayout): plotly.js
+ * comes without types, so what is read of it is checked where it is read.
+ * @typedef {any} Plotted
+ */
+
+/**
+ * A colour-scale stop: its position (0 … 1) and its colour as [r, g, b].
+ * @typedef {[number, number[]]} Stop
+ */
+
 const CONFIG = { displayModeBar: false, responsive: true };
 
 /**
@@ -86,7 +97,7 @@ export function react(C, div, spec) {
   if (title && typeof title.text === "string" && !title.text.startsWith("<b>")) title.text = `<b>${title.text}</b>`;
   const box = div.__nbpBox;
   if (box) box.title = plainText(title && typeof title === "object" ? title.text : title);
-  return C.Plotly.react(div, spec.data.map((t) => Object.assign({}, t)), layout, CONFIG).then((gd) => { if (box) describe(C, box); return gd; });
+  return C.Plotly.react(div, spec.data.map((t) => Object.assign({}, t)), layout, CONFIG).then((/** @type {any} */ gd) => { if (box) describe(C, box); return gd; });
 }
 
 
@@ -107,11 +118,21 @@ export function describe(C, box) {   // the chart's accessible name, and its tab
   if (box.wrap.getAttribute("aria-label") !== name) box.wrap.setAttribute("aria-label", name);
   if (box.details && box.details.open) fillTable(C, box);
 }
+/**
+ * @param {unknown} v a table cell's value
+ * @returns {string} its text
+ */
 function cell(v) {
   if (v === null || v === undefined) return "";
   if (typeof v === "number") return Number.isInteger(v) ? String(v) : (Math.abs(v) >= 1000 ? v.toFixed(0) : v.toPrecision(4));
   return plainText(v);
 }
+/**
+ * @param {string} caption
+ * @param {string[]} head the column headings
+ * @param {unknown[][]} rows each row's cells, its heading first
+ * @returns {HTMLTableElement}
+ */
 function tableOf(caption, head, rows) {
   const t = document.createElement("table");
   const c = document.createElement("caption"); c.textContent = caption; t.appendChild(c);
@@ -128,20 +149,25 @@ function tableOf(caption, head, rows) {
   return t;
 }
 const TABLE_ROWS = 300;
+/**
+ * @param {DrawCtx} C
+ * @param {Box} box
+ */
 function fillTable(C, box) {   // what the chart draws, as tables: one per group of traces on the same x
-  const gd = box.gd, data = gd && gd.data, fl = gd && gd._fullLayout;
+  const gd = box.gd, data = /** @type {Plotted[] | undefined} */ (gd && gd.data), fl = gd && gd._fullLayout;
   if (!data || !box.tables) return;
   const out = [];
   const last = box.params ? Infinity : C.pb.revealed;   // the time series: iterations shown so far
   const line = data.filter((tr) => tr.type !== "heatmap" && Array.isArray(tr.x) && Array.isArray(tr.y));
   if (line.length) {
     const horiz = line.every((tr) => tr.orientation === "h");
-    const keyOf = (tr) => (horiz ? tr.y : tr.x), valOf = (tr) => (horiz ? tr.x : tr.y);
+    const keyOf = (/** @type {Plotted} */ tr) => (horiz ? tr.y : tr.x), valOf = (/** @type {Plotted} */ tr) => (horiz ? tr.x : tr.y);
     const ax = fl && (horiz ? fl.yaxis : fl.xaxis);
-    const label = (k) => {
+    const label = (/** @type {number | string} */ k) => {
       if (ax && Array.isArray(ax.tickvals) && Array.isArray(ax.ticktext)) { const i = ax.tickvals.indexOf(k); if (i >= 0) return ax.ticktext[i]; }
       return k;
     };
+    /** @type {Array<number | string>} */
     const keys = [];
     for (const tr of line) for (const k of keyOf(tr)) if (!keys.includes(k) && keys.length < TABLE_ROWS) keys.push(k);
     const rows = keys.filter((k) => typeof k !== "number" || k <= last + 0.5).map((k) => [label(k)].concat(line.map((tr) => {
@@ -151,7 +177,7 @@ function fillTable(C, box) {   // what the chart draws, as tables: one per group
     out.push(tableOf(box.title || box.name, [axTitle || ""].concat(line.map((tr, i) => plainText(tr.name) || `series ${i + 1}`)), rows));
   }
   for (const tr of data.filter((d) => d.type === "heatmap" && Array.isArray(d.z) && Array.isArray(d.z[0]))) {
-    const z = tr.z, cols = (tr.x || z[0].map((_, j) => j)).slice(0, 40);
+    const z = /** @type {unknown[][]} */ (tr.z), cols = (tr.x || z[0].map((_, j) => j)).slice(0, 40);
     const rows = z.slice(0, 60).map((r, i) => [tr.y ? tr.y[i] : i].concat(r.slice(0, 40)));
     out.push(tableOf(plainText(tr.name) || box.title || box.name, [""].concat(cols.map(cell)), rows));
   }
@@ -241,16 +267,25 @@ export function swapIn(C, box, tag) {
 // margins, titles; ~70 % of a scrub frame in a profile). Between two frames of the same template
 // only z changes, so each heatmap's <image> is repainted from z with the trace's own colour scale
 // (the colours plotly draws), and the exact Plotly.react follows once the user stops (hover too).
+/**
+ * @param {unknown} c a colour as plotly writes it: rgb(…), rgba(…) or #rrggbb
+ * @returns {number[] | null} [r, g, b], or null when it is none of those
+ */
 function rgbOf(c) {
   let m = /^rgba?\(([^)]+)\)$/.exec(String(c).trim());
   if (m) return m[1].split(",").slice(0, 3).map(Number);
   m = /^#([0-9a-f]{6})$/i.exec(String(c).trim());
   return m ? [0, 2, 4].map((i) => parseInt(m[1].slice(i, i + 2), 16)) : null;
 }
+/**
+ * @param {Plotted} ft a heatmap as plotly computed it (_fullData)
+ * @returns {((z: number) => number[]) | null} z to [r, g, b] as plotly paints it, or null when the scale is unreadable
+ */
 function colourScale(ft) {
-  let sc = (ft.colorscale || []).map(([v, c]) => [+v, rgbOf(c)]);
+  // typed as stops with a colour: a stop whose colour did not parse (null) refuses the scale just below
+  let sc = /** @type {Stop[]} */ ((/** @type {Array<[number | string, unknown]>} */ (ft.colorscale || [])).map(([v, c]) => [+v, rgbOf(c)]));
   if (sc.length < 2 || sc.some((e) => !e[1] || !isFinite(e[0]))) return null;
-  if (ft.reversescale) sc = sc.map(([v, c]) => [1 - v, c]).reverse();
+  if (ft.reversescale) sc = sc.map(([v, c]) => /** @type {Stop} */ ([1 - v, c])).reverse();
   const lo = ft.zmin, hi = ft.zmax;
   if (!isFinite(lo) || !isFinite(hi)) return null;
   return (z) => {
@@ -289,7 +324,8 @@ export function fastImages(box, spec) {
     const rows = z.length, cols = z[0].length;
     const cv = scratch || (scratch = document.createElement("canvas"));
     cv.width = cols; cv.height = rows;
-    const ctx = cv.getContext("2d"), im = ctx.createImageData(cols, rows);
+    // a canvas made here has no other kind of context, so its 2d context is never null
+    const ctx = /** @type {CanvasRenderingContext2D} */ (cv.getContext("2d")), im = ctx.createImageData(cols, rows);
     for (let r = 0; r < rows; r++) {
       for (let c = 0; c < cols; c++) {
         const v = z[r][c], o = 4 * ((flipY ? rows - 1 - r : r) * cols + (flipX ? cols - 1 - c : c));
@@ -311,8 +347,15 @@ export function fastImages(box, spec) {
 // the same template only the bars' lengths, the previous-iteration marks and the words change: the bars'
 // paths, the marks' positions and the tick labels are rewritten on the x axis as drawn (when every new
 // value fits in it), and the exact Plotly.react follows once the user stops (box.stale).
+/**
+ * @param {Plotted} a a plotly layout
+ * @param {Plotted} b another
+ * @param {string} key
+ * @param {string} sub
+ * @returns {boolean}
+ */
 function sameBut(a, b, key, sub) {   // a and b equal except a[key][sub]
-  const strip = (o) => { const c = Object.assign({}, o); c[key] = Object.assign({}, o[key]); delete c[key][sub]; return JSON.stringify(c); };
+  const strip = (/** @type {Plotted} */ o) => { const c = Object.assign({}, o); c[key] = Object.assign({}, o[key]); delete c[key][sub]; return JSON.stringify(c); };
   return strip(a) === strip(b);
 }
 /**
@@ -328,8 +371,9 @@ export function fastBars(box, spec) {
   const xa = fl.xaxis, ya = fl.yaxis;
   if (!xa || !ya || !xa.range) return false;
   const lo = Math.min(xa.range[0], xa.range[1]), hi = Math.max(xa.range[0], xa.range[1]);
-  const fits = (v) => typeof v === "number" && isFinite(v) && v >= lo && v <= hi;
+  const fits = (/** @type {unknown} */ v) => typeof v === "number" && isFinite(v) && v >= lo && v <= hi;
   if (!spec.data.every((t) => Array.isArray(t.x) && t.x.every(fits))) return false;
+  /** @type {Array<[string, any[], number[]]>} each trace's type, its drawn points (plotly's SVG) and its new x */
   const jobs = [];
   for (const g of gd.querySelectorAll(".barlayer .trace, .scatterlayer .trace")) {
     const cd = g.__data__, ft = cd && cd[0] && cd[0].trace;
