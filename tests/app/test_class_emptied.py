@@ -2,7 +2,6 @@
 when it fires, what it names and links to, and that the default lesson never shows it."""
 from __future__ import annotations
 
-import numpy as np
 from streamlit.testing.v1 import AppTest
 
 from dashboard.lesson.panels import class_emptied
@@ -84,6 +83,8 @@ def test_default_lesson_and_multinomial_never_empty_a_class():
 
 
 def _hostile_names_script():
+    # AppTest.from_function runs this function's source alone: it imports what it uses itself
+    import numpy as np
     import streamlit as st
 
     import nbcore
