@@ -28,12 +28,15 @@ def settled(page, g_expr: str = "window.__nblab", timeout: float = 60_000) -> No
 
 
 #: true once the panel holding ``sel`` is marked in view by the page's IntersectionObserver, drawn for the
-#: run's current state (not stale), and no panel is queued or being drawn
+#: run's current state (not stale), and no panel is queued or being drawn. While the observer has not
+#: marked it in view, it is scrolled into view again: the panels above it grow as they are drawn and can
+#: push it back out of view after the first scroll.
 PANEL_DRAWN_JS = """(sel) => {
   const G = window.__nblab, node = document.querySelector(sel);
   if (!G || !node) return false;
   const p = G.panels.find(q => q.el.contains(node));
   if (!p) return !!G.ready;               // a panel that could not start (it says so): nothing to draw
+  if (!p.visible) { node.scrollIntoView({ block: "center" }); return false; }
   return p.visible && !p.stale && !G.panelTimer && !G.panelQueue.length;
 }"""
 
