@@ -31,6 +31,21 @@ def get(url: str, headers: dict | None = None) -> tuple[int, dict, bytes]:
         return e.code, {k.lower(): v for k, v in e.headers.items()}, e.read()
 
 
+def poll_until_version(base: str, cid: str, v: int, since: int, timeout: float = 60.0):
+    """Revalidate the class's state.json (If-None-Match: the version ``since``) until it answers version
+    ``v``; returns (the answer, every answer before it). The server answers from its process's cache until
+    READ_TTL has passed on its own clock, which the test cannot move: it polls, the deadline only a guard."""
+    before = []
+    deadline = time.monotonic() + timeout
+    while True:
+        status, h, body = get(f"{base}/class/{cid}/state.json", {"If-None-Match": f'"{since}"'})
+        if h.get("etag") == f'"{v}"':
+            return (status, h, body), before
+        before.append((status, h.get("etag"), body))
+        assert time.monotonic() < deadline, f"state.json still at {before[-1]} after {timeout} s"
+        time.sleep(0.02)
+
+
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     d = tmp_path_factory.mktemp("class_store")
@@ -130,8 +145,8 @@ def test_page_assets_data_and_state(served):
     assert status == 304 and body == b"" and h["etag"] == '"1"'
     # the teacher publishes: the next poll (after the server's cache's 0.25 s) has the new version
     assert C.publish(cid, key, {"settings": SETTINGS, "t": 3, "half": "e"}, store=served["store"]) == 2
-    time.sleep(CS.READ_TTL + 0.2)
-    status, h, body = get(f"{base}/class/{cid}/state.json", {"If-None-Match": '"1"'})
+    (status, h, body), before = poll_until_version(base, cid, 2, since=1)
+    assert all(a == (304, '"1"', b"") for a in before), before     # until then: unchanged, no body
     assert status == 200 and h["etag"] == '"2"'
     st = json.loads(body)
     assert st["v"] == 2 and st["t"] == 3 and st["half"] == "e"
@@ -148,8 +163,8 @@ def test_the_page_follows_the_teachers_settings_and_revalidates(served):
     assert status == 200 and config_of(body.decode())["defaults"]["hidden"] == 50
     assert get(f"{base}/class/{cid}", {"If-None-Match": h["etag"]})[0] == 304
     # the teacher's settings change: a new page (the page cache is keyed by the settings too)
-    C.publish(cid, key, {"settings": dict(SETTINGS, hidden=70), "t": 2}, store=served["store"])
-    time.sleep(0.3)    # the state's read cache (0.25 s)
+    v = C.publish(cid, key, {"settings": dict(SETTINGS, hidden=70), "t": 2}, store=served["store"])
+    poll_until_version(base, cid, v, since=v - 1)     # the server's read cache of the state has the new version
     status4, h4, body4 = get(f"{base}/class/{cid}", {"If-None-Match": h["etag"]})
     assert status4 == 200 and h4["etag"] != h["etag"] and config_of(body4.decode())["defaults"]["hidden"] == 70
 

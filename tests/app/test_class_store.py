@@ -175,25 +175,51 @@ def test_quota_per_owner(store, monkeypatch):
     C.open_class("toy_spam", {}, owner="address:10.0.0.1", store=store)
 
 
-def test_read_cache_costs_the_database_a_few_reads(store):
+class CacheClock:
+    """The class cache's clock: store.py reads ``time.monotonic()`` for READ_TTL; this one stands still
+    until the test moves it (every other ``time`` function is the real one)."""
+
+    def __init__(self):
+        self.now = time.monotonic()
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+    def __getattr__(self, name):
+        return getattr(time, name)
+
+
+@pytest.fixture
+def cache_clock(monkeypatch):
+    clock = CacheClock()
+    monkeypatch.setattr(CS, "time", clock)
+    return clock
+
+
+def test_read_cache_costs_the_database_a_few_reads(store, cache_clock):
     cid, key = C.open_class("toy_spam", {"t": 0}, store=store)
     CS.clear_cache()
     before = CS.db_reads()
-    # 40 threads polling for ~1 s: the database is asked about once per READ_TTL, not once per poll
-    stop = time.monotonic() + 1.0
+    # 40 threads polling through 1 s of the cache's clock (four READ_TTL windows, 10 polls per thread in
+    # each, all at once): the database is asked about once per READ_TTL, not once per poll
+    windows = round(1.0 / CS.READ_TTL)
     polls = []
 
     def poll():
-        while time.monotonic() < stop:
+        for _ in range(10):
             polls.append(C.read(cid, store=store)[0])
-            time.sleep(0.01)
-    threads = [threading.Thread(target=poll) for _ in range(40)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    for _ in range(windows):
+        threads = [threading.Thread(target=poll) for _ in range(40)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        cache_clock.advance(CS.READ_TTL)
     reads = CS.db_reads() - before
-    assert len(polls) > 400, len(polls)
+    assert len(polls) == windows * 400, len(polls)
     assert reads <= 1.0 / CS.READ_TTL + 3, (reads, len(polls))
     # another process's publish shows within READ_TTL (this process's publish at once)
     other = S.open_store(store.pool._url if hasattr(store, "pool") else "sqlite:///" + str(store.path),
@@ -202,7 +228,7 @@ def test_read_cache_costs_the_database_a_few_reads(store):
         assert C.publish(cid, key, {"data": "toy_spam", "t": 7}, store=other) == 2
     finally:
         other.close()
-    time.sleep(CS.READ_TTL + 0.05)
+    cache_clock.advance(CS.READ_TTL)
     assert C.read(cid, store=store)[0] == 2
     # a publish through this process is seen at once
     assert C.publish(cid, key, {"data": "toy_spam", "t": 8}, store=store) == 3
@@ -231,14 +257,14 @@ def test_a_stalled_store_answers_unavailable(store):
         store._stalled_until = 0.0
 
 
-def test_peek_answers_from_the_cache_only(store):
+def test_peek_answers_from_the_cache_only(store, cache_clock):
     cid, _ = C.open_class("toy_spam", {"t": 0}, store=store)
     CS.clear_cache()
     assert CS.peek(cid, store=store) is None
     before = CS.db_reads()
     got = C.read(cid, store=store)
     assert CS.peek(cid, store=store) == got and CS.db_reads() == before + 1
-    time.sleep(CS.READ_TTL + 0.05)
+    cache_clock.advance(CS.READ_TTL)
     assert CS.peek(cid, store=store) is None
     with pytest.raises(C.BadClassId):
         CS.peek("<bad>", store=store)

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from kit.browser import require_chromium
+from kit.lab import count_fetches_script
 
 pytestmark = pytest.mark.browser
 sync_api = require_chromium()
@@ -156,8 +157,13 @@ def server(tmp_path_factory, lab_data):
 
 
 
-def open_class(browser, server, cid, ready=True, **ctx) -> Opened:
+def open_class(browser, server, cid, ready=True, clock=False, **ctx) -> Opened:
+    """The class page; ``clock``: Playwright's clock installed first (its time still flows as the real one,
+    and ``page.clock.run_for`` fires every timer due in a stretch of it at once)."""
     page = browser.new_page(**ctx)
+    page.add_init_script(count_fetches_script("state.json"))
+    if clock:
+        page.clock.install()
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: errors.append("console: " + m.text) if m.type == "error" and "404" not in m.text
@@ -191,7 +197,7 @@ def shot(o: Opened, name: str):
 def test_follows_the_teacher_leaves_and_rejoins(browser, server):
     cid = "lessonAAAAAAAAAA"
     server.publish(cid, 0)
-    o = open_class(browser, server, cid, viewport={"width": 1280, "height": 720})
+    o = open_class(browser, server, cid, clock=True, viewport={"width": 1280, "height": 720})
     wait_applied(o, 1)
     names = o.ev("() => __nblab.lab.prep.classNames.map(String)")
     bar = o.page.locator(".lab-follow-text")
@@ -282,8 +288,11 @@ def test_follows_the_teacher_leaves_and_rejoins(browser, server):
     polls = o.ev("() => __nblab.follow.polls")
     o.click("step")
     assert o.t == 3
-    o.page.wait_for_timeout(3 * INTERVAL)
-    assert o.ev("() => __nblab.follow.polls") == polls          # no more polling once the class is over
+    fetches = o.ev("() => window.__fetches")
+    o.page.clock.run_for(3 * INTERVAL)      # every timer due in three poll intervals fires now
+    # no more polling once the class is over: no poll's fetch was even called, no answer counted
+    assert o.ev("() => window.__fetches") == fetches
+    assert o.ev("() => __nblab.follow.polls") == polls
     assert o.errors == [], o.errors
     o.page.close()
 
@@ -291,7 +300,7 @@ def test_follows_the_teacher_leaves_and_rejoins(browser, server):
 def test_phone_and_the_network_failing(browser, server):
     cid = "phoneBBBBBBBBBBB"
     server.publish(cid, 4)
-    o = open_class(browser, server, cid, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    o = open_class(browser, server, cid, clock=True, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     wait_applied(o, 1)
     assert o.t == 4 and bar_text(o) == "Following the teacher — iteration 4"
     # nothing wider than the phone
@@ -318,9 +327,11 @@ def test_phone_and_the_network_failing(browser, server):
     # a hidden tab does not poll; visible again, it polls at once
     o.ev("() => { Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });"
          " document.dispatchEvent(new Event('visibilitychange')); }")
-    o.page.wait_for_timeout(INTERVAL)                          # a poll in flight may still land
+    # a poll in flight may still land: wait until every fetch of the state made so far has been answered
+    o.page.wait_for_function("() => __nblab.follow.polls === window.__fetches", timeout=20_000)
     polls = o.ev("() => __nblab.follow.polls")
-    o.page.wait_for_timeout(4 * INTERVAL)
+    o.page.clock.run_for(4 * INTERVAL)      # every timer due in four poll intervals fires now: none polls
+    assert o.ev("() => window.__fetches") == polls
     assert o.ev("() => __nblab.follow.polls") == polls
     v = server.publish(cid, 5)
     o.ev("() => { Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'visible' });"
@@ -448,7 +459,11 @@ def test_the_teacher_switches_data(browser, server):
     server.publish(cid, 1, toy, data="toy_spam")
     o.page.wait_for_function("() => document.body.innerText.includes('The teacher moved to another data set')", timeout=30_000)
     assert len(loads) == 1                                   # one reload, not a loop
-    o.page.wait_for_timeout(4 * INTERVAL)
+    # the reloaded page keeps polling the same state: two more answers on this same document, no reload
+    o.ev("() => { window.__sameDocument = true; }")
+    o.page.wait_for_function("n => __nblab.follow.polls >= n", arg=o.ev("() => __nblab.follow.polls") + 2,
+                             timeout=30_000)
+    assert o.ev("() => window.__sameDocument === true")
     assert len(loads) == 1
     assert o.ev("() => __nblab.data.name") == DATA
     # the server now serves the class's page for toy_spam: a reload follows the teacher there

@@ -18,6 +18,7 @@ import pytest
 import nbcore
 from kit import ROOT
 from kit.browser import require_chromium
+from kit.lab import frames_for_steps, settled, show_panel
 from nblab.defaults import DEFAULTS
 
 pytestmark = pytest.mark.browser
@@ -279,7 +280,7 @@ def test_controls_step_halves_play_drag_reset_converge(browser, pages):
     o.page.wait_for_function("() => __nblab.lab.latest >= 8", timeout=20_000)
     o.click("play")
     stopped = o.latest
-    o.page.wait_for_timeout(400)
+    frames_for_steps(o.page, 8)        # the frames in which a running player would have made 8 steps
     assert o.latest == stopped and not o.ev("() => __nblab.lab.playing")
     # drag the slider back: the view moves, nothing is computed
     show(o, 3)
@@ -582,9 +583,8 @@ def axe_states(browser, pages, exclude):
         o.press("ArrowRight", 2)
         o.press("e")
         o.page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
-        for slot in o.page.locator(".lab-panel:not([hidden])").all():
-            slot.scroll_into_view_if_needed()
-            o.page.wait_for_timeout(250)
+        for name in o.ev("() => [...document.querySelectorAll('.lab-panel:not([hidden])')].map(e => e.dataset.panel)"):
+            show_panel(o.page, f'.lab-panel[data-panel="{name}"]')
         o.ev("() => __nblab.idle()")
         o.settle()
         o.page.add_script_tag(content=AXE.read_text(encoding="utf-8"))
@@ -618,7 +618,7 @@ def test_screenshots(browser, pages):
             o.click("converge")
             o.page.wait_for_function("() => __nblab.lab.done && !__nblab.converging", timeout=120_000)
             o.settle()
-            o.page.wait_for_timeout(200)
+            settled(o.page)
             o.page.screenshot(path=str(LAB_SHOTS / f"{name}_{tag}_converged.png"))
             if tag == "phone":            # the charts, one per row, further down the phone's page
                 o.page.locator(".lab-charts").scroll_into_view_if_needed()

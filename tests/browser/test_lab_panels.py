@@ -18,6 +18,8 @@ import numpy as np
 import pytest
 
 from kit.browser import require_chromium
+from kit.lab import settled
+from kit.lab import show_panel as lab_show_panel
 
 sync_api = require_chromium()
 
@@ -74,13 +76,12 @@ def step(page, n=1):
         page.evaluate("() => document.activeElement && document.activeElement.blur()")
         page.keyboard.press("ArrowRight")
         page.wait_for_function("(b) => window.__nblab.lab.latest > b", arg=before, timeout=60_000)
-    page.wait_for_timeout(300)
+    settled(page)
 
 
 def show_panel(page, cls):
     """Scroll a panel into view (the page draws the panels below the charts when they are in view)."""
-    page.locator(f".{cls}").first.scroll_into_view_if_needed()
-    page.wait_for_timeout(400)
+    lab_show_panel(page, f".{cls}")
 
 
 def snapshot(page, t):
@@ -220,7 +221,6 @@ def test_hostile_texts_and_names_are_text(browser, pages):
             show_panel(page, cls)
     page.locator(".nbl-doc-table tbody tr").first.click()
     show_panel(page, "nbl-maths")
-    page.wait_for_timeout(500)
     assert page.dialogs == []
     assert page.evaluate("() => document.querySelectorAll('.nbl-panel img, .nbl-panel script, .nbl-panel b').length") == 0
     text = page.locator(".nbl-docs").inner_text()

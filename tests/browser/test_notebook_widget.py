@@ -23,6 +23,7 @@ import pytest
 import nbcore
 from kit import ROOT, free_port
 from kit.browser import require_chromium
+from kit.lab import settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -139,7 +140,7 @@ def expected_words(run, ds, y_obs, t) -> str:
 def check(page, run, ds, y_obs, t, latest):
     page.wait_for_function(f"() => {{ const s = ({STATE})(); return s && s.t === {t} && s.latest === {latest}; }}",
                            timeout=120_000)
-    page.wait_for_timeout(300)
+    settled(page, G)                       # the sentence is drawn in the frame after the state changed
     assert sentence(page).startswith(f"Iteration {t} of {latest}: {expected_words(run, ds, y_obs, t)}")
     ll = page.evaluate(f"() => {G}.lab.run.history[{t}].logLikelihood")
     assert ll == pytest.approx(run.history[t].log_likelihood, rel=1e-9)
@@ -166,7 +167,7 @@ def test_widget_follows_python(lab, browser):
         check(page, run, ds, y_obs, 4, 4)
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.evaluate("() => document.querySelector('.nblab-widget').scrollIntoView()")
-        page.wait_for_timeout(300)
+        settled(page, G)
         page.screenshot(path=str(SHOTS / "notebook_widget.png"))
 
         run_cell(page, 3)                                                   # w.play(): to where EM stops

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from kit import ROOT
-from kit.browser import require_chromium
+from kit.browser import DRAWN_JS, SCRIPT_IDLE_JS, require_chromium
 from kit.server import streamlit_server
 
 SHOTS = ROOT / "artifacts" / "screenshots"
@@ -83,7 +83,10 @@ def _idle(page, timeout=180_000):
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
         " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
         timeout=timeout)
-    page.wait_for_timeout(500)
+    # then drawn: no skeleton left, styles and fonts loaded, nothing more to fetch, still idle after that
+    page.wait_for_function(DRAWN_JS, timeout=timeout)
+    page.wait_for_load_state("networkidle", timeout=timeout)
+    page.wait_for_function(SCRIPT_IDLE_JS, timeout=timeout)
 
 
 LOWER_DRAWN_JS = ("() => { const b = document.querySelector('.st-key-nbem_lower');"
@@ -122,10 +125,15 @@ def _step(page, n: int) -> None:
         _idle(page)
 
 
+#: true once no finite CSS animation or transition runs (the hover styles the mouse just left are gone)
+SETTLED_STYLES_JS = ("() => document.getAnimations().every(a => a.playState !== 'running'"
+                     " || a.effect.getComputedTiming().iterations === Infinity)")
+
+
 def _shot(page, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.mouse.move(5, 5)
-    page.wait_for_timeout(300)
+    page.wait_for_function(SETTLED_STYLES_JS, timeout=60_000)
     page.screenshot(path=str(SHOTS / f"sharing_{name}.png"), full_page=True, timeout=180_000)
 
 
@@ -159,6 +167,11 @@ def _flow(servers, browser, pages):
 
     teacher.get_by_role("button", name="Share this data set").click()
     teacher.get_by_text("Link for the class").first.wait_for(timeout=120_000)
+    # the class link and the delete link are two code blocks of the same run: both drawn, not just the title
+    teacher.wait_for_function(
+        "() => { const c = [...document.querySelectorAll('[data-testid=\"stCode\"]')].map(e => e.innerText);"
+        " return c.some(t => t.includes('data=') && !t.includes('delete=')) && c.some(t => t.includes('delete=')); }",
+        timeout=120_000)
     _idle(teacher)
     assert _metrics(teacher, with_lower=True) == before_share           # sharing kept the teacher's run
     codes = [c.inner_text().strip() for c in teacher.locator('[data-testid="stCode"]').all()]

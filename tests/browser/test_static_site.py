@@ -22,6 +22,7 @@ import pytest
 
 from kit import ROOT, free_port
 from kit.browser import require_chromium
+from kit.lab import settled
 
 pytestmark = pytest.mark.browser
 sync_api = require_chromium()
@@ -228,9 +229,9 @@ def test_screenshots(browser, servers):
         v.page.wait_for_function("() => document.querySelectorAll('.lab-chart .js-plotly-plot').length >= 2",
                                  timeout=60_000)
         v.settle()
-        v.page.wait_for_timeout(300)
+        settled(v.page)
         v.page.screenshot(path=str(SITE_SHOTS / f"sms_spam_{tag}_t0.png"))
         v.press("ArrowRight", 3)
-        v.page.wait_for_timeout(300)
+        settled(v.page)
         v.page.screenshot(path=str(SITE_SHOTS / f"sms_spam_{tag}_t3.png"))
         close_ok(v)
