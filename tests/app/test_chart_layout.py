@@ -162,7 +162,7 @@ def test_lesson_legend_starts_at_the_charts_left_edge(fs):
     """A lesson chart's legend is placed from the chart's left edge (container coordinates), not the plot
     area's, its text a px under the chart's: an entry nearly as wide as a third of the page ("NB at
     λ = 0.003 (leave-one-out): 95.0%", 236 px at 15 px in a 263 px chart) then fits (measured in Chromium by
-    tests/browser/test_layout_clipping.py)."""
+    tests/browser/test_page_sweep.py, the layout probe)."""
     lay = _layout(lesson_charts.accuracy_figure([0.5, 0.9, 0.95], 0.92, 1, font_size=fs))
     assert lay["legend"].get("xref") == "container" and lay["legend"]["x"] == 0.0, lay["legend"]
     assert lay["legend"]["font"]["size"] <= fs - 1, lay["legend"]

@@ -1,9 +1,8 @@
-"""Real browser: classroom mode on a projector.
+"""Real browser: classroom mode stays on through every link of the app, and normal mode stays normal.
 
-Every page in classroom mode at 1280×720 and 1920×1080: no text a class must read is cut
-off with an ellipsis (metric values and labels, button labels, captions, the sidebar's page
-names). Screenshots of every page at 1280×720 go to artifacts/screenshots/classroom/ (look
-at them: chart titles must not overlap their legends either).
+That classroom mode cuts nothing off on a projector (every page at 1280×720 and 1920×1080, with its
+screenshots in artifacts/screenshots/classroom/) is checked by the page sweep,
+tests/browser/test_page_sweep.py, which opens each page once for all its checks.
 
 Skipped when /usr/bin/chromium is missing, unless env CI is set (then it fails).
 """
@@ -11,109 +10,12 @@ from __future__ import annotations
 
 import pytest
 
-from kit import ROOT
-from kit.browser import require_chromium
-
-SHOTS = ROOT / "artifacts" / "screenshots" / "classroom"
+from kit.browser import DRAWN_JS, require_chromium
+from kit.sweep import SIDEBAR_OPEN_JS, SIDEBAR_STILL_JS, wait_layout_still
 
 pytestmark = pytest.mark.browser
 
 sync_api = require_chromium()
-
-# Every visible element whose text is cut: CSS ellipsis (text-overflow) with more text than
-# room (Streamlit truncates metric values/labels, button labels and nav links this way), and
-# text that a fix made spill out of its box instead (a metric value wider than its column,
-# a label wider than its button): the box's content is wider than the box.
-TRUNCATED_JS = """() => {
-  const out = [];
-  // text a viewer cannot see (no box, or wholly left of the screen: a collapsed or collapsing sidebar)
-  // cannot be cut off for them
-  const unseen = e => { const r = e.getBoundingClientRect(); return r.width === 0 || r.right <= 0; };
-  for (const e of document.querySelectorAll('[data-testid="stAppViewContainer"] *')) {
-    if (!e.offsetParent || !e.innerText || unseen(e)) continue;
-    const cs = getComputedStyle(e);
-    if (cs.textOverflow === 'ellipsis' && e.scrollWidth > e.clientWidth + 1) {
-      out.push(e.innerText.trim().slice(0, 60));
-    }
-  }
-  const boxes = '[data-testid="stMetric"], [data-testid="stMetricValue"], [data-testid="stMetricLabel"],'
-    + ' [data-testid="stButton"] button, [data-testid="stDownloadButton"] button, [data-testid="stSidebarNavLink"],'
-    + ' [data-testid="stPageLink"] a, [data-testid="stCheckbox"], [data-testid="stHeading"], .katex-display';
-  for (const e of document.querySelectorAll(boxes)) {
-    if (!e.offsetParent || !e.innerText || unseen(e)) continue;
-    if (e.scrollWidth > e.clientWidth + 1) out.push('spills: ' + e.innerText.trim().slice(0, 60));
-  }
-  return out;
-}"""
-
-# Streamlit scrolls inside the app, so a full-page screenshot is one screen high: for the
-# screenshot the viewport is made as tall as the content (same width, so the same layout).
-CONTENT_HEIGHT_JS = """() => {
-  const m = document.querySelector('[data-testid="stMain"]') || document.body;
-  return Math.max(m.scrollHeight, document.body.scrollHeight);
-}"""
-
-
-def _pages():
-    from dashboard import pages
-    return [(p.path.removeprefix("views/").removesuffix(".py"), p) for p in pages.PAGES]
-
-
-# Pages that draw their results after a button press: (button key, extra query keeping it cheap).
-RUN_FIRST = {"restarts": ("rs_go", ""), "budget": ("lb_go", "&lb_seeds=1"), "components": ("cp_run", "&cp_seeds=1")}
-
-
-def _url(server: str, name: str, page) -> str:
-    path = page.url_path
-    return f"{server}/{path}?classroom=true" + RUN_FIRST.get(name, ("", ""))[1]
-
-
-
-
-def _settle(page) -> None:
-    page.locator('[data-testid="stSidebarNav"]').wait_for(state="attached", timeout=180_000)  # collapsed
-    page.locator("h1").first.wait_for(timeout=180_000)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
-        timeout=180_000)
-    page.wait_for_timeout(1500)  # plotly lays out
-
-
-@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)], ids=["1280x720", "1920x1080"])
-def test_classroom_mode_cuts_nothing_off(server, browser, size):
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    w, h = size
-    problems = {}
-    for name, page_def in _pages():
-        page = browser.new_page(viewport={"width": w, "height": h})
-        try:
-            page.goto(_url(server, name, page_def), wait_until="domcontentloaded")
-            _settle(page)
-            if name == "lesson":  # the numbers a class reads appear after a step
-                page.locator(".st-key-step button:visible").first.click(timeout=60_000)
-                page.get_by_text("Paused at t = 1").first.wait_for(timeout=60_000)
-                _settle(page)
-            if name in RUN_FIRST:  # the numbers and charts a class reads come after the button
-                page.locator(f".st-key-{RUN_FIRST[name][0]} button").first.click(timeout=60_000)
-                page.locator('[data-testid="stPlotlyChart"]').first.wait_for(timeout=400_000)
-                page.locator('[data-testid="stProgress"]').first.wait_for(state="detached", timeout=400_000)
-                _settle(page)
-            cut = page.evaluate(TRUNCATED_JS)
-            if cut:
-                problems[name] = cut
-            if size == (1280, 720):
-                page.mouse.move(2, 2)
-                page.screenshot(path=str(SHOTS / f"{name}_1280x720_screen.png"))  # what the class sees first
-                tall = min(12_000, int(page.evaluate(CONTENT_HEIGHT_JS)))
-                page.set_viewport_size({"width": w, "height": max(h, tall)})
-                page.wait_for_timeout(1500)  # plotly re-lays out
-                page.screenshot(path=str(SHOTS / f"{name}_1280x720.png"), full_page=True)
-            assert page.locator('[data-testid="stException"]').count() == 0, name
-        finally:
-            page.close()
-    assert not problems, f"text cut off at {w}×{h}: {problems}"
-
 
 IDLE_JS = ("() => { const e = document.querySelector('[data-test-script-state]');"
            " return !!e && e.getAttribute('data-test-script-state') === 'notRunning'; }")
@@ -125,13 +27,33 @@ MODE_JS = """() => { const t = document.querySelector('.st-key-classroom input')
           label: Math.max(0, ...[...document.querySelectorAll('[data-testid="stWidgetLabel"] p')]
                                    .map((e) => parseFloat(getComputedStyle(e).fontSize)))}; }"""
 
+# Before a click that reruns or switches the page: watch the app's script state, so that arriving waits for
+# the run the click starts (not the page still shown from before it). A link that loads a new document
+# leaves no watch behind: the new document's own run is then the one waited for.
+ARM_JS = """() => { window.__rerunSeen = false; window.__rerunFrom = location.href;
+  const app = document.querySelector('[data-test-script-state]');
+  if (!app) return;
+  new MutationObserver(() => { if (app.getAttribute('data-test-script-state') === 'running') window.__rerunSeen = true; })
+    .observe(app, {attributes: true, attributeFilter: ['data-test-script-state']}); }"""
+RERUN_SEEN_JS = "() => window.__rerunSeen !== false || location.href !== window.__rerunFrom"
+
+
+def _arm(page) -> None:
+    page.evaluate(ARM_JS)
+
 
 def _arrive(page) -> dict:
+    """The page a click or a load led to, drawn and at rest: its run started and over, its styles and fonts
+    loaded, its layout still; then how classroom mode reads on it."""
+    try:
+        page.wait_for_function(RERUN_SEEN_JS, timeout=30_000)
+    except sync_api.TimeoutError:
+        pass  # a run too quick to be seen running: the waits below still hold
     page.locator("h1").first.wait_for(timeout=180_000)
     page.locator(".st-key-classroom input").first.wait_for(state="attached", timeout=180_000)
-    page.wait_for_timeout(500)
     page.wait_for_function(IDLE_JS, timeout=180_000)
-    page.wait_for_timeout(800)
+    page.wait_for_function(DRAWN_JS, timeout=180_000)
+    wait_layout_still(page)
     return page.evaluate(MODE_JS)
 
 
@@ -139,7 +61,8 @@ def _open_sidebar(page) -> None:
     button = page.locator('[data-testid="stExpandSidebarButton"], [data-testid="stSidebarCollapsedControl"] button')
     if button.count() and button.first.is_visible():
         button.first.click()
-        page.wait_for_timeout(600)
+        page.wait_for_function(SIDEBAR_OPEN_JS, timeout=30_000)
+        page.wait_for_function(SIDEBAR_STILL_JS, timeout=30_000)
 
 
 def test_classroom_mode_survives_every_link(server, browser):
@@ -161,6 +84,7 @@ def test_classroom_mode_survives_every_link(server, browser):
         assert start["on"] and start["label"] >= 20, start
         for title in ("Guided lessons", "The symmetric trap", "Watch EM learn", "Guided lessons"):
             _open_sidebar(page)
+            _arm(page)
             page.locator('[data-testid="stSidebarNav"] a', has_text=title).first.click()
             got = _arrive(page)
             if not (got["on"] and got["label"] >= 20 and flag(page.url) == ["true"]):
@@ -170,6 +94,7 @@ def test_classroom_mode_survives_every_link(server, browser):
             _arrive(page)
             link = page.locator("a", has_text=f"Open: {lesson}").first
             href = link.get_attribute("href")
+            _arm(page)
             link.click()
             got = _arrive(page)
             if not (got["on"] and got["label"] >= 20 and flag(page.url) == ["true"] and "classroom=true" in href):
@@ -178,6 +103,7 @@ def test_classroom_mode_survives_every_link(server, browser):
         _open_sidebar(page)
         nxt = page.locator('[data-testid="stSidebar"] a', has_text="Next:").first
         href = nxt.get_attribute("href")
+        _arm(page)
         nxt.click()
         got = _arrive(page)
         if not (got["on"] and flag(page.url) == ["true"] and "classroom=true" in href):
@@ -186,6 +112,7 @@ def test_classroom_mode_survives_every_link(server, browser):
         page.goto(f"{server}/guided", wait_until="domcontentloaded")
         normal = _arrive(page)
         href = page.locator("a", has_text="Open: Hide the labels").first.get_attribute("href")
+        _arm(page)
         page.locator('[data-testid="stSidebarNav"] a', has_text="The symmetric trap").first.click()
         after = _arrive(page)
         assert not normal["on"] and not after["on"] and "classroom" not in href and not flag(page.url), \

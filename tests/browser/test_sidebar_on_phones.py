@@ -2,7 +2,7 @@
 
 On a phone an open sidebar is an overlay over the whole page: a student opening the class's link saw the
 navigation and settings, not the page. Classroom mode keeps its own rule (collapsed everywhere:
-tests/browser/test_classroom_type_scale.py).
+tests/browser/test_page_sweep.py, the type scale).
 """
 from __future__ import annotations
 
