@@ -24,7 +24,7 @@ import re
 import pytest
 
 from kit import ROOT
-from kit.browser import ITER_JS, require_chromium, wait_idle
+from kit.browser import ITER_JS, require_chromium, wait_idle, wait_still
 from nblab.defaults import LAMBDAS
 
 pytestmark = pytest.mark.browser
@@ -83,7 +83,7 @@ def test_a_student_follows_the_teacher_leaves_and_rejoins(server, browser):
         assert re.fullmatch(re.escape(server) + r"/class/[A-Za-z0-9_-]{16}", link), link
         qr = dialog.locator("img").first
         qr.wait_for(timeout=30_000)
-        teacher.wait_for_timeout(300)
+        wait_still(teacher)   # the dialog's opening animation is over, its image decoded
         teacher.screenshot(path=str(SHOTS / "teacher_qr_dialog.png"))
         found = zxingcpp.read_barcodes(Image.open(io.BytesIO(qr.screenshot())))
         assert [r.text for r in found] == [link]
@@ -144,8 +144,8 @@ def test_a_student_follows_the_teacher_leaves_and_rejoins(server, browser):
         teacher.wait_for_function("(i) => [...document.querySelectorAll('[data-testid=\"stSidebar\"] input[type=range]')]"
                                   ".some(e => e.getAttribute('aria-label') === 'Smoothing λ' && e.value === String(i))",
                                   arg=LAMBDAS.index(0.3), timeout=60_000)
-        teacher.wait_for_timeout(500)
-        wait_idle(teacher)
+        teacher.get_by_text("λ changed 1 → 0.3").first.wait_for(timeout=60_000)  # the server's rerun for λ …
+        wait_idle(teacher)                                                        # … is over
         click_step(teacher)
         teacher_iteration(teacher, 6)
         follows_to(o, 6)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kit.browser import require_chromium
+from kit.browser import require_chromium, wait_still
 
 pytestmark = pytest.mark.browser
 sync_api = require_chromium()
@@ -31,7 +31,7 @@ def _settle(page) -> None:
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
         " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
         timeout=180_000)
-    page.wait_for_timeout(1500)  # plotly lays out
+    wait_still(page, timeout=180_000)  # plotly has laid out, nothing is moving
 
 
 def test_event_models_page_steps_both_runs(server, browser):
@@ -52,7 +52,7 @@ def test_event_models_page_steps_both_runs(server, browser):
         page.screenshot(path=str(SHOTS / "event_models_step_screen.png"))
         tall = min(12_000, int(page.evaluate(CONTENT_HEIGHT_JS)))
         page.set_viewport_size({"width": 1500, "height": max(1000, tall)})
-        page.wait_for_timeout(1500)
+        wait_still(page)   # the charts laid out again at the new size
         page.screenshot(path=str(SHOTS / "event_models_step.png"), full_page=True)
     finally:
         page.close()

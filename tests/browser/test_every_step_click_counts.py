@@ -20,11 +20,9 @@ Skipped when /usr/bin/chromium is missing, unless env CI is set (then it fails).
 """
 from __future__ import annotations
 
-import time
-
 import pytest
 
-from kit.browser import ITER_JS, require_chromium
+from kit.browser import ITER_JS, LESSON_IDLE_JS, frames, require_chromium, wait_still
 
 pytestmark = pytest.mark.browser
 
@@ -61,17 +59,15 @@ BUSY_SEEN_JS = """() => {
 
 
 def settled_iteration(page, timeout: float = 180.0) -> int:
-    """The iteration once the app has been idle (not running) with the same counter for 2 s."""
-    deadline = time.time() + timeout
-    last, stable = None, 0
-    while time.time() < deadline:
-        now = (page.evaluate(STATE_JS), page.evaluate(ITER_JS))
-        stable = stable + 1 if (now == last and now[0] == "notRunning") else 0
-        if stable >= 8:
-            return now[1]
-        last = now
-        page.wait_for_timeout(250)
-    raise AssertionError(f"the app did not settle within {timeout:.0f} s (last: {last})")
+    """The iteration once the app has answered every press: no Step sent and unanswered, none waiting in the
+    run guard's queue, no script run (LESSON_IDLE_JS), the counter drawn and the page still; the same again
+    after that (a press replayed from the queue would have started a run)."""
+    for _ in range(2):
+        page.wait_for_function(LESSON_IDLE_JS, timeout=timeout * 1000)
+        page.wait_for_function(f"() => ({ITER_JS})() >= 0", timeout=timeout * 1000)
+        wait_still(page, timeout=timeout * 1000)
+    page.wait_for_function(LESSON_IDLE_JS, timeout=timeout * 1000)
+    return int(page.evaluate(ITER_JS))
 
 
 def open_ready(browser, server, player: str):
@@ -90,13 +86,13 @@ def test_quick_step_clicks_each_count_or_are_visibly_refused(server, browser, pl
     page = open_ready(browser, server, player)
     try:
         page.evaluate(COUNT_CLICKS_JS)
-        for round_ in range(2):  # two bursts of three clicks, 150 ms apart (faster than a Step rerun)
+        for round_ in range(2):  # two bursts of three clicks, two painted frames apart (faster than a Step rerun)
             # aimed where the button is now (a notice above it after the first Step can move it down)
             box = page.locator(".st-key-step button").first.bounding_box()
             x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
             for _ in range(3):
                 page.mouse.click(x, y)
-                page.wait_for_timeout(150)
+                frames(page, 2)   # the next click once the page has painted this one's answer
             settled_iteration(page)
         accepted = page.evaluate("() => window.__stepClicks")
         assert page.evaluate("() => window.__allClicks") == 6
@@ -126,7 +122,7 @@ def test_quick_clicker_keys_each_count_in_the_order_pressed(server, browser, pla
         page.mouse.click(5, 900)  # focus the page, not a widget
         for k in ["ArrowRight", "ArrowRight", "PageDown", "e"]:
             page.keyboard.press(k)
-            page.wait_for_timeout(100)
+            frames(page, 1)
         page.get_by_text("Between the half-steps at t = 3").first.wait_for(timeout=180_000)
         assert settled_iteration(page) == 3
     finally:

@@ -119,7 +119,13 @@ def test_a_chart_page_loads_plotly_from_its_html_once_and_no_other_page_does(ser
         page.wait_for_selector('[data-testid="stMain"] h1', timeout=240_000)
         page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidgetRunningIcon\"]')",
                                timeout=240_000)
-        page.wait_for_timeout(1500)
+        # every module script of the page has run (load), nothing is being fetched, and the main thread has
+        # been idle twice since: an early load (its idle stage, its warm-up) would have begun by now
+        page.wait_for_load_state("load", timeout=240_000)
+        page.wait_for_load_state("networkidle", timeout=240_000)
+        page.evaluate("() => new Promise((done) => requestIdleCallback(() => requestIdleCallback(done, {timeout: 5000}),"
+                      " {timeout: 5000}))")
+        page.wait_for_load_state("networkidle", timeout=240_000)
         got = page.evaluate(EARLY_JS)
         assert got == {"marks": [], "builds": 0, "leftover": 0, "source": None}, got
     finally:

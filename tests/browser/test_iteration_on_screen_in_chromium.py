@@ -17,8 +17,7 @@ import numpy as np
 import pytest
 
 import nbcore
-from kit.browser import require_chromium
-from kit.server import streamlit_server
+from kit.browser import frames, require_chromium, wait_still
 
 pytestmark = pytest.mark.browser
 sync_api = require_chromium()
@@ -53,10 +52,10 @@ LOWER_DRAWN = ("() => { const b = document.querySelector('.st-key-nbem_lower');"
 
 
 @pytest.fixture(scope="module")
-def server():
+def server(app_server):
+    """A server with a store of its own (the share test writes to it)."""
     store = tempfile.mkdtemp(prefix="nblab_store_iter_")
-    with streamlit_server(env={"NBLAB_STORE_DIR": store, "NBLAB_STORE_URL": ""}) as srv:
-        yield srv.url
+    return app_server(env={"NBLAB_STORE_DIR": store, "NBLAB_STORE_URL": ""})
 
 
 def _oracle():
@@ -78,7 +77,7 @@ def _idle(page, timeout=180_000):
     page.wait_for_selector('[data-testid="stMetric"]', timeout=timeout)
     page.wait_for_function("() => { const a = document.querySelector('[data-testid=\"stApp\"]');"
                            " return a && a.getAttribute('data-test-script-state') === 'notRunning'; }", timeout=timeout)
-    page.wait_for_timeout(400)
+    wait_still(page, timeout=timeout)   # drawn, and no chart or transition still moving
 
 
 def _shot(page, name: str, still: bool = True) -> None:
@@ -86,7 +85,7 @@ def _shot(page, name: str, still: bool = True) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     if still:
         page.mouse.move(5, 5)
-        page.wait_for_timeout(300)
+        wait_still(page)
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=still, timeout=120_000)
 
 
@@ -134,7 +133,7 @@ def test_drag_back_play_and_pause_keep_the_page_on_the_iteration_shown(server, b
     for _ in range(3):
         page.keyboard.press("ArrowRight")
     page.wait_for_function(f"() => {P}.t === 3", timeout=30_000)
-    page.wait_for_timeout(50)
+    frames(page, 1)   # the frame the player draws t = 3 in
     _agrees(page.evaluate(READ), run)
     page.wait_for_function("() => new URLSearchParams(location.search).get('t') === '3'", timeout=60_000)
     _idle(page)
@@ -147,10 +146,12 @@ def test_drag_back_play_and_pause_keep_the_page_on_the_iteration_shown(server, b
     # rules' numbers name the iteration the slider shows (they said the latest, and the iteration of the
     # last server run)
     page.locator(".nbp-play").click()
-    seen = set()
+    seen, last = set(), 3
     for _ in range(10):
-        page.wait_for_timeout(450)
+        # sampled as each new iteration comes on screen (or the replay ends)
+        page.wait_for_function(f"(s) => !{P}.playing || {P}.t !== s", arg=last, timeout=60_000)
         r = page.evaluate(READ)
+        last = r["slider"]
         if not r["playing"]:
             break
         _agrees(r, run)

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from kit import ROOT
-from kit.browser import ITER_JS, require_chromium
+from kit.browser import ITER_JS, SNAP, frames, require_chromium, wait_script_done, wait_still
 
 SHOTS = ROOT / "artifacts" / "screenshots"
 
@@ -22,19 +22,21 @@ def wait_iteration(page, n: int, timeout=180_000):
     page.wait_for_function(f"() => ({ITER_JS})() === {n}", timeout=timeout)
 
 
-def wait_stable_iteration(page, timeout: float = 180.0) -> int:
-    """The iteration counter once it has kept the same value for 2 s (polled every 250 ms)."""
-    import time
+def stopped_iteration(page, timeout=180_000) -> int:
+    """The iteration counter once the player has stopped and the server's run that follows is over."""
+    page.wait_for_function(f"() => {SNAP} && {SNAP}.playing === false", timeout=timeout)
+    wait_script_done(page, timeout=timeout)
+    return int(page.evaluate(ITER_JS))
 
-    deadline, last, same = time.time() + timeout, None, 0
-    while time.time() < deadline:
-        now = page.evaluate(ITER_JS)
-        same = same + 1 if now == last else 0
-        if same >= 8:
-            return now
-        last = now
-        page.wait_for_timeout(250)
-    raise AssertionError(f"the iteration counter never settled (last {last})")
+
+def still_stopped(page) -> tuple:
+    """The counter, the player's t and its count of animation ticks over the next 30 painted frames (a
+    running Play ticks on every frame): equal ends mean nothing moved."""
+    read = f"() => [({ITER_JS})(), {SNAP}.t, {SNAP}.stats.ticks]"
+    before = page.evaluate(read)
+    frames(page, 30)
+    wait_script_done(page)
+    return before, page.evaluate(read)
 
 
 def test_clicker_keys_drive_the_lesson(server, browser):
@@ -51,7 +53,7 @@ def test_clicker_keys_drive_the_lesson(server, browser):
         wait_iteration(page, 2)
         page.keyboard.press("e")
         page.get_by_text("Between the half-steps at t = 2").first.wait_for(timeout=180_000)
-        page.wait_for_timeout(800)
+        wait_still(page)
         page.screenshot(path=str(SHOTS / "lesson_between_half_steps.png"), full_page=True)
         page.keyboard.press("m")
         wait_iteration(page, 3)
@@ -65,12 +67,12 @@ def test_clicker_keys_drive_the_lesson(server, browser):
         # Anchored on a word boundary so no other button ("Play speed", …) can match; visible only.
         page.get_by_role("button", name=re.compile(r"^Play\b")).first.wait_for(state="visible", timeout=180_000)
         # and the run really stopped: the counter stays put (a label flip alone would not show that)
-        stopped = wait_stable_iteration(page)
-        page.wait_for_timeout(3000)  # several Play ticks at speed "normal"
-        assert wait_stable_iteration(page) == stopped
+        stopped = stopped_iteration(page)
+        before, after = still_stopped(page)
+        assert before == after and after[0] == stopped, (stopped, before, after)
         page.get_by_role("button", name="Keyboard shortcuts").first.click()
         page.get_by_text("Play / Pause").first.wait_for(timeout=30_000)
-        page.wait_for_timeout(500)
+        wait_still(page)   # the popover's opening animation is over
         page.screenshot(path=str(SHOTS / "lesson_shortcuts_popover.png"))
     finally:
         page.close()

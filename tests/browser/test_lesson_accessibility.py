@@ -17,7 +17,7 @@ import re
 import pytest
 
 from kit import ROOT
-from kit.browser import ITER_JS, require_chromium, wait_idle
+from kit.browser import ITER_JS, require_chromium, wait_idle, wait_lesson_idle, wait_still
 
 pytestmark = pytest.mark.browser
 
@@ -33,11 +33,8 @@ def wait_iteration(page, n: int, timeout=120_000):
 
 
 def settled(page) -> None:
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
-        timeout=120_000)
-    page.wait_for_timeout(700)
+    """Every press answered (the run guard holds none sent or waiting), no script run, the page drawn and still."""
+    wait_lesson_idle(page, timeout=120_000)
 
 
 def tab_to(page, selector: str, limit: int = 150) -> None:
@@ -228,10 +225,9 @@ def test_projector_screen_shows_controls_and_charts(server, browser, classroom):
         page.locator(".st-key-step button:visible").first.click()
         page.get_by_text("Paused at t = 1").first.wait_for(timeout=120_000)
         settled(page)
-        page.wait_for_timeout(1000)
         page.evaluate("() => document.activeElement && document.activeElement.blur()")  # no tooltip over the page
         page.mouse.move(1270, 710)
-        page.wait_for_timeout(500)
+        wait_still(page)   # a tooltip or hover style fading out is over
         mode = "classroom" if classroom else "normal"
         page.screenshot(path=str(SHOTS / f"lesson_{mode}_1280x720.png"))
         boxes = page.evaluate(BOXES_JS)

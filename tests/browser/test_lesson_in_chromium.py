@@ -17,8 +17,7 @@ from pathlib import Path
 import pytest
 
 from kit import ROOT
-from kit.browser import CHROMIUM, ITER_JS
-from kit.server import streamlit_server
+from kit.browser import CHROMIUM, ITER_JS, wait_still
 
 SHOTS = ROOT / "artifacts" / "screenshots"
 
@@ -33,12 +32,6 @@ if not Path(CHROMIUM).exists():
 sync_api = pytest.importorskip("playwright.sync_api")
 
 
-@pytest.fixture(scope="module")
-def server():
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    log = ROOT / "artifacts" / "streamlit_browser_test.log" if (ROOT / "artifacts").is_dir() else None
-    with streamlit_server(log_path=log) as srv:
-        yield srv.url
 
 
 
@@ -63,13 +56,13 @@ def _wait_idle(page, timeout=30_000):
         " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
         timeout=timeout)
     page.wait_for_selector(".js-plotly-plot:not(.nbp-back)", timeout=timeout)  # not the player's hidden copies
-    page.wait_for_timeout(400)  # let plotly finish laying out
+    wait_still(page, timeout=timeout)  # plotly has laid out every chart, nothing is moving
 
 
 def _shot(page, name: str) -> Path:
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.mouse.move(5, 5)  # no tooltip in the picture
-    page.wait_for_timeout(300)
+    wait_still(page)
     path = SHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from kit.browser import ITER_JS, require_chromium, wait_idle
+from kit.browser import ITER_JS, SNAP, require_chromium, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -31,6 +31,14 @@ def _step(page, to: int) -> None:
     page.locator(".st-key-step button:visible").first.click(timeout=60_000)
     page.get_by_text(f"Paused at t = {to}").first.wait_for(timeout=120_000)
     wait_idle(page)
+
+
+def _not_asked(page) -> None:
+    """Out of view after the Step's run: the player holds the Step's state for the panels, has not asked for
+    them (their state is an older one) and sees them out of view, so it will not ask."""
+    low = page.evaluate(f"() => {SNAP}.lower")
+    assert low and low["want"] and not low["visible"], low
+    assert low["drawn"] != low["want"] and low["asked"] != low["want"], low
 
 
 def _maths_says(page, t: int) -> None:
@@ -53,7 +61,7 @@ def test_panels_below_the_charts_are_built_when_in_view_and_follow_the_charts(se
         assert box is not None and box["y"] > 720 + 200, box   # below the first screen and its margin
         _step(page, 1)
         _step(page, 2)
-        page.wait_for_timeout(800)
+        _not_asked(page)
         # out of view: the server built nothing below the charts
         assert page.get_by_text(PLACEHOLDER).count() == 1
         assert page.locator(MATHS).count() == 0
@@ -72,10 +80,12 @@ def test_panels_below_the_charts_are_built_when_in_view_and_follow_the_charts(se
         _maths_says(page, 3)
 
         # scrolled away: Steps move the charts only; the panels keep t = 3 until they are seen again
-        page.evaluate("() => window.scrollTo(0, 0)")
-        page.wait_for_timeout(500)
+        # to the top of the page: the window and every scrolled box the panels are in (Streamlit's main area)
+        page.evaluate("() => { for (let e = document.querySelector('.st-key-nbem_lower'); e; e = e.parentElement)"
+                      " if (e.scrollTop) e.scrollTop = 0; window.scrollTo(0, 0); }")
+        page.wait_for_function(f"() => {SNAP}.lower && !{SNAP}.lower.visible", timeout=30_000)
         _step(page, 4)
-        page.wait_for_timeout(800)
+        _not_asked(page)
         assert page.get_by_text("How iteration 3 was made").count() >= 1
         assert page.get_by_text("How iteration 4 was made").count() == 0
         lower.scroll_into_view_if_needed()

@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from kit.browser import ITER_JS, require_chromium
+from kit.browser import AUTO_RERUN_INIT_JS, ITER_JS, require_chromium, wait_script_done, wait_still
 
 pytestmark = pytest.mark.browser
 
@@ -35,6 +35,15 @@ def _button(page, key: str):
 
 def _n(page) -> int:
     return int(page.evaluate(ITER_JS))
+
+
+def _stopped(page) -> int:
+    """The counter once Play's ticks cannot come any more: the browser holds no auto-rerun timer (the
+    fragment's run_every; Streamlit clears it when the fragment stops), no script runs, the page is drawn."""
+    page.wait_for_function("() => window.__nbAutoReruns() === 0", timeout=60_000)
+    wait_script_done(page)
+    wait_still(page)
+    return _n(page)
 
 
 # The server-driven Play (player=off: the fallback when the browser player cannot run; the
@@ -55,6 +64,7 @@ def test_pause_stops_play_on_the_first_click(server, browser, speed, per_tick, q
 
     assert controls.SPEEDS[speed][0] == per_tick
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.add_init_script(AUTO_RERUN_INIT_JS)
     try:
         page.goto(f"{server}/{query}&speed={speed}", wait_until="domcontentloaded")
         _button(page, "play").wait_for(timeout=180_000)
@@ -62,6 +72,7 @@ def test_pause_stops_play_on_the_first_click(server, browser, speed, per_tick, q
         page.wait_for_function(f"() => ({ITER_JS})() === 0", timeout=60_000)
         _button(page, "play").click()
         page.wait_for_function(f"() => ({ITER_JS})() >= {2 * per_tick}", timeout=60_000)
+        assert page.evaluate("() => window.__nbAutoReruns()") >= 1   # Play ticks by the browser's timer
         pause = _button(page, "pause")
         pause.click(timeout=180_000)        # ONE click
         t_click = time.monotonic()
@@ -70,10 +81,8 @@ def test_pause_stops_play_on_the_first_click(server, browser, speed, per_tick, q
         _button(page, "play").wait_for(timeout=30_000)
         round_trip = time.monotonic() - t_click
         page.get_by_text("Paused at t =").first.wait_for(timeout=30_000)
-        page.wait_for_timeout(int(3 * controls.SPEEDS[speed][1] * 1000) + 1500)
-        n1 = _n(page)
-        page.wait_for_timeout(2000)
-        n2 = _n(page)
+        n1 = _stopped(page)
+        n2 = _stopped(page)   # and after the page is drawn again: still no timer, no run, the same counter
         assert n1 == n2, f"{speed}: still running after Pause ({n1} -> {n2})"
         # ticks that could have started before the click reached the server: those in its round
         # trip, plus the one running when it arrived
@@ -89,6 +98,7 @@ def test_pause_stops_play_on_the_first_click(server, browser, speed, per_tick, q
 
 def test_reset_while_playing_stops_and_rewinds_on_the_first_click(server, browser):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.add_init_script(AUTO_RERUN_INIT_JS)
     try:
         page.goto(f"{server}/?dataset=synthetic_spam&tol=1e-08&hidden=100&speed=slow&player=off",
                   wait_until="domcontentloaded")
@@ -97,7 +107,6 @@ def test_reset_while_playing_stops_and_rewinds_on_the_first_click(server, browse
         _button(page, "reset").click()
         page.get_by_text("Ready: t = 0").first.wait_for(timeout=30_000)
         _button(page, "play").wait_for(timeout=30_000)
-        page.wait_for_timeout(3000)
-        assert _n(page) == 0
+        assert _stopped(page) == 0
     finally:
         page.close()

@@ -14,7 +14,7 @@ import nbcore
 from dashboard.charts import lesson as lesson_charts
 from dashboard.ui import derive
 from kit import ROOT
-from kit.browser import require_chromium
+from kit.browser import STILL_JS, frames, require_chromium, wait_script_done, wait_still
 
 SHOTS = ROOT / "artifacts" / "screenshots"
 LONG = "dataset=synthetic_spam&hidden=90&lam=1&tol=1e-08&max_iter=40"   # the run _expected_run computes
@@ -95,7 +95,7 @@ def _shot(page, name, move_mouse=True):
     SHOTS.mkdir(parents=True, exist_ok=True)
     if move_mouse:  # no tooltip in the picture (not while dragging: that would move the slider)
         page.mouse.move(5, 5)
-    page.wait_for_timeout(300)
+    wait_still(page)
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
 
@@ -123,8 +123,7 @@ def test_scrubbing_redraws_while_dragging_and_the_maths_follows_on_release(serve
         page.mouse.move(x[k], y)
         # the chart shows iteration k while the mouse is still down: no round trip to the server
         page.wait_for_function(f"() => {P}.stats.lastDrawn === {k}", timeout=20_000)
-        page.wait_for_timeout(40)
-        _assert_shows(page, ds, run, k)
+        _wait_shows(page, ds, run, k)   # its Plotly.react resolved: the bars are iteration k's
         seen.append(k)
         if k == mid:
             _shot(page, "player_mid_scrub", move_mouse=False)
@@ -145,8 +144,7 @@ def test_scrubbing_redraws_while_dragging_and_the_maths_follows_on_release(serve
     for _ in range(3):
         page.keyboard.press("ArrowRight")
     page.wait_for_function(f"() => {P}.stats.lastDrawn === 3", timeout=10_000)
-    page.wait_for_timeout(100)  # Plotly.react has resolved
-    _assert_shows(page, ds, run, 3)
+    _wait_shows(page, ds, run, 3)  # Plotly.react has resolved
     page.get_by_text("How iteration 3 was made").first.wait_for(timeout=30_000)
     page.get_by_text(f"Showing iteration 3 of {n}").first.wait_for(timeout=30_000)
     # the metric names the iteration shown, the caption says the run is not cut back
@@ -176,7 +174,7 @@ def test_step_shows_the_next_iteration_before_the_server_answers(server, browser
                                f"{P}.params.boxes.every(b => b.backTag && b.back._fullLayout) && "
                                f"{P}.main.boxes.every(b => b.backTag === {P}.next.series.find(s => s.name === b.name).ver)",
                                timeout=30_000)
-        page.wait_for_timeout(100)
+        page.wait_for_function(STILL_JS, timeout=30_000)  # every chart, shown or drawn ahead, laid out
         if how != "click":
             page.evaluate("() => document.activeElement && document.activeElement.blur()")  # not in a text box
         before = page.evaluate(stats)
@@ -192,7 +190,8 @@ def test_step_shows_the_next_iteration_before_the_server_answers(server, browser
         # every chart swapped in, no Plotly.react
         assert after[2] - before[2] == n_charts and after[1] == before[1] and after[3] == before[3] + 1, (how, before, after)
         page.wait_for_function(f"() => ({METRIC})() === {t}", timeout=30_000)  # the server's rerun arrived …
-        page.wait_for_timeout(300)
+        wait_script_done(page)   # … its run is over and what it sent is drawn
+        frames(page, 2)
         assert page.evaluate(stats)[1] == before[1], how  # … and redrew no visible chart
         _assert_shows(page, ds, run, t)
     label = page.locator(".nbp-label").inner_text()
@@ -227,7 +226,8 @@ def test_lambda_change_mid_run_starts_a_new_segment_and_the_next_step_uses_the_n
     lam.focus()
     page.keyboard.press("ArrowLeft")
     page.get_by_text("λ changed 1 → 0.3").first.wait_for(timeout=30_000)  # the server's rerun …
-    page.wait_for_timeout(300)
+    wait_script_done(page)
+    frames(page, 2)
     assert page.evaluate(seg) == [name, ys]                               # … leaves t = 0…3 as they were
     # the next Step: θ_4 with λ = 0.3 (nbcore here), not the θ_4 computed ahead with λ = 1
     cont = nbcore.EM(model="bernoulli", n_classes=ds.n_classes, smoothing=1.0, init="labeled", max_iter=40,
@@ -241,8 +241,7 @@ def test_lambda_change_mid_run_starts_a_new_segment_and_the_next_step_uses_the_n
     page.locator("h1").first.click()
     page.locator(".st-key-step button").first.click()
     page.wait_for_function(f"() => ({METRIC})() === 4 && {P}.t === 4", timeout=30_000)
-    page.wait_for_timeout(200)
-    _assert_shows(page, ds, cont, 4)
+    _wait_shows(page, ds, cont, 4)
     assert not _bars_equal(page, ds, run, 4)  # θ_4 with λ = 1 differs: the test can tell them apart
     page.wait_for_function(f"() => ({seg})()[0] === \"NB at each segment's λ\"", timeout=30_000)
     b03 = _baseline(ds, 0.3)
@@ -270,8 +269,12 @@ def test_pause_obeys_the_first_click_and_the_page_follows(server, browser, speed
     t = page.evaluate(f"() => {P}.t")
     assert page.evaluate(f"() => {P}.playing") is False  # on the first click, whatever the speed
     page.get_by_role("button", name="Play", exact=True).wait_for(timeout=5_000)
-    page.wait_for_timeout(1200)
-    assert page.evaluate(f"() => {P}.t") == t  # stays put
+    # stays put: the animation frame already asked for ticks once more (and stops); over the next painted
+    # frames (each of which a running Play ticks on) the player's loop calls no tick, and t is unchanged
+    frames(page, 2)
+    ticks = page.evaluate(f"() => {P}.stats.ticks")
+    frames(page, 30)
+    assert page.evaluate(f"() => [{P}.t, {P}.stats.ticks]") == [t, ticks]
     # the parameter chart shows iteration t's numbers (computed here with nbcore), not a later one
     ds, run = _expected_run()
     page.wait_for_function(f"() => {P}.stats.lastDrawn === {t}", timeout=30_000)
@@ -391,7 +394,8 @@ def test_the_players_code_comes_once_by_its_route_not_in_every_step(server, brow
         first = page.evaluate("window.__nbWs.length")
         page.locator(".st-key-step button:visible").first.click()
         page.get_by_text("Paused at t = 1").first.wait_for(timeout=120_000)
-        page.wait_for_timeout(1500)
+        wait_script_done(page)   # the Step's run is over: every message it sent has come
+        frames(page, 2)
         msgs = page.evaluate("window.__nbWs")
         assert not any(carries for _, carries in msgs), "a websocket message carried a component's module"
         assert len(msgs) > first                            # the Step did come by the websocket
@@ -428,12 +432,18 @@ def test_a_first_play_is_running_a_replay_says_so_and_the_accuracy_delta_never_c
     page.wait_for_function(f"() => !{P}.playing && {P}.done && {P}.t === {P}.n - 1", timeout=120_000)
     page.get_by_role("button", name="Play", exact=True).click()   # at the end of a finished run: a replay
     page.wait_for_function(f"() => {P}.playing", timeout=30_000)
-    samples = []
-    for _ in range(30):
-        if not page.evaluate(f"() => {P}.playing"):
-            break
-        samples.append((page.evaluate(STATUS), page.evaluate(PILL)))
-        page.wait_for_timeout(100)
+    # sampled at every painted frame while the replay plays, in the page (up to 3 minutes), from the first
+    # frame the player has drawn since Play (before it, the page still shows the finished run's status)
+    samples = page.evaluate(f"""() => new Promise((done) => {{
+      const out = [], t0 = performance.now(), draws = {P}.stats.draws;
+      const f = () => {{
+        const s = {P};
+        if (!s.playing || performance.now() - t0 > 180000) {{ done(out); return; }}
+        if (s.stats.draws > draws) out.push([({STATUS})(), ({PILL})()]);
+        requestAnimationFrame(f);
+      }};
+      f();
+    }})""")
     assert len(samples) >= 5, samples
     for said, pill in samples:
         assert said.startswith("Replaying … t = "), said

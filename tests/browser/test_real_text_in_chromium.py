@@ -15,9 +15,8 @@ from pathlib import Path
 import pytest
 
 from kit import ROOT
-from kit.browser import ITER_JS, require_chromium
+from kit.browser import ITER_JS, require_chromium, wait_still
 from kit.browser import wait_idle as _idle
-from kit.server import streamlit_server
 from nblab.defaults import DEFAULTS
 from nblab.outcome import lesson_outcome
 
@@ -28,11 +27,6 @@ pytestmark = pytest.mark.browser
 sync_api = require_chromium()
 
 
-@pytest.fixture(scope="module")
-def server():
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with streamlit_server() as srv:
-        yield srv.url
 
 
 
@@ -45,7 +39,7 @@ def _wait_iteration(page, n: int, timeout=120_000):
 
 def _shot(page, name: str, locator=None) -> Path:
     page.mouse.move(5, 5)
-    page.wait_for_timeout(300)
+    wait_still(page)
     path = SHOTS / f"text_{name}.png"
     if locator is not None:
         locator.screenshot(path=str(path))
@@ -126,7 +120,9 @@ def test_upload_pick_columns_and_headerless_file(server, browser):
     picker.get_by_text("Label column").first.wait_for()
     picker.locator('[data-testid="stSelectbox"]').first.click()
     page.get_by_role("option", name="verdict", exact=True).click()
-    page.wait_for_timeout(800)
+    page.get_by_role("option", name="verdict", exact=True).wait_for(state="detached", timeout=60_000)  # list closed
+    _idle(page)   # the rerun the choice asked for is over
+    wait_still(page)
     _shot(page, "03_column_picker", picker)
     picker.get_by_role("button", name="Use these columns").click()
     page.get_by_text("label verdict").first.wait_for(timeout=60_000)

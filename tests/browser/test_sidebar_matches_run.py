@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from kit.browser import ITER_JS, require_chromium
+from kit.browser import ITER_JS, frames, require_chromium
 from kit.browser import wait_idle as _idle
 
 pytestmark = pytest.mark.browser
@@ -101,10 +101,18 @@ def test_while_playing_the_metrics_row_names_the_iteration_the_player_shows(serv
     _idle(page)
     page.wait_for_function("() => window.nbemPlayerSnapshot?.() && window.nbemPlayerSnapshot?.().main", timeout=120_000)
     page.get_by_role("button", name=re.compile(r"^.?\s*Play\b")).first.click()
-    samples = []
-    for _ in range(12):
-        page.wait_for_timeout(350)
+    # sampled as each of six iterations comes on screen (the charts' last draw changes) and ten painted
+    # frames later, or until the run ends
+    samples, last = [], -1
+    for _ in range(6):
+        page.wait_for_function("(s) => { const P = window.nbemPlayerSnapshot(); return !P.playing"
+                               " || P.stats.lastDrawn !== s; }", arg=last, timeout=60_000)
         samples.append(page.evaluate(SAMPLE_JS))
+        frames(page, 10)
+        samples.append(page.evaluate(SAMPLE_JS))
+        if not samples[-1]["playing"]:
+            break
+        last = samples[-1]["t"]
     playing = [s for s in samples if s["playing"]]
     assert len({s["t"] for s in playing}) >= 3, samples               # the player moved on
     for s in playing:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import pytest
 
+from kit.browser import STILL_JS
+
 SIDEBAR_OPEN_JS = """() => { const s = document.querySelector('[data-testid="stSidebar"]');
   if (!s) return null; const r = s.getBoundingClientRect();
   return s.getAttribute('aria-expanded') !== 'false' && r.right > 40; }"""
@@ -25,7 +27,9 @@ def test_the_sidebar_starts_open_on_a_laptop_and_closed_on_a_phone(server, brows
         page.goto(f"{server}/{path}")
         page.locator('[data-testid="stMain"] h1').first.wait_for(timeout=240_000)
         page.locator('[data-testid="stSidebar"]').wait_for(state="attached", timeout=240_000)
-        page.wait_for_timeout(1000)   # the sidebar's opening or closing transition
+        # the sidebar's opening or closing transition over, in the state it should settle in (guard: 60 s)
+        page.wait_for_function(f"() => ({STILL_JS})() && ({SIDEBAR_OPEN_JS})() === {'true' if is_open else 'false'}",
+                               timeout=60_000)
         assert page.evaluate(SIDEBAR_OPEN_JS) is is_open
         if not is_open:
             assert page.evaluate(TITLE_SEEN_JS), "the page's title is covered"

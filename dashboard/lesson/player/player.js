@@ -47,7 +47,7 @@ const P = {
   status: null, stop: null, next: null, lam: null, dom: Bridge.DEFAULT_DOM,
   main: null, params: null,        // the two mounts' views
   lower: null, firstPaint: false, paintedFor: null,  // the marker of the panels below the charts; the charts drawn once
-  stats: { draws: 0, distinct: 0, lastDrawn: -1, reacts: 0, backDraws: 0, swaps: 0, steps: 0, lams: 0, fast: 0, log: [] },
+  stats: { draws: 0, distinct: 0, lastDrawn: -1, reacts: 0, backDraws: 0, swaps: 0, steps: 0, lams: 0, fast: 0, ticks: 0, log: [] },
   Plotly: null,                    // kept: a later st.plotly_chart replaces window.Plotly
   plotlySource: null,              // where plotly.js came from: "bundle", "chunk" or "page"
   tpl: null, classroom: false, reducedMotion: false,
@@ -83,6 +83,9 @@ export function snapshot() {
     next: P.next ? Object.freeze({ from: P.next.from,
       series: Object.freeze(P.next.series.map((/** @type {any} */ s) => Object.freeze({ name: s.name, ver: s.ver }))) }) : null,
     main: mount(P.main), params: mount(P.params),
+    // the panels below the charts: in view, the state they show (drawn), the one last asked for, the charts'
+    lower: P.lower ? Object.freeze({ visible: !!P.lower.visible, drawn: P.lower.drawn, asked: P.lower.asked,
+      want: P.main ? P.main.lowerKey || null : null }) : null,
   });
 }
 if (typeof window !== "undefined") {
@@ -370,6 +373,7 @@ function reportSoon(ms) {
 
 /** @param {number} now */
 function tick(now) {
+  P.stats.ticks++;  // read by the tests: a stopped Play calls no more ticks
   const what = Playback.tick(P.pb, now, !!P.main);
   if (what === "stopped") return;
   if (what === "gone") { note("player gone"); return; }
