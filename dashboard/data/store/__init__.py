@@ -49,17 +49,17 @@ from __future__ import annotations
 from .base import CALL_TIMEOUT, GONE_KEEP, MAX_STALLED, REASONS, STALL_PAUSE, TOUCH_EVERY, ShareStore
 from .config import ENV, SQLITE_FILE, default_store_dir, open_store, settings
 from .errors import (
-                     DAMAGED_MSG,
-                     UNAVAILABLE_MSG,
-                     BadId,
-                     Gone,
-                     NotFound,
-                     RateLimited,
-                     ShareError,
-                     StoreDamaged,
-                     StoreFull,
-                     StoreUnavailable,
-                     TooBig,
+    DAMAGED_MSG,
+    UNAVAILABLE_MSG,
+    BadId,
+    Gone,
+    NotFound,
+    RateLimited,
+    ShareError,
+    StoreDamaged,
+    StoreFull,
+    StoreUnavailable,
+    TooBig,
 )
 from .limits import DEFAULT_FILE_BYTES, MB, Limits, describe_limits
 from .records import ID_BYTES, ID_LEN, MAX_NAME_CHARS, MAX_OPTIONS_CHARS, Receipt, Share, clean_name, valid_id
