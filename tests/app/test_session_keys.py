@@ -27,7 +27,7 @@ def test_the_lesson_run_is_one_object_under_its_one_key():
     at = AppTest.from_file(APP, default_timeout=120)
     at.run()
     assert not at.exception, at.exception
-    runs = [k for k in at.session_state.filtered_state if isinstance(at.session_state[k], LessonRun)]
+    runs = [k for k in at.session_state if isinstance(at.session_state[k], LessonRun)]
     assert runs == [state.LESSON], runs
     at.button(key="step").click().run()
     assert at.session_state[state.LESSON].run.current.iteration == 1
