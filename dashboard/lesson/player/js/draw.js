@@ -21,6 +21,7 @@ import { curtained } from "./playback.js";
  * @property {number} steps
  * @property {number} lams
  * @property {number} fast
+ * @property {number} ticks          Play's ticks so far (a stopped Play makes no more)
  * @property {number} [painted]
  * @property {string[]} log
  */
