@@ -355,7 +355,7 @@ export class Run {
     if (unknown.length) throw new Error(`Cannot change ${unknown.join(", ")} in the middle of a run; start a new run instead.`);
     if ("lam" in changes) checkLam(changes.lam);
     if ("thetaNorm" in changes && !THETA_NORMS.includes(changes.thetaNorm)) throw new Error("Unknown thetaNorm.");
-    return new Run(null, changes, this);
+    return new this.constructor(null, changes, this);
   }
 
   /** A new run that continues from θ_t with a new λ (the next M-step and the objective use it). */

@@ -407,11 +407,12 @@ export class Lab {
   }
 
   /** One EM iteration at the end of the run (E-step + M-step; or the M-step of a pending E-step).
-   * Returns false when the run is done. */
+   * Returns false when the run is done, null while a served run waits for its server. */
   compute() {
     if (this.half === "e") return this.mStep();
     if (this.run.done) return false;
-    this.guard(() => this.run.step());
+    // null: a served run (served.js) has not received θ_{t+1} from its server yet; nothing moved
+    if (this.guard(() => this.run.step()) === null) return null;
     this.scored();
     this.t = this.latest;
     this.notice = null;       // "new run" / "continues" are news only until the next step
@@ -441,7 +442,7 @@ export class Lab {
   /** The second half: θ_{t+1} from the pending responsibilities (eq. 23–24). */
   mStep() {
     if (this.half !== "e") return false;
-    this.guard(() => this.run.mStep());
+    if (this.guard(() => this.run.mStep()) === null) return null;
     this.scored();
     this.half = null;
     this.t = this.latest;
@@ -454,7 +455,9 @@ export class Lab {
     const t0 = now();
     if (this.half === "e") this.mStep();
     while (!this.run.done) {
-      if (this.guard(() => this.run.step()) === false) break;
+      const got = this.guard(() => this.run.step());
+      if (got === false) break;
+      if (got === null) { this.t = this.latest; return false; }   // a served run: the rest is on its way
       this.scored();
       if (now() - t0 > budgetMs) { this.t = this.latest; return false; }
     }
@@ -467,7 +470,8 @@ export class Lab {
   restoreTo(asked) {
     const want = Math.min(asked | 0, this.settings.max_iter);
     while (this.latest < want && !this.run.done) {
-      if (this.guard(() => this.run.step()) === false) break;
+      const got = this.guard(() => this.run.step());
+      if (got === false || got === null) break;
       this.scored();
     }
     this.t = Math.min(asked, this.latest);

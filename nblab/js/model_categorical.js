@@ -19,6 +19,11 @@ export class CategoricalModel {
     this.scoresAbsentFeatures = false;
   }
 
+  /** The parameters from their flat arrays (a served run's record: θ_j stacked, C order). */
+  paramsFromFlat(flat, Xp, K) {
+    return thetaFromStacked(flat.theta, Xp.nCategories, K);
+  }
+
   logLikelihood(Xp, params, out) {
     const K = params.stacked.length / Xp.v;
     return logDot(Xp, logOf(params.stacked), K, out);
