@@ -80,8 +80,9 @@ MX, INSP, GS, LB, LS, EVM, COIN, CL, CP = (pages.MIXTURE2D, pages.INSPECTOR, pag
 KEYS: tuple[UrlKey, ...] = (
     # every page
     UrlKey("classroom", EVERY_PAGE, "toggle", Flag(DEFAULTS["classroom"]), "classroom mode (kept by every link)"),
-    UrlKey("player", EVERY_PAGE, "param", ("on", "off", "true", "false", "1", "0", "yes", "no"),
-           "the lesson's browser player on or off (any other value gets a notice on every page)"),
+    UrlKey("player", EVERY_PAGE, "param", ("on", "off", "true", "false", "1", "0", "yes", "no", "program"),
+           "the lesson's browser player on or off, or the lesson drawn by the lesson program (any other value "
+           "gets a notice on every page)"),
     UrlKey("lesson", EVERY_PAGE, "param", AT_RUN_TIME, "a guided lesson's id: its narrative in the sidebar"),
     UrlKey("data", EVERY_PAGE, "param", AT_RUN_TIME, "a shared data set's id"),
     UrlKey("delete", EVERY_PAGE, "param", AT_RUN_TIME, "with data=: the sharer's key that deletes it"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.data import datasets, sharing, uploads
-from dashboard.lesson import guided, metrics, player, run_guard, session, specs
+from dashboard.lesson import guided, metrics, player, program, run_guard, session, specs
 from dashboard.lesson.panels import (
     class_emptied,
     class_link,
@@ -160,6 +160,12 @@ def lower(classroom: bool) -> None:
             lower_panels(f, specs.param_view(f.run, f.cfg.model, f.prep, f.t))
 
 
+def program_view(speed: str, classroom: bool) -> None:
+    """The lesson program (dashboard/lesson/program.py); the class following this lesson sees what it shows."""
+    program.show(speed, classroom)
+    class_link.publish()
+
+
 def main() -> None:
     """The sidebar, the run's settings, the header, then the live fragment (and the lower panels')."""
     # plotly.js starts loading now, first thing in the sidebar: the browser fetches and evaluates it
@@ -173,6 +179,9 @@ def main() -> None:
     stop_rules.sidebar(classroom)  # the course session's ‖Δθ‖² < ε
     session.sync(settings)
     header(page, upload_result)
+    if program.wanted():  # the lesson program draws the lesson; nbcore computes its iterations
+        st.fragment(program_view)(settings.speed, classroom)
+        return
     interval = controls.SPEEDS.get(settings.speed, controls.SPEEDS["normal"])[1] if session.lesson().playing else None
     st.fragment(live, run_every=interval)(settings.speed, classroom)
     if player.enabled():

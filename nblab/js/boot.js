@@ -57,6 +57,8 @@ function pageState(root, opts) {
   const useHash = opts.hash !== false;
   const table = State.schema(cfg);
   const parsed = State.parseFragment(useHash ? location.hash : "", table);
+  // a host that owns the settings (the app's sidebar) passes them as they are
+  if (opts.settings) parsed.settings = Object.assign({}, parsed.settings, opts.settings);
   const reduced = window.matchMedia ? window.matchMedia("(prefers-reduced-motion: reduce)") : null;
   const G = { data, cfg, table, settings: parsed.settings, urlNotices: parsed.notices.slice(), playing: false, dragging: false,
     converging: false, lastStep: 0, frames: 0, panelsAt: 0, chartsAt: 0, panelQueue: [], panelTimer: null, idleWaiters: [], drawnKey: null, Plotly: null, panels: [], t0, firstChart: null,
@@ -64,7 +66,8 @@ function pageState(root, opts) {
   window.__nblab = G;
   G.marks = { start: t0 };
   G.stats = { draw: 0, panels: {} };
-  G.page = { root, host: opts.host || {}, useHash, name: "", rafPending: false, rafForce: false, applying: false };
+  G.page = { root, host: opts.host || {}, useHash, name: "", rafPending: false, rafForce: false, applying: false,
+    engine: opts.engine || null };
   return G;
 }
 
@@ -72,7 +75,9 @@ function pageState(root, opts) {
  * Build the lab in `root` and start it. A page (nblab/page.py) passes nothing: the data, the settings and
  * plotly.js are read from its script blocks and the settings follow the URL's fragment. A host that holds
  * the page (the notebook widget) passes `opts`: { data, cfg, plotly (base64 gzip), hash: false (the
- * fragment is not the lab's), host: { keysOn (the element whose keys drive the lab), onView(v) (told
+ * fragment is not the lab's), settings (the host's settings, over the defaults), engine (the run's engine:
+ * served.js's servedEngine when a server computes the iterations), plotlyLoading (a promise of plotly.js),
+ * host: { keysOn (the element whose keys drive the lab), onView(v) (told
  * { t, latest, playing, settings } when the page settles) } }. Returns the page's state; `G.api` is what
  * a host drives (step, halves, play, pause, reset, converge, go to t).
  */
@@ -87,7 +92,7 @@ export function start(root, opts = {}) {
   // ---- the run (plotly.js unpacks meanwhile: its gzip stream runs off the main thread) ----
   // the one-file page inlines plotly.js; a served page loads it with a script of its own (window.Plotly)
   const plotlyEl = document.getElementById("nblab-plotly");
-  const plotlyLoading = loadPlotly(opts.plotly || (plotlyEl ? plotlyEl.textContent.trim() : ""));
+  const plotlyLoading = opts.plotlyLoading || loadPlotly(opts.plotly || (plotlyEl ? plotlyEl.textContent.trim() : ""));
   plotlyLoading.catch(() => {});
   mark(G, "skeleton");
   if (!startRun(G, grid)) return G;
@@ -101,7 +106,7 @@ export function start(root, opts = {}) {
 /** The run (G.lab) at the link's iteration, its charts mounted and the page drawn; false (said) if it cannot start. */
 function startRun(G, grid) {
   try {
-    G.lab = new Lab(G.data, G.settings);
+    G.lab = G.page.engine ? new Lab(G.data, G.settings, G.page.engine) : new Lab(G.data, G.settings);
     mark(G, "lab");
   } catch (e) {
     G.errorBox.hidden = false;

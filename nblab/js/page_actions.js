@@ -31,6 +31,8 @@ export function mountPageControls(G, side, bar) {
 /** One action of the buttons, the slider or the keys ("step", "play", "show" t, …). */
 export function act(G, name, arg) {
   const lab = G.lab;
+  // a served page (page_served.js): a press that needs the server's next iteration waits for it, in order
+  if (G.served && G.served.intercept(name, arg)) return;
   if (name === "show") { if (G.playing) pause(G); lab.show(arg); return render(G); }
   if (name === "drag") { G.dragging = !!arg; if (!arg) render(G, true); return; }
   if (name === "keys") { G.controls.keys.open = !G.controls.keys.open; return; }
@@ -59,6 +61,7 @@ function play(G) {
   if (lab.half === "e") lab.mStep();
   G.playing = lab.playing = true;
   G.lastStep = 0;
+  if (G.served) G.served.playing();
   render(G, true);
   requestAnimationFrame((now) => tick(G, now));
 }
@@ -75,8 +78,12 @@ function tick(G, now) {
   if (now - G.lastStep >= interval - 4) {
     G.lastStep = G.lastStep && now - G.lastStep < 2 * interval ? G.lastStep + interval : now;
     if (lab.t < lab.latest) lab.show(lab.t + 1);
-    else if (!lab.done) { if (!lab.compute()) { pause(G); return; } }
-    else { pause(G); return; }
+    else if (!lab.done) {
+      const got = lab.compute();
+      if (got === null) G.lastStep = 0;   // a served run: the next iteration is on its way; shown when it comes
+      else if (!got) { pause(G); return; }
+    } else { pause(G); return; }
+    if (G.served) G.served.playing();
     render(G);
   }
   requestAnimationFrame((t) => tick(G, t));
