@@ -67,10 +67,11 @@ export function buildSkeleton(G, root) {
   }
   const about = el("details", { class: "lab-about" }, el("summary", { text: "About this page and its data" }));
   G.about = about;
-  const top = el("section", { class: "lab-top", "aria-label": "The run" }, bar, G.sentence, row);
+  // what a change did, λ = 0 and the run's error come and go under the buttons: they never move them
+  const top = el("section", { class: "lab-top", "aria-label": "The run" }, bar, G.sentence, row, G.changeBox, G.lamZero, G.errorBox);
   const content = el("div", { class: "lab-content" }, grid);
   // the panels below take the page's whole width, under the settings and the charts
   const main = el("main", { class: "lab-main" }, top, el("div", { class: "lab-body" }, side, content), lower, about);
-  root.append(head, G.linkBox, G.changeBox, G.lamZero, G.errorBox, main);
+  root.append(head, G.linkBox, main);
   return { bar, grid, side };
 }

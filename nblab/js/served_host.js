@@ -75,7 +75,7 @@ function receive(E, d) {
   const G = E.G;
   applySettings(G, d.settings);
   G.served.deliver(d.records);
-  if (d.error && G.errorBox) { G.errorBox.hidden = false; G.errorBox.textContent = String(d.error); }
+  if (d.error) { G.lab.error = String(d.error); G.render(true); }   // the server could not compute: said under the buttons
 }
 
 export default function mount(component) {

@@ -1,0 +1,106 @@
+"""The lesson program in the app's lesson view (``?player=program``): the lab's page, fed by nbcore.
+
+Against nbcore's own run with the same settings (the default lesson, built by the test with
+``nblab.prepare.build_run`` on the app's copy of the data set, stepped by the test):
+* at t = 0, after one Step and after five Step presses made without waiting (each press one iteration, in
+  order, none lost), the page's α is nbcore's bit for bit and its accuracy on the hidden labels is the
+  argmax of nbcore's predict_proba against the true labels;
+* λ moved in the sidebar mid-run: EM continues from θ_t (nbcore's ``with_settings``), and the next Step's α
+  is nbcore's at the new λ;
+* the buttons keep their place on screen through Step, E-step and the λ change.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+import nbcore
+from dashboard.data import datasets
+from nbcore.data import DEFAULT_PIPELINES
+from nblab.defaults import DEFAULTS, LAMBDAS
+from nblab.prepare import DataConfig, build_run
+
+READY_JS = "() => { const E = window.__nblabLesson; return !!(E && E.G && E.G.ready); }"
+SETTLED_JS = ("(n) => { const G = window.__nblabLesson.G; return G.lab.latest >= n && !G.served.queue.length"
+              " && G.lab.t === G.lab.latest; }")
+SHOWN_JS = """() => { const G = window.__nblabLesson.G, lab = G.lab, t = lab.t;
+  return { t, latest: lab.latest, alpha: Array.from(lab.run.history[t].alpha), acc: lab.accuracy(t),
+           lam: lab.run.history[t].lam, shown: G.metrics.mAcc.value.textContent }; }"""
+
+
+class Oracle:
+    """nbcore's run of the default lesson, stepped by the test."""
+
+    def __init__(self):
+        model = nbcore.load_dataset(DEFAULTS["dataset"]).models[0]   # the sidebar's first event model
+        cfg = DataConfig(dataset=DEFAULTS["dataset"], model=model, hidden_pct=DEFAULTS["hidden"],
+                         init=DEFAULTS["init"], seed=DEFAULTS["seed"], unlabeled_weight=1.0,
+                         max_iter=DEFAULTS["max_iter"], tol=DEFAULTS["tol"])
+        # the app's own copy of the data set (its loader: the same matrix, its indices sorted, which fixes the
+        # order nbcore's sparse products sum in, down to the last bit)
+        self.prep, self.run = build_run(replace(cfg, text=DEFAULT_PIPELINES.get(cfg.dataset)), DEFAULTS["lam"],
+                                        datasets.get_dataset)
+
+    def to(self, t):
+        while self.run.iteration < t:
+            self.run.step()
+
+    def accuracy(self, t):
+        rows = (self.prep.y_obs < 0) & (self.prep.y_eval >= 0)
+        pred = np.asarray(self.run.predict_proba(t=t)).argmax(axis=1)
+        return float(np.mean(pred[rows] == self.prep.y_eval[rows]))
+
+
+@pytest.fixture(scope="module")
+def page(browser, server):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    pg = ctx.new_page()
+    pg.goto(f"{server}/?player=program")
+    pg.wait_for_function(READY_JS, timeout=120_000)
+    yield pg
+    ctx.close()
+
+
+def step_button(page):
+    return page.locator(".lab-bar button", has_text="Step").first
+
+
+def check(page, orc, t):
+    page.wait_for_function(SETTLED_JS, arg=t, timeout=120_000)
+    got = page.evaluate(SHOWN_JS)
+    orc.to(t)
+    snap = orc.run.history[t]
+    assert got["t"] == t
+    assert got["alpha"] == list(snap.alpha), f"α at t = {t} is not nbcore's"
+    assert got["acc"] == pytest.approx(orc.accuracy(t), abs=1e-12), f"accuracy at t = {t}"
+    assert got["shown"] == f"{orc.accuracy(t) * 100:.1f}%"
+    return got
+
+
+def test_the_lesson_program_shows_nbcore_s_run(page):
+    orc = Oracle()
+    check(page, orc, 0)
+    where = step_button(page).bounding_box()
+    step_button(page).click()
+    check(page, orc, 1)
+    for _ in range(4):                       # four presses, none waiting for the one before
+        step_button(page).click(delay=0)
+    check(page, orc, 5)
+    assert step_button(page).bounding_box() == where, "Step moved after Steps"
+
+    # λ one notch up in the sidebar mid-run: EM continues from θ_5 at the new λ
+    lam = LAMBDAS[LAMBDAS.index(DEFAULTS["lam"]) + 1]
+    thumb = page.get_by_role("slider", name="Smoothing λ").first
+    thumb.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("(l) => window.__nblabLesson.G.lab.settings.lam === l", arg=lam, timeout=120_000)
+    assert "continues" in page.locator(".lab-change").inner_text()
+    assert step_button(page).bounding_box() == where, "Step moved after a λ change"
+    step_button(page).click()
+    orc.to(5)
+    orc.run = orc.run.with_settings(smoothing=lam)
+    got = check(page, orc, 6)
+    assert got["lam"] == lam
+    assert step_button(page).bounding_box() == where
