@@ -33,14 +33,14 @@ SHOWN_JS = """() => { const G = window.__nblabLesson.G, lab = G.lab, t = lab.t;
 class Oracle:
     """nbcore's run of the default lesson, stepped by the test."""
 
-    def __init__(self):
+    def __init__(self, lam=DEFAULTS["lam"]):
         model = nbcore.load_dataset(DEFAULTS["dataset"]).models[0]   # the sidebar's first event model
         cfg = DataConfig(dataset=DEFAULTS["dataset"], model=model, hidden_pct=DEFAULTS["hidden"],
                          init=DEFAULTS["init"], seed=DEFAULTS["seed"], unlabeled_weight=1.0,
                          max_iter=DEFAULTS["max_iter"], tol=DEFAULTS["tol"])
         # the app's own copy of the data set (its loader: the same matrix, its indices sorted, which fixes the
         # order nbcore's sparse products sum in, down to the last bit)
-        self.prep, self.run = build_run(replace(cfg, text=DEFAULT_PIPELINES.get(cfg.dataset)), DEFAULTS["lam"],
+        self.prep, self.run = build_run(replace(cfg, text=DEFAULT_PIPELINES.get(cfg.dataset)), lam,
                                         datasets.get_dataset)
 
     def to(self, t):
@@ -104,3 +104,39 @@ def test_the_lesson_program_shows_nbcore_s_run(page):
     got = check(page, orc, 6)
     assert got["lam"] == lam
     assert step_button(page).bounding_box() == where
+
+
+def button(page, name):
+    return page.locator(".lab-bar button", has_text=name).first
+
+
+def test_halves_reset_convergence_and_play(page):
+    """E-step then M-step is one iteration (nbcore's); Reset is a new run from θ_0 on the server; Run to
+    convergence ends where nbcore's run stops; Play shows every iteration it passes, in order, and stops at
+    the end of the run."""
+    button(page, "Reset").click()
+    page.wait_for_function("() => { const G = window.__nblabLesson.G; return G.lab.latest === 0 && G.ready; }",
+                           timeout=120_000)
+    orc = Oracle(page.evaluate("() => window.__nblabLesson.G.lab.settings.lam"))   # Reset keeps the settings
+    check(page, orc, 0)
+    button(page, "E-step").click()
+    page.wait_for_function("() => window.__nblabLesson.G.lab.half === 'e'", timeout=60_000)
+    assert page.evaluate("() => window.__nblabLesson.G.lab.latest") == 0      # θ does not change
+    button(page, "M-step").click()
+    check(page, orc, 1)
+    button(page, "Run to convergence").click()
+    orc.run.run_to_convergence()
+    end = orc.run.iteration
+    page.wait_for_function("(n) => { const G = window.__nblabLesson.G; return G.lab.latest === n && G.lab.done; }",
+                           arg=end, timeout=120_000)
+    check(page, orc, end)
+    assert page.locator(".lab-status").inner_text().startswith(f"Status: Converged at t = {end}")
+    # Play from the start of the finished run: the page walks through the iterations nbcore computed
+    page.evaluate("() => { window.__shown = []; const lab = window.__nblabLesson.G.lab, show = lab.show.bind(lab);"
+                  " lab.show = (t) => { const r = show(t); window.__shown.push(lab.t); return r; }; }")
+    button(page, "Play").click()
+    page.wait_for_function("(n) => !window.__nblabLesson.G.playing && window.__shown.includes(n)", arg=end,
+                           timeout=120_000)
+    shown = page.evaluate("() => window.__shown")
+    walked = [t for i, t in enumerate(shown) if i == 0 or t != shown[i - 1]]
+    assert walked == list(range(walked[0], end + 1)) and walked[0] <= 1, walked
