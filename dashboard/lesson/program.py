@@ -115,9 +115,11 @@ def show(speed: str, classroom: bool) -> None:
     key, data, cfg = _lab_data(lr)
     answer = served.answer(lr, ask)
     if ask.serial == lr.serial:
-        del answer["first"]  # the browser holds this run's θ_0
+        del answer["first"]  # the browser holds this run's θ_0 and the page's configuration
+    else:
+        answer["cfg"] = cfg
     settings = dict(export.lesson_settings(lr), dataset=str(data.get("name", "")), speed=speed, classroom=classroom)
-    answer.update(dataKey=key, cfg=cfg, settings=settings, t=int(lr.t), plotly=player.plotly_sources(),
+    answer.update(dataKey=key, settings=settings, t=int(lr.t), plotly=player.plotly_sources(),
                   notice=None if lr.notice is None else [lr.notice[0], lr.notice[1].replace("**", "")])
     if raw.get("dataKey") != key:
         answer["labData"] = data
