@@ -213,6 +213,11 @@ export function alphaSpec(S, fs, width) {
   return spec;
 }
 
+/** A baseline's legend name without its accuracy ("NB at λ = 0.01: 94.9%" → "NB at λ = 0.01"). */
+function shortName(name) {
+  return String(name).replace(/: [\d.]+%$/, "");
+}
+
 export function accSpec(S, fs, width) {
   const T = S.acc.length;
   const x = Array.from({ length: T }, (_, t) => t);
@@ -255,15 +260,24 @@ export function accSpec(S, fs, width) {
     legend.push(b.name);
     levels.push(b.value);
   }
+  // the axis starts a little under the lowest line: a 94.9 → 97.0 % story is not flattened into 50–100 %
   let lo = Infinity;
   for (const v of S.acc.concat(levels)) if (v !== null && v !== undefined && isFinite(v)) lo = Math.min(lo, v);
-  lo = isFinite(lo) ? Math.max(0, Math.min(0.5, lo - 0.05)) : 0;
-  const xtitle = S.nHidden ? `iteration t<br>(${S.nHidden.toLocaleString("en")} hidden documents)` : "iteration t";
+  lo = isFinite(lo) ? Math.max(0, lo - Math.max(0.02, (1 - lo) * 0.3)) : 0;
+  // on a projector the legend names the lines only (their accuracies are the metrics above the charts) and the
+  // axis title keeps to one line: the plot keeps its height
+  const compact = fs >= fontSize(true);
+  if (compact) {
+    for (const d of data) if (d.name) d.name = shortName(d.name);
+    for (let i = 0; i < legend.length; i++) legend[i] = shortName(legend[i]);
+  }
+  const hidden = S.nHidden ? S.nHidden.toLocaleString("en") : "";
+  const xtitle = !S.nHidden ? "iteration t" : compact ? `iteration t · ${hidden} hidden` : `iteration t<br>(${hidden} hidden documents)`;
   const xaxis = Object.assign({ title: { text: xtitle } }, intTicks(T));
   if (S.ref && T) xaxis.range = [-0.5, T - 0.5];
   const layout = { shapes, annotations, yaxis: { title: { text: "accuracy" }, tickformat: ".0%", range: [lo, 1.0] }, xaxis };
   const rows = Math.max(1, legendRows(legend, fs, width));
-  return { data, layout: figureLayout(layout, "Accuracy on hidden labels", fs, 330, rows, fixedMargins(fs, 4, true, S.nHidden ? 2 : 1)) };
+  return { data, layout: figureLayout(layout, "Accuracy on hidden labels", fs, 330, rows, fixedMargins(fs, 4, true, S.nHidden && !compact ? 2 : 1)) };
 }
 
 /** The objective's x and y with a gap (null) before every iteration whose step used a new λ: the MAP
@@ -480,15 +494,23 @@ function keyOf(name, S, fs, width) {
   return common.concat([S.T, S.lams.join(","), S.obj[S.T - 1], S.alpha.map((a) => a[S.T - 1]).join(",")]).join("|");
 }
 
+/** The element's top on the page as it is unscrolled (every scrolled ancestor's offset added back). */
+function pageTop(node) {
+  let top = node.getBoundingClientRect().top;
+  for (let e = node.parentElement; e; e = e.parentElement) top += e.scrollTop || 0;
+  return top;
+}
+
 function react(api, ctx, box, spec) {
   const layout = structuredClone(spec.layout);
   if (ctx.template) layout.template = ctx.template;
   if (ctx.reducedMotion && ctx.reducedMotion()) layout.transition = { duration: 0 };
   for (const k of Object.keys(layout)) if (/^[xy]axis\d*$/.test(k)) layout[k].ticklabeloverflow = "allow";
-  // classroom mode on a short screen (a 1280×720 projector): a chart is at most 45 % of the window high,
-  // so the controls and the first row of charts share one screen (as the app's player)
+  // classroom mode (a projector, e.g. 1280×720): the row of charts gets the screen's height left under the
+  // controls and the numbers (measured where the page is not scrolled), so all of it is on the first screen
   if (ctx.classroom && ctx.classroom() && typeof window !== "undefined" && layout.height) {
-    layout.height = Math.min(layout.height, Math.max(340, Math.round(window.innerHeight * 0.48)));
+    const fit = Math.round(window.innerHeight - pageTop(box.gd) - 12);
+    layout.height = Math.min(layout.height, Math.max(300, fit));
   }
   api.draws++;
   return ctx.Plotly.react(box.gd, spec.data, layout, CONFIG).then(() => placeMark(api, box));
