@@ -213,9 +213,13 @@ export function alphaSpec(S, fs, width) {
   return spec;
 }
 
-/** A baseline's legend name without its accuracy ("NB at λ = 0.01: 94.9%" → "NB at λ = 0.01"). */
-function shortName(name) {
-  return String(name).replace(/: [\d.]+%$/, "");
+/** The baselines' legend names on a projector: "NB, λ = 0.01", "best NB, λ = 0.003", "majority class". */
+function compactNames(B) {
+  const out = Object.assign({}, B);
+  if (B.atName) out.atName = B.segs.length === 1 ? `NB, λ = ${fmtG(B.segs[0][2])}` : "NB, each segment's λ";
+  if (B.cv) out.cv = Object.assign({}, B.cv, { name: `best NB, λ = ${fmtG(B.cv.lam)}` });
+  if (B.majority) out.majority = Object.assign({}, B.majority, { name: "majority class" });
+  return out;
 }
 
 export function accSpec(S, fs, width) {
@@ -226,7 +230,10 @@ export function accSpec(S, fs, width) {
   const shapes = [], annotations = [];
   const legend = ["EM"];
   const levels = [];
-  const B = baselineLines(S.ref);
+  // on a projector the legend names the lines only, in words short enough for two to a row (their accuracies
+  // are the metrics above the charts), and the axis titles keep to one line: the plot keeps its height
+  const compact = fs >= fontSize(true);
+  const B = compact ? compactNames(baselineLines(S.ref)) : baselineLines(S.ref);
   const right = Math.max(T - 1, 0) + 0.5;
   if (!S.ref && S.supervised !== null && S.supervised !== undefined && isFinite(S.supervised)) {
     // no reference (no visible label): the one supervised line, as the app without one
@@ -264,20 +271,18 @@ export function accSpec(S, fs, width) {
   let lo = Infinity;
   for (const v of S.acc.concat(levels)) if (v !== null && v !== undefined && isFinite(v)) lo = Math.min(lo, v);
   lo = isFinite(lo) ? Math.max(0, lo - Math.max(0.02, (1 - lo) * 0.3)) : 0;
-  // on a projector the legend names the lines only (their accuracies are the metrics above the charts) and the
-  // axis title keeps to one line: the plot keeps its height
-  const compact = fs >= fontSize(true);
-  if (compact) {
-    for (const d of data) if (d.name) d.name = shortName(d.name);
-    for (let i = 0; i < legend.length; i++) legend[i] = shortName(legend[i]);
-  }
   const hidden = S.nHidden ? S.nHidden.toLocaleString("en") : "";
-  const xtitle = !S.nHidden ? "iteration t" : compact ? `iteration t · ${hidden} hidden` : `iteration t<br>(${hidden} hidden documents)`;
+  const xtitle = !S.nHidden || compact ? "iteration t" : `iteration t<br>(${hidden} hidden documents)`;
   const xaxis = Object.assign({ title: { text: xtitle } }, intTicks(T));
   if (S.ref && T) xaxis.range = [-0.5, T - 0.5];
   const layout = { shapes, annotations, yaxis: { title: { text: "accuracy" }, tickformat: ".0%", range: [lo, 1.0] }, xaxis };
   const rows = Math.max(1, legendRows(legend, fs, width));
-  return { data, layout: figureLayout(layout, "Accuracy on hidden labels", fs, 330, rows, fixedMargins(fs, 4, true, S.nHidden && !compact ? 2 : 1)) };
+  const title = compact && S.nHidden ? `Accuracy on ${hidden} hidden labels` : "Accuracy on hidden labels";
+  const fig = figureLayout(layout, title, fs, 330, compact ? Math.ceil(legend.length / 2) : rows,
+    fixedMargins(fs, 4, true, S.nHidden && !compact ? 2 : 1));
+  // plotly gives every item of a wrapped legend the widest one's width: from the chart's left edge, two fit
+  if (compact) Object.assign(fig.legend, { xref: "container", x: 0, font: { size: fs - 2 } });
+  return { data, layout: fig };
 }
 
 /** The objective's x and y with a gap (null) before every iteration whose step used a new λ: the MAP

@@ -140,3 +140,47 @@ def test_halves_reset_convergence_and_play(page):
     shown = page.evaluate("() => window.__shown")
     walked = [t for i, t in enumerate(shown) if i == 0 or t != shown[i - 1]]
     assert walked == list(range(walked[0], end + 1)) and walked[0] <= 1, walked
+
+
+FIRST_SCREEN_JS = """() => {
+  const G = window.__nblabLesson.G, H = window.innerHeight;
+  const charts = [...document.querySelectorAll('.lab-charts .js-plotly-plot')].map((gd) => ({
+    bottom: gd.getBoundingClientRect().bottom, plot: gd._fullLayout._size.h,
+    yrange: gd._fullLayout.yaxis.range.slice() }));
+  const bar = [...document.querySelectorAll('.lab-bar button')].map((b) => b.getBoundingClientRect().bottom);
+  const metrics = document.querySelector('.lab-metric-grid').getBoundingClientRect().bottom;
+  const small = [];
+  for (const e of document.querySelectorAll('.lab-top *, .lab-charts svg text')) {
+    const r = e.getBoundingClientRect();
+    if (!r.width || !r.height || r.bottom > H || !(e.textContent || '').trim()) continue;
+    if (getComputedStyle(e).clip === 'rect(0px, 0px, 0px, 0px)' || getComputedStyle(e).clipPath === 'inset(50%)') continue;
+    const px = parseFloat(getComputedStyle(e).fontSize);
+    if (px < 18) small.push([e.tagName, (e.textContent || '').slice(0, 30), px]);
+  }
+  return { H, charts, bar: Math.max(...bar), metrics, small, classroom: G.settings.classroom };
+}"""
+
+
+def test_classroom_shows_controls_numbers_and_charts_on_one_screen(browser, server):
+    """Classroom mode at 1280×720: the buttons, the numbers and every chart end on the first screen, each
+    chart's plot area is at least 160 px tall, no text is under 18 px, and the accuracy axis starts under its
+    lowest line, not at 50 %."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    pg = ctx.new_page()
+    pg.goto(f"{server}/?player=program&classroom=true")
+    pg.wait_for_function(READY_JS, timeout=120_000)
+    for _ in range(3):
+        step_button(pg).click(delay=0)
+    pg.wait_for_function(SETTLED_JS, arg=3, timeout=120_000)
+    pg.wait_for_function("() => window.__nblabLesson.G.drawing", timeout=60_000)
+    pg.evaluate("() => window.__nblabLesson.G.drawing")
+    got = pg.evaluate(FIRST_SCREEN_JS)
+    assert got["classroom"] is True
+    assert got["bar"] <= got["H"] and got["metrics"] <= got["H"]
+    assert len(got["charts"]) == 3
+    for c in got["charts"]:
+        assert c["bottom"] <= got["H"], got["charts"]
+        assert c["plot"] >= 160, got["charts"]
+    assert got["charts"][1]["yrange"][0] > 0.5, "the accuracy axis flattens the run into 50–100 %"
+    assert not got["small"], got["small"]
+    ctx.close()
