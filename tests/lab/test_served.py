@@ -15,17 +15,15 @@ import base64
 import json
 import shutil
 import subprocess
-from pathlib import Path
 
-import nbcore
 import numpy as np
 import pytest
 
+import nbcore
+from kit import ROOT
 from nblab import served
 from nblab.data import lab_data
 from nblab.prepare import DataConfig, build_run
-
-from kit import ROOT
 
 NODE = shutil.which("node")
 DRIVER = ROOT / "tests" / "lab" / "served_driver.mjs"
