@@ -6,6 +6,7 @@ import * as State from "./state.js";
 import { el } from "./dom.js";
 import { drawNumbers } from "./page_numbers.js";
 import { drawPanels } from "./page_panels.js";
+import { warningsAt } from "./warnings.js";
 
 //: while Play runs or the slider is dragged, the panels below are redrawn at most this often (a panel's
 //: redraw takes tens of ms: more often and the frames in between would be dropped)
@@ -46,6 +47,7 @@ function draw(G, force) {
   } else if (G.charts) G.charts.mark(t);
   drawNumbers(G, lab, t);
   drawNotices(G, lab);
+  if (!moving) drawWarnings(G, lab, t);     // EM emptied a class, a prior drifted, EM under the baseline
   const now = performance.now();
   if (!moving || force || now - G.panelsAt >= PANEL_MS) {
     G.panelsAt = now;
@@ -66,6 +68,16 @@ function drawNotices(G, lab) {
   G.lamZero.hidden = G.settings.lam !== 0;
   G.errorBox.hidden = !lab.error;
   if (lab.error && G.errorBox.textContent !== lab.error) G.errorBox.textContent = lab.error;
+}
+
+function drawWarnings(G, lab, t) {
+  const key = `${lab.serial}|${t}|${lab.latest}|${lab.run.history[t].lam}`;
+  if (G.warnBox.__key === key) return;
+  G.warnBox.__key = key;
+  const list = warningsAt(lab, t);
+  G.warnBox.replaceChildren(...list.map((parts) => el("p", { class: "lab-warning" },
+    ...parts.map(([text, style]) => (style ? el(style, { text }) : document.createTextNode(text))))));
+  G.warnBox.hidden = !list.length;
 }
 
 /** The note on the link's settings that could not be used as given (hidden when there is none). */

@@ -42,6 +42,8 @@ function notices(G) {
     text: "λ = 0 (no smoothing): a document with a word never seen in a class gets probability 0 under that class, and if that "
       + "happens for every class the engine can only give it a uniform posterior. Watch what happens to the accuracy, then try λ > 0." });
   G.errorBox = el("div", { class: "lab-notice lab-error", role: "alert", hidden: true });
+  // the warnings that EM's result should not be trusted as it looks (warnings.js)
+  G.warnBox = el("div", { class: "lab-notice lab-warn lab-warnings", role: "status", hidden: true });
 }
 
 /**
@@ -68,7 +70,7 @@ export function buildSkeleton(G, root) {
   const about = el("details", { class: "lab-about" }, el("summary", { text: "About this page and its data" }));
   G.about = about;
   // what a change did, λ = 0 and the run's error come and go under the buttons: they never move them
-  const top = el("section", { class: "lab-top", "aria-label": "The run" }, bar, G.sentence, row, G.changeBox, G.lamZero, G.errorBox);
+  const top = el("section", { class: "lab-top", "aria-label": "The run" }, bar, G.sentence, row, G.changeBox, G.lamZero, G.errorBox, G.warnBox);
   const content = el("div", { class: "lab-content" }, grid);
   // the panels below take the page's whole width, under the settings and the charts
   const main = el("main", { class: "lab-main" }, top, el("div", { class: "lab-body" }, side, content), lower, about);

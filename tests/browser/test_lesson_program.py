@@ -184,3 +184,31 @@ def test_classroom_shows_controls_numbers_and_charts_on_one_screen(browser, serv
     assert got["charts"][1]["yrange"][0] > 0.5, "the accuracy axis flattens the run into 50–100 %"
     assert not got["small"], got["small"]
     ctx.close()
+
+
+def test_warnings_name_nbcore_s_drifted_prior(browser, server):
+    """A random start on sms_spam with 95 % hidden: EM's α leaves the labelled share; the warning under the
+    numbers gives nbcore's α at that iteration and the labelled share, and the buttons stay where they were."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    pg = ctx.new_page()
+    pg.goto(f"{server}/?player=program&init=random&hidden=95")
+    pg.wait_for_function(READY_JS, timeout=120_000)
+    where = step_button(pg).bounding_box()
+    for _ in range(4):
+        step_button(pg).click(delay=0)
+    pg.wait_for_function(SETTLED_JS, arg=4, timeout=120_000)
+    pg.wait_for_function("() => !window.__nblabLesson.G.warnBox.hidden", timeout=60_000)
+    text = pg.locator(".lab-warnings").inner_text()
+    model = nbcore.load_dataset("sms_spam").models[0]
+    cfg = DataConfig(dataset="sms_spam", model=model, hidden_pct=95, init="random", seed=0, unlabeled_weight=1.0,
+                     max_iter=DEFAULTS["max_iter"], tol=DEFAULTS["tol"], text=DEFAULT_PIPELINES.get("sms_spam"))
+    prep, run = build_run(cfg, DEFAULTS["lam"], datasets.get_dataset)
+    for _ in range(4):
+        run.step()
+    seen = prep.y_obs[prep.y_obs >= 0]
+    share = np.bincount(seen, minlength=2) / seen.size
+    a = run.history[4].alpha
+    assert abs(a[0] - share[0]) > 0.10, "the case must drift for the check to mean anything"
+    assert f"α(ham) is {a[0]:.1%} at t = 4, but {share[0]:.1%} of the {seen.size:,} labelled" in text
+    assert step_button(pg).bounding_box() == where
+    ctx.close()
