@@ -212,3 +212,25 @@ def test_warnings_name_nbcore_s_drifted_prior(browser, server):
     assert f"α(ham) is {a[0]:.1%} at t = 4, but {share[0]:.1%} of the {seen.size:,} labelled" in text
     assert step_button(pg).bounding_box() == where
     ctx.close()
+
+
+def test_stop_rules_panel_gives_nbcore_s_step(browser, server):
+    """The stop rules' panel at t = 2: the objective's relative change and ‖Δθ‖² (each parameter once, nbcore's
+    snapshot.delta) as nbcore's run gives them, formatted as Python does."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = ctx.new_page()
+    pg.goto(f"{server}/?player=program")
+    pg.wait_for_function(READY_JS, timeout=120_000)
+    for _ in range(2):
+        step_button(pg).click(delay=0)
+    pg.wait_for_function(SETTLED_JS, arg=2, timeout=120_000)
+    # the panels above it draw as they come into view and grow: scrolled to again until it is drawn
+    pg.wait_for_function("() => { const e = document.querySelector('#lab-panel-stop_rules'); e.scrollIntoView();"
+                         " return !!e.querySelector('table'); }", timeout=60_000, polling=250)
+    text = pg.locator("#lab-panel-stop_rules").inner_text()
+    orc = Oracle()
+    orc.to(2)
+    a, b = orc.run.history[1], orc.run.history[2]
+    assert f"|ΔL| / |L| at t=2\t{abs(b.objective - a.objective) / abs(a.objective):.2e}" in text
+    assert f"‖Δθ‖², each parameter once\t{b.delta:.4g}" in text
+    ctx.close()
