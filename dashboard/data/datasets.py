@@ -73,9 +73,8 @@ def _with_text(ds, text):
     cache = state.get(state.UPLOAD_TEXT) or {}
     key = (id(ds), text)
     if key not in cache:
-        from dashboard import serve
-        from dashboard.serve import offload
-        with serve.heavy():   # re-vectorising the session's text: one of the server's heavy-work slots
+        from dashboard.serve import heavy_work, offload
+        with heavy_work.heavy():   # re-vectorising the session's text: one of the server's heavy-work slots
             cache = {key: offload.run(_revectorised, ds, text)}   # in a worker process
         state.put(state.UPLOAD_TEXT, cache)
     return cache[key]

@@ -36,10 +36,9 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from dashboard import serve
 from dashboard.data import store as S
 from dashboard.lesson import session
-from dashboard.serve import offload
+from dashboard.serve import heavy_work, offload
 from dashboard.ui import controls, state
 
 log = logging.getLogger(__name__)
@@ -157,7 +156,7 @@ def _parsed(share_id: str, sha256: str, options_json: str):
         return None, "The stored file does not match its checksum; it was not loaded. Ask for a new link."
     t0 = time.perf_counter()
     try:
-        with serve.heavy(notice=False):   # parsing: one of the server's heavy-work slots (no element here:
+        with heavy_work.heavy(notice=False):   # parsing: one of the server's heavy-work slots (no element here:
             # Streamlit replays a cached function's elements)
             ds = offload.run(_read_like_upload, data, json.loads(options_json))   # in a worker process
     except ValueError as e:

@@ -5,7 +5,7 @@ counting live objects after the wave): first the sessions themselves. Streamlit 
 session for a reconnect (server.disconnectedSessionTTL) in a TTL cache that only drops expired
 entries when another session is stored or removed, so after a wave, with nobody else leaving, every
 session of the wave (its upload, its run, its whole history) stayed in memory for good. The janitor
-reaps the expired ones (dashboard.serve._reap_expired_sessions). Then glibc's allocator. Parsing a CSV, vectorising it and running EM allocate many mid-sized blocks
+reaps the expired ones (dashboard.serve.janitor.reap_expired_sessions). Then glibc's allocator. Parsing a CSV, vectorising it and running EM allocate many mid-sized blocks
 (below numpy's mmap threshold) in the arenas of the threads that ran them; freed, they stay in those
 arenas, and RSS stays at the peak. ``malloc_trim(0)`` gives every arena's free pages back to the
 system. It costs a few milliseconds per hundred MB, so :func:`trim` runs it at most once every
@@ -28,7 +28,7 @@ environment there). The deployment also sets ``MALLOC_ARENA_MAX=2`` in the envir
 Last, a session the server no longer holds may still be alive: measured after waves of heavy tabs,
 one ended session per wave stayed in memory, shut down and out of Streamlit's session manager, its
 state (an upload, its run's history) with it. The janitor's reap empties such a session's state
-(dashboard.serve._release_ended).
+(dashboard.serve.janitor.release_ended).
 """
 from __future__ import annotations
 

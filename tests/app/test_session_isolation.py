@@ -143,8 +143,8 @@ def _decorator_names(fn) -> list[str]:
 # (no user content). dashboard/data/datasets.py keeps the *shipped* data sets, the same for
 # everyone, one object per process with read-only arrays (load_shipped; uploads never go there).
 # dashboard/serve/ shares the server fairly between clients: which session belongs to which client
-# (session ids and client addresses, no user content), the janitor thread and the allocator trims'
-# bookkeeping are process-wide by nature, under a lock; so are the heavy-work worker's multiprocessing
+# (quotas.py: session ids and client addresses, no user content), the janitor thread (janitor.py) and the
+# allocator trims' bookkeeping (memory.py) are process-wide by nature, under a lock; so are the heavy-work worker's multiprocessing
 # context and its job counters (dashboard/serve/offload.py; the jobs' data goes to the worker and back,
 # never into module state).
 # dashboard/classroom/ answers the class link's plain HTTP requests, outside any session: the store
@@ -155,8 +155,8 @@ def _decorator_names(fn) -> list[str]:
 # dashboard/serve/modules.py keeps the app's own JavaScript modules (the same code for every browser) and
 # whether the app's routes serve them, set once when the process starts.
 # Anything else must stay per session.
-SHARED_ON_PURPOSE = {"dashboard/data/sharing.py", "dashboard/data/datasets.py", "dashboard/serve/__init__.py",
-                     "dashboard/serve/memory.py", "dashboard/serve/offload.py", "dashboard/serve/modules.py",
+SHARED_ON_PURPOSE = {"dashboard/data/sharing.py", "dashboard/data/datasets.py", "dashboard/serve/quotas.py",
+                     "dashboard/serve/janitor.py", "dashboard/serve/memory.py", "dashboard/serve/offload.py", "dashboard/serve/modules.py",
                      "dashboard/classroom/routes.py", "dashboard/classroom/store.py", "dashboard/ui/warm.py"}
 
 

@@ -83,7 +83,7 @@ def test_chart_page_draws_with_the_apps_plotly_build(server, browser):
     at.switch_page("views/smoothing.py").run()
     specs = chart_specs(at)
     assert len(drawn) == len(specs) == 2
-    from dashboard.ui.figures import _array
+    from dashboard.ui.figure_tables import _array
     for got, spec in zip(drawn, specs):
         assert got["figure"] and got["label"]  # inside figures.py's accessible container
         assert [t["type"] for t in got["traces"]] == [t.get("type") or "scatter" for t in spec["data"]]

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from kit import ROOT
-from kit.models import (NODE, browser_models, js_name_comparisons, models_without_javascript,
-                        python_name_comparisons)
 
 import nbcore
+from kit import ROOT
+from kit.models import NODE, browser_models, js_name_comparisons, models_without_javascript, python_name_comparisons
 from nbcore.models import MODELS, EventModel, model_made_for, register_model, unregister_model
 from nblab.data import lab_data_from_arrays, matrix_format
 
