@@ -42,8 +42,8 @@ from dashboard.lesson import guided as _guided  # noqa: E402,F401
 from dashboard.lesson import metrics as _metrics  # noqa: E402,F401
 from dashboard.lesson import session as _session  # noqa: E402,F401
 from dashboard.lesson.panels import maths as _maths  # noqa: E402,F401
+from dashboard.pagekit import page_kit as _page_kit  # noqa: E402,F401
 from dashboard.ui import controls as _controls  # noqa: E402,F401
-from dashboard.ui import page_kit as _page_kit  # noqa: E402,F401
 from dashboard.ui import page_state as _page_state  # noqa: E402,F401
 
 if not getattr(dashboard, "_gc_frozen", False):

@@ -41,8 +41,8 @@ from dashboard.serve import early  # noqa: E402
 app = st.App("app.py", routes=routes() + modules.routes(), middleware=early.middleware())
 
 # A fresh process warms itself in a daemon thread (imports, the shipped data sets, the default lesson's
-# run: dashboard/ui/warm.py), so the first visitor's lesson does not wait for that work. NBLAB_WARM=0: off.
-from dashboard.ui import warm  # noqa: E402
+# run: dashboard/pagekit/warm.py), so the first visitor's lesson does not wait for that work. NBLAB_WARM=0: off.
+from dashboard.pagekit import warm  # noqa: E402
 
 warm.start()
 

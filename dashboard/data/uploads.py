@@ -7,6 +7,7 @@ drawn, so a good file can become the selected data set and a bad one changes not
 from __future__ import annotations
 
 import io
+from types import SimpleNamespace
 
 import streamlit as st
 
@@ -14,7 +15,8 @@ import nbcore
 from dashboard.data import upload_columns
 from dashboard.serve import heavy_work, offload, quotas
 from dashboard.ui import controls, derive, state, text_controls
-from nblab import limits
+from nbcore._csv import _utf16_without_bom
+from nblab import limits, prepare
 
 #: characters of a parser message (which may quote the user's file) shown at most
 MAX_MESSAGE = 300
@@ -28,8 +30,6 @@ FEATURE_KINDS = {"continuous": "the features are numbers", "counts": "the featur
 def utf16_text(data: bytes) -> bool:
     """A UTF-16 text file (Excel's "Unicode text", some exports): with a byte-order mark, or without
     one when it reads as UTF-16 text (mostly-ASCII text then has a NUL at every other byte)."""
-    from nbcore._csv import _utf16_without_bom
-
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         try:
             data.decode("utf-16")
@@ -198,10 +198,6 @@ def over_budget(ds) -> str | None:
     memory budget on this server (nblab.limits), or None when it fits. The same check the run's
     build makes (nblab.prepare.iteration_cap), made before the upload becomes the selected data
     set, so a refused file never leaves the sidebar naming it while the old run goes on."""
-    from types import SimpleNamespace
-
-    from nblab import prepare
-
     model = fitting_model(ds)
     X = ds.for_model(model)
     try:

@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from dashboard import pages
-from dashboard.ui import derive
+from dashboard.ui import controls, derive, urlguard
 from nblab.defaults import DEFAULTS
 
 LESSON_PARAM = "lesson"
@@ -345,7 +345,7 @@ def link(box, page: str, label: str, icon: str, query_params: dict | None = None
 
     Both carry the page context (``pages.carry``: classroom mode), so a lesson opened on the projector
     stays in classroom mode."""
-    query_params = pages.carry(query_params)
+    query_params = controls.carry(query_params)
     if page not in DEFAULT_PAGES:
         box.page_link(page, label=label, icon=icon, query_params=query_params)
         return
@@ -362,7 +362,6 @@ def narrative_panel(container=None) -> Lesson | None:
     lesson = current_lesson()
     if lesson is None:
         if st.query_params.get(LESSON_PARAM):
-            from dashboard.ui import urlguard
             urlguard.note(LESSON_PARAM, "is not a guided lesson (" + ", ".join(BY_ID) + "): no lesson text is shown")
         return None
     box = (container or st.sidebar).container(border=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dashboard.data import datasets
 from dashboard.serve import heavy_work
 from dashboard.ui import controls, state, urlguard
 from dashboard.ui.controls import Settings
@@ -23,7 +24,6 @@ def lesson() -> LessonRun:
     """The session's lesson (created empty on first use)."""
     got = st.session_state.get(KEY)
     if got is None:
-        from dashboard.data import datasets  # the process's shared copies, and this session's upload
 
         got = st.session_state[KEY] = LessonRun(load=datasets.get_dataset)
     return got

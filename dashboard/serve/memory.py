@@ -36,6 +36,7 @@ import ctypes
 import ctypes.util
 import gc
 import logging
+import os
 import threading
 import time
 from typing import Callable
@@ -68,7 +69,6 @@ def tune_allocator(environ=None) -> dict:
     """Set glibc's arena limit and a fixed mmap threshold (see the module's docstring), each unless
     the environment sets it (``MALLOC_ARENA_MAX``, ``MALLOC_MMAP_THRESHOLD_``) or
     ``NBLAB_MALLOC_TUNE=0``. Once per process; returns what was set (empty where nothing was)."""
-    import os
     env = os.environ if environ is None else environ
     if _TUNED:
         return _TUNED[0]
@@ -91,7 +91,6 @@ def rss_bytes() -> int:
     """This process's resident memory now (Linux /proc; 0 where there is none)."""
     try:
         with open("/proc/self/statm") as f:
-            import os
             return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError, IndexError):
         return 0

@@ -12,7 +12,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 def client() -> str:
     """The client a session belongs to: its network address (an IPv6 one by its /64), or
     "address:unknown" for every client Streamlit gives no address for (localhost, a proxy that does
-    not forward it): the same rule as the share quota's (dashboard.data.sharing)."""
+    not forward it): the same rule as the share quota's (dashboard.lesson.sharing)."""
     try:
         ip = getattr(st.context, "ip_address", None)
     except Exception:  # noqa: BLE001 - no script run context (a tool, a test)

@@ -82,6 +82,16 @@ def classroom_wanted() -> bool:
     return bool(raw) and raw[-1].strip().lower() in ("true", "1", "yes", "on")
 
 
+def carry(query_params: dict | None = None) -> dict:
+    """A link's query parameters with the page context every link of the app keeps: ``classroom=true``
+    while classroom mode is on (the session's choice). Without it a link opened in a new tab, or the
+    default page's plain ``<a href>`` (a fresh session), drops the mode."""
+    out = dict(query_params or {})
+    if classroom_wanted():
+        out[K_CLASSROOM] = "true"
+    return out
+
+
 def _keep_classroom() -> None:
     st.session_state[CLASSROOM_ON] = bool(st.session_state.get(K_CLASSROOM))
 

@@ -1,4 +1,4 @@
-"""Every chart's words for those who cannot see it (dashboard/ui/figures.py), and readable chart text.
+"""Every chart's words for those who cannot see it (dashboard/pagekit/figures.py), and readable chart text.
 
 * ``figure_table``: what a chart draws, as tables, checked on figures built here by hand (lines on
   shared x, horizontal bars, heatmaps with named ticks, histogram bins, point clouds, plotly's typed
@@ -22,7 +22,8 @@ from plotly.subplots import make_subplots
 from streamlit.testing.v1 import AppTest
 
 from dashboard.charts import theme
-from dashboard.ui import chart_names, figure_tables, figures
+from dashboard.pagekit import figures
+from dashboard.ui import chart_names, figure_tables
 from kit import ROOT
 
 # ---- the WCAG 2.1 contrast ratio, from its definition ------------------------------------------------------

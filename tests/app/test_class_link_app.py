@@ -23,7 +23,7 @@ CSV = (b"text,label\nwin cash now,spam\nfree prize inside,spam\nmeeting at noon,
 @pytest.fixture(autouse=True)
 def fresh_store(tmp_path, monkeypatch):
     from dashboard.classroom import store
-    from dashboard.data import sharing
+    from dashboard.lesson import sharing
     monkeypatch.setenv("NBLAB_STORE_DIR", str(tmp_path / "store"))
     for var in ("NBLAB_STORE_URL", "NBLAB_SHARE_KEY"):
         monkeypatch.delenv(var, raising=False)

@@ -1,4 +1,4 @@
-"""Small read-only tables drawn as Markdown (dashboard/ui/markdown_tables.py: markdown_table; dashboard/ui/figures.py: show_light_table):
+"""Small read-only tables drawn as Markdown (dashboard/ui/markdown_tables.py: markdown_table; dashboard/pagekit/figures.py: show_light_table):
 the numbers as st.dataframe formats them, a missing number as an em dash, every name from the data as
 text, and tables split so that each fits its box. The same tables in Chromium: tests/browser/test_light_table_text.py."""
 from __future__ import annotations

@@ -136,7 +136,7 @@ def _decorator_names(fn) -> list[str]:
     return out
 
 
-# Process-wide state that is shared on purpose, each with its reason. dashboard/data/sharing.py
+# Process-wide state that is shared on purpose, each with its reason. dashboard/lesson/sharing.py
 # holds a data set a teacher *published* by link: the same bytes for everyone who has the
 # link, so one parse per process is the point; the store connection is per
 # process and configuration; _PARSES is a parse counter
@@ -151,13 +151,13 @@ def _decorator_names(fn) -> list[str]:
 # connection per process, a class's state for 0.25 s (what every student of that class is sent anyway),
 # the gzipped lab data per data key (shipped sets, and shares, which are public to whoever has the link),
 # the hashed assets; all under locks, none of it a session's.
-# dashboard/ui/warm.py warms a fresh server process once (its thread and what it did: no session's data).
+# dashboard/pagekit/warm.py warms a fresh server process once (its thread and what it did: no session's data).
 # dashboard/serve/modules.py keeps the app's own JavaScript modules (the same code for every browser) and
 # whether the app's routes serve them, set once when the process starts.
 # Anything else must stay per session.
-SHARED_ON_PURPOSE = {"dashboard/data/sharing.py", "dashboard/data/datasets.py", "dashboard/serve/quotas.py",
+SHARED_ON_PURPOSE = {"dashboard/lesson/sharing.py", "dashboard/data/datasets.py", "dashboard/serve/quotas.py",
                      "dashboard/serve/janitor.py", "dashboard/serve/memory.py", "dashboard/serve/offload.py", "dashboard/serve/modules.py",
-                     "dashboard/classroom/routes.py", "dashboard/classroom/store.py", "dashboard/ui/warm.py"}
+                     "dashboard/classroom/routes.py", "dashboard/classroom/store.py", "dashboard/pagekit/warm.py"}
 
 
 def test_no_cache_resource_in_dashboard():

@@ -6,7 +6,7 @@
   charts, counted by AppTest; the lesson player's four).
 * A chart page drawn in Chromium loads the app's plotly.js build, never Streamlit's 4.7 MB plotly chunk,
   and draws every chart with the numbers the page computed (AppTest's st.plotly_chart spec is the
-  reference), inside the accessible figure container of dashboard/ui/figures.py.
+  reference), inside the accessible figure container of dashboard/pagekit/figures.py.
 """
 from __future__ import annotations
 

@@ -204,7 +204,7 @@ def test_the_wheel_carries_every_file_of_the_engine_the_lesson_core_and_the_app(
     wanted.update({p: "nbcore/_datasets/" + p.split("/", 1)[1] for p in _tracked_files("datasets")})
     missing = sorted(src for src, inside in wanted.items() if inside not in names)
     assert missing == []
-    assert len(wanted) > 200 and "dashboard/ui/lean_chart.js" in wanted   # the checkout's listing was read
+    assert len(wanted) > 200 and "dashboard/pagekit/lean_chart.js" in wanted   # the checkout's listing was read
 
 
 IMPORTS = textwrap.dedent("""

@@ -3,7 +3,7 @@
 A share is the uploaded file's bytes plus the options it was read with (a JSON
 object of plain values). The dashboard stores it when a teacher presses "Share this
 data set" and puts ``data=<id>`` in the URL; whoever opens that URL gets the same
-file read the same way (re-validated exactly like an upload, see dashboard/data/sharing.py).
+file read the same way (re-validated exactly like an upload, see dashboard/lesson/sharing.py).
 
 Two backends behind one small interface (:class:`ShareStore`):
 

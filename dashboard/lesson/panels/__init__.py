@@ -15,7 +15,8 @@ def memo_chart(where, key: str, memo_key: tuple, build, *, name: str | None = No
     ``figures.show_chart`` (accessible name, text summary, data as a table); without a ``name`` or
     ``summary`` of the caller's, both are read from the spec (its title and its numbers)."""
     from dashboard.charts import theme
-    from dashboard.ui import chart_names, figures, state
+    from dashboard.pagekit import figures
+    from dashboard.ui import chart_names, state
 
     def made():
         spec = build()

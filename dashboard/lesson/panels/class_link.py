@@ -8,15 +8,19 @@ every run of the lesson view, publishes the state on screen when it differs from
 """
 from __future__ import annotations
 
+import hmac
 import json
 from urllib.parse import urlsplit
 
+import segno
 import streamlit as st
 
-from dashboard.data import sharing
+from dashboard import classroom
+from dashboard.data import datasets
 from dashboard.data.store import ShareError
-from dashboard.lesson import session
+from dashboard.lesson import session, sharing
 from dashboard.ui import controls, state
+from nblab import export
 
 #: what a student's page is told about the teacher's settings (the lab's URL keys; the data set is ``data``)
 K_KEY = "class_key_typed"   # the share key typed above "Open for the class" (never in the URL)
@@ -44,7 +48,6 @@ def teacher_state(lr, t: int | None = None) -> dict | None:
     key = data_key(lr.cfg)
     if key is None:
         return None
-    from nblab import export
     settings = export.lesson_settings(lr)
     out = {"data": key, "settings": {k: settings[k] for k in SETTING_KEYS if k in settings},
            "t": int(lr.t if t is None else t), "half": "e" if getattr(lr.run, "pending", None) is not None else None}
@@ -82,7 +85,6 @@ def class_url(cid: str) -> str:
 
 def qr_svg(url: str) -> str:
     """The link as a QR code, an SVG document (segno; medium error correction survives a projector's blur)."""
-    import segno
     return segno.make(url, error="m").svg_inline(scale=8, border=4, dark="#111111", light="#ffffff",
                                                  title="QR code of the class link")
 
@@ -102,7 +104,6 @@ def publish() -> None:
     text = _sent(now)
     if text == cls.get("sent"):
         return
-    from dashboard import classroom
     try:
         v = classroom.publish(cls["cid"], cls["key"], now)
     except ShareError as e:   # a class error, or the store cannot answer now
@@ -126,7 +127,6 @@ def _on_open() -> None:
     owner = sharing._client_owner()
     server_key = sharing.share_key()
     if server_key is not None:   # on a server with a share key, opening a class is for teachers, as sharing is
-        import hmac
         typed = str(st.session_state.get(K_KEY) or "")
         if not hmac.compare_digest(typed.encode(), server_key.encode()):
             state.put(state.CLASS_ERROR, "Opening a class on this server needs its share key (the server's "
@@ -134,7 +134,6 @@ def _on_open() -> None:
                                          + ("missing." if not typed else "not it."))
             return
         owner = "key:" + owner
-    from dashboard import classroom
     try:
         cid, key = classroom.open_class(now["data"], now, owner=owner)
     except ShareError as e:
@@ -149,7 +148,6 @@ def _on_close() -> None:
     """Button callback: stop leading the class (the students' pages keep working on their own)."""
     cls = state.get(state.CLASS_OPEN)
     if cls and cls.get("sent"):
-        from dashboard import classroom
         try:   # the last state, marked closed: the students' pages say the class has ended
             classroom.publish(cls["cid"], cls["key"], {**json.loads(cls["sent"]), "open": False})
         except ShareError:
@@ -204,5 +202,4 @@ def text_settings_travel(cfg) -> bool:
     data set's own features (a shipped set's standard text settings, a shared file's stored ones)."""
     if getattr(cfg, "text", None) is None:
         return True
-    from dashboard.data import datasets
     return cfg.text == datasets.default_pipeline(cfg.dataset)

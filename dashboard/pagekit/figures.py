@@ -41,9 +41,11 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 from streamlit import config as st_config
+from streamlit.components import v2
 
 from dashboard.charts import theme
-from dashboard.ui import controls, figure_tables, lean_chart, markdown_tables, table_split
+from dashboard.pagekit import lean_chart
+from dashboard.ui import controls, figure_tables, markdown_tables, table_split
 
 HERE = Path(__file__).resolve().parent
 
@@ -63,7 +65,6 @@ def show_table(where, df: pd.DataFrame, *, width_px: int, keep: int = 1, column_
 
 def _register():
     try:
-        from streamlit.components import v2
         return v2.component("nbem_figure", js=(HERE / "figures.js").read_text(encoding="utf-8"),
                             isolate_styles=False)
     except Exception:  # components v2 missing or refused: the name is left out, the rest is drawn
