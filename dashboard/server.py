@@ -3,7 +3,7 @@
 Run from the repo root:   python -m streamlit run dashboard/server.py   (same flags as app.py)
 
 ``streamlit run`` finds ``app = st.App(...)`` below and serves it with its own server: every page of
-dashboard/app.py as before, and the plain-HTTP routes of dashboard/classroom/routes.py (the class page,
+dashboard/app.py as before, and the plain-HTTP routes of dashboard/class_link/routes.py (the class page,
 its assets, the data and the teacher's state; the class-link contract, docs/class_link.md). They add nothing
 to a Streamlit session and need no websocket, so any app process answers them from the shared store.
 ``python dashboard/server.py`` runs the same thing (``App.run``); ``streamlit run dashboard/app.py``
@@ -34,7 +34,7 @@ modules.serve()  # before any component registers: they get stubs importing thei
 
 import streamlit as st  # noqa: E402
 
-from dashboard.classroom.routes import routes  # noqa: E402
+from dashboard.class_link.routes import routes  # noqa: E402
 from dashboard.serve import early  # noqa: E402
 
 # early.middleware(): a chart page's HTML starts loading plotly.js at once (dashboard/serve/early.py)

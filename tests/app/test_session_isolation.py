@@ -147,7 +147,7 @@ def _decorator_names(fn) -> list[str]:
 # allocator trims' bookkeeping (memory.py) are process-wide by nature, under a lock; so are the heavy-work worker's multiprocessing
 # context and its job counters (dashboard/serve/offload.py; the jobs' data goes to the worker and back,
 # never into module state).
-# dashboard/classroom/ answers the class link's plain HTTP requests, outside any session: the store
+# dashboard/class_link/ answers the class link's plain HTTP requests, outside any session: the store
 # connection per process, a class's state for 0.25 s (what every student of that class is sent anyway),
 # the gzipped lab data per data key (shipped sets, and shares, which are public to whoever has the link),
 # the hashed assets; all under locks, none of it a session's.
@@ -157,7 +157,7 @@ def _decorator_names(fn) -> list[str]:
 # Anything else must stay per session.
 SHARED_ON_PURPOSE = {"dashboard/lesson/sharing.py", "dashboard/data/datasets.py", "dashboard/serve/quotas.py",
                      "dashboard/serve/janitor.py", "dashboard/serve/memory.py", "dashboard/serve/offload.py", "dashboard/serve/modules.py",
-                     "dashboard/classroom/routes.py", "dashboard/classroom/store.py", "dashboard/pagekit/warm.py"}
+                     "dashboard/class_link/routes.py", "dashboard/class_link/store.py", "dashboard/pagekit/warm.py"}
 
 
 def test_no_cache_resource_in_dashboard():

@@ -186,7 +186,7 @@ DASHBOARD_LAYERS = (
     ("ui", "session state, the settings' widgets, the URL table and guard, pure text and table helpers"),
     ("charts", "plotly figures from arrays and names"),
     ("data", "the data sets, uploads, the share store"),
-    ("classroom", "the class link's HTTP routes and its store"),
+    ("class_link", "the class link's HTTP routes and its store"),
     ("lesson", "the lesson: its run in the session, the guided lessons, sharing it, its panels"),
     ("pagekit", "what every page is built with: its frame and pickers, charts with their tables, warming"),
     ("views", "the pages Streamlit runs"),
@@ -321,6 +321,14 @@ def test_dashboards_folders_each_have_a_layer_and_import_only_downwards():
     graph = import_graph("dashboard")
     assert {m.split(".")[1] for m in graph if "." in m} <= {name for name, _ in DASHBOARD_LAYERS}
     assert layer_violations(graph, skip=LESSON_REWRITE) == []
+
+
+def test_the_class_link_and_classroom_mode_have_names_of_their_own():
+    """"classroom" names the projector mode (its toggle, its URL key ``classroom=``) and nothing else: the
+    class link's server side is the package dashboard.class_link, and no module is named for the classroom."""
+    modules = set(import_graph("dashboard"))
+    assert "dashboard.class_link.routes" in modules and "dashboard.class_link.store" in modules
+    assert sorted(m for m in modules if "classroom" in m) == []
 
 
 def test_no_import_circle_inside_dashboard():

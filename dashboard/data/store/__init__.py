@@ -14,7 +14,7 @@ Two backends behind one small interface (:class:`ShareStore`):
   several machines (psycopg 3 with a small connection pool).
 
 The same database holds the open classes (table ``nblab_classes``: a teacher's lesson state that the
-class link's students follow); dashboard/classroom/store.py reads and writes it with this module's
+class link's students follow); dashboard/class_link/store.py reads and writes it with this module's
 transactions, deadlines and error handling.
 
 Limits (:class:`Limits`, all configurable): bytes per file, bytes in the whole store,

@@ -1,5 +1,5 @@
 """Open for the class: one short link (and its QR code) to the lab page with this lesson, served by this
-app as plain HTTP (dashboard/classroom); EM runs in each student's browser and the page follows what the
+app as plain HTTP (dashboard/class_link); EM runs in each student's browser and the page follows what the
 teacher shows here — the data set, the settings, the iteration and a pending E-step.
 
 The teacher's session is the only writer: it holds the class's write key in its session state and, on
@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 import segno
 import streamlit as st
 
-from dashboard import classroom
+from dashboard import class_link
 from dashboard.data import datasets
 from dashboard.data.store import ShareError
 from dashboard.lesson import session, sharing
@@ -105,7 +105,7 @@ def publish() -> None:
     if text == cls.get("sent"):
         return
     try:
-        v = classroom.publish(cls["cid"], cls["key"], now)
+        v = class_link.publish(cls["cid"], cls["key"], now)
     except ShareError as e:   # a class error, or the store cannot answer now
         state.put(state.CLASS_ERROR, f"The class did not get this change: {e}")
         return
@@ -135,7 +135,7 @@ def _on_open() -> None:
             return
         owner = "key:" + owner
     try:
-        cid, key = classroom.open_class(now["data"], now, owner=owner)
+        cid, key = class_link.open_class(now["data"], now, owner=owner)
     except ShareError as e:
         state.put(state.CLASS_ERROR, f"Could not open the class: {e}")
         return
@@ -149,7 +149,7 @@ def _on_close() -> None:
     cls = state.get(state.CLASS_OPEN)
     if cls and cls.get("sent"):
         try:   # the last state, marked closed: the students' pages say the class has ended
-            classroom.publish(cls["cid"], cls["key"], {**json.loads(cls["sent"]), "open": False})
+            class_link.publish(cls["cid"], cls["key"], {**json.loads(cls["sent"]), "open": False})
         except ShareError:
             pass   # the class expires on its own
     state.put(state.CLASS_OPEN, None)

@@ -32,7 +32,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 import nbcore
-from dashboard.classroom import store as CS
+from dashboard.class_link import store as CS
 from dashboard.data import store as S
 from dashboard.data import uploads
 from nblab import site
