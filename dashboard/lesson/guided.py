@@ -343,7 +343,7 @@ def link(box, page: str, label: str, icon: str, query_params: dict | None = None
     the same tab, like a page link; the page loads afresh with the settings from the URL. Links to any
     other page stay st.page_link (their href is the page's url_path, which resolves correctly).
 
-    Both carry the page context (``pages.carry``: classroom mode), so a lesson opened on the projector
+    Both carry the page context (``controls.carry``: classroom mode), so a lesson opened on the projector
     stays in classroom mode."""
     query_params = controls.carry(query_params)
     if page not in DEFAULT_PAGES:

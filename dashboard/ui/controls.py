@@ -69,7 +69,7 @@ def _fmt_tol(v: float) -> str:
 #: Classroom mode as page context: this session's choice, kept outside the toggle's own widget state.
 #: Streamlit resets a bound widget to its default on the first page switch after a page was opened
 #: with ``?classroom=true`` (the URL loses the flag, and the next switch brings it back): every page's
-#: toggle starts from this value instead, and every link the app builds carries it (pages.carry).
+#: toggle starts from this value instead, and every link the app builds carries it (carry).
 CLASSROOM_ON = "classroom_on"
 
 
