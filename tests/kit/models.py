@@ -57,7 +57,10 @@ def python_name_comparisons(path: Path, names) -> list[int]:
 
 
 def js_name_comparisons(path: Path, names) -> list[int]:
-    """Lines of ``path`` where one of ``names`` in quotes is compared with === or !== (either side)."""
+    """Lines of ``path`` where one of ``names`` in quotes is compared with === or !== (either side), is a
+    ``case`` label, or stands in an array literal asked ``.includes(...)``."""
     alt = "|".join(re.escape(n) for n in names)
-    pattern = re.compile(rf"""[!=]==\s*(["'`])({alt})\1|(["'`])({alt})\3\s*[!=]==""")
+    quoted = rf"""(["'`])(?:{alt})\1"""
+    pattern = re.compile(rf"""[!=]==\s*{quoted}|{quoted.replace("1", "2")}\s*[!=]==|\bcase\s+{quoted.replace("1", "3")}"""
+                         rf"""|\[[^\]]*{quoted.replace("1", "4")}[^\]]*\]\.includes\(""")
     return [i for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]

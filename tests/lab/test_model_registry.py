@@ -109,8 +109,10 @@ def test_the_readers_see_a_comparison(tmp_path):
     py.write_text('if m == "bernoulli":\n    pass\nok = d["bernoulli"]\nif m in ("x", "gaussian"):\n    pass\n')
     assert python_name_comparisons(py, {"bernoulli", "gaussian"}) == [1, 4]
     js = tmp_path / "a.js"
-    js.write_text('if (model === "bernoulli") x();\nconst y = MODELS["bernoulli"];\nif ("gaussian" !== m) z();\n')
-    assert js_name_comparisons(js, {"bernoulli", "gaussian"}) == [1, 3]
+    js.write_text('if (model === "bernoulli") x();\nconst y = MODELS["bernoulli"];\nif ("gaussian" !== m) z();\n'
+                  'if (["x", "gaussian"].includes(m)) z();\nswitch (m) { case "bernoulli": break; }\n'
+                  'const names = ["bernoulli"];\n')
+    assert js_name_comparisons(js, {"bernoulli", "gaussian"}) == [1, 3, 4, 5]
 
 
 def test_nbcore_names_the_kinds_the_models_are_made_for():
