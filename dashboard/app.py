@@ -42,8 +42,8 @@ from dashboard.lesson import guided as _guided  # noqa: E402,F401
 from dashboard.lesson import metrics as _metrics  # noqa: E402,F401
 from dashboard.lesson import session as _session  # noqa: E402,F401
 from dashboard.lesson.panels import maths as _maths  # noqa: E402,F401
+from dashboard.pagekit import page_kit as _page_kit  # noqa: E402,F401
 from dashboard.ui import controls as _controls  # noqa: E402,F401
-from dashboard.ui import page_kit as _page_kit  # noqa: E402,F401
 from dashboard.ui import page_state as _page_state  # noqa: E402,F401
 
 if not getattr(dashboard, "_gc_frozen", False):
@@ -66,9 +66,9 @@ if not getattr(dashboard, "_gc_frozen", False):
 st.set_page_config(page_title="Naive Bayes + EM Lab", page_icon="🧪", layout="wide",
                    initial_sidebar_state="collapsed" if _controls.classroom_wanted() else "auto")
 
-from dashboard import serve  # noqa: E402
+from dashboard.serve.page_run import page_run  # noqa: E402
 
 # A fair share of the server per client: a tab over its client's limit of sessions is refused, and a
-# run that does heavy work from its start holds one of the process's heavy-work slots (dashboard/serve).
-with serve.page_run():
+# run that does heavy work from its start holds one of the process's heavy-work slots (dashboard/serve/page_run.py).
+with page_run():
     st.navigation(pages.navigation()).run()  # the page list is dashboard/pages.py

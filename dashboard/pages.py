@@ -8,7 +8,7 @@ first line ``page = page_kit.page_setup(pages.<NAME>, "one-line subtitle")``, wh
 context: ``page.classroom``, ``page.fs``; its state, if any, one object from dashboard/ui/page_state.py)
 and a last line that calls ``main()``; add one ``Page`` below (``charts=True`` if it draws plotly charts
 when it opens) and append it to :data:`PAGES`. Links to it use ``pages.<NAME>.path``, and their query parameters go
-through :func:`carry`, which adds the page context every link keeps (classroom mode).
+through :func:`dashboard.ui.controls.carry`, which adds the page context every link keeps (classroom mode).
 """
 from __future__ import annotations
 
@@ -70,19 +70,8 @@ PAGES: tuple[Page, ...] = (LESSON, GUIDED, INSPECTOR, SMOOTHING, TRAP, RESTARTS,
 
 
 def navigation() -> list:
-    """``st.Page`` objects for ``st.navigation`` (imports Streamlit only when called)."""
+    """``st.Page`` objects for ``st.navigation`` (imports Streamlit only when called: the catalogue itself is
+    read without it, by the URL table and its parser)."""
     import streamlit as st
 
     return [st.Page(HERE / p.path, title=p.title, icon=p.icon, default=p.default) for p in PAGES]
-
-
-def carry(query_params: dict | None = None) -> dict:
-    """A link's query parameters with the page context every link of the app keeps: ``classroom=true``
-    while classroom mode is on (the session's choice, dashboard/ui/controls.py). Without it a link
-    opened in a new tab, or the default page's plain ``<a href>`` (a fresh session), drops the mode."""
-    from dashboard.ui import controls
-
-    out = dict(query_params or {})
-    if controls.classroom_wanted():
-        out[controls.K_CLASSROOM] = "true"
-    return out

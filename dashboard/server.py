@@ -3,7 +3,7 @@
 Run from the repo root:   python -m streamlit run dashboard/server.py   (same flags as app.py)
 
 ``streamlit run`` finds ``app = st.App(...)`` below and serves it with its own server: every page of
-dashboard/app.py as before, and the plain-HTTP routes of dashboard/classroom/routes.py (the class page,
+dashboard/app.py as before, and the plain-HTTP routes of dashboard/class_link/routes.py (the class page,
 its assets, the data and the teacher's state; the class-link contract, docs/class_link.md). They add nothing
 to a Streamlit session and need no websocket, so any app process answers them from the shared store.
 ``python dashboard/server.py`` runs the same thing (``App.run``); ``streamlit run dashboard/app.py``
@@ -34,15 +34,15 @@ modules.serve()  # before any component registers: they get stubs importing thei
 
 import streamlit as st  # noqa: E402
 
-from dashboard.classroom.routes import routes  # noqa: E402
+from dashboard.class_link.routes import routes  # noqa: E402
 from dashboard.serve import early  # noqa: E402
 
 # early.middleware(): a chart page's HTML starts loading plotly.js at once (dashboard/serve/early.py)
 app = st.App("app.py", routes=routes() + modules.routes(), middleware=early.middleware())
 
 # A fresh process warms itself in a daemon thread (imports, the shipped data sets, the default lesson's
-# run: dashboard/ui/warm.py), so the first visitor's lesson does not wait for that work. NBLAB_WARM=0: off.
-from dashboard.ui import warm  # noqa: E402
+# run: dashboard/pagekit/warm.py), so the first visitor's lesson does not wait for that work. NBLAB_WARM=0: off.
+from dashboard.pagekit import warm  # noqa: E402
 
 warm.start()
 

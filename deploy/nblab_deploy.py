@@ -13,7 +13,7 @@ What `start` starts (all on this machine, every part from Debian's packages or t
   proxy can reach them), with the repository's .streamlit/config.toml (5 MB uploads, no file
   watcher, ...). One process uses about one core: run one per core. dashboard/server.py is the
   Streamlit app (dashboard/app.py) plus the class link's plain-HTTP routes under ``/class/`` (the page
-  students open to follow the teacher, its assets, the data, the teacher's state: dashboard/classroom).
+  students open to follow the teacher, its assets, the data, the teacher's state: dashboard/class_link).
 * HAProxy in front (``haproxy``; ``apt-get install -y haproxy``), listening on --bind:--port:
   cookie stickiness (``NBLAB`` cookie inserted on a student's first request: the page, its websocket
   and its uploads all go to the process that holds the student's session; a school behind one NAT

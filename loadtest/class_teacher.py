@@ -3,8 +3,8 @@
 * ``StreamlitTeacher``: a real Streamlit session of the lesson page over its websocket (stclient.py, through
   the proxy with its cookie like a browser): "Open for the class", then Step every 3-5 s.
 * ``Teacher``: ``python -m loadtest.class_link teacher`` (``teacher_main``) in its own process (so the
-  students' event loop does not delay its store calls): ``dashboard.classroom.open_class`` once, then
-  ``dashboard.classroom.publish`` with t + 1 every 3-5 s, against the store the servers use
+  students' event loop does not delay its store calls): ``dashboard.class_link.open_class`` once, then
+  ``dashboard.class_link.publish`` with t + 1 every 3-5 s, against the store the servers use
   (NBLAB_STORE_URL / NBLAB_STORE_DIR inherited). One JSON line per call on stdout with its
   ``time.monotonic()`` start and end (CLOCK_MONOTONIC: the same clock in every process of the machine).
 """
@@ -54,19 +54,19 @@ def teacher_main(argv=None) -> int:
     sys.path.insert(0, str(ROOT))
     os.chdir(ROOT)
     try:
-        from dashboard import classroom
+        from dashboard import class_link
     except Exception as e:  # noqa: BLE001
-        _out({"event": "error", "what": f"import dashboard.classroom: {type(e).__name__}: {e}"})
+        _out({"event": "error", "what": f"import dashboard.class_link: {type(e).__name__}: {e}"})
         return 2
     settings = default_settings(args.data)
     t0 = now()
     try:
-        cid, write_key = classroom.open_class(args.data, teacher_state(0, args.data, settings))
+        cid, write_key = class_link.open_class(args.data, teacher_state(0, args.data, settings))
     except Exception as e:  # noqa: BLE001
         _out({"event": "error", "what": f"open_class: {type(e).__name__}: {e}"})
         return 2
     _out({"event": "open", "cid": cid, "t0": t0, "t1": now()})
-    _publish_steps(classroom, cid, write_key, args, settings, _stdin_closed())
+    _publish_steps(class_link, cid, write_key, args, settings, _stdin_closed())
     _out({"event": "done"})
     return 0
 
@@ -89,7 +89,7 @@ def _stdin_closed() -> threading.Event:
     return stop
 
 
-def _publish_steps(classroom, cid: str, write_key: str, args, settings: dict, stop: threading.Event) -> None:
+def _publish_steps(class_link, cid: str, write_key: str, args, settings: dict, stop: threading.Event) -> None:
     """Publish t + 1 every args.every seconds until args.until or ``stop``."""
     rng = random.Random(args.seed)
     t = 0
@@ -103,7 +103,7 @@ def _publish_steps(classroom, cid: str, write_key: str, args, settings: dict, st
         t = t + 1 if t < settings["max_iter"] else 0
         t0 = now()
         try:
-            v = classroom.publish(cid, write_key, teacher_state(t, args.data, settings))
+            v = class_link.publish(cid, write_key, teacher_state(t, args.data, settings))
         except Exception as e:  # noqa: BLE001
             _out({"event": "error", "what": f"publish: {type(e).__name__}: {e}", "t0": t0, "t1": now()})
             continue
@@ -168,7 +168,7 @@ class Teacher:
                     self.opened.set()
 
     def describe(self) -> str:
-        return "store: dashboard.classroom.publish in a process of its own (teacher_step = the publish call)"
+        return "store: dashboard.class_link.publish in a process of its own (teacher_step = the publish call)"
 
     async def stop(self) -> None:
         if self.proc is None:
@@ -237,7 +237,7 @@ class StreamlitTeacher:
                 os.environ.pop(k, None)
 
     def _read_store(self) -> tuple[int, dict]:
-        from dashboard.classroom import store as CS
+        from dashboard.class_link import store as CS
         CS.clear_cache()
         v, body = CS.read(self.cid)
         return int(v), json.loads(body)

@@ -129,7 +129,7 @@ def _server_part(run: dict, growth: tuple) -> dict:
 
 
 def _shared_part(args, stats: Stats) -> dict:
-    """--shared: one "nblab: parsed shared data set" line per parse (dashboard/data/sharing.py), per log."""
+    """--shared: one "nblab: parsed shared data set" line per parse (dashboard/lesson/sharing.py), per log."""
     parses = [text.count("nblab: parsed shared data set") for text in args.log_texts]
     return {"file": args.shared, "bytes": args.shared_bytes, "id_prefix": args.share_id[:6],
             "students_seeing_it": stats.shared_seen, "parses_per_process": parses, "store_dir": args.store_dir}

@@ -140,7 +140,7 @@ def _class_link_flags(ap: argparse.ArgumentParser) -> None:
                     help="--class-link: seconds between the teacher's Steps (default 3 5)")
     ap.add_argument("--teacher", choices=["auto", "streamlit", "store"], default="auto",
                     help="--class-link: the teacher is a Streamlit session pressing 'Open for the class' and Step "
-                         "(streamlit), or dashboard.classroom.publish called directly (store); auto = streamlit "
+                         "(streamlit), or dashboard.class_link.publish called directly (store); auto = streamlit "
                          "when the lesson page has the button, else store")
     ap.add_argument("--spy", metavar="DIR",
                     help="--class-link: py-spy records each app process while the students are there (raw stacks "

@@ -363,7 +363,7 @@ def module_text(entry: str, root: Path) -> str:
     """The ES module ``entry`` (a path under ``root``, "/"-separated) and every module it imports, read from
     ``root`` and joined into one ES module text with the entry's exports (``bundle(as_module=True)``): for a
     host that loads one module text (a Streamlit component) while the files stay plain ES modules that
-    node's test runner and the lab page import (dashboard/lesson/player/, dashboard/ui/lean_chart.js)."""
+    node's test runner and the lab page import (dashboard/lesson/player/, dashboard/pagekit/lean_chart.js)."""
     files: dict[str, str] = {}
     todo = [entry]
     while todo:

@@ -40,7 +40,7 @@ import sys
 import numpy as np
 
 import nbcore
-from nbcore.models import get_model
+from nbcore.models import get_model, model_made_for
 
 __all__ = ["lab_data", "lab_data_from_arrays", "encode_array", "FORMAT"]
 
@@ -113,16 +113,30 @@ def _csr_parts(X) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.asarray(indptr, dtype=np.int64), np.asarray(indices, dtype=np.int64), data
 
 
+def matrix_format(kind: str) -> str:
+    """How the lab's JSON holds a matrix of feature ``kind``, from the tags of the event model made for it
+    (nbcore's registry): "codes" when it reads integer codes, "dense" when it takes no sparse matrix, "csr"
+    otherwise (words, counts, pixels; also a kind no registered model is made for). The browser's model
+    of that name says the same in its ``matrixFormat`` (nblab/js/models.js)."""
+    reader = model_made_for(kind)
+    if reader is None:
+        return "csr"
+    if np.issubdtype(np.dtype(reader.input_dtype), np.integer):
+        return "codes"
+    return "csr" if reader.accepts_sparse else "dense"
+
+
 def _matrix(X, kind: str, ds=None) -> dict:
     n, v = X.shape
-    if kind == "categorical":
+    layout = matrix_format(kind)
+    if layout == "codes":
         codes = np.asarray(X, dtype=np.int64)
         n_categories = (codes.max(axis=0) + 1) if n else np.zeros(v, dtype=np.int64)  # what nbcore's prepare counts
         cats = getattr(ds, "categories", None) if ds is not None else None
         return {"format": "codes", "n": n, "v": v, "codes": encode_array(_smallest_uint(codes.ravel())),
                 "nCategories": [int(d) for d in n_categories],
                 "categories": [[str(c) for c in col] for col in cats] if cats else None}
-    if kind == "continuous":
+    if layout == "dense":
         values = np.asarray(X.toarray() if _is_sparse(X) else X, dtype=np.float64)
         return {"format": "dense", "n": n, "v": v, "values": encode_array(values.ravel())}
     # words, counts, pixels: CSR in the matrix's own entry order (the order nbcore's sums run in)
@@ -266,7 +280,7 @@ def lab_data_from_arrays(X, y=None, *, kind: str | None = None, class_names=None
         class_names = [str(k) for k in range(max(top + 1, 2))]
     if feature_names is None:
         feature_names = [f"x{j}" for j in range(X.shape[1])]
-    if kind == "categorical":
+    if matrix_format(kind) == "codes":
         X = np.asarray(X, dtype=np.int64)
     ds = Dataset(name=name, X=X, y=y, feature_names=list(feature_names), class_names=list(class_names),
                  kind=kind, description=description,

@@ -35,7 +35,7 @@ TEMPLATE = go.Figure().to_dict()["layout"]["template"]
 # #808495, 3.7:1 on the white chart background: under the 4.5:1 WCAG 2.1 AA asks of normal text.
 # AXIS_TEXT is 7.0:1 on white (the grey of the offline page's captions), LEGEND_TEXT and TITLE_TEXT
 # are Streamlit's own darker greys (14.8:1, 13.7:1). One source for the app's charts (readable(), every
-# chart goes through it in dashboard/ui/figures.py) and the player's template (export.chart_template).
+# chart goes through it in dashboard/pagekit/figures.py) and the player's template (export.chart_template).
 AXIS_TEXT = "#555867"
 LEGEND_TEXT = "#262730"
 TITLE_TEXT = "#2F2D2B"
@@ -57,7 +57,7 @@ _COLORBAR_TEXT = TEXT_LAYOUT["coloraxis"]["colorbar"]
 #: The type scale: px size of each kind of text, normal (a laptop) and classroom mode (a 1280×720
 #: projector, read from the back of a room: nothing under 18 px). One table for every chart (the
 #: builders' base font, :func:`type_scale` on every drawn chart, the lesson's browser player included)
-#: and the controls' classroom CSS (dashboard/ui/page_kit.py).
+#: and the controls' classroom CSS (dashboard/pagekit/page_kit.py).
 TYPE_SCALE = {
     False: {"base": 15},
     True: {"base": 22, "title": 26, "axis_title": 21, "tick": 20, "legend": 20, "annotation": 20, "hover": 20,
@@ -67,7 +67,7 @@ TYPE_SCALE = {
 CLASSROOM_MIN_PX = min(TYPE_SCALE[True].values())
 
 
-#: CSS every page gets for its tables and formulas (dashboard/ui/page_kit.py puts it on the page).
+#: CSS every page gets for its tables and formulas (dashboard/pagekit/page_kit.py puts it on the page).
 #: st.dataframe draws its toolbar (show/hide columns, search, full screen) while the pointer is on the
 #: table, as a band 2.75 rem tall straddling the grid's top edge: it hid the right-hand headers. It goes
 #: above the table instead, into a band the table keeps free for it (the page's 1 rem gap between
@@ -86,7 +86,7 @@ FIGURE_CSS = """<style>
 [data-testid="stDataFrame"] > [data-testid="stElementToolbar"] { top: auto !important; bottom: 100% !important; }
 </style>"""
 
-#: CSS of classroom mode for the same (with the classroom type scale of dashboard/ui/page_kit.py): none
+#: CSS of classroom mode for the same (with the classroom type scale of dashboard/pagekit/page_kit.py): none
 #: yet (classroom mode's displayed formulas scroll sideways in their own box: page_kit.CLASSROOM_CSS).
 CLASSROOM_FIGURE_CSS = """<style>
 </style>"""

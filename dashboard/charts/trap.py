@@ -22,7 +22,7 @@ def resp_histogram_figure(resp_hidden: np.ndarray, class_names: Sequence[str], f
 
     A histogram drawn as bars: the counts are numpy's, in bins of 0.02 from 0 (the last, from 1.00,
     holds the documents at exactly 1), so that the app's own plotly.js build, which has no histogram
-    trace, draws it (dashboard/ui/lean_chart.py)."""
+    trace, draws it (dashboard/pagekit/lean_chart.py)."""
     r = np.asarray(resp_hidden, dtype=float)
     K = r.shape[1] if r.ndim == 2 else len(class_names)
     edges = np.arange(RESP_BINS + 1) * RESP_BIN

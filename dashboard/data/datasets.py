@@ -5,7 +5,9 @@ import numpy as np
 import streamlit as st
 
 import nbcore
+from dashboard.serve import heavy_work, offload
 from dashboard.ui import controls, state
+from nbcore.data import DEFAULT_PIPELINES
 from nblab import limits
 
 
@@ -57,7 +59,6 @@ def default_pipeline(name: str):
     if name in (controls.UPLOAD, controls.SHARED):
         ds = state.get(state.UPLOAD_DS if name == controls.UPLOAD else state.SHARED_DS)
         return getattr(ds, "pipeline", None) if ds is not None and getattr(ds, "is_text", False) else None
-    from nbcore.data import DEFAULT_PIPELINES
     return DEFAULT_PIPELINES.get(name)
 
 
@@ -73,9 +74,7 @@ def _with_text(ds, text):
     cache = state.get(state.UPLOAD_TEXT) or {}
     key = (id(ds), text)
     if key not in cache:
-        from dashboard import serve
-        from dashboard.serve import offload
-        with serve.heavy():   # re-vectorising the session's text: one of the server's heavy-work slots
+        with heavy_work.heavy():   # re-vectorising the session's text: one of the server's heavy-work slots
             cache = {key: offload.run(_revectorised, ds, text)}   # in a worker process
         state.put(state.UPLOAD_TEXT, cache)
     return cache[key]

@@ -7,15 +7,16 @@ drawn, so a good file can become the selected data set and a bad one changes not
 from __future__ import annotations
 
 import io
+from types import SimpleNamespace
 
 import streamlit as st
 
 import nbcore
-from dashboard import serve
 from dashboard.data import upload_columns
-from dashboard.serve import offload
+from dashboard.serve import heavy_work, offload, quotas
 from dashboard.ui import controls, derive, state, text_controls
-from nblab import limits
+from nbcore._csv import _utf16_without_bom
+from nblab import limits, prepare
 
 #: characters of a parser message (which may quote the user's file) shown at most
 MAX_MESSAGE = 300
@@ -29,8 +30,6 @@ FEATURE_KINDS = {"continuous": "the features are numbers", "counts": "the featur
 def utf16_text(data: bytes) -> bool:
     """A UTF-16 text file (Excel's "Unicode text", some exports): with a byte-order mark, or without
     one when it reads as UTF-16 text (mostly-ASCII text then has a NUL at every other byte)."""
-    from nbcore._csv import _utf16_without_bom
-
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         try:
             data.decode("utf-16")
@@ -130,14 +129,14 @@ def handle_upload(name: str, data: bytes, options: dict | None = None) -> tuple[
     data set and run stay. Must be called before the sidebar widgets are drawn."""
     info = choice = None
     shown = derive.md_escape(name, 80)  # the file name, literally (never Markdown)
-    refusal = serve.upload_refusal()
+    refusal = quotas.upload_refusal()
     if refusal:
         return _refused(f"Could not use “{shown}”: {refusal}")
     if looks_binary(data):
         return _refused(f"Could not use “{shown}”: this is not a text file (it looks like an image, a spreadsheet "
                         "or another binary file). Save it as CSV (in a spreadsheet program: Save as → CSV UTF-8).")
     try:
-        with serve.heavy():  # parsing and vectorising: one of the server's heavy-work slots,
+        with heavy_work.heavy():  # parsing and vectorising: one of the server's heavy-work slots,
             # in a worker process (pure Python that would otherwise hold every other student's GIL)
             info, choice, options, ds = offload.run(read_new_upload, bytes(data), options)
             X = ds.for_model(ds.models[0])
@@ -162,7 +161,7 @@ def _select_upload(name: str, data: bytes, options: dict | None, ds, info, choic
     """Make the parsed upload the session's data set, selected in the sidebar with the event model that
     fits it (returned)."""
     state.put(state.UPLOAD_DS, ds)
-    serve.note_upload(True)
+    quotas.note_upload(True)
     state.put(state.UPLOAD_NAME, name)
     state.put(state.UPLOAD_ERROR, None)
     state.put(state.UPLOAD_BYTES, bytes(data))          # kept so "Share this data set" can store it
@@ -199,10 +198,6 @@ def over_budget(ds) -> str | None:
     memory budget on this server (nblab.limits), or None when it fits. The same check the run's
     build makes (nblab.prepare.iteration_cap), made before the upload becomes the selected data
     set, so a refused file never leaves the sidebar naming it while the old run goes on."""
-    from types import SimpleNamespace
-
-    from nblab import prepare
-
     model = fitting_model(ds)
     X = ds.for_model(model)
     try:
@@ -255,7 +250,7 @@ def columns_panel() -> None:
     if new is None:
         return
     try:
-        with serve.heavy():
+        with heavy_work.heavy():
             info, choice, options, ds = offload.run(read_with_columns, bytes(data), new)
     except ValueError as e:  # nbcore DataError: say why, keep everything
         state.put(state.UPLOAD_COLUMNS, {**box, "error": f"Could not use these columns: {short_message(e)}",

@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from dashboard import pages
-from dashboard.ui import derive
+from dashboard.ui import controls, derive, urlguard
 from nblab.defaults import DEFAULTS
 
 LESSON_PARAM = "lesson"
@@ -343,9 +343,9 @@ def link(box, page: str, label: str, icon: str, query_params: dict | None = None
     the same tab, like a page link; the page loads afresh with the settings from the URL. Links to any
     other page stay st.page_link (their href is the page's url_path, which resolves correctly).
 
-    Both carry the page context (``pages.carry``: classroom mode), so a lesson opened on the projector
+    Both carry the page context (``controls.carry``: classroom mode), so a lesson opened on the projector
     stays in classroom mode."""
-    query_params = pages.carry(query_params)
+    query_params = controls.carry(query_params)
     if page not in DEFAULT_PAGES:
         box.page_link(page, label=label, icon=icon, query_params=query_params)
         return
@@ -362,7 +362,6 @@ def narrative_panel(container=None) -> Lesson | None:
     lesson = current_lesson()
     if lesson is None:
         if st.query_params.get(LESSON_PARAM):
-            from dashboard.ui import urlguard
             urlguard.note(LESSON_PARAM, "is not a guided lesson (" + ", ".join(BY_ID) + "): no lesson text is shown")
         return None
     box = (container or st.sidebar).container(border=True)

@@ -19,9 +19,8 @@ import json
 
 import streamlit as st
 
-from dashboard.lesson import player
 from dashboard.lesson.session import lesson
-from dashboard.serve import modules
+from dashboard.serve import modules, plotly_build
 from nblab import export, served
 from nblab import page as page_mod
 from nblab.bundle import bundle
@@ -119,7 +118,7 @@ def show(speed: str, classroom: bool) -> None:
     else:
         answer["cfg"] = cfg
     settings = dict(export.lesson_settings(lr), dataset=str(data.get("name", "")), speed=speed, classroom=classroom)
-    answer.update(dataKey=key, settings=settings, t=int(lr.t), plotly=player.plotly_sources(),
+    answer.update(dataKey=key, settings=settings, t=int(lr.t), plotly=plotly_build.plotly_sources(),
                   notice=None if lr.notice is None else [lr.notice[0], lr.notice[1].replace("**", "")])
     if raw.get("dataKey") != key:
         answer["labData"] = data

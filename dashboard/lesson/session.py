@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import serve
+from dashboard.data import datasets
+from dashboard.serve import heavy_work
 from dashboard.ui import controls, state, urlguard
 from dashboard.ui.controls import Settings
 from nblab.lesson_run import LessonRun
@@ -23,7 +24,6 @@ def lesson() -> LessonRun:
     """The session's lesson (created empty on first use)."""
     got = st.session_state.get(KEY)
     if got is None:
-        from dashboard.data import datasets  # the process's shared copies, and this session's upload
 
         got = st.session_state[KEY] = LessonRun(load=datasets.get_dataset)
     return got
@@ -32,9 +32,9 @@ def lesson() -> LessonRun:
 def sync(settings: Settings) -> None:
     """Bring the run in line with the controls; a session's first run goes to the URL's ``t=``."""
     lr = lesson()
-    if lr.sync(settings.data, settings.smoothing, busy=serve.busy):
+    if lr.sync(settings.data, settings.smoothing, busy=heavy_work.busy):
         asked = int(urlguard.value_of(K_ITERATION, urlguard.spec_of(K_ITERATION), 0) or 0)
-        lr.restore_to(asked, busy=serve.busy)
+        lr.restore_to(asked, busy=heavy_work.busy)
 
 
 def on_screen() -> int:
@@ -111,7 +111,7 @@ def advance(speed: str) -> None:
         lr.converge_pending = False
         if not lr.run.done:
             bar = st.progress(0.0, text="Running EM to convergence …")
-            serve.converge(lr, lambda frac, t: bar.progress(frac, text=f"Running EM … t = {t}"))
+            heavy_work.converge(lr, lambda frac, t: bar.progress(frac, text=f"Running EM … t = {t}"))
             bar.empty()
             lr.follow_latest()
     if lr.playing:

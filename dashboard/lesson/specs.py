@@ -17,6 +17,7 @@ import numpy as np
 import nbcore
 from dashboard.charts import lesson as lesson_charts
 from dashboard.ui import derive
+from nblab.outcome import run_reference
 
 #: the parameter views, in the order the picker lists them (Images only for image data)
 IMAGES, TOP_FEATURES, HEATMAP = "Images", "Top features", "Heatmap"
@@ -55,7 +56,6 @@ def series_spec(name: str, run, prep, acc, base, font_size: int, t_sel: int | No
                                           smoothing_changes(run), font_size=font_size)
     if name == "acc":
         if ref is None:
-            from nblab.outcome import run_reference
             ref = run_reference(run, prep)
         return lesson_charts.accuracy_figure(acc, base, t_sel, font_size=font_size,
                                              n_hidden=int(prep.score_mask.sum()), ref=ref)

@@ -25,6 +25,12 @@ import logging
 from pathlib import Path
 
 from starlette.datastructures import MutableHeaders
+from starlette.middleware import Middleware
+from streamlit import config as st_config
+
+from dashboard import pages
+from dashboard.serve import modules, plotly_build
+from nblab.bundle import module_text
 
 log = logging.getLogger(__name__)
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,7 +38,6 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def page_paths() -> frozenset[str]:
     """URL paths (under the app's root, without slashes) of the pages that draw charts when they open."""
-    from dashboard import pages
     return frozenset(p.url_path for p in pages.PAGES if p.charts)
 
 
@@ -81,8 +86,7 @@ class EarlyPlotly:
         """server.baseUrlPath, read at the first request (the command line's flags are loaded by then)."""
         if self.base_url is None:
             try:
-                from streamlit import config
-                self.base_url = str(config.get_option("server.baseUrlPath") or "")
+                self.base_url = str(st_config.get_option("server.baseUrlPath") or "")
             except Exception:  # pragma: no cover - an option renamed in a future Streamlit
                 self.base_url = ""
         return self.base_url
@@ -133,13 +137,8 @@ class EarlyPlotly:
 def middleware() -> list:
     """The middleware for ``st.App``: [] when there is no plotly.js to load (no build and no chunk) or
     no page draws charts."""
-    from starlette.middleware import Middleware
-
     try:
-        from dashboard.lesson.player import plotly_sources
-        from dashboard.serve import modules
-        from nblab.bundle import module_text
-        sources = plotly_sources()
+        sources = plotly_build.plotly_sources()
         paths = page_paths()
         if not sources or not paths or not modules.serving():
             return []

@@ -1,7 +1,7 @@
 // @ts-check
 // plotly.js loaded while a chart page waits for its first script run.
 //
-// A chart page's charts are drawn by components (dashboard/ui/lean_chart.js, the lesson player) that mount
+// A chart page's charts are drawn by components (dashboard/pagekit/lean_chart.js, the lesson player) that mount
 // only once Streamlit has drawn the elements above them: ~1 s after the page's first element on a fresh tab.
 // Only then did they fetch and evaluate plotly.js (~0.25 s of main thread) and draw their first chart
 // (plotly's one-time set-up, ~0.1 s more). Until the first script run's elements arrive the page's main thread

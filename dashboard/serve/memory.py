@@ -5,7 +5,7 @@ counting live objects after the wave): first the sessions themselves. Streamlit 
 session for a reconnect (server.disconnectedSessionTTL) in a TTL cache that only drops expired
 entries when another session is stored or removed, so after a wave, with nobody else leaving, every
 session of the wave (its upload, its run, its whole history) stayed in memory for good. The janitor
-reaps the expired ones (dashboard.serve._reap_expired_sessions). Then glibc's allocator. Parsing a CSV, vectorising it and running EM allocate many mid-sized blocks
+reaps the expired ones (dashboard.serve.janitor.reap_expired_sessions). Then glibc's allocator. Parsing a CSV, vectorising it and running EM allocate many mid-sized blocks
 (below numpy's mmap threshold) in the arenas of the threads that ran them; freed, they stay in those
 arenas, and RSS stays at the peak. ``malloc_trim(0)`` gives every arena's free pages back to the
 system. It costs a few milliseconds per hundred MB, so :func:`trim` runs it at most once every
@@ -28,7 +28,7 @@ environment there). The deployment also sets ``MALLOC_ARENA_MAX=2`` in the envir
 Last, a session the server no longer holds may still be alive: measured after waves of heavy tabs,
 one ended session per wave stayed in memory, shut down and out of Streamlit's session manager, its
 state (an upload, its run's history) with it. The janitor's reap empties such a session's state
-(dashboard.serve._release_ended).
+(dashboard.serve.janitor.release_ended).
 """
 from __future__ import annotations
 
@@ -36,6 +36,7 @@ import ctypes
 import ctypes.util
 import gc
 import logging
+import os
 import threading
 import time
 from typing import Callable
@@ -68,7 +69,6 @@ def tune_allocator(environ=None) -> dict:
     """Set glibc's arena limit and a fixed mmap threshold (see the module's docstring), each unless
     the environment sets it (``MALLOC_ARENA_MAX``, ``MALLOC_MMAP_THRESHOLD_``) or
     ``NBLAB_MALLOC_TUNE=0``. Once per process; returns what was set (empty where nothing was)."""
-    import os
     env = os.environ if environ is None else environ
     if _TUNED:
         return _TUNED[0]
@@ -91,7 +91,6 @@ def rss_bytes() -> int:
     """This process's resident memory now (Linux /proc; 0 where there is none)."""
     try:
         with open("/proc/self/statm") as f:
-            import os
             return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError, IndexError):
         return 0

@@ -69,7 +69,7 @@ def _fmt_tol(v: float) -> str:
 #: Classroom mode as page context: this session's choice, kept outside the toggle's own widget state.
 #: Streamlit resets a bound widget to its default on the first page switch after a page was opened
 #: with ``?classroom=true`` (the URL loses the flag, and the next switch brings it back): every page's
-#: toggle starts from this value instead, and every link the app builds carries it (pages.carry).
+#: toggle starts from this value instead, and every link the app builds carries it (carry).
 CLASSROOM_ON = "classroom_on"
 
 
@@ -80,6 +80,16 @@ def classroom_wanted() -> bool:
         return bool(st.session_state[CLASSROOM_ON])
     raw = st.query_params.get_all(K_CLASSROOM)
     return bool(raw) and raw[-1].strip().lower() in ("true", "1", "yes", "on")
+
+
+def carry(query_params: dict | None = None) -> dict:
+    """A link's query parameters with the page context every link of the app keeps: ``classroom=true``
+    while classroom mode is on (the session's choice). Without it a link opened in a new tab, or the
+    default page's plain ``<a href>`` (a fresh session), drops the mode."""
+    out = dict(query_params or {})
+    if classroom_wanted():
+        out[K_CLASSROOM] = "true"
+    return out
 
 
 def _keep_classroom() -> None:

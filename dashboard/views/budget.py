@@ -12,7 +12,8 @@ from dashboard import pages
 from dashboard.charts import budget as budget_charts
 from dashboard.charts import event_models as event_models_charts
 from dashboard.data import datasets
-from dashboard.ui import figures, page_kit, page_state, urlguard
+from dashboard.pagekit import figures, page_kit
+from dashboard.ui import page_state, urlguard
 from nbcore.models.bernoulli import binarize
 
 SUBTITLE = ("How many labels do you need? Supervised NB on the labelled documents alone vs EM that "

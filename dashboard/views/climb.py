@@ -12,7 +12,8 @@ import nbcore
 from dashboard import pages
 from dashboard.charts import climb as climb_charts
 from dashboard.charts import theme
-from dashboard.ui import controls, figures, page_kit, page_state, stepper, urlguard
+from dashboard.pagekit import figures, page_kit
+from dashboard.ui import controls, page_state, stepper, urlguard
 from nbcore import bound
 
 SUBTITLE = ("For any guess q of the hidden labels, Jensen's inequality gives a lower bound on the "

@@ -10,7 +10,8 @@ import nbcore
 from dashboard import pages
 from dashboard.charts import coin as coin_charts
 from dashboard.charts import theme
-from dashboard.ui import figures, page_kit, page_state, urlguard
+from dashboard.pagekit import figures, page_kit
+from dashboard.ui import page_state, urlguard
 from nbcore import coin
 
 SUBTITLE = ("The lecture: estimate p(heads) by maximum likelihood or with a prior — and see that the lab's "

@@ -12,7 +12,8 @@ import nbcore
 from dashboard import pages
 from dashboard.charts import components as components_charts
 from dashboard.charts import theme
-from dashboard.ui import figures, page_kit, page_state, urlguard
+from dashboard.pagekit import figures, page_kit
+from dashboard.ui import page_state, urlguard
 from nbcore.experiments import compare_components
 
 SUBTITLE = ("One Naive Bayes component per class says every “7” comes from one picture of a 7. Give each "

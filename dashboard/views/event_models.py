@@ -15,7 +15,8 @@ import nbcore
 from dashboard import pages
 from dashboard.charts import event_models as event_models_charts
 from dashboard.charts import theme
-from dashboard.ui import controls, derive, figures, page_kit, page_state, state, urlguard
+from dashboard.pagekit import figures, page_kit
+from dashboard.ui import controls, derive, page_state, state, urlguard
 from nbcore.models.bernoulli import binarize
 from nblab import numbers
 from nblab.lesson_run import status_line

@@ -10,7 +10,8 @@ import streamlit as st
 
 from dashboard import pages
 from dashboard.charts import gaussian as gaussian_charts
-from dashboard.ui import derive, figures, page_kit, urlguard
+from dashboard.pagekit import figures, page_kit
+from dashboard.ui import derive, urlguard
 from nbcore.models.gaussian import gaussian_moments
 
 SUBTITLE = ("Continuous features: each class gets a normal curve per feature, with a mean and a "

@@ -5,7 +5,7 @@ import streamlit as st
 
 from dashboard import pages
 from dashboard.lesson import guided as lessons
-from dashboard.ui import page_kit
+from dashboard.pagekit import page_kit
 
 SUBTITLE = (f"{len(lessons.LESSONS)} ready-made scenarios. Each link opens a view with its settings already in the "
             "URL (so you can bookmark or share it) and the lesson's narrative beside the controls.")

@@ -14,7 +14,8 @@ from dashboard.charts import inspector as inspector_charts
 from dashboard.charts import theme
 from dashboard.data import datasets
 from dashboard.lesson import session
-from dashboard.ui import derive, figures, inspector_categorical, page_kit, page_state, urlguard
+from dashboard.pagekit import figures, inspector_categorical, page_kit
+from dashboard.ui import derive, page_state, urlguard
 
 SUBTITLE = "Type or pick a message: which class does Naive Bayes choose, and which words decided it?"
 MODEL_CHOICES = ("bernoulli", "multinomial")

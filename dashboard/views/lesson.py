@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.data import datasets, sharing, uploads
-from dashboard.lesson import guided, metrics, player, program, run_guard, session, specs
+from dashboard.data import datasets, uploads
+from dashboard.lesson import guided, metrics, player, program, run_guard, session, sharing, specs
 from dashboard.lesson.panels import (
     class_emptied,
     class_link,
@@ -30,7 +30,8 @@ from dashboard.lesson.panels import (
     run_controls,
     stop_rules,
 )
-from dashboard.ui import controls, page_kit, state, text_controls
+from dashboard.pagekit import page_kit
+from dashboard.ui import controls, state, text_controls
 from dashboard.ui.controls import Settings
 from nblab import numbers
 from nblab.frame import Frame

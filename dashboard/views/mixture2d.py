@@ -10,7 +10,8 @@ import streamlit as st
 
 from dashboard import pages
 from dashboard.charts import mixture2d as mixture2d_charts
-from dashboard.ui import figures, page_kit, page_state, stepper, urlguard
+from dashboard.pagekit import figures, page_kit
+from dashboard.ui import page_state, stepper, urlguard
 from nbcore import mixture2d
 
 NAMES = ["A", "B"]

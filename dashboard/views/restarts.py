@@ -12,7 +12,8 @@ from dashboard import pages
 from dashboard.charts import restarts as restarts_charts
 from dashboard.charts import theme
 from dashboard.lesson import session
-from dashboard.ui import controls, figures, page_kit, page_state, urlguard
+from dashboard.pagekit import figures, page_kit
+from dashboard.ui import controls, page_state, urlguard
 
 SUBTITLE = "EM climbs the hill it starts on. Start it from many random points and compare where it ends."
 MAX_ITER = 100
@@ -222,7 +223,7 @@ def open_button(s: Settings, prep, e: Ends, selected: int, state: page_state.Res
     if target:
         # The lesson view's settings go in the URL (a plain switch_page would try to clear this page's bound
         # parameters, which Streamlit refuses); its widgets also get them via session state (set in _open).
-        st.switch_page(pages.LESSON.path, query_params=pages.carry(target))
+        st.switch_page(pages.LESSON.path, query_params=controls.carry(target))
 
 
 def all_starts(e: Ends) -> None:

@@ -11,7 +11,8 @@ import streamlit as st
 import nbcore
 from dashboard import pages
 from dashboard.charts import sampling as sampling_charts
-from dashboard.ui import derive, figures, page_kit, page_state, urlguard
+from dashboard.pagekit import figures, page_kit
+from dashboard.ui import derive, page_state, urlguard
 
 SUBTITLE = ("Naive Bayes models p(x, y), so it can *write* documents: pick a class, then draw every "
             "word independently with probability β (eq. 3).")

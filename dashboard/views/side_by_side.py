@@ -11,7 +11,8 @@ from dashboard import pages
 from dashboard.charts import lesson as lesson_charts
 from dashboard.charts import side_by_side as side_by_side_charts
 from dashboard.charts import theme
-from dashboard.ui import controls, figures, page_kit, page_state, urlguard
+from dashboard.pagekit import figures, page_kit
+from dashboard.ui import controls, page_state, urlguard
 from nbcore import baselines
 from nblab import numbers
 from nblab.lesson_run import status_line

@@ -11,7 +11,8 @@ import nbcore
 from dashboard import pages
 from dashboard.charts import smoothing as smoothing_charts
 from dashboard.charts import theme
-from dashboard.ui import derive, figures, page_kit, urlguard
+from dashboard.pagekit import figures, page_kit
+from dashboard.ui import derive, urlguard
 
 SUBTITLE = "λ pseudo-documents per class (eq. 14): what λ = 0 and λ → ∞ do to β and to accuracy."
 PER_DECADE = 3

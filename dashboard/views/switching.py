@@ -11,7 +11,8 @@ import nbcore
 from dashboard import pages
 from dashboard.charts import switching as switching_charts
 from dashboard.charts import theme
-from dashboard.ui import figures, page_kit, urlguard
+from dashboard.pagekit import figures, page_kit
+from dashboard.ui import urlguard
 
 SUBTITLE = "Without labels EM finds groups, but it cannot know which group is called “spam”."
 

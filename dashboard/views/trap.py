@@ -9,7 +9,8 @@ import nbcore
 from dashboard import pages
 from dashboard.charts import theme
 from dashboard.charts import trap as trap_charts
-from dashboard.ui import figures, page_kit, page_state, urlguard
+from dashboard.pagekit import figures, page_kit
+from dashboard.ui import page_state, urlguard
 
 SUBTITLE = ("Start every class at the same place with no labels, and EM has no reason to ever "
             "tell them apart (the note on the uniform start).")

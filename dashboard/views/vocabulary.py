@@ -13,7 +13,8 @@ import nbcore
 from dashboard import pages
 from dashboard.charts import event_models as event_models_charts
 from dashboard.charts import theme
-from dashboard.ui import controls, derive, figures, page_kit, page_state, state, urlguard
+from dashboard.pagekit import figures, page_kit
+from dashboard.ui import controls, derive, page_state, state, urlguard
 from nbcore.models.bernoulli import binarize
 
 SUBTITLE = ("Keep the V most frequent words, for V from 100 to the whole vocabulary: which event "

@@ -17,7 +17,7 @@ from .multinomial import MultinomialModel
 MODELS: dict = {}
 
 __all__ = ["EventModel", "ParamTable", "BernoulliModel", "MultinomialModel", "CategoricalModel", "GaussianModel",
-           "MODELS", "get_model", "models_for_kind", "register_model", "unregister_model"]
+           "MODELS", "get_model", "model_made_for", "models_for_kind", "register_model", "unregister_model"]
 
 
 def register_model(cls, name: str | None = None, *, replace: bool = False):
@@ -53,6 +53,15 @@ def models_for_kind(kind: str) -> tuple[str, ...]:
     made_for = [n for n, cls in MODELS.items() if cls.data_kinds[:1] == (kind,)]
     others = [n for n, cls in MODELS.items() if kind in cls.data_kinds[1:]]
     return tuple(made_for + others)
+
+
+def model_made_for(kind: str):
+    """The registered model class made for a data set's feature ``kind`` (the first of
+    :func:`models_for_kind`), or None when no registered model reads it. Its tags (``input_dtype``,
+    ``accepts_sparse``, ``input_kind``) say how data of that kind is held, so callers ask the model
+    instead of comparing its name."""
+    names = models_for_kind(kind)
+    return MODELS[names[0]] if names else None
 
 
 def get_model(name, **options) -> EventModel:

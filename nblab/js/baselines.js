@@ -12,6 +12,8 @@
 //   accuracy, then log score, then the larger λ);
 // * supervisedAccuracy, baselines: scored on the hidden rows. No hidden label is ever read to choose.
 
+import { getModel } from "./models.js";
+
 export const LAMBDA_GRID = [0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0];
 export const MODELS = ["bernoulli", "multinomial"];
 
@@ -78,7 +80,7 @@ export function looLogJoint(model, X, yObs, K, lam) {
   if (!(lam > 0)) throw new Error(`Cross-validation needs a single λ > 0; got ${lam}.`);
   const stats = statistics(X, yObs, K);
   if (stats.rows.length < 2) throw new Error("Cross-validation needs at least two labelled rows.");
-  return model === "bernoulli" ? looBernoulli(stats, X, yObs, K, lam) : looMultinomial(stats, X, yObs, K, lam);
+  return getModel(model).scoresAbsentFeatures ? looBernoulli(stats, X, yObs, K, lam) : looMultinomial(stats, X, yObs, K, lam);
 }
 
 // Leave-one-out log p(x_i, k) under the Bernoulli model (N*K).
@@ -192,6 +194,7 @@ export function supervisedAccuracy(model, X, yObs, yEval, K, lam) {
   const rows = scored(yObs, yEval);
   const { counts, n, rows: lab } = statistics(X, yObs, K);
   if (!lab.length || !rows.length) return null;
+  const presence = getModel(model).scoresAbsentFeatures;   // Bernoulli: every word, present or absent
   const V = X.v, N = lab.length;
   const logAlpha = Array.from(n, (c) => Math.log(c / N));
   const logB = new Float64Array(V * K), log1m = new Float64Array(V * K), base = new Float64Array(K);
@@ -199,7 +202,7 @@ export function supervisedAccuracy(model, X, yObs, yEval, K, lam) {
   for (let j = 0; j < V; j++) for (let k = 0; k < K; k++) total[k] += counts[j * K + k];
   for (let j = 0; j < V; j++) for (let k = 0; k < K; k++) {
     const c = counts[j * K + k];
-    if (model === "bernoulli") {
+    if (presence) {
       const d = 2 * lam + n[k];
       const beta = d > 0 ? Math.min((lam + c) / d, 1) : 0.5;
       logB[j * K + k] = Math.log(beta);
@@ -210,17 +213,17 @@ export function supervisedAccuracy(model, X, yObs, yEval, K, lam) {
       logB[j * K + k] = d > 0 ? Math.log((lam + c) / d) : Math.log(1 / V);
     }
   }
-  const careful = model === "bernoulli" && !base.every(Number.isFinite);   // λ = 0: some β is 1
+  const careful = presence && !base.every(Number.isFinite);   // λ = 0: some β is 1
   let right = 0;
   const joint = new Float64Array(K);
   for (const i of rows) {
     const [cols, vals] = rowOf(X, i);
     for (let k = 0; k < K; k++) {
       let s = 0;
-      if (model === "bernoulli" && careful) {   // every word, present or absent (no ∞ − ∞)
+      if (presence && careful) {   // every word, present or absent (no ∞ − ∞)
         const present = new Set(cols);
         for (let j = 0; j < V; j++) s += present.has(j) ? logB[j * K + k] : log1m[j * K + k];
-      } else if (model === "bernoulli") {
+      } else if (presence) {
         for (let p = 0; p < cols.length; p++) s += vals[p] * (logB[cols[p] * K + k] - log1m[cols[p] * K + k]);
         s += base[k];
       } else {

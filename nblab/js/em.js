@@ -71,17 +71,16 @@ function oneHot(m) {
  * @param {string} recipe labData.modelInputs[model]
  */
 export function modelMatrix(matrix, model, recipe = "as_is") {
-  if (model === "categorical") {
-    if (matrix.format !== "codes") throw new Error("The categorical model needs category codes.");
+  const { matrixFormat, title } = getModel(model);
+  if (matrixFormat === "codes") {
+    if (matrix.format !== "codes") throw new Error(`The ${title} model needs category codes.`);
     return oneHot(matrix);
   }
   if (recipe === "binarize") return matrix.format === "dense" ? binarizeDense(matrix) : binarizeCsr(matrix);
   if (recipe !== "as_is") throw new Error(`Unknown model input ${recipe}`);
-  if (model === "gaussian") {
-    if (matrix.format !== "dense") throw new Error("The Gaussian model needs a dense matrix.");
-    return matrix;
+  if (matrix.format !== matrixFormat) {
+    throw new Error(`The ${title} model needs ${matrixFormat === "dense" ? "a dense" : "a sparse (CSR)"} matrix.`);
   }
-  if (matrix.format !== "csr") throw new Error(`The ${model} model needs a sparse (CSR) matrix.`);
   return matrix;
 }
 

@@ -46,8 +46,19 @@ export function bernoulliLogLikelihood(X, beta, K, out) {
 export class BernoulliModel {
   constructor() {
     this.name = "bernoulli";
+    this.title = "Bernoulli";
+    // how the lab's data holds the matrix this model is made for (nblab/data.py matrix_format)
+    this.matrixFormat = "csr";
+    // what one feature is (nbcore: input_kind)
+    this.inputKind = "binary";
     this.paramNames = ["beta"];
     this.scoresAbsentFeatures = true;
+  }
+
+  /** β as the (V × K) table (nbcore: BernoulliModel.param_table). */
+  paramTable(params, featureNames, categories, K) {
+    return { mat: Float64Array.from(params.beta), R: featureNames.length, K, rows: featureNames.slice(),
+      label: "β = p(word present | class)", short: "β", logScale: true, zmin: 0, zmax: 1 };
   }
 
   logLikelihood(Xp, params, out) {

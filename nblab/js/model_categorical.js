@@ -15,6 +15,11 @@ function thetaFromStacked(stacked, nCategories, K) {
 export class CategoricalModel {
   constructor() {
     this.name = "categorical";
+    this.title = "categorical";
+    // how the lab's data holds the matrix this model is made for (nblab/data.py matrix_format)
+    this.matrixFormat = "codes";
+    // what one feature is (nbcore: input_kind)
+    this.inputKind = "categories";
     this.paramNames = ["theta"];
     this.scoresAbsentFeatures = false;
   }
@@ -22,6 +27,23 @@ export class CategoricalModel {
   /** The parameters from their flat arrays (a served run's record: θ_j stacked, C order). */
   paramsFromFlat(flat, Xp, K) {
     return thetaFromStacked(flat.theta, Xp.nCategories, K);
+  }
+
+  /** θ as one (ΣD_j × K) table, a row per feature value (nbcore: CategoricalModel.param_table). */
+  paramTable(params, featureNames, categories, K) {
+    const mats = [], rows = [];
+    params.theta.forEach((th, j) => {
+      const D = th.length / K;
+      mats.push(th);
+      for (let d = 0; d < D; d++) {
+        const v = categories && j < categories.length && categories[j] ? categories[j][d] : d;
+        rows.push(`${featureNames[j]} = ${v}`);
+      }
+    });
+    const mat = new Float64Array(rows.length * K);
+    let at = 0;
+    for (const th of mats) { mat.set(th, at); at += th.length; }
+    return { mat, R: rows.length, K, rows, label: "θ = p(value | class)", short: "θ", logScale: true, zmin: 0, zmax: 1 };
   }
 
   logLikelihood(Xp, params, out) {

@@ -28,6 +28,11 @@ export class GaussianModel {
   /** @param {{variance?: "mle"|"unbiased", var_smoothing?: number, var_floor?: number}} options */
   constructor(options = {}) {
     this.name = "gaussian";
+    this.title = "Gaussian";
+    // how the lab's data holds the matrix this model is made for (nblab/data.py matrix_format)
+    this.matrixFormat = "dense";
+    // what one feature is (nbcore: input_kind)
+    this.inputKind = "continuous";
     this.paramNames = ["mean", "var"];
     this.scoresAbsentFeatures = false;
     this.variance = options.variance || "mle";
@@ -36,6 +41,12 @@ export class GaussianModel {
     if (this.variance !== "mle" && this.variance !== "unbiased") {
       throw new Error(`variance must be 'mle' or 'unbiased', got ${this.variance}.`);
     }
+  }
+
+  /** The means as the (V × K) table (nbcore: GaussianModel.param_table). */
+  paramTable(params, featureNames, categories, K) {
+    return { mat: Float64Array.from(params.mean), R: featureNames.length, K, rows: featureNames.slice(),
+      label: "mean μ of each feature", short: "μ", logScale: false, zmin: null, zmax: null };
   }
 
   /** log p(x_i | k) = −½ Σ_j [log(2π σ²_jk) + (x_ij − μ_jk)² / σ²_jk], class by class. */

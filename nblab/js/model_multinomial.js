@@ -7,8 +7,22 @@ import { csrMatmul, csrTMatmul, logDot, blockSquaredDistance, logOf, minMax, nor
 export class MultinomialModel {
   constructor() {
     this.name = "multinomial";
+    this.title = "multinomial";
+    // how the lab's data holds the matrix this model is made for (nblab/data.py matrix_format)
+    this.matrixFormat = "csr";
+    // what one feature is (nbcore: input_kind)
+    this.inputKind = "counts";
     this.paramNames = ["beta"];
     this.scoresAbsentFeatures = false;
+  }
+
+  /** β as the (V × K) table, its colour scale up to the largest share (nbcore: MultinomialModel.param_table). */
+  paramTable(params, featureNames, categories, K) {
+    const b = Float64Array.from(params.beta);
+    let mx = -Infinity;
+    for (const v of b) if (v > mx) mx = v;
+    return { mat: b, R: featureNames.length, K, rows: featureNames.slice(), label: "β = p(word | class) (share of word tokens)",
+      short: "β", logScale: true, zmin: 0, zmax: b.length ? mx : 1 };
   }
 
   logLikelihood(Xp, params, out) {

@@ -43,3 +43,6 @@ export function getModel(name, options = {}) {
 }
 
 export const MODEL_NAMES = Object.keys(MODELS);
+
+// Callers ask a model's properties (matrixFormat, scoresAbsentFeatures, title) instead of comparing its
+// name with a string, as nbcore's callers read its models' tags (input_dtype, accepts_sparse, …).

@@ -1,7 +1,7 @@
 // @ts-check
 // plotly.js, loaded once per page: the one loader of the lab page (nblab/js/boot.js: plotly.js inlined in
 // the page as gzip + base64), the app's lesson player (dashboard/lesson/player/) and its lean charts
-// (dashboard/ui/lean_chart.js: both fetch the app's gzipped build, falling back to Streamlit's chunk).
+// (dashboard/pagekit/lean_chart.js: both fetch the app's gzipped build, falling back to Streamlit's chunk).
 //
 // plotly.js is a classic script that sets window.Plotly. A gzipped build is unpacked here
 // (DecompressionStream: Chrome 80+, Firefox 113+, Safari 16.4+) and run from a blob URL.

@@ -1,4 +1,4 @@
-"""Every chart's words for those who cannot see it (dashboard/ui/figures.py), and readable chart text.
+"""Every chart's words for those who cannot see it (dashboard/pagekit/figures.py), and readable chart text.
 
 * ``figure_table``: what a chart draws, as tables, checked on figures built here by hand (lines on
   shared x, horizontal bars, heatmaps with named ticks, histogram bins, point clouds, plotly's typed
@@ -22,7 +22,8 @@ from plotly.subplots import make_subplots
 from streamlit.testing.v1 import AppTest
 
 from dashboard.charts import theme
-from dashboard.ui import figures
+from dashboard.pagekit import figures
+from dashboard.ui import chart_names, figure_tables
 from kit import ROOT
 
 # ---- the WCAG 2.1 contrast ratio, from its definition ------------------------------------------------------
@@ -145,7 +146,7 @@ def test_lines_on_the_same_x_are_one_table():
     fig.add_trace(go.Scatter(x=[0, 1, 2], y=[0.5, 0.6, 0.7], name="EM", mode="lines+markers"))
     fig.add_trace(go.Scatter(x=[0, 1, 2], y=[0.4, None, 0.45], name="supervised", mode="lines"))
     fig.update_layout(title="Accuracy", xaxis_title="iteration <i>t</i>", yaxis_title="accuracy")
-    (title, df), = figures.figure_table(fig)
+    (title, df), = figure_tables.figure_table(fig)
     assert title == "Accuracy"
     assert list(df.columns) == ["iteration t", "EM", "supervised"]
     assert df["iteration t"].tolist() == [0, 1, 2]
@@ -155,7 +156,7 @@ def test_lines_on_the_same_x_are_one_table():
 
 def test_lines_on_different_x_are_separate_tables():
     fig = go.Figure([go.Scatter(x=[0, 1], y=[1, 2], name="a"), go.Scatter(x=[5, 6, 7], y=[3, 4, 5], name="b")])
-    tables = figures.figure_table(fig)
+    tables = figure_tables.figure_table(fig)
     assert [list(df.columns) for _, df in tables] == [["x", "a"], ["x", "b"]]
     assert tables[1][1]["b"].tolist() == [3, 4, 5]
 
@@ -164,7 +165,7 @@ def test_horizontal_bars_keep_their_categories_and_names_are_plain_text():
     fig = go.Figure(go.Bar(x=[0.25, 0.75], y=["&lt;b&gt;ham&lt;/b&gt;", "spam"], orientation="h",
                            name="p(y | x) &amp; more"))
     fig.update_layout(title="<b>Posterior</b>", xaxis_title="probability", yaxis_title="class")
-    (title, df), = figures.figure_table(fig)
+    (title, df), = figure_tables.figure_table(fig)
     assert title == "Posterior"
     assert list(df.columns) == ["class", "p(y | x) & more"]
     assert df["class"].tolist() == ["<b>ham</b>", "spam"]   # what the chart shows, as text
@@ -176,7 +177,7 @@ def test_heatmap_is_its_matrix_with_row_and_column_labels():
     fig = go.Figure(go.Heatmap(z=z, x=[0, 1, 2], y=["ham", "spam"], name="β"))
     fig.update_layout(title="β per word", xaxis=dict(title="word", tickvals=[0, 1, 2], ticktext=["free", "txt", "win"]),
                       yaxis_title="class")
-    (title, df), = figures.figure_table(fig)
+    (title, df), = figure_tables.figure_table(fig)
     assert "β per word" in title and "β" in title
     assert list(df.columns) == ["class", "free", "txt", "win"]
     assert df["class"].tolist() == ["ham", "spam"]
@@ -187,7 +188,7 @@ def test_histogram_is_its_counts_per_bin():
     x = [0.05, 0.1, 0.2, 0.55, 0.95, 0.99]
     fig = go.Figure(go.Histogram(x=x, xbins=dict(start=0, end=1, size=0.25), name="spam"))
     fig.update_layout(xaxis_title="p(spam | x)")
-    (title, df), = figures.figure_table(fig)
+    (title, df), = figure_tables.figure_table(fig)
     assert df["spam"].tolist() == [3, 0, 1, 2]   # counted by hand: [0, .25) [.25, .5) [.5, .75) [.75, 1]
     assert df["p(spam | x) from"].tolist() == [0, 0.25, 0.5, 0.75]
     assert int(df["spam"].sum()) == len(x)
@@ -197,7 +198,7 @@ def test_point_clouds_are_a_table_per_trace():
     fig = go.Figure([go.Scatter(x=[1, 1, 2], y=[3, 4, 5], mode="markers", name="A"),
                      go.Scatter(x=[1, 1], y=[0, 9], mode="markers", name="B")])
     fig.update_layout(title="points", xaxis_title="x₁", yaxis_title="x₂")
-    tables = figures.figure_table(fig)
+    tables = figure_tables.figure_table(fig)
     assert [t for t, _ in tables] == ["points: A", "points: B"]
     assert tables[0][1].to_dict("list") == {"x₁": [1, 1, 2], "x₂": [3, 4, 5]}
 
@@ -206,14 +207,14 @@ def test_typed_arrays_as_plotly_sends_them():
     fig = go.Figure(go.Scatter(x=np.arange(4), y=np.array([1.5, 2.5, 3.5, 4.5]), name="n"))
     spec = json.loads(pio.to_json(fig))
     assert isinstance(spec["data"][0]["y"], dict) and "bdata" in spec["data"][0]["y"]   # really the typed form
-    (_, df), = figures.figure_table(spec)
+    (_, df), = figure_tables.figure_table(spec)
     assert df["n"].tolist() == [1.5, 2.5, 3.5, 4.5] and df["x"].tolist() == [0, 1, 2, 3]
 
 
 def test_long_tables_keep_the_whole_range_and_say_so():
     n = 401   # a density curve on a grid of 401 points
-    (title, df), = figures.figure_table(go.Figure(go.Scatter(x=[i / 400 for i in range(n)], y=list(range(n)))))
-    assert len(df) <= figures.TABLE_ROWS and "one row in 2 of the 401" in title
+    (title, df), = figure_tables.figure_table(go.Figure(go.Scatter(x=[i / 400 for i in range(n)], y=list(range(n)))))
+    assert len(df) <= figure_tables.TABLE_ROWS and "one row in 2 of the 401" in title
     assert df["x"].iloc[0] == 0 and df["x"].iloc[-1] == 1.0        # both ends of the curve are in it
     assert df["y"].tolist()[:3] == [0, 2, 4]
 
@@ -221,13 +222,13 @@ def test_long_tables_keep_the_whole_range_and_say_so():
 def test_summary_and_name_read_from_the_figure():
     fig = go.Figure(go.Scatter(x=[0, 1, 2, 3], y=[0.877, 0.93, 0.951, 0.95], name="EM", mode="lines"))
     fig.update_layout(title="Accuracy", yaxis=dict(tickformat=".0%"))
-    assert figures.figure_name(fig) == "Line chart: Accuracy"
-    s = figures.figure_summary(fig)
+    assert chart_names.figure_name(fig) == "Line chart: Accuracy"
+    s = chart_names.figure_summary(fig)
     assert "87.7%" in s and "95.0%" in s and "95.1%" in s   # first, last, highest (between them)
     bars = go.Figure(go.Bar(x=["a", "b", "c"], y=[3, 9, 1], name="count"))
-    assert figures.figure_summary(bars) == "count highest for b (9)." and figures.figure_name(bars) == "Bar chart"
+    assert chart_names.figure_summary(bars) == "count highest for b (9)." and chart_names.figure_name(bars) == "Bar chart"
     fig.update_layout(xaxis_title="iteration t (540 hidden documents)")
-    assert figures.figure_summary(fig) == ("EM 87.7% at iteration t = 0, 95.0% at iteration t = 3 "
+    assert chart_names.figure_summary(fig) == ("EM 87.7% at iteration t = 0, 95.0% at iteration t = 3 "
                                            "(highest 95.1% at iteration t = 2).")
 
 
@@ -237,7 +238,6 @@ def _page():
     import plotly.graph_objects as go
     import streamlit as st
 
-    from dashboard.ui import figures
     from dashboard.ui.derive import plot_text
 
     name = "**bold** <b>tag</b> $x$"
@@ -313,13 +313,13 @@ def test_grouped_bars_off_their_tick_take_its_name():
                      go.Bar(x=[0.5, 0.7], y=[1.2, 2.2], orientation="h", name="spam"),
                      go.Scatter(x=[0.12, 0.28], y=[0.8, 1.8], mode="markers", name="before")])
     fig.update_layout(yaxis=dict(tickvals=[1, 2], ticktext=["free", "txt"]), xaxis_title="β")
-    tables = figures.figure_table(fig)
+    tables = figure_tables.figure_table(fig)
     assert len(tables) == 1
     df = tables[0][1]
     assert df.iloc[:, 0].tolist() == ["free", "txt"]
     assert df["ham"].tolist() == [0.1, 0.3] and df["spam"].tolist() == [0.5, 0.7]
     assert df["before"].tolist() == [0.12, 0.28]
-    assert "spam highest for txt (0.7)" in figures.figure_summary(fig)
+    assert "spam highest for txt (0.7)" in chart_names.figure_summary(fig)
 
 
 def test_status_words_compare_with_the_best_supervised_baseline_of_the_segment():

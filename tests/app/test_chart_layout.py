@@ -175,7 +175,7 @@ def test_a_table_too_wide_for_its_box_is_split_into_tables_that_fit(fs):
     given the page's whole width in classroom mode it stays one table."""
     import streamlit as st
 
-    from dashboard.ui import figures
+    from dashboard.ui import table_split
 
     rng = np.random.default_rng(0)
     cols = ["A: ≈ heads", "A: ≈ tails", "B: ≈ heads", "B: ≈ tails"]
@@ -183,13 +183,13 @@ def test_a_table_too_wide_for_its_box_is_split_into_tables_that_fit(fs):
                        "r(A)": rng.random(5), "r(B)": rng.random(5), **{c: 5 * rng.random(5) for c in cols}})
     config = {c: st.column_config.NumberColumn(format="%.2f") for c in df.columns[3:]}
     width = theme.chart_width(fs, share=1.0 if fs > 15 else 0.6)
-    parts = figures.table_parts(df, width, 1, config)
+    parts = table_split.table_parts(df, width, 1, config)
     assert [c for p in parts for c in p[1:]] == list(df.columns[1:]), parts  # every column once, in order
     assert all(p[0] == "set" for p in parts), parts
-    assert all(sum(figures.column_px(df, c, config.get(c)) for c in p) <= width for p in parts), (parts, width)
+    assert all(sum(table_split.column_px(df, c, config.get(c)) for c in p) <= width for p in parts), (parts, width)
     assert len(parts) == (1 if fs > 15 else 2), parts
     # what st.dataframe gave these columns in Chromium at 1280×720 (602 px in all): the estimate is not smaller
-    assert sum(figures.column_px(df, c, config.get(c)) for c in df.columns) >= 602
+    assert sum(table_split.column_px(df, c, config.get(c)) for c in df.columns) >= 602
 
 
 def test_legend_rows_wraps_for_the_chart_width():

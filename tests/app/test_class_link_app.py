@@ -1,6 +1,6 @@
 """Open for the class in the lesson view, under streamlit.testing (the store: a fresh SQLite file per test).
 
-What the class reads is read back from the store (dashboard.classroom.read, as the class routes answer a
+What the class reads is read back from the store (dashboard.class_link.read, as the class routes answer a
 student), and compared with the lesson on the teacher's screen; each message the panel can show is asked
 for: an upload not shared yet, the server's share key missing or wrong.
 """
@@ -22,8 +22,8 @@ CSV = (b"text,label\nwin cash now,spam\nfree prize inside,spam\nmeeting at noon,
 
 @pytest.fixture(autouse=True)
 def fresh_store(tmp_path, monkeypatch):
-    from dashboard.classroom import store
-    from dashboard.data import sharing
+    from dashboard.class_link import store
+    from dashboard.lesson import sharing
     monkeypatch.setenv("NBLAB_STORE_DIR", str(tmp_path / "store"))
     for var in ("NBLAB_STORE_URL", "NBLAB_SHARE_KEY"):
         monkeypatch.delenv(var, raising=False)
@@ -57,9 +57,9 @@ def opened(at: AppTest) -> dict:
 
 
 def class_state(cid: str) -> dict:
-    from dashboard import classroom
-    classroom.store.clear_cache()
-    v, body = classroom.read(cid)
+    from dashboard import class_link
+    class_link.store.clear_cache()
+    v, body = class_link.read(cid)
     st = json.loads(body)
     assert st["v"] == v
     return st

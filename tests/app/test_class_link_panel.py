@@ -101,7 +101,7 @@ def test_a_lambda_change_mid_run_is_in_the_history_the_class_replays(lr):
 
 
 def test_the_state_with_its_history_is_one_the_class_store_accepts(lr):
-    from dashboard.classroom import store
+    from dashboard.class_link import store
     lr.step(2)
     lr.sync(CFG, 1.0)
     lr.step(1)

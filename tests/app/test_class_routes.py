@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from dashboard import classroom as C
-from dashboard.classroom import store as CS
+from dashboard import class_link as C
+from dashboard.class_link import store as CS
 from kit.server import streamlit_server
 
 IMMUTABLE = "public, max-age=31536000, immutable"

@@ -1,4 +1,4 @@
-"""Open classes in the shared store (dashboard/classroom/store.py), on SQLite and on a real PostgreSQL:
+"""Open classes in the shared store (dashboard/class_link/store.py), on SQLite and on a real PostgreSQL:
 open, publish, the write key, versions, expiry, hostile states and ids, and the per-process read cache."""
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from dashboard import classroom as C
-from dashboard.classroom import store as CS
+from dashboard import class_link as C
+from dashboard.class_link import store as CS
 from dashboard.data import store as S
 
 STATE = {"settings": {"dataset": "sms_spam", "model": "bernoulli", "hidden": 99, "lam": 0.01, "init": "labeled",
@@ -280,7 +280,7 @@ def test_peek_answers_from_the_cache_only(store, cache_clock):
 def test_a_lambda_history_is_kept_and_served():
     import json as _json
 
-    from dashboard.classroom.store import clean_state, state_bytes
+    from dashboard.class_link.store import clean_state, state_bytes
     st = clean_state({"data": "toy_spam", "settings": {"lam": 0.3}, "t": 7, "lams": [[0, 1], [6, 0.3]]})
     assert st["lams"] == [[0, 1.0], [6, 0.3]]
     served = _json.loads(state_bytes("AbCdEfGhIjKlMnOp", 4, _json.dumps(st)))
@@ -292,6 +292,6 @@ def test_a_lambda_history_is_kept_and_served():
 @pytest.mark.parametrize("lams", [[], [[1, 1.0]], [[0, 1.0], [0, 0.3]], [[0, 1.0], [3, -1]], [[0, "1"]], [[0, 1, 2]],
                                   "[[0, 1]]", [[0, float("nan")]], [[i, 1.0] for i in range(65)], [[0, True]]])
 def test_a_bad_lambda_history_is_refused(lams):
-    from dashboard.classroom.store import BadState, clean_state
+    from dashboard.class_link.store import BadState, clean_state
     with pytest.raises(BadState, match="lams"):
         clean_state({"data": "toy_spam", "t": 1, "lams": lams})

@@ -68,7 +68,7 @@ def _serves(base: str, cid: str, v: int) -> None:
 
 
 def test_a_class_is_served_by_every_process_and_through_the_proxy(deployment):
-    from dashboard import classroom as C
+    from dashboard import class_link as C
 
     store = _store(deployment["store_url"])
     try:
@@ -100,7 +100,7 @@ def test_a_class_is_served_by_every_process_and_through_the_proxy(deployment):
 
 
 def test_a_class_survives_a_restart_of_one_app_process(deployment):
-    from dashboard import classroom as C
+    from dashboard import class_link as C
 
     store = _store(deployment["store_url"])
     try:

@@ -162,11 +162,10 @@ def test_anything_else_is_left_as_it_was(status, ctype, page):
 
 
 def test_without_a_plotly_source_or_the_apps_routes_there_is_no_middleware(monkeypatch):
-    from dashboard.lesson import player
-    from dashboard.serve import modules
+    from dashboard.serve import modules, plotly_build
     monkeypatch.setattr(modules, "_served", True)
     assert len(early.middleware()) == 1
-    monkeypatch.setattr(player, "plotly_sources", lambda: None)
+    monkeypatch.setattr(plotly_build, "plotly_sources", lambda: None)
     assert early.middleware() == []
     monkeypatch.undo()
     monkeypatch.setattr(modules, "_served", False)

@@ -179,9 +179,11 @@ def test_a_new_data_set_is_a_file_a_card_and_one_registry_entry(tmp_path):
 @pytest.mark.parametrize("recipe", ["event model", "page", "lesson panel", "data set"])
 def test_the_docs_name_the_files_these_tests_touch(recipe):
     doc = (ROOT / "docs" / "extending.md").read_text(encoding="utf-8")
-    files = {"event model": ["register_model"],
+    # both engines: nbcore's model and its JavaScript twin; the lab's JS panel and the Streamlit one
+    files = {"event model": ["register_model", "nblab/js/models.js", "nblab/js/model_", "test_model_registry.py"],
              "page": ["dashboard/views/", "dashboard/pages.py", "dashboard/ui/url_table.py", "urlguard."],
-             "lesson panel": ["dashboard/lesson/panels/", "dashboard/views/lesson.py", "lower_panels()"],
+             "lesson panel": ["nblab/js/panels/", "mount(el, ctx)", "dashboard/lesson/panels/",
+                              "dashboard/views/lesson.py", "lower_panels()"],
              "data set": ["datasets/", "nbcore/data.py", "_REGISTRY", "read_shipped_csv"]}[recipe]
     article = "an" if recipe[0] in "aeiou" else "a"
     section = doc.split(f"## How to add {article} {recipe}")[1].split("\n## ")[0]

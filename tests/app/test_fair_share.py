@@ -120,20 +120,20 @@ def test_the_waiting_notice_is_shown_while_a_job_waits():
     """AppTest: a page whose heavy work waits shows "Waiting for the server" and then runs."""
     from streamlit.testing.v1 import AppTest
 
-    from dashboard import serve
+    from dashboard.serve import heavy_work
 
     def page():
         import streamlit as st
 
-        from dashboard import serve
-        with serve.heavy():
+        from dashboard.serve import heavy_work
+        with heavy_work.heavy():
             st.write("done")
 
     held = threading.Event()
     release = threading.Event()
 
     def other():
-        with serve.GATE.hold("address:someone-else"):
+        with heavy_work.GATE.hold("address:someone-else"):
             held.set()
             release.wait(60)
 
@@ -143,22 +143,22 @@ def test_the_waiting_notice_is_shown_while_a_job_waits():
     at = AppTest.from_function(page, default_timeout=60)
     runner = threading.Thread(target=at.run, daemon=True)
     runner.start()
-    assert wait_until(lambda: serve.GATE.waiting == 1, timeout=30)
+    assert wait_until(lambda: heavy_work.GATE.waiting == 1, timeout=30)
     release.set()
     runner.join(60)
     assert not at.exception
     assert [m.value for m in at.markdown] == ["done"]
-    assert serve.GATE.stats()["waited"] >= 1
+    assert heavy_work.GATE.stats()["waited"] >= 1
 
 
 def test_a_client_over_its_session_limit_gets_a_short_page(monkeypatch):
     from streamlit.testing.v1 import AppTest
 
-    from dashboard import serve
+    from dashboard.serve import quotas
     from kit import ROOT
 
     monkeypatch.setenv("NBLAB_SESSIONS_PER_CLIENT", "2")
-    monkeypatch.setattr(serve, "_SESSIONS", {"s1": "address:unknown", "s2": "address:unknown"})
+    monkeypatch.setattr(quotas, "_SESSIONS", {"s1": "address:unknown", "s2": "address:unknown"})
     at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
     at.run()
     assert not at.exception
@@ -173,12 +173,12 @@ def test_a_client_over_its_session_limit_gets_a_short_page(monkeypatch):
 def test_uploads_per_client_are_capped(monkeypatch):
     from streamlit.testing.v1 import AppTest
 
-    from dashboard import serve
+    from dashboard.serve import quotas
     from kit import ROOT
 
     monkeypatch.setenv("NBLAB_UPLOADS_PER_CLIENT", "1")
-    monkeypatch.setattr(serve, "_SESSIONS", {"s1": "address:unknown"})
-    monkeypatch.setattr(serve, "_UPLOADS", {"s1"})
+    monkeypatch.setattr(quotas, "_SESSIONS", {"s1": "address:unknown"})
+    monkeypatch.setattr(quotas, "_UPLOADS", {"s1"})
     at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
     at.session_state["pending_upload"] = ("mine.csv", b"text,label\nwin cash,spam\nlunch now,ham\nhi,\n")
     at.run()
@@ -193,8 +193,7 @@ def test_the_event_model_advice_on_an_upload_is_heavy_work(monkeypatch):
     slow every other student's Step."""
     from streamlit.testing.v1 import AppTest
 
-    from dashboard import serve
-    from dashboard.serve import offload
+    from dashboard.serve import heavy_work, offload
     from kit import ROOT
     from nblab import advice
 
@@ -203,14 +202,14 @@ def test_the_event_model_advice_on_an_upload_is_heavy_work(monkeypatch):
 
     def recording(fn, *a, **k):
         if fn is advice.model_advice:
-            held.append(getattr(serve.GATE._local, "depth", 0))
+            held.append(getattr(heavy_work.GATE._local, "depth", 0))
         return real(fn, *a, **k)
 
     monkeypatch.setattr(offload, "run", recording)
     rows = "".join(f"win cash prize {i},spam\nlunch at noon {i},ham\nsee you {i},\n" for i in range(20))
     at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
     at.session_state["pending_upload"] = ("mine.csv", ("text,label\n" + rows).encode())
-    at.run()      # the upload's own run holds a slot from its start (serve.page_run)
+    at.run()      # the upload's own run holds a slot from its start (dashboard.serve.page_run)
     assert not at.exception
     assert at.session_state["dataset"] == "upload"
     held.clear()
@@ -227,7 +226,7 @@ def test_heavy_work_leaves_the_trim_to_the_janitor_and_never_collects_in_a_stude
     monkeypatch.setattr(memory.gc, "collect", lambda *a: collected.append(threading.get_ident()) or 0)
     monkeypatch.setattr(memory, "TRIM_EVERY", 0.0)
     before = memory.trims()
-    memory.request()                                      # what serve.heavy() does when its work ends
+    memory.request()                                      # what heavy_work.heavy() does when its work ends
     assert memory.trims() == before and not collected
     sessions = [5]
     j = memory.Janitor(lambda: sessions[0], every=3600)
@@ -282,7 +281,7 @@ def test_an_ended_sessions_state_is_emptied_even_if_its_session_object_lingers(m
 
     from streamlit.runtime.state.session_state import SessionState
 
-    from dashboard import serve
+    from dashboard.serve import janitor
 
     class Session:                      # the attribute AppSession keeps its state in
         def __init__(self):
@@ -290,21 +289,21 @@ def test_an_ended_sessions_state_is_emptied_even_if_its_session_object_lingers(m
             self._session_state["run"] = list(range(1000))
 
     gone, kept = Session(), Session()
-    monkeypatch.setattr(serve, "_HELD", {"gone": weakref.ref(gone), "kept": weakref.ref(kept),
+    monkeypatch.setattr(janitor, "_HELD", {"gone": weakref.ref(gone), "kept": weakref.ref(kept),
                                          "collected": weakref.ref(Session())})
-    assert serve._release_ended({"kept"}) == 1
+    assert janitor.release_ended({"kept"}) == 1
     assert "run" not in gone._session_state and "run" in kept._session_state
-    assert set(serve._HELD) == {"kept"}
-    assert serve._release_ended({"kept"}) == 0
+    assert set(janitor._HELD) == {"kept"}
+    assert janitor.release_ended({"kept"}) == 0
 
 
 def test_the_reap_empties_ended_sessions(monkeypatch):
-    """The janitor's reap (dashboard.serve._reap_expired_sessions) releases ended sessions' state."""
-    from dashboard import serve
+    """The janitor's reap (dashboard.serve.janitor.reap_expired_sessions) releases ended sessions' state."""
+    from dashboard.serve import janitor, sessions
 
     calls = []
-    monkeypatch.setattr(serve, "_live_session_ids", lambda: {"a"})
-    monkeypatch.setattr(serve, "_release_ended", lambda live: calls.append(live) or 2)
+    monkeypatch.setattr(sessions, "live_session_ids", lambda: {"a"})
+    monkeypatch.setattr(janitor, "release_ended", lambda live: calls.append(live) or 2)
 
     class Cache:
         def expire(self):
@@ -325,4 +324,4 @@ def test_the_reap_empties_ended_sessions(monkeypatch):
 
     import streamlit.runtime
     monkeypatch.setattr(streamlit.runtime, "Runtime", Runtime)
-    assert serve._reap_expired_sessions() == 2 and calls == [{"a"}]
+    assert janitor.reap_expired_sessions() == 2 and calls == [{"a"}]

@@ -1,8 +1,8 @@
 """What makes a first page open fast, checked without timing (scripts/bench_first_open.py measures it):
 
-* dashboard/ui/warm.py (started by dashboard/server.py) warms the process: the shipped data sets in the
+* dashboard/pagekit/warm.py (started by dashboard/server.py) warms the process: the shipped data sets in the
   process-wide cache every session reads, and a run of the very lesson a new visitor opens;
-* dashboard/ui/lean_chart.py draws charts with the app's plotly.js build; its per-template cache gives
+* dashboard/pagekit/lean_chart.py draws charts with the app's plotly.js build; its per-template cache gives
   what the uncached recipe gives, the same object to every session, and holds at most 8 templates.
 """
 from __future__ import annotations
@@ -26,7 +26,7 @@ APP = str(ROOT / "dashboard" / "app.py")
 def test_warming_builds_the_lesson_a_new_visitor_opens():
     """The run warm.py builds is the lesson page's own first run: same settings, same numbers."""
     from dashboard.data import datasets
-    from dashboard.ui import warm
+    from dashboard.pagekit import warm
     from nblab import prepare as prep_mod
 
     at = AppTest.from_file(APP, default_timeout=180)
@@ -46,7 +46,7 @@ def test_warming_fills_the_process_cache_every_session_reads():
     pages get (not a copy), read-only; a second warm() loads nothing again."""
     import nbcore
     from dashboard.data import datasets
-    from dashboard.ui import warm
+    from dashboard.pagekit import warm
 
     parts = dict(warm.warm())
     names = list(nbcore.list_datasets())
@@ -65,7 +65,7 @@ def test_warming_fills_the_process_cache_every_session_reads():
 
 
 def test_start_is_once_per_process_and_can_be_turned_off(monkeypatch):
-    from dashboard.ui import warm
+    from dashboard.pagekit import warm
 
     monkeypatch.setenv("NBLAB_WARM", "0")
     assert warm.start() is None
@@ -96,7 +96,7 @@ def test_a_fresh_server_warms_itself():
 
 def test_warming_can_be_imported_without_streamlit_running():
     """warm.py is imported by dashboard/server.py before Streamlit's runtime exists."""
-    out = subprocess.run([sys.executable, "-c", "import dashboard.ui.warm as w; print(w.STEPS)"],
+    out = subprocess.run([sys.executable, "-c", "import dashboard.pagekit.warm as w; print(w.STEPS)"],
                          cwd=str(ROOT), capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
 
@@ -117,7 +117,7 @@ def _uncached(template: dict) -> dict:
 def test_template_cache_gives_the_uncached_result_and_the_players_template():
     from dashboard.charts import theme
     from dashboard.charts.player_template import chart_template
-    from dashboard.ui import lean_chart
+    from dashboard.pagekit import lean_chart
 
     got = lean_chart.streamlit_template(theme.TEMPLATE)
     assert got == _uncached(theme.TEMPLATE)
@@ -130,7 +130,7 @@ def test_template_cache_gives_the_uncached_result_and_the_players_template():
 
 def test_template_cache_is_shared_and_bounded():
     from dashboard.charts import theme
-    from dashboard.ui import lean_chart
+    from dashboard.pagekit import lean_chart
 
     a = lean_chart.streamlit_template(theme.TEMPLATE)
     b = lean_chart.streamlit_template(json.loads(json.dumps(theme.TEMPLATE)))  # an equal template, another object
@@ -142,7 +142,7 @@ def test_template_cache_is_shared_and_bounded():
 
 
 def test_payload_carries_the_figure_unchanged():
-    from dashboard.ui import lean_chart
+    from dashboard.pagekit import lean_chart
 
     x = np.linspace(0, 1, 7)
     spec = {"data": [{"type": "scatter", "x": x, "y": x ** 2, "name": "a <b>"}, {"type": "bar", "x": [1, 2], "y": [3, 4]}],
@@ -156,7 +156,7 @@ def test_payload_carries_the_figure_unchanged():
 
 
 def test_only_what_the_build_can_draw_goes_to_it(monkeypatch):
-    from dashboard.ui import lean_chart
+    from dashboard.pagekit import lean_chart
 
     monkeypatch.setattr(lean_chart, "_browser", lambda: True)
     monkeypatch.setattr(lean_chart, "_sources", lambda: {"bundle": "app/static/x.js.gz", "chunk": "static/js/y.js"})
@@ -175,7 +175,7 @@ def test_the_build_has_every_trace_type_it_is_given():
     import gzip
     import re
 
-    from dashboard.ui import lean_chart
+    from dashboard.pagekit import lean_chart
 
     js = gzip.decompress((ROOT / "dashboard" / "static" / "plotly-nbem.min.js.gz").read_bytes()).decode("utf-8", "replace")
     banner = re.search(r"plotly\.js v[\d.]+ \(traces: ([a-z, ]+)\)", js[:400])

@@ -184,7 +184,7 @@ CSV = (b"text,label\n"
 
 
 def test_the_share_link_names_the_iteration_on_screen(tmp_path, monkeypatch):
-    from dashboard.data import sharing
+    from dashboard.lesson import sharing
     monkeypatch.setenv("NBLAB_STORE_DIR", str(tmp_path / "store"))
     monkeypatch.delenv("NBLAB_STORE_URL", raising=False)
     sharing._open.clear()

@@ -1,4 +1,4 @@
-"""Small read-only tables drawn as Markdown (dashboard/ui/figures.py: markdown_table, show_light_table):
+"""Small read-only tables drawn as Markdown (dashboard/ui/markdown_tables.py: markdown_table; dashboard/pagekit/figures.py: show_light_table):
 the numbers as st.dataframe formats them, a missing number as an em dash, every name from the data as
 text, and tables split so that each fits its box. The same tables in Chromium: tests/browser/test_light_table_text.py."""
 from __future__ import annotations
@@ -17,7 +17,7 @@ def _rows(text: str) -> list[list[str]]:
 
 def test_every_header_and_cell_is_escaped_markdown():
     from dashboard.ui.derive import md_escape
-    from dashboard.ui.figures import NBSP, markdown_table
+    from dashboard.ui.markdown_tables import NBSP, markdown_table
 
     df = pd.DataFrame({"class": HOSTILE, "β(<i>spam</i> | x)": np.arange(len(HOSTILE), dtype=float)})
     rows = _rows(markdown_table(df))
@@ -29,7 +29,7 @@ def test_every_header_and_cell_is_escaped_markdown():
 
 
 def test_numbers_as_the_column_config_formats_them_and_a_missing_one_as_an_em_dash():
-    from dashboard.ui.figures import format_cell, markdown_table
+    from dashboard.ui.markdown_tables import format_cell, markdown_table
 
     four = {"type_config": {"type": "number", "format": "%.4f"}}
     assert format_cell(0.69230769, four) == "0.6923"
@@ -49,7 +49,7 @@ def test_numbers_as_the_column_config_formats_them_and_a_missing_one_as_an_em_da
 
 
 def test_a_wide_table_is_split_into_tables_that_fit_each_led_by_its_first_column():
-    from dashboard.ui.figures import light_table_parts, markdown_column_px
+    from dashboard.ui.table_split import light_table_parts, markdown_column_px
 
     df = pd.DataFrame({"set": [f"{i}: HTTHHTHTHH" for i in range(5)],
                        **{f"column {c}": np.linspace(0, 1, 5) for c in "ABCDEFGH"}})

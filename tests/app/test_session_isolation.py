@@ -136,28 +136,28 @@ def _decorator_names(fn) -> list[str]:
     return out
 
 
-# Process-wide state that is shared on purpose, each with its reason. dashboard/data/sharing.py
+# Process-wide state that is shared on purpose, each with its reason. dashboard/lesson/sharing.py
 # holds a data set a teacher *published* by link: the same bytes for everyone who has the
 # link, so one parse per process is the point; the store connection is per
 # process and configuration; _PARSES is a parse counter
 # (no user content). dashboard/data/datasets.py keeps the *shipped* data sets, the same for
 # everyone, one object per process with read-only arrays (load_shipped; uploads never go there).
 # dashboard/serve/ shares the server fairly between clients: which session belongs to which client
-# (session ids and client addresses, no user content), the janitor thread and the allocator trims'
-# bookkeeping are process-wide by nature, under a lock; so are the heavy-work worker's multiprocessing
+# (quotas.py: session ids and client addresses, no user content), the janitor thread (janitor.py) and the
+# allocator trims' bookkeeping (memory.py) are process-wide by nature, under a lock; so are the heavy-work worker's multiprocessing
 # context and its job counters (dashboard/serve/offload.py; the jobs' data goes to the worker and back,
 # never into module state).
-# dashboard/classroom/ answers the class link's plain HTTP requests, outside any session: the store
+# dashboard/class_link/ answers the class link's plain HTTP requests, outside any session: the store
 # connection per process, a class's state for 0.25 s (what every student of that class is sent anyway),
 # the gzipped lab data per data key (shipped sets, and shares, which are public to whoever has the link),
 # the hashed assets; all under locks, none of it a session's.
-# dashboard/ui/warm.py warms a fresh server process once (its thread and what it did: no session's data).
+# dashboard/pagekit/warm.py warms a fresh server process once (its thread and what it did: no session's data).
 # dashboard/serve/modules.py keeps the app's own JavaScript modules (the same code for every browser) and
 # whether the app's routes serve them, set once when the process starts.
 # Anything else must stay per session.
-SHARED_ON_PURPOSE = {"dashboard/data/sharing.py", "dashboard/data/datasets.py", "dashboard/serve/__init__.py",
-                     "dashboard/serve/memory.py", "dashboard/serve/offload.py", "dashboard/serve/modules.py",
-                     "dashboard/classroom/routes.py", "dashboard/classroom/store.py", "dashboard/ui/warm.py"}
+SHARED_ON_PURPOSE = {"dashboard/lesson/sharing.py", "dashboard/data/datasets.py", "dashboard/serve/quotas.py",
+                     "dashboard/serve/janitor.py", "dashboard/serve/memory.py", "dashboard/serve/offload.py", "dashboard/serve/modules.py",
+                     "dashboard/class_link/routes.py", "dashboard/class_link/store.py", "dashboard/pagekit/warm.py"}
 
 
 def test_no_cache_resource_in_dashboard():

@@ -120,7 +120,7 @@ def test_class_link_while_postgresql_is_down_then_back(own_pg, monkeypatch):
     short message quickly, and the same link opens the data set as soon as the database is back."""
     from streamlit.testing.v1 import AppTest
 
-    from dashboard.data import sharing
+    from dashboard.lesson import sharing
     from kit import ROOT
     from kit.apptest import page_text
     url, stop, start = own_pg

@@ -2,7 +2,7 @@
 
 Every test runs against the default SQLite store and against a real PostgreSQL server
 (tests/kit/pg.py). The store is emptied between tests; the per-process caches of
-dashboard/data/sharing.py (the opened store, the parsed files) are cleared too, as a fresh
+dashboard/lesson/sharing.py (the opened store, the parsed files) are cleared too, as a fresh
 server process would have them.
 """
 from __future__ import annotations
@@ -31,7 +31,7 @@ DEFAULT_DATASET = "sms_spam"  # the default lesson (dashboard/ui/controls.py DEF
 @pytest.fixture(params=["sqlite", "postgresql"])
 def store_url(request, tmp_path, monkeypatch):
     """Point the app at an empty store of each kind (and forget this process's cached store)."""
-    from dashboard.data import sharing
+    from dashboard.lesson import sharing
     if request.param == "postgresql":
         url = request.getfixturevalue("pg_url")
         from kit.pg import drop_tables
@@ -263,7 +263,7 @@ def test_keep_it_keeps_and_opens_the_data(store_url):
 
 def test_rate_limit_is_a_message_and_the_upload_stays(store_url, monkeypatch):
     monkeypatch.setenv("NBLAB_SHARES_PER_HOUR", "1")
-    from dashboard.data import sharing
+    from dashboard.lesson import sharing
     sharing._open.clear()
     at = upload(new_app())
     share(at)
@@ -277,7 +277,7 @@ def test_rate_limit_is_a_message_and_the_upload_stays(store_url, monkeypatch):
 
 
 def test_store_unavailable_is_a_message(tmp_path, monkeypatch):
-    from dashboard.data import sharing
+    from dashboard.lesson import sharing
     (tmp_path / "file").write_text("not a directory")
     monkeypatch.setenv("NBLAB_STORE_DIR", str(tmp_path / "file"))
     monkeypatch.delenv("NBLAB_STORE_URL", raising=False)
@@ -294,7 +294,7 @@ def test_store_unavailable_is_a_message(tmp_path, monkeypatch):
 
 
 def test_shared_file_is_parsed_once_per_process(store_url):
-    from dashboard.data import sharing
+    from dashboard.lesson import sharing
     sid = store_of(store_url).put(NAME, CSV, {}, owner="t").id
     before = sharing.parse_count()
     for _ in range(3):
@@ -347,7 +347,7 @@ def _own_session_ids(monkeypatch):
 
 def test_share_quota_is_per_client_address_not_per_session(store_url, monkeypatch):
     monkeypatch.setenv("NBLAB_SHARES_PER_HOUR", "1")
-    from dashboard.data import sharing
+    from dashboard.lesson import sharing
     sharing._open.clear()
     _own_session_ids(monkeypatch)
     _from_address(monkeypatch, "198.51.100.23")
@@ -365,7 +365,7 @@ def test_share_quota_is_per_client_address_not_per_session(store_url, monkeypatc
 def test_without_an_address_every_session_is_one_client(store_url, monkeypatch):
     # no address (localhost, a proxy that does not forward it): new sessions are not new quotas
     monkeypatch.setenv("NBLAB_SHARES_PER_HOUR", "1")
-    from dashboard.data import sharing
+    from dashboard.lesson import sharing
     sharing._open.clear()
     _own_session_ids(monkeypatch)
     _from_address(monkeypatch, None)
@@ -382,7 +382,7 @@ def test_with_a_share_key_only_its_holder_shares_and_a_class_cannot_use_up_the_t
     # teacher (same address) still can
     monkeypatch.setenv("NBLAB_SHARES_PER_HOUR", "2")
     monkeypatch.setenv("NBLAB_SHARE_KEY", "k3y-for-teachers-only")
-    from dashboard.data import sharing
+    from dashboard.lesson import sharing
     sharing._open.clear()
     _own_session_ids(monkeypatch)
     _from_address(monkeypatch, "198.51.100.7")
@@ -402,7 +402,7 @@ def test_with_a_share_key_only_its_holder_shares_and_a_class_cannot_use_up_the_t
 
 
 def test_ipv6_clients_count_by_their_64_network(monkeypatch):
-    from dashboard.data import sharing
+    from dashboard.lesson import sharing
     _from_address(monkeypatch, "2001:db8:1:2::10")
     a = sharing._client_owner()
     _from_address(monkeypatch, "2001:db8:1:2:ffff:1:2:3")        # same /64: the same client
@@ -423,7 +423,7 @@ def test_a_full_store_refuses_a_new_share_and_keeps_the_one_students_opened(stor
     data = CSV + b"extra lunch notes,\n" * 5
     assert 2 * len(data) <= int(0.001 * 1024 * 1024) < 3 * len(data)
     monkeypatch.setenv("NBLAB_STORE_MAX_MB", "0.001")
-    from dashboard.data import sharing
+    from dashboard.lesson import sharing
     sharing._open.clear()
     teacher = share(upload(new_app(), NAME, data))
     assert at_dataset(new_app(dataset="shared", data=teacher)) == "shared"      # a student opened it
@@ -450,7 +450,7 @@ def test_share_button_states_the_new_limits(store_url):
 def test_corrupt_store_says_damaged_without_retry_or_path(tmp_path, monkeypatch, caplog):
     import logging
 
-    from dashboard.data import sharing
+    from dashboard.lesson import sharing
     store_dir = tmp_path / "secret-server-dir"
     store_dir.mkdir()
     (store_dir / "shares.sqlite3").write_bytes(bytes(range(256)) * 32)    # not an SQLite file

@@ -84,7 +84,7 @@ def test_curve_matches_sklearn_and_nbcore_and_is_cached():
 
     # shipped data: the result is in the cross-session cache under the page's key, and a new
     # session's press reads it from there (no progress bar)
-    from dashboard.ui import page_kit
+    from dashboard.pagekit import page_kit
     assert page_kit._store("vocabulary", key) == rows
     again = open_page(voc_hidden="95")
     again.button(key="voc_go").click().run()

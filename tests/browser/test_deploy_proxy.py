@@ -169,7 +169,7 @@ def _flow(deployment, browser, pages):
 def test_students_follow_a_class_through_the_proxy_with_websockets_refused(deployment, browser):
     """Three students (two desktops, a phone) open the class link through HAProxy on two processes, in browsers
     that refuse every WebSocket: the lab draws, follows two publishes, and no WebSocket is ever tried."""
-    from dashboard import classroom as C
+    from dashboard import class_link as C
     from dashboard.data import store as S
 
     store = S.open_store(deployment["store_url"])

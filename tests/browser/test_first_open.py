@@ -6,7 +6,7 @@
   charts, counted by AppTest; the lesson player's four).
 * A chart page drawn in Chromium loads the app's plotly.js build, never Streamlit's 4.7 MB plotly chunk,
   and draws every chart with the numbers the page computed (AppTest's st.plotly_chart spec is the
-  reference), inside the accessible figure container of dashboard/ui/figures.py.
+  reference), inside the accessible figure container of dashboard/pagekit/figures.py.
 """
 from __future__ import annotations
 
@@ -83,7 +83,7 @@ def test_chart_page_draws_with_the_apps_plotly_build(server, browser):
     at.switch_page("views/smoothing.py").run()
     specs = chart_specs(at)
     assert len(drawn) == len(specs) == 2
-    from dashboard.ui.figures import _array
+    from dashboard.ui.figure_tables import _array
     for got, spec in zip(drawn, specs):
         assert got["figure"] and got["label"]  # inside figures.py's accessible container
         assert [t["type"] for t in got["traces"]] == [t.get("type") or "scatter" for t in spec["data"]]

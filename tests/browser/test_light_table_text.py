@@ -2,7 +2,7 @@
 name from an upload (``**x**``, ``<b>x</b>``, ``|``, ``$x$``, a link...) is text in its own cell, never
 bold, HTML, a formula, a link or an extra column; a missing number is an em dash.
 
-A tiny Streamlit app draws one table with dashboard.ui.figures.show_light_table (the browser's path:
+A tiny Streamlit app draws one table with dashboard.pagekit.figures.show_light_table (the browser's path:
 Markdown, not st.dataframe) and the page's table is read back."""
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def test_light_table_shows_hostile_names_literally_in_chromium(tmp_path, browser
         import numpy as np
         import pandas as pd
         import streamlit as st
-        from dashboard.ui import figures
+        from dashboard.pagekit import figures
         names = {NAMES!r}
         df = pd.DataFrame({{"class": names, "β(<i>w</i> | $k$)": [np.nan] + [0.25 * i for i in range(1, len(names))]}})
         with st.container(key="light"):

@@ -180,3 +180,82 @@ def test_installed_wheel_exports_a_lesson_without_streamlit(venv_python, tmp_pat
     assert out["engine"], "the browser's EM engine is not in the file"
     assert not out["streamlit"] and not out["dashboard"]
     assert out["size"] > 500_000 and out["lesson"] > 500_000  # plotly.js (gzip + base64) is inside
+
+
+def _tracked_files(folder: str) -> list[str]:
+    """The checkout's files under ``folder`` as git tracks them (every file of the folder outside git)."""
+    res = subprocess.run(["git", "ls-files", "-z", "--", folder], cwd=ROOT, capture_output=True, timeout=60)
+    if res.returncode == 0 and res.stdout:
+        return sorted(p for p in res.stdout.decode().split("\0") if p)
+    return sorted(str(p.relative_to(ROOT)) for p in (ROOT / folder).rglob("*")
+                  if p.is_file() and "__pycache__" not in p.parts)
+
+
+def test_the_wheel_carries_every_file_of_the_engine_the_lesson_core_and_the_app(venv_python):
+    """Every tracked file of nbcore, nblab and dashboard (modules, the JavaScript, CSS and JSON they read,
+    the plotly.js build) and every shipped data set is in the wheel at its own path, so an installed app
+    has everything the checkout's has. A package missing from pyproject's list, or a data file no
+    package-data pattern names, fails here."""
+    import zipfile
+
+    _, tmp = venv_python
+    names = set(zipfile.ZipFile(next((tmp / "dist").glob("nbcore-*.whl"))).namelist())
+    wanted = {p: p for folder in ("nbcore", "nblab", "dashboard") for p in _tracked_files(folder)}
+    wanted.update({p: "nbcore/_datasets/" + p.split("/", 1)[1] for p in _tracked_files("datasets")})
+    missing = sorted(src for src, inside in wanted.items() if inside not in names)
+    assert missing == []
+    assert len(wanted) > 200 and "dashboard/pagekit/lean_chart.js" in wanted   # the checkout's listing was read
+
+
+IMPORTS = textwrap.dedent("""
+    import importlib, json, pkgutil, sys
+    import dashboard
+    failed, files = {}, {}
+    for info in pkgutil.walk_packages(dashboard.__path__, "dashboard."):
+        try:
+            files[info.name] = importlib.import_module(info.name).__file__
+        except Exception as exc:
+            failed[info.name] = f"{type(exc).__name__}: {exc}"
+    print(json.dumps({"failed": failed, "files": files}))
+""")
+
+APP_RUN = textwrap.dedent("""
+    import json, sys
+    from pathlib import Path
+    import dashboard
+    from streamlit.testing.v1 import AppTest
+    at = AppTest.from_file(str(Path(dashboard.__file__).parent / "app.py"), default_timeout=240).run()
+    print(json.dumps({"exceptions": [e.message for e in at.exception],
+                      "errors": [e.body for e in at.error], "blocks": len(list(at.main))}))
+""")
+
+
+def _installed(py, tmp, script):
+    env = {k: v for k, v in os.environ.items() if k not in ("NBCORE_DATASETS", "PYTHONPATH")}
+    res = subprocess.run([str(py), "-c", script], cwd=tmp, env=env, capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stdout + res.stderr
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def test_every_module_of_the_installed_app_imports_from_the_installed_copy(venv_python):
+    """Each module of dashboard's packages (found by walking the installed package) imports from the wheel's
+    copy, the app's entry file included; no module is found in the checkout. (dashboard/views holds the pages
+    Streamlit runs as scripts, by path: the file list above checks them and the next test runs the first.)"""
+    py, tmp = venv_python
+    out = _installed(py, tmp, IMPORTS)
+    assert out["failed"] == {}
+    venv = str((tmp / "venv").resolve())
+    assert {m: f for m, f in out["files"].items() if not str(Path(f).resolve()).startswith(venv)} == {}
+    checkout = {module for module in (
+        ".".join(Path(p).with_suffix("").parts[:-1] if p.endswith("__init__.py") else Path(p).with_suffix("").parts)
+        for p in _tracked_files("dashboard") if p.endswith(".py") and not p.startswith("dashboard/views/"))}
+    assert checkout - set(out["files"]) - {"dashboard"} == set()
+
+
+def test_the_installed_app_opens_its_first_page(venv_python):
+    """The installed app's entry file runs its first page (the lesson) under Streamlit's AppTest without
+    an exception or an error box: the JavaScript, CSS and JSON it reads are in the installed copy."""
+    py, tmp = venv_python
+    out = _installed(py, tmp, APP_RUN)
+    assert out["exceptions"] == [] and out["errors"] == []
+    assert out["blocks"] > 0

@@ -43,7 +43,8 @@ def add_page(root: Path) -> None:
         import streamlit as st
 
         from dashboard import pages
-        from dashboard.ui import page_kit, urlguard
+        from dashboard.pagekit import page_kit
+        from dashboard.ui import urlguard
 
 
         def main() -> None:

@@ -3,7 +3,7 @@
 A share is the uploaded file's bytes plus the options it was read with (a JSON
 object of plain values). The dashboard stores it when a teacher presses "Share this
 data set" and puts ``data=<id>`` in the URL; whoever opens that URL gets the same
-file read the same way (re-validated exactly like an upload, see dashboard/data/sharing.py).
+file read the same way (re-validated exactly like an upload, see dashboard/lesson/sharing.py).
 
 Two backends behind one small interface (:class:`ShareStore`):
 
@@ -14,7 +14,7 @@ Two backends behind one small interface (:class:`ShareStore`):
   several machines (psycopg 3 with a small connection pool).
 
 The same database holds the open classes (table ``nblab_classes``: a teacher's lesson state that the
-class link's students follow); dashboard/classroom/store.py reads and writes it with this module's
+class link's students follow); dashboard/class_link/store.py reads and writes it with this module's
 transactions, deadlines and error handling.
 
 Limits (:class:`Limits`, all configurable): bytes per file, bytes in the whole store,

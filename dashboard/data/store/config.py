@@ -10,6 +10,7 @@ from typing import Callable, Mapping
 
 from .base import ShareStore
 from .limits import MB, Limits
+from .sqlite import SQLiteStore
 
 __all__ = ["ENV", "SQLITE_FILE", "default_store_dir", "settings", "open_store"]
 
@@ -86,9 +87,8 @@ def open_store(url: str | None = None, limits: Limits | None = None,
         url, env_limits = settings()
         limits = limits or env_limits
     if url.startswith("sqlite:///"):
-        from .sqlite import SQLiteStore
         return SQLiteStore(url[len("sqlite:///"):], limits=limits, clock=clock)  # sqlite:////abs/path, sqlite:///rel
     if url.startswith(("postgresql://", "postgres://")):
-        from .postgres import PostgresStore
+        from .postgres import PostgresStore  # psycopg (the postgres extra): only for a PostgreSQL URL
         return PostgresStore(url, limits=limits, clock=clock)
     raise ValueError("The store URL must start with sqlite:/// (a file) or postgresql:// (a server).")

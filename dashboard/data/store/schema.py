@@ -5,7 +5,7 @@ differs: BLOB or BYTEA).
   delete secret and of its owner);
 * ``nblab_share_log``: when each owner shared, for the hourly limits;
 * ``nblab_gone``: why a removed share is gone (by the hash of its id), so its link can say so;
-* ``nblab_classes``: the open classes (dashboard/classroom/store.py).
+* ``nblab_classes``: the open classes (dashboard/class_link/store.py).
 """
 from __future__ import annotations
 

@@ -15,11 +15,12 @@ def memo_chart(where, key: str, memo_key: tuple, build, *, name: str | None = No
     ``figures.show_chart`` (accessible name, text summary, data as a table); without a ``name`` or
     ``summary`` of the caller's, both are read from the spec (its title and its numbers)."""
     from dashboard.charts import theme
-    from dashboard.ui import figures, state
+    from dashboard.pagekit import figures
+    from dashboard.ui import chart_names, state
 
     def made():
         spec = build()
-        return theme.figure(spec), figures.figure_name(spec), figures.figure_summary(spec)
+        return theme.figure(spec), chart_names.figure_name(spec), chart_names.figure_summary(spec)
 
     fig, auto_name, auto_summary = state.memo((key,) + memo_key, made)
     figures.show_chart(where, fig, key=key, name=name or auto_name, summary=summary or auto_summary,

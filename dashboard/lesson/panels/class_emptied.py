@@ -104,4 +104,4 @@ def show(f: Frame) -> None:
         if f.classroom:
             params[controls.K_CLASSROOM] = "true"
         st.page_link(pages.EVENT_MODELS.path, label="Compare Bernoulli and multinomial EM on the same data and "
-                     "hidden labels: Event models side by side", icon=":material/text_compare:", query_params=pages.carry(params))
+                     "hidden labels: Event models side by side", icon=":material/text_compare:", query_params=controls.carry(params))

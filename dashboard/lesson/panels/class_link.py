@@ -1,5 +1,5 @@
 """Open for the class: one short link (and its QR code) to the lab page with this lesson, served by this
-app as plain HTTP (dashboard/classroom); EM runs in each student's browser and the page follows what the
+app as plain HTTP (dashboard/class_link); EM runs in each student's browser and the page follows what the
 teacher shows here — the data set, the settings, the iteration and a pending E-step.
 
 The teacher's session is the only writer: it holds the class's write key in its session state and, on
@@ -8,15 +8,19 @@ every run of the lesson view, publishes the state on screen when it differs from
 """
 from __future__ import annotations
 
+import hmac
 import json
 from urllib.parse import urlsplit
 
+import segno
 import streamlit as st
 
-from dashboard.data import sharing
+from dashboard import class_link
+from dashboard.data import datasets
 from dashboard.data.store import ShareError
-from dashboard.lesson import session
+from dashboard.lesson import session, sharing
 from dashboard.ui import controls, state
+from nblab import export
 
 #: what a student's page is told about the teacher's settings (the lab's URL keys; the data set is ``data``)
 K_KEY = "class_key_typed"   # the share key typed above "Open for the class" (never in the URL)
@@ -44,7 +48,6 @@ def teacher_state(lr, t: int | None = None) -> dict | None:
     key = data_key(lr.cfg)
     if key is None:
         return None
-    from nblab import export
     settings = export.lesson_settings(lr)
     out = {"data": key, "settings": {k: settings[k] for k in SETTING_KEYS if k in settings},
            "t": int(lr.t if t is None else t), "half": "e" if getattr(lr.run, "pending", None) is not None else None}
@@ -82,7 +85,6 @@ def class_url(cid: str) -> str:
 
 def qr_svg(url: str) -> str:
     """The link as a QR code, an SVG document (segno; medium error correction survives a projector's blur)."""
-    import segno
     return segno.make(url, error="m").svg_inline(scale=8, border=4, dark="#111111", light="#ffffff",
                                                  title="QR code of the class link")
 
@@ -102,9 +104,8 @@ def publish() -> None:
     text = _sent(now)
     if text == cls.get("sent"):
         return
-    from dashboard import classroom
     try:
-        v = classroom.publish(cls["cid"], cls["key"], now)
+        v = class_link.publish(cls["cid"], cls["key"], now)
     except ShareError as e:   # a class error, or the store cannot answer now
         state.put(state.CLASS_ERROR, f"The class did not get this change: {e}")
         return
@@ -126,7 +127,6 @@ def _on_open() -> None:
     owner = sharing._client_owner()
     server_key = sharing.share_key()
     if server_key is not None:   # on a server with a share key, opening a class is for teachers, as sharing is
-        import hmac
         typed = str(st.session_state.get(K_KEY) or "")
         if not hmac.compare_digest(typed.encode(), server_key.encode()):
             state.put(state.CLASS_ERROR, "Opening a class on this server needs its share key (the server's "
@@ -134,9 +134,8 @@ def _on_open() -> None:
                                          + ("missing." if not typed else "not it."))
             return
         owner = "key:" + owner
-    from dashboard import classroom
     try:
-        cid, key = classroom.open_class(now["data"], now, owner=owner)
+        cid, key = class_link.open_class(now["data"], now, owner=owner)
     except ShareError as e:
         state.put(state.CLASS_ERROR, f"Could not open the class: {e}")
         return
@@ -149,9 +148,8 @@ def _on_close() -> None:
     """Button callback: stop leading the class (the students' pages keep working on their own)."""
     cls = state.get(state.CLASS_OPEN)
     if cls and cls.get("sent"):
-        from dashboard import classroom
         try:   # the last state, marked closed: the students' pages say the class has ended
-            classroom.publish(cls["cid"], cls["key"], {**json.loads(cls["sent"]), "open": False})
+            class_link.publish(cls["cid"], cls["key"], {**json.loads(cls["sent"]), "open": False})
         except ShareError:
             pass   # the class expires on its own
     state.put(state.CLASS_OPEN, None)
@@ -204,5 +202,4 @@ def text_settings_travel(cfg) -> bool:
     data set's own features (a shipped set's standard text settings, a shared file's stored ones)."""
     if getattr(cfg, "text", None) is None:
         return True
-    from dashboard.data import datasets
     return cfg.text == datasets.default_pipeline(cfg.dataset)

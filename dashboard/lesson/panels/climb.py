@@ -14,6 +14,7 @@ def show(f: Frame) -> None:
     if f.playing:
         return
     from dashboard import pages
+    from dashboard.ui import controls
     from nbcore import bound
 
     run = f.run
@@ -40,6 +41,6 @@ def show(f: Frame) -> None:
                    f"(θ_{f.t + 1} here is the M-step with the current λ = {run.smoothing:g}.)")
         hidden = min([0, 25, 50, 75, 90, 100], key=lambda v: abs(v - f.cfg.hidden_pct))
         st.page_link(pages.CLIMB.path, label="See the bound along a slice of θ", icon=":material/arrow_forward:",
-                     query_params=pages.carry({"cl_dataset": f.cfg.dataset, "cl_hidden": str(hidden),
+                     query_params=controls.carry({"cl_dataset": f.cfg.dataset, "cl_hidden": str(hidden),
                                                "cl_lam": f"{f.smoothing:g}", "cl_init": f.cfg.init,
                                                "cl_seed": str(f.cfg.seed)}))

@@ -14,7 +14,7 @@ import streamlit as st
 import nbcore
 from dashboard.charts import theme
 from dashboard.lesson import metrics
-from dashboard.ui import controls, derive, figures, state, urlguard
+from dashboard.ui import controls, derive, state, table_split, urlguard
 
 #: How the documents table can be ordered.
 SORTS = {
@@ -229,7 +229,7 @@ def _table_columns(shown: pd.DataFrame, names: list[str], split: bool, sort: str
     text, the two classes, the words split and r(true class) are always shown, then the column the
     order is about; the rest are hidden (the table's toolbar shows them again, the CSV has them all)."""
     # a class column as wide as its header or its longest class name ("portuguese"), as the grid draws them
-    name_px = int(max(len(str(n)) for n in names) * figures.CHAR_PX + figures.CELL_PAD) if names else 0
+    name_px = int(max(len(str(n)) for n in names) * table_split.CHAR_PX + table_split.CELL_PAD) if names else 0
     config = {
         "doc": st.column_config.NumberColumn("doc", help="Row number in the data set", width=56),
         "text": st.column_config.TextColumn("text", width=_TEXT_MIN_PX,

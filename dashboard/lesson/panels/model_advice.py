@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import serve
-from dashboard.serve import offload
+from dashboard.serve import heavy_work, offload
 from dashboard.ui import controls, state, text_controls
 from nblab import advice
 from nblab.frame import Frame
@@ -25,7 +24,7 @@ def advice_for(f: Frame):
     def compute():
         # scoring both event models re-vectorises the whole text: heavy work, so it takes one of the
         # server's heavy-work slots like an upload's parsing does (a class's Steps never wait behind it)
-        with serve.heavy("Comparing the two event models on your data …"):
+        with heavy_work.heavy("Comparing the two event models on your data …"):
             return offload.run(advice.model_advice, f.prep.ds, f.prep.y_obs, cfg.model)   # in a worker process
     return state.memo(key, compute)
 

@@ -7,7 +7,8 @@ import streamlit as st
 
 from dashboard.charts import lesson as lesson_charts
 from dashboard.charts import theme
-from dashboard.ui import figures, state
+from dashboard.pagekit import figures
+from dashboard.ui import state
 from nblab.frame import Frame
 
 K_RESP_OPEN = "resp_panel_open"  # the "Every document's responsibility" expander's state

@@ -9,6 +9,7 @@
 // button) puts that document in the maths panel: the panel dispatches a bubbling "nblab-doc" event
 // {detail: {doc}}.
 import { h, table, section, pyFixed, int, pct, argmaxRow, lexsort, eachNonzero, emit, listen, classroom, trueLabels, modelName, csrOf, denseOf, matCols } from "./common.js";
+import { getModel } from "../models.js";
 
 /** the table draws the first this many rows of the order (documents._SHOW) */
 export const MAX_DOCS = 200;
@@ -103,7 +104,7 @@ export function dataKind(prep, data, model) {
 
 /** Whether the table has the words present / words absent columns: a model whose absent features
  * score (nbcore: scores_absent_features, the Bernoulli model) and two classes. */
-export const hasSplit = (model, K) => model === "bernoulli" && K === 2;
+export const hasSplit = (model, K) => getModel(model).scoresAbsentFeatures && K === 2;
 
 /** The Bernoulli log p(x_i | k) split (nbcore.models.bernoulli.present_absent_split) for the rows
  * `docs` of the model's 0/1 matrix X under β (V*K): present[k] = Σ_{j: x_ij = 1} x_ij log β_jk,

@@ -5,6 +5,7 @@
 // log-odds (eq. 11's terms, one class against the other).
 import { h, table, section, pyFixed, signed, classroom, modelName, termLabel } from "./common.js";
 import { vectorizer as textVectorizer } from "../text.js";
+import { getModel } from "../models.js";
 
 /** The two classes compared: with two classes always class 1 against class 0 (spam against ham),
  * else the two most probable for this message. */
@@ -42,7 +43,7 @@ export function pushingWords(lo, x) {
 /** The features the model scores: Bernoulli asks whether a word occurs (x > 0 → 1), the multinomial
  * model how often. */
 export function forModel(x, model) {
-  if (model !== "bernoulli") return Float64Array.from(x);
+  if (getModel(model).inputKind !== "binary") return Float64Array.from(x);
   return Float64Array.from(x, (v) => (v > 0 ? 1 : 0));
 }
 
@@ -84,7 +85,7 @@ function drawMessage(st, view) {
   const { prep, run, t } = view;
   const model = modelName(view);
   const vec = vectorizer(st, view);
-  const textData = !!prep.texts && model !== "categorical" && model !== "gaussian";
+  const textData = !!prep.texts && ["binary", "counts"].includes(getModel(model).inputKind);   // a message's words
   const usable = !!vec && textData;
   const { box, scored, result, parts, words, note } = st;
   st.unavailable.hidden = usable;
@@ -134,7 +135,7 @@ function drawLogOdds(st, { prep, t, model, x, ex, post }) {
         s.lo[j] > 0 ? names[a] : s.lo[j] < 0 ? names[b] : "neither"]),
     }));
   }
-  note.textContent = model === "bernoulli"
+  note.textContent = getModel(model).scoresAbsentFeatures
     ? `Bernoulli NB counts absent words too: each vocabulary word not in the message adds (1 − x) log(1 − β). Here they add ${signed(s.absent)} to the log-odds.`
     : "Multinomial NB ignores absent words: a word that does not occur contributes x log β = 0.";
   if (!Array.from(s.lo).every(Number.isFinite)) note.textContent += " λ = 0 makes some words impossible for a class: one such word vetoes it.";

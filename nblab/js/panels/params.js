@@ -9,6 +9,7 @@ import {
   argmaxRow, GREY, classroom, termLabel, categoriesOf, imageShapeOf, trueLabels, modelName,
 } from "./common.js";
 import { alignClusters } from "../align.js";
+import { getModel } from "../models.js";
 
 export const IMAGES = "Images";
 export const TOP = "Top features";
@@ -17,38 +18,10 @@ export const TABLES = "Tables";
 
 // ---- pure parts ------------------------------------------------------------------------------------
 
-/** A snapshot's parameters as one (R × K) table, as nbcore's EventModel.param_table:
- * {mat (R*K), R, K, rows (labels), label, short, logScale, zmin, zmax}. */
+/** A snapshot's parameters as one (R × K) table, as nbcore's EventModel.param_table: the model's own
+ * paramTable hook (nblab/js/model_*.js), {mat (R*K), R, K, rows (labels), label, short, logScale, zmin, zmax}. */
 export function paramTable(params, model, featureNames, categories, K) {
-  const V = featureNames.length;
-  if (model === "categorical") {
-    const mats = [], rows = [];
-    params.theta.forEach((th, j) => {
-      const D = th.length / K;
-      mats.push(th);
-      for (let d = 0; d < D; d++) {
-        const v = categories && j < categories.length && categories[j] ? categories[j][d] : d;
-        rows.push(`${featureNames[j]} = ${v}`);
-      }
-    });
-    const mat = new Float64Array(rows.length * K);
-    let at = 0;
-    for (const th of mats) { mat.set(th, at); at += th.length; }
-    return { mat, R: rows.length, K, rows, label: "θ = p(value | class)", short: "θ", logScale: true, zmin: 0, zmax: 1 };
-  }
-  if (model === "gaussian") {
-    return { mat: Float64Array.from(params.mean), R: V, K, rows: featureNames.slice(), label: "mean μ of each feature",
-      short: "μ", logScale: false, zmin: null, zmax: null };
-  }
-  const b = Float64Array.from(params.beta);
-  if (model === "multinomial") {
-    let mx = -Infinity;
-    for (const v of b) if (v > mx) mx = v;
-    return { mat: b, R: V, K, rows: featureNames.slice(), label: "β = p(word | class) (share of word tokens)",
-      short: "β", logScale: true, zmin: 0, zmax: b.length ? mx : 1 };
-  }
-  return { mat: b, R: V, K, rows: featureNames.slice(), label: "β = p(word present | class)", short: "β",
-    logScale: true, zmin: 0, zmax: 1 };
+  return getModel(model).paramTable(params, featureNames, categories, K);
 }
 
 /** dashboard.charts.lesson.top_separating: the rows whose values differ most between classes
@@ -73,7 +46,7 @@ export function topSeparating(mat, R, K, n = 15, logScale = true) {
 /** The views this data offers, the first the default (specs.param_view_options; the categorical
  * model's θ also as tables, one per feature). */
 export function viewOptions(imageShape, model) {
-  return (imageShape ? [IMAGES] : []).concat(model === "categorical" ? [TABLES] : [], [TOP, HEATMAP]);
+  return (imageShape ? [IMAGES] : []).concat(getModel(model).inputKind === "categories" ? [TABLES] : [], [TOP, HEATMAP]);
 }
 
 /** The generating parameters when the run uses the generating model (specs.truth_of), as a flat
@@ -245,7 +218,7 @@ function drawParams(st, view) {
   const fs = fontSize(view.classroom);
   const truth = truthOf(prep.truth || data.truth, model, prep.featureNames.length, K);
   const pick = st.pick;
-  st.truthBox.hidden = !truth || model === "categorical" || model === "gaussian";
+  st.truthBox.hidden = !truth || !getModel(model).paramNames.includes("beta");   // the truth drawn is β
   st.chart.hidden = pick === TABLES;
   st.tables.hidden = pick !== TABLES;
   st.numbers.hidden = pick === TABLES;

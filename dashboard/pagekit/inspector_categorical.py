@@ -9,7 +9,8 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.charts import inspector as inspector_charts
-from dashboard.ui import derive, figures
+from dashboard.pagekit import figures
+from dashboard.ui import derive
 
 #: Mitchell's new day (Machine Learning, 1997, §6.9.1): Sunny, Cool, High, Strong → No
 CLASSIC_DAY = {"Outlook": "Sunny", "Temperature": "Cool", "Humidity": "High", "Wind": "Strong"}

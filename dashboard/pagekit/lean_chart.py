@@ -5,7 +5,7 @@
 plotly.js, 4.7 MB): ~0.9 s of a fresh tab's main thread, as long as a whole one-title page takes to
 open. The lesson's player already draws with ``dashboard/static/plotly-nbem.min.js.gz`` (scatter, bar
 and heatmap only, evaluated in ~0.14 s; docs/performance.md, "Our plotly.js build"). :func:`draw` puts
-a chart of :func:`dashboard.ui.figures.show_chart` in a small components-v2 element
+a chart of :func:`dashboard.pagekit.figures.show_chart` in a small components-v2 element
 (``lean_chart.js``) that draws it with that build, when
 
 * a browser runs the page (not streamlit.testing's AppTest: tests read ``st.plotly_chart``'s spec),
@@ -24,6 +24,16 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
+import plotly.io as pio
+from streamlit import config as st_config
+from streamlit.components import v2
+
+from dashboard.charts import theme
+from dashboard.charts.player_template import PLAYER_DIR, _merge
+from dashboard.serve import modules, plotly_build
+from nblab.bundle import module_text
+
 HERE = Path(__file__).resolve().parent
 #: trace types dashboard/static/plotly-nbem.min.js.gz has (scripts/build_plotly_bundle.sh)
 TRACES = frozenset({"scatter", "bar", "heatmap"})
@@ -32,13 +42,9 @@ KWARGS = frozenset({"config", "width", "height"})
 
 
 def _register():
-    try:
-        from streamlit.components import v2
-
-        from dashboard.serve import modules  # the module once per browser when the app serves it
-        from nblab.bundle import module_text  # lean_chart.js imports the shared plotly.js loader
+    try:  # the module once per browser when the app serves it; lean_chart.js imports the plotly.js loader
         return v2.component("nbem_chart", js=modules.component_js("lean_chart",
-                                                                  module_text("dashboard/ui/lean_chart.js", HERE.parents[1])),
+                                                                  module_text("dashboard/pagekit/lean_chart.js", HERE.parents[1])),
                             isolate_styles=False)
     except Exception:  # components v2 missing or refused: st.plotly_chart draws every chart
         return None
@@ -49,21 +55,17 @@ _COMPONENT = _register()
 
 @lru_cache(maxsize=1)
 def _sources() -> dict | None:
-    from dashboard.lesson.player import plotly_sources
-    src = plotly_sources()
+    src = plotly_build.plotly_sources()
     return src if src and src.get("bundle") else None
 
 
 @lru_cache(maxsize=1)
 def _streamlit_layout() -> tuple[dict, dict]:
-    from dashboard.charts import theme
-    from dashboard.charts.player_template import PLAYER_DIR
     return (json.loads((PLAYER_DIR / "streamlit_theme.json").read_text(encoding="utf-8")), theme.TEXT_LAYOUT)
 
 
 @lru_cache(maxsize=8)
 def _template_json(text: str) -> dict:
-    from dashboard.charts.player_template import _merge
     tpl = json.loads(text)
     st_layout, text_layout = _streamlit_layout()
     tpl["layout"] = _merge(_merge(tpl.get("layout") or {}, st_layout), text_layout)
@@ -74,7 +76,6 @@ def streamlit_template(template) -> dict:
     """``template`` (a plotly template dict, a name, or None) with Streamlit's light theme and the app's text
     colours merged into its layout: what st.plotly_chart's frontend draws with. Cached per template (at
     most 8: the app uses two); the result is shared, never mutate it."""
-    import plotly.io as pio
     if template is None:
         template = pio.templates[pio.templates.default]
     if isinstance(template, str):
@@ -85,9 +86,8 @@ def streamlit_template(template) -> dict:
 
 
 def _browser() -> bool:
-    from streamlit import config  # st.get_option hides "global.*" options
-    try:
-        return not config.get_option("global.appTest")
+    try:  # streamlit.config: st.get_option hides "global.*" options
+        return not st_config.get_option("global.appTest")
     except Exception:  # pragma: no cover - an option renamed in a future Streamlit
         return True
 
@@ -111,7 +111,6 @@ def payload(spec: dict, config: dict | None = None, height: int | None = None) -
 
 
 def _plain(v):
-    import numpy as np
     if isinstance(v, np.ndarray):
         return v.tolist()
     if isinstance(v, np.generic):

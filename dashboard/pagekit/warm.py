@@ -28,10 +28,10 @@ import time
 MODULES = (
     "numpy", "scipy.sparse", "pandas", "plotly.graph_objects", "nbcore",
     "dashboard.pages", "dashboard.charts.theme", "dashboard.charts.lesson", "dashboard.data.datasets",
-    "dashboard.data.uploads", "dashboard.data.sharing", "dashboard.lesson.guided", "dashboard.lesson.metrics",
+    "dashboard.data.uploads", "dashboard.lesson.sharing", "dashboard.lesson.guided", "dashboard.lesson.metrics",
     "dashboard.lesson.session", "dashboard.lesson.specs", "dashboard.lesson.player",
-    "dashboard.lesson.panels.maths", "dashboard.ui.controls", "dashboard.ui.page_kit", "dashboard.ui.figures",
-    "dashboard.ui.lean_chart", "nblab.prepare", "nblab.lesson_run",
+    "dashboard.lesson.panels.maths", "dashboard.ui.controls", "dashboard.pagekit.page_kit", "dashboard.pagekit.figures",
+    "dashboard.pagekit.lean_chart", "nblab.prepare", "nblab.lesson_run",
 )
 #: EM steps taken on the default lesson's throw-away run
 STEPS = 3

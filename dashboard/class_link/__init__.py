@@ -1,16 +1,16 @@
 """The class link: students follow the teacher's lesson at ``/class/<cid>`` (the class-link contract).
 
 * :func:`open_class` ``(data_key, state, *, owner="") -> (cid, write_key)`` and
-  :func:`publish` ``(cid, write_key, state) -> v``: the teacher's session (dashboard/classroom/store.py);
+  :func:`publish` ``(cid, write_key, state) -> v``: the teacher's session (dashboard/class_link/store.py);
 * :func:`read` ``(cid) -> (v, state.json bytes)``: what the routes answer students with;
-* :mod:`dashboard.classroom.routes`: the Starlette routes under ``/class/`` that dashboard/server.py
+* :mod:`dashboard.class_link.routes`: the Starlette routes under ``/class/`` that dashboard/server.py
   adds to the Streamlit app (the page, its assets, the data, the state).
 
 Nothing here imports Streamlit at import time.
 """
 from __future__ import annotations
 
-from dashboard.classroom.store import (  # noqa: F401
+from dashboard.class_link.store import (  # noqa: F401
     CLASS_TTL,
     BadClassId,
     BadState,

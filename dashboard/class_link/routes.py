@@ -31,8 +31,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from dashboard.classroom import store as CS
+import nbcore
+from dashboard.class_link import store as CS
 from dashboard.data import store as S
+from dashboard.data import uploads
+from nblab import site
+from nblab.data import lab_data
+from nblab.page import _default, _finite, check_settings
 
 log = logging.getLogger(__name__)
 
@@ -136,7 +141,6 @@ def _assets() -> dict[str, tuple[bytes, bytes | None, str, str]]:
     global _ASSETS
     with _ASSETS_LOCK:
         if _ASSETS is None:
-            from nblab import site
             _ASSETS = {name: (body, _gz(body), ctype, '"' + hashlib.sha256(body).hexdigest()[:32] + '"')
                        for name, (body, ctype) in site.assets().items()}
         return _ASSETS
@@ -188,7 +192,6 @@ def build_count() -> int:
 
 
 def _shipped() -> frozenset[str]:
-    import nbcore
     return frozenset(nbcore.list_datasets())
 
 
@@ -198,7 +201,6 @@ def _meta(data: dict) -> dict:
 
 
 def _encode(data: dict) -> bytes:
-    from nblab.page import _default, _finite
     return json.dumps(_finite(data), ensure_ascii=False, separators=(",", ":"), allow_nan=False,
                       default=_default).encode("utf-8")
 
@@ -206,7 +208,6 @@ def _encode(data: dict) -> bytes:
 def _dataset_for(key: str):
     """The nbcore Dataset a key names (a shipped name, or a share id read like an upload)."""
     if key in _shipped():
-        import nbcore
         return nbcore.load_dataset(key)
     if not S.valid_id(key):
         raise DataMissing("There is no such data set.")
@@ -218,15 +219,13 @@ def _dataset_for(key: str):
         raise DataMissing("This shared data set is no longer on the server.") from e
     if hashlib.sha256(raw).hexdigest() != share.sha256:
         raise DataMissing("The stored file does not match its checksum.")
-    from dashboard.data import uploads  # the one way a user's CSV is read (imports Streamlit: lazily)
-    try:
+    try:  # the one way a user's CSV is read
         return uploads.read_upload(raw, dict(share.options))
     except ValueError as e:
         raise DataMissing("The shared file can no longer be read.") from e
 
 
 def _build(key: str) -> _Entry:
-    from nblab.data import lab_data
     with _BUILD:
         ds = _dataset_for(key)
         data = lab_data(ds)
@@ -342,7 +341,6 @@ async def state_route(request: Request) -> Response:
 def page_settings(settings, meta: dict) -> dict:
     """The teacher's settings that this page can open with: each one the shell accepts (one that it
     refuses, e.g. a data set name that is not the data's, is left out: the lab's default stands)."""
-    from nblab.page import check_settings
     out = {}
     for k, v in (settings or {}).items() if isinstance(settings, dict) else ():
         try:
@@ -353,7 +351,6 @@ def page_settings(settings, meta: dict) -> dict:
 
 
 def _page_html(cid: str, state: dict, meta: dict) -> bytes:
-    from nblab import site
     name = str(meta.get("name") or "the lesson")
     html = site.shell_html(meta, settings=page_settings(state.get("settings"), meta),
                            title=f"Class: {name} (Naive Bayes + EM Lab)",
@@ -387,7 +384,6 @@ def _page_store(key: tuple, plain: bytes, gz: bytes | None) -> tuple:
 
 
 def page_csp() -> str:
-    from nblab import site
     return site.CSP + FRAME_POLICY
 
 

@@ -1,4 +1,4 @@
-// Gives a chart drawn by dashboard/ui/figures.py:show_chart its accessible name and description.
+// Gives a chart drawn by dashboard/pagekit/figures.py:show_chart its accessible name and description.
 // The chart's container (st.container(key=...): class st-key-<box>) becomes role="figure" with the
 // chart's name as aria-label and the visible summary under the chart as aria-describedby; plotly's SVG
 // is hidden from screen readers (its words are in the name, the summary and the "Data as a table"

@@ -33,6 +33,8 @@ import time
 from collections import OrderedDict
 from typing import Any, Mapping
 
+import streamlit as st
+
 from dashboard.data import store as S
 
 __all__ = [
@@ -222,7 +224,6 @@ OPEN_PAUSE = 3.0
 def _secrets() -> dict:
     """The ``[nblab]`` table of Streamlit's secrets, when Streamlit is there and has one."""
     try:
-        import streamlit as st
         sec = st.secrets.get("nblab", {})
         return dict(sec) if sec else {}
     except Exception:

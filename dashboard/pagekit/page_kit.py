@@ -16,10 +16,12 @@ import streamlit as st
 
 from dashboard import pages
 from dashboard.charts import theme
-from dashboard.data import datasets, sharing
+from dashboard.data import datasets
 from dashboard.lesson import guided as lessons
+from dashboard.lesson import sharing
 from dashboard.ui import controls, state, url_table, urlguard
 from nbcore import hide_labels
+from nbcore.data import DEFAULT_PIPELINES
 from nblab import prepare as lesson_prepare
 
 QP = controls.QP
@@ -181,7 +183,6 @@ def dataset_options(models: tuple[str, ...] = ("bernoulli", "multinomial")) -> l
 
 def text_dataset_options() -> list[str]:
     """Shipped text corpora, and this session's upload or shared set when it is text."""
-    from nbcore.data import DEFAULT_PIPELINES  # the shipped sets built from raw text
     names, _ = datasets.dataset_names()
     out = [n for n in names if n in DEFAULT_PIPELINES]
     for name, key in ((controls.UPLOAD, state.UPLOAD_DS), (controls.SHARED, state.SHARED_DS)):
@@ -280,7 +281,6 @@ def prepare(dataset: str, model: str, hidden_pct: int, seed: int):
     cfg = controls.DataConfig(dataset=dataset, model=model, hidden_pct=int(hidden_pct), init="labeled", seed=int(seed),
                               unlabeled_weight=1.0, max_iter=100, tol=1e-6)
     try:
-        from dashboard.data import datasets  # the process's shared copies, and this session's upload
 
         return lesson_prepare.prepare(cfg, datasets.get_dataset)
     except ValueError as e:

@@ -1,5 +1,5 @@
 // @ts-check
-// A chart of dashboard/ui/figures.py:show_chart, drawn in the browser with the app's own plotly.js build
+// A chart of dashboard/pagekit/figures.py:show_chart, drawn in the browser with the app's own plotly.js build
 // (dashboard/static/plotly-nbem.min.js.gz: scatter, bar and heatmap; 1.2 MB, evaluated in ~0.14 s) instead
 // of st.plotly_chart's 4.7 MB chunk (~0.9 s of a fresh tab's main thread). The lesson player loads the
 // same build through the same loader (nblab/js/plotly_loader.js: once per page, whichever asks first). When

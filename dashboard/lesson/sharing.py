@@ -26,20 +26,26 @@ Store failures are logged by dashboard/store with their details; users see a sho
 """
 from __future__ import annotations
 
+import hashlib
+import hmac
 import ipaddress
 import json
 import logging
+import os
 import sys
 import threading
 import time
 from urllib.parse import urlencode
 
+import numpy as np
+import scipy.sparse as sp
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from dashboard import serve
 from dashboard.data import store as S
+from dashboard.data import uploads
 from dashboard.lesson import session
-from dashboard.serve import offload
+from dashboard.serve import heavy_work, offload
 from dashboard.ui import controls, state
 
 log = logging.getLogger(__name__)
@@ -110,7 +116,6 @@ def share_key() -> str | None:
     """The share key the operator set (NBLAB_SHARE_KEY, else ``share_key`` in the [nblab] secrets):
     with one, only whoever types it may share (a teacher), whatever their network address; None:
     anyone may share, within the per-address quotas."""
-    import os
 
     key = os.environ.get("NBLAB_SHARE_KEY") or _secrets().get("share_key")
     return str(key) if key else None
@@ -126,7 +131,6 @@ def limits_text() -> str:
 # ---- reading a share (once per process) ------------------------------------------------------
 
 def _read_like_upload(data: bytes, options: dict):
-    from dashboard.data import uploads
     return uploads.read_upload(data, options)
 
 
@@ -136,8 +140,6 @@ def _freeze(ds):
     (explicit zeros removed, as nbcore does to an upload) but stays writeable: nbcore's Bernoulli
     ``prepare`` calls ``X.eliminate_zeros()`` on its input, which on a clean matrix rewrites
     nothing but needs writeable arrays."""
-    import numpy as np
-    import scipy.sparse as sp
 
     for arr in (ds.X, ds.y, getattr(ds, "y_true", None)):
         if isinstance(arr, np.ndarray):
@@ -150,14 +152,13 @@ def _freeze(ds):
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _parsed(share_id: str, sha256: str, options_json: str):
     """(Dataset, None) or (None, message): the stored file read like an upload, once per process."""
-    import hashlib
 
     data = get_store().read(share_id)
     if hashlib.sha256(data).hexdigest() != sha256:
         return None, "The stored file does not match its checksum; it was not loaded. Ask for a new link."
     t0 = time.perf_counter()
     try:
-        with serve.heavy(notice=False):   # parsing: one of the server's heavy-work slots (no element here:
+        with heavy_work.heavy(notice=False):   # parsing: one of the server's heavy-work slots (no element here:
             # Streamlit replays a cached function's elements)
             ds = offload.run(_read_like_upload, data, json.loads(options_json))   # in a worker process
     except ValueError as e:
@@ -187,7 +188,6 @@ def load(share_id: str):
 
 def _session_owner() -> str:
     try:
-        from streamlit.runtime.scriptrunner import get_script_run_ctx
         ctx = get_script_run_ctx()
         return ctx.session_id if ctx else "anonymous"
     except Exception:
@@ -409,7 +409,6 @@ def _on_share() -> None:
         options.update(text_read_options(cfg.text))
     key = share_key()
     if key is not None:
-        import hmac
         typed = str(st.session_state.get(K_SHARE_KEY) or "")
         if not hmac.compare_digest(typed.encode(), key.encode()):
             state.put(state.SHARE_ERROR, "Could not share this file: sharing on this server needs its share key "
@@ -436,7 +435,6 @@ def _on_share() -> None:
 def share_panel() -> None:
     """Under the uploader: "Share this data set" for an upload not shared yet; after sharing,
     the class link and the one-time delete link (shown to the sharer's session only)."""
-    import hashlib
 
     receipt = state.get(state.SHARE_RECEIPT)
     data = state.get(state.UPLOAD_BYTES)
