@@ -18,6 +18,7 @@ import hashlib
 import json
 
 import streamlit as st
+from streamlit.components import v2
 
 from dashboard.lesson.session import lesson
 from dashboard.serve import modules, plotly_build
@@ -47,9 +48,8 @@ def _css() -> str:
 
 def _register():
     try:
-        from streamlit.components import v2
         return v2.component("nblab_lesson", css=_css(), js=modules.component_js("lesson", JS), isolate_styles=False)
-    except Exception:  # components v2 missing or refused: the lesson's Streamlit view instead
+    except Exception:  # refused by this Streamlit: the lesson's Streamlit view instead
         return None
 
 
