@@ -14,7 +14,7 @@ export function mountFollow(G) {
   const F = new Follow.Follower(Follow.interval(cfg.follow));
   let stateUrl;
   try { stateUrl = new URL(String(cfg.follow.state), document.baseURI).href; } catch (e) { return; }
-  const S = { G, F, stateUrl, dataKey: Follow.dataKeyOf(cfg.dataUrl), timer: null, inflight: false, stopped: false, note: null, etag: null };
+  const S = { G, F, stateUrl, dataUrl: cfg.dataUrl, dataKey: Follow.dataKeyOf(cfg.dataUrl), timer: null, inflight: false, stopped: false, note: null, missing: null };
   S.text = el("p", { class: "lab-follow-text", role: "status", "aria-live": "polite", "aria-atomic": "true", tabindex: "-1" });
   S.back = el("button", { type: "button", class: "lab-btn lab-follow-back", text: "Back to the teacher", hidden: true,
     onclick: () => rejoin(S) });
@@ -38,7 +38,8 @@ export function mountFollow(G) {
 function expose(S) {
   const F = S.F;
   S.G.follow = { following: F.following, teacher: F.teacher, polls: F.polls, applied: F.applied,
-    mode: F.bar().mode, ended: F.ended, error: F.error };
+    mode: F.bar().mode, ended: F.ended, error: F.error, away: !!(F.teacher && F.teacher.away), etag: F.etag,
+    note: S.note };
 }
 
 function schedule(S, ms) {
@@ -52,15 +53,14 @@ function schedule(S, ms) {
 /** The teacher's state as follow.js reads it: { status, body } (status 0: no answer; invalid: not JSON). */
 async function fetchState(S) {
   try {
-    // "no-cache": the browser revalidates; the page also sends the state's last ETag itself (a browser that
-    // did not keep the answer in its cache still gets a 304, with no body, when nothing changed)
+    // "no-cache": the browser revalidates; the page also sends the ETag of the last state that validated
+    // (the follower keeps no other: a 304 to an answer it refused would look like a good state)
     const headers = { Accept: "application/json" };
-    if (S.etag) headers["If-None-Match"] = S.etag;
+    if (S.F.etag) headers["If-None-Match"] = S.F.etag;
     const r = await fetch(S.stateUrl, { cache: "no-cache", credentials: "same-origin", headers });
     if (r.status !== 200) return { status: r.status };
-    const tag = r.headers.get("ETag");
-    S.etag = tag && tag.length <= 100 && /^(W\/)?"[\x21\x23-\x7e]*"$/.test(tag) ? tag : null;
-    try { return { status: 200, body: JSON.parse(await r.text()) }; } catch (e) { return { status: 200, invalid: true }; }
+    const etag = r.headers.get("ETag");
+    try { return { status: 200, etag, body: JSON.parse(await r.text()) }; } catch (e) { return { status: 200, invalid: true }; }
   } catch (e) {
     return { status: 0 };
   }
@@ -75,6 +75,7 @@ async function poll(S) {
   if (S.stopped) return;
   const out = S.F.onPoll(res, S.G.table);
   if (out.apply) applyTeacher(S, out.apply);
+  else if (S.missing && S.F.following && S.F.teacher && S.F.teacher.v !== S.F.applied) applyTeacher(S, S.F.teacher);
   if (out.delay === null) S.stopped = true;
   drawBar(S);
   schedule(S, out.delay);
@@ -195,28 +196,55 @@ function rewindTo(G, t) {
 }
 
 // the teacher moved to another data set: the server serves the page for it (once; a page that still
-// holds other data after that says so instead of reloading again)
+// holds other data after that says so instead of reloading again). The page reloads only once the server
+// answers for that data: a data set it cannot serve (gone, unreadable, the store down) leaves this working
+// lab as it is, said in the bar, and is asked about again on a later poll.
 function reloadFor(S, st) {
   const key = "nblab-follow-reload", mark = `${S.stateUrl}|${st.data}`;
-  let again = true;
-  try {
-    const last = JSON.parse(sessionStorage.getItem(key) || "null");
-    again = !(last && last.mark === mark && Date.now() - last.at < 60000);
-    if (again) sessionStorage.setItem(key, JSON.stringify({ mark, at: Date.now() }));
-  } catch (e) {
-    again = false;
-  }
-  if (again && S.F.following) { S.stopped = true; location.reload(); return; }
-  S.note = S.F.following ? "The teacher moved to another data set: reload this page to follow." : null;
-  S.F.done(st);
+  if (!S.F.following) { S.note = null; S.F.done(st); return; }
+  if (S.missing && S.missing.key === st.data && Date.now() - S.missing.at < MISSING_RECHECK_MS) return;
+  if (S.checking) return;
+  const url = Follow.dataUrlFor(S.dataUrl, st.data);
+  if (!url) { S.note = MISSING_NOTE; S.missing = { key: st.data, at: Date.now() }; drawBar(S); return; }
+  S.checking = true;
+  let href;
+  try { href = new URL(url, document.baseURI).href; } catch (e) { href = null; }
+  const asked = href ? fetch(href, { method: "HEAD", credentials: "same-origin" }).then((r) => r.ok, () => false) : Promise.resolve(false);
+  asked.then((ok) => {
+    S.checking = false;
+    if (S.stopped || !S.F.following || !S.F.teacher || S.F.teacher.data !== st.data) return;
+    if (!ok) {
+      S.missing = { key: st.data, at: Date.now() };
+      S.note = MISSING_NOTE;
+      drawBar(S);
+      return;
+    }
+    S.missing = null;
+    let again = true;
+    try {
+      const last = JSON.parse(sessionStorage.getItem(key) || "null");
+      again = !(last && last.mark === mark && Date.now() - last.at < 60000);
+      if (again) sessionStorage.setItem(key, JSON.stringify({ mark, at: Date.now() }));
+    } catch (e) {
+      again = false;
+    }
+    if (again) { S.stopped = true; location.reload(); return; }
+    S.note = "The teacher moved to another data set: reload this page to follow.";
+    S.F.done(st);
+    drawBar(S);
+  });
 }
+
+const MISSING_RECHECK_MS = 30000;
+const MISSING_NOTE = "The teacher moved to a data set this server cannot give this page right now: the lab keeps "
+  + "working here with the data it has (asked again in a while).";
 
 function drawBar(S) {
   const F = S.F, b = F.bar();
   const words = S.note && b.mode === "following" ? S.note : b.text;
   if (S.text.textContent !== words) S.text.textContent = words;
   S.bar.dataset.mode = b.mode;
-  S.bar.dataset.trouble = F.error ? "true" : "false";
+  S.bar.dataset.trouble = F.error || (F.teacher && F.teacher.away) || S.note ? "true" : "false";
   S.back.hidden = !b.button;
   expose(S);
 }
