@@ -17,7 +17,7 @@
 import * as State from "./state.js";
 import { Lab } from "./lab.js";
 import { mountCharts } from "./charts.js";
-import { el } from "./dom.js";
+import { el, cleanData } from "./dom.js";
 import { fromGzipBase64 } from "./plotly_loader.js";
 import { buildSkeleton } from "./page_skeleton.js";
 import { mountPageControls, wireEvents } from "./page_actions.js";
@@ -52,8 +52,8 @@ const mark = (G, k) => { G.marks[k] = performance.now() - G.t0; };
 function pageState(root, opts) {
   const read = (id) => JSON.parse(document.getElementById(id).textContent);
   const t0 = performance.now();
-  const data = opts.data || read("nblab-data");
-  const cfg = opts.cfg || read("nblab-config");
+  const data = cleanData(opts.data || read("nblab-data"));   // its strings without bidi controls (dom.js)
+  const cfg = cleanData(opts.cfg || read("nblab-config"));
   const useHash = opts.hash !== false;
   const table = State.schema(cfg);
   const parsed = State.parseFragment(useHash ? location.hash : "", table);
