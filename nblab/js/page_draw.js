@@ -30,7 +30,7 @@ export function render(G, force) {
 
 function draw(G, force) {
   const now0 = performance.now();
-  const lab = G.lab, t = lab.t, moving = G.playing || G.dragging || G.converging;
+  const lab = G.lab, t = lab.t, moving = G.playing || G.dragging || G.converging || !!G.job;
   G.frames++;
   G.controls.sync(lab, G.dragging);
   // the run's charts: redrawn when the run changed, else only the iteration line moves

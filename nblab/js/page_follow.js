@@ -7,6 +7,7 @@ import * as Follow from "./follow.js";
 import { el } from "./dom.js";
 import { change, pause } from "./page_actions.js";
 import { render } from "./page_draw.js";
+import { runJob } from "./page_catchup.js";
 
 /** Start following the teacher: the bar on top of the page, then a poll of the state every interval. */
 export function mountFollow(G) {
@@ -162,15 +163,32 @@ function replay(G, st) {
     : `Recomputed the teacher's run to iteration ${lab.latest} with λ = ${State.fmtLam(lams[0][1])}.` };
 }
 
-// iteration t of the teacher's run (computed up to t if needed), then the E-step half if the teacher did it
+// iteration t of the teacher's run (computed up to t if needed, a slice at a time when that is long: the page
+// works meanwhile, page_catchup.js), then the E-step half if the teacher did it
 function goTo(G, t, half) {
   if (G.playing) pause(G);
   G.converging = false;
   const lab = G.lab;
   if (lab.latest < t) {
     if (lab.half === "e") lab.mStep();
-    while (lab.latest < t && !lab.done) if (!lab.compute()) break;
+    const said = lab.notice;
+    runJob(G, { target: t, label: "where the teacher is",
+      step: (ms) => lab.computeTo(t, ms),
+      onDone: (stopped) => {
+        if (said && !lab.notice) lab.notice = said;
+        if (stopped) { lab.show(lab.latest); G.settings.t = lab.t; return; }
+        const was = G.page.applying;
+        G.page.applying = true;   // the page's own move, not the student's
+        try { arrive(G, t, half); } finally { G.page.applying = was; }
+      } });
+    return;
   }
+  arrive(G, t, half);
+}
+
+// the teacher's iteration t, computed: show it (with the E-step half when the teacher did it)
+function arrive(G, t, half) {
+  const lab = G.lab;
   const at = Math.min(t, lab.latest);
   if (half === "e" && at === t && !(lab.latest === t && lab.half === "e")) {
     if (lab.latest > t) rewindTo(G, t);
