@@ -3,15 +3,13 @@ the class reads back from the store (as the class routes answer a student)."""
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 
 def server_teacher_key() -> str:
-    """The key this server made for its teachers (no share key set), as its terminal shows it: the store's
-    folder is the test's NBLAB_STORE_DIR."""
+    """The key a server started with this process's environment made for its teachers (no share key set),
+    as its terminal shows it: the file in the store's folder (NBLAB_STORE_DIR, else the default)."""
     from dashboard.classroom import teacher_key
-    return teacher_key.own_key(Path(os.environ["NBLAB_STORE_DIR"]), say=lambda _: None)
+    return teacher_key.own_key(teacher_key.key_dir(), say=lambda _: None)
 
 
 def open_class(at, key: str | None = None):
