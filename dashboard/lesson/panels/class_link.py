@@ -224,11 +224,11 @@ def _try_publish(cls: dict, text: str) -> str | None:
         _drop_from_url()
         return f"The class is no longer on the server, so it stopped following: {e}"
     except ShareError as e:   # a class error, or the store cannot answer now: tried again
-        state.put(state.CLASS_OPEN, {**cls, "pending": text})
+        state.put(state.CLASS_OPEN, {**cls, "pending": text, "failed_at": time.monotonic()})
         return str(e)
     now = json.loads(text)
     state.put(state.CLASS_OPEN, {**cls, "sent": text, "v": v, "data": now["data"], "class_t": now.get("t"),
-                                 "pending": None, "touched": time.monotonic()})
+                                 "pending": None, "failed_at": None, "touched": time.monotonic()})
     return None
 
 
@@ -248,6 +248,13 @@ def publish() -> None:
         if cls.get("pending"):
             state.put(state.CLASS_OPEN, {**cls, "pending": None})
         state.put(state.CLASS_TROUBLE, None)
+        return
+    if cls.get("pending") and time.monotonic() - float(cls.get("failed_at") or 0.0) < RETRY_S:
+        # the store failed a moment ago (frozen, locked): the Step is not held up by another try; the retry
+        # fragment publishes this newest state on its next tick
+        state.put(state.CLASS_OPEN, {**cls, "pending": text})
+        st.session_state["class_retry_fresh"] = True
+        _retry_panel()
         return
     err = _try_publish(cls, text)
     state.put(state.CLASS_TROUBLE, err)
