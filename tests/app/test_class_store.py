@@ -175,6 +175,26 @@ def test_quota_per_owner(store, monkeypatch):
     C.open_class("toy_spam", {}, owner="address:10.0.0.1", store=store)
 
 
+def test_one_address_cannot_use_up_the_stores_hourly_classes(store, monkeypatch):
+    """Refused opens cost nothing, and one address's quota is a small share of the store's: the store's hourly
+    budget needs many addresses (each a teacher with the teacher key) to run out."""
+    assert CS.STORE_CLASSES_PER_HOUR >= 30 * CS.CLASSES_PER_HOUR
+    monkeypatch.setattr(CS, "CLASSES_PER_HOUR", 3)
+    monkeypatch.setattr(CS, "STORE_CLASSES_PER_HOUR", 6)
+    refused = 0
+    for _ in range(20):     # one address, over and over
+        try:
+            C.open_class("toy_spam", {}, owner="key:address:10.0.0.9", store=store)
+        except C.TooManyClasses as e:
+            refused += 1
+            assert "from this computer" in str(e)
+    assert refused == 17
+    for _ in range(3):      # the store still has room for another teacher's classes
+        C.open_class("toy_spam", {}, owner="key:address:10.0.0.10", store=store)
+    with pytest.raises(C.TooManyClasses, match="as many classes as it may"):
+        C.open_class("toy_spam", {}, owner="key:address:10.0.0.11", store=store)
+
+
 class CacheClock:
     """The class cache's clock: store.py reads ``time.monotonic()`` for READ_TTL; this one stands still
     until the test moves it (every other ``time`` function is the real one)."""
