@@ -112,21 +112,21 @@ function applyTeacher(S, st) {
   // comes back from exploring): replay the teacher's run, λ change by λ change, before showing t
   const lams = st.lams;
   if (lams && p.rebuild.length === 0 && lamsDiffer(lab, st)) {
-    asTeacher(G, () => {
-      replay(G, st);
-      goTo(G, p.t, p.half);
-    });
+    asTeacher(G, () => replay(G, st, () => goTo(G, p.t, p.half)));
     S.F.done(st);
     return;
   }
   if (!p.same) {
     asTeacher(G, () => {
       if (Object.keys(p.patch).length) change(G, p.patch, "teacher");
-      if (lams && lamsDiffer(G.lab, st)) replay(G, st);
       // what the change did ("new run", "continues") stays said while the page computes up to t
-      const said = G.lab.notice;
-      goTo(G, p.t, p.half);
-      if (said && !G.lab.notice) G.lab.notice = said;
+      const then = () => {
+        const said = G.lab.notice;
+        goTo(G, p.t, p.half);
+        if (said && !G.lab.notice) G.lab.notice = said;
+      };
+      if (lams && lamsDiffer(G.lab, st)) replay(G, st, then);
+      else then();
     });
   }
   S.F.done(st);
@@ -135,8 +135,9 @@ function applyTeacher(S, st) {
 // The teacher's run rebuilt here from its λ history: from the first iteration whose λ differs (a new run at
 // the first λ when it is θ_0), forward to t with each λ from where the teacher set it, then the λ the
 // teacher's next steps use. Each λ change is the lab's own "continue with λ" (withSmoothing), as on the
-// teacher's page, so the numbers are the teacher's.
-function replay(G, st) {
+// teacher's page, so the numbers are the teacher's. The way to t goes a slice at a time (page_catchup.js);
+// `then` runs once there (not when the student stops it).
+function replay(G, st, then) {
   const lab = G.lab, lams = st.lams;
   const m = Follow.firstMismatch((i) => lab.run.history[i].lam, lab.latest, lams, st.t);
   const setLam = (lam) => {
@@ -149,11 +150,27 @@ function replay(G, st) {
     rewindTo(G, m - 1);
     lab.half = null;
   }
-  while (lab.latest < st.t && !lab.run.done) {
-    const want = Follow.lamAt(lams, lab.latest + 1);
-    if (lab.settings.lam !== want) setLam(want);
-    if (!lab.compute()) break;
-  }
+  const step = (budgetMs) => {
+    const t0 = performance.now();
+    while (lab.latest < st.t && !lab.run.done) {
+      const want = Follow.lamAt(lams, lab.latest + 1);
+      if (lab.settings.lam !== want) setLam(want);
+      if (!lab.compute()) return true;
+      if (performance.now() - t0 >= budgetMs) return lab.latest >= st.t || lab.run.done;
+    }
+    return true;
+  };
+  runJob(G, { target: st.t, label: "replaying the teacher's λ changes", step, onDone: (stopped) => {
+    if (stopped) { lab.show(lab.latest); G.settings.t = lab.t; return; }
+    const was = G.page.applying;
+    G.page.applying = true;
+    try { replayed(G, st); then(); } finally { G.page.applying = was; }
+  } });
+}
+
+// the teacher's run replayed up to t: the λ the teacher's next steps use, and what the page did
+function replayed(G, st) {
+  const lab = G.lab, lams = st.lams;
   const next = Object.prototype.hasOwnProperty.call(st.settings, "lam") ? st.settings.lam : Follow.lamAt(lams, st.t);
   if (lab.settings.lam !== next) lab.continueWith(Object.assign({}, lab.settings, { lam: next }), ["lam"]);
   G.settings = Object.assign({}, G.settings, { lam: lab.settings.lam });

@@ -86,3 +86,36 @@ def test_left_alone_it_ends_on_the_run_computed_in_one_go(browser, big_page):
     assert o.page.locator(".lab-progress").is_hidden()
     assert o.errors == [], o.errors
     o.page.close()
+
+
+def test_a_class_page_far_behind_the_teacher_is_usable_and_catches_up(browser, tmp_path):
+    """A student joins a class whose teacher is at iteration 12 of the large upload: the class page is drawn,
+    follows and takes clicks while it computes its way there, then shows the teacher's iteration."""
+    from test_lab_follow import ClassServer, _write_class
+
+    cid = "bigHHHHHHHHHHHHH"
+    data = long_link_data()
+    _write_class(tmp_path, cid, data, key="bigupload")
+    server = ClassServer(tmp_path)
+    try:
+        settings = {"model": "bernoulli", "hidden": 100, "lam": 0.0, "init": "random", "seed": 2, "max_iter": 1000,
+                    "tol": 1e-8}
+        server.publish(cid, 12, settings=settings, data="bigupload")
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(f"{server.url}class/{cid}")
+        page.wait_for_function("() => !!(window.__nblab && window.__nblab.usableAt && window.__nblab.follow"
+                               " && window.__nblab.follow.applied >= 1 && window.__nblab.job)", timeout=120_000)
+        o = Opened(page, [], errors, [])
+        assert "where the teacher is" in page.locator(".lab-progress").inner_text()
+        assert o.ev("() => __nblab.follow.following") is True
+        page.wait_for_function("() => __nblab.ready === true && !__nblab.job", timeout=180_000)
+        o.settle()
+        assert o.t == 12 and o.latest == 12
+        assert page.locator(".lab-follow-text").inner_text() == "Following the teacher — iteration 12"
+        assert page.locator(".lab-progress").is_hidden()
+        assert errors == [], errors
+        page.close()
+    finally:
+        server.stop()
