@@ -213,3 +213,81 @@ def test_a_failed_publish_is_said_next_to_the_controls_and_the_class_gets_the_st
     st = class_state(cls["cid"])
     assert st["t"] == 2, st
     assert not any("did not get" in w.value for w in at.main.warning)
+
+
+# ---- each message of the class panel ------------------------------------------------------------------------------
+
+def test_a_teacher_key_in_the_address_that_is_none_is_said_and_dropped():
+    at = new_app({**QUERY, "teacher": "<b>not a key</b>"})
+    assert leading(at) is None
+    assert any("The teacher key in this page's address is not one" in e.value for e in at.sidebar.error)
+    assert "teacher" not in address(at)
+
+
+def test_a_store_that_cannot_answer_keeps_the_key_and_takes_the_class_back_on_a_later_run(monkeypatch):
+    from dashboard import classroom
+    from dashboard.data.store import StoreUnavailable
+    at = new_app()
+    open_class(at)
+    cls = leading(at)
+    url = address(at)
+    real = classroom.claim
+
+    def busy(*a, **kw):
+        raise StoreUnavailable("The shared store is busy right now.")
+    monkeypatch.setattr(classroom, "claim", busy)
+    again = new_app(url)
+    assert leading(again) is None
+    assert any("Could not take your class back yet" in e.value and "busy" in e.value for e in again.sidebar.error)
+    assert address(again)["teacher"] == url["teacher"]      # kept: the class may well be there
+    # pasted on another computer while the store is still busy: said, nothing lost
+    other = new_app()
+    other.text_input(key="class_claim_typed").input(url["teacher"])
+    other.button(key="class_claim_btn").click()
+    run(other)
+    assert leading(other) is None
+    assert any("Could not take the class back yet" in e.value for e in other.sidebar.error)
+    monkeypatch.setattr(classroom, "claim", real)
+    run(again)                                              # the store answers: the next run takes it back
+    assert leading(again)["cid"] == cls["cid"]
+    assert not again.sidebar.error
+
+
+def test_a_class_gone_from_the_server_is_said_where_the_teacher_looks_and_is_let_go():
+    from dashboard.classroom import store as CS
+    at = new_app()
+    open_class(at)
+    cls = leading(at)
+    with CS.get_store()._tx(write=True) as db:
+        db.execute("DELETE FROM nblab_classes WHERE id = ?", (cls["cid"],))
+    step(at)
+    assert leading(at) is None
+    assert any("no longer on the server, so it stopped following" in w.value for w in at.main.warning)
+    run(at)     # the sidebar (drawn before the lesson's part on each run) says it from the next run on
+    assert any("no longer on the server" in e.value for e in at.sidebar.error)
+    assert "teacher" not in address(at)
+    assert [b for b in at.sidebar.button if b.key == "class_open_btn"]
+
+
+def test_the_heartbeat_finds_the_class_gone():
+    from dashboard.classroom import store as CS
+    from dashboard.ui import state
+    at = new_app()
+    open_class(at)
+    cls = leading(at)
+    with CS.get_store()._tx(write=True) as db:
+        db.execute("DELETE FROM nblab_classes WHERE id = ?", (cls["cid"],))
+    at.session_state[state.CLASS_OPEN] = {**cls, "touched": time.monotonic() - CS.HEARTBEAT - 1}
+    run(at)
+    assert leading(at) is None
+    assert any("The class is no longer on the server" in e.value for e in at.sidebar.error)
+
+
+def test_a_server_that_cannot_keep_its_teacher_key_says_so(tmp_path):
+    import os
+    from pathlib import Path
+    (Path(os.environ["NBLAB_STORE_DIR"]) / "teacher_key").mkdir(parents=True)   # in the way of the key's file
+    at = new_app()
+    open_class(at, key="anything")
+    assert leading(at) is None
+    assert any("cannot keep its teacher key" in e.value and "NBLAB_SHARE_KEY" in e.value for e in at.sidebar.error)

@@ -222,7 +222,9 @@ def _try_publish(cls: dict, text: str) -> str | None:
     except (classroom.ClassNotFound, classroom.ClassGone, classroom.WrongKey) as e:
         state.put(state.CLASS_OPEN, None)
         _drop_from_url()
-        return f"The class is no longer on the server, so it stopped following: {e}"
+        msg = f"The class is no longer on the server, so it stopped following: {e}"
+        state.put(state.CLASS_ERROR, msg)    # the sidebar says it too, next to "Open for the class"
+        return msg
     except ShareError as e:   # a class error, or the store cannot answer now: tried again
         state.put(state.CLASS_OPEN, {**cls, "pending": text, "failed_at": time.monotonic()})
         return str(e)
