@@ -14,6 +14,8 @@ import { progressOf } from "./lab.js";
 export const SLICE_MS = 40;
 //: ms the first slice may take before the page is drawn with a progress bar
 export const FIRST_MS = 120;
+//: ms between two redraws of the page while a job goes on
+export const REDRAW_MS = 1000;
 
 /**
  * Run `step` until it says it is done, a slice at a time. Returns true when it finished in the first slice
@@ -38,7 +40,10 @@ export function runJob(G, job) {
     if (G.job !== me) return;
     if (fin) { end(G, me, false); return; }
     show(G, me);
-    render(G);
+    // the progress moves every slice; the page's numbers and charts at most every REDRAW_MS (drawing them
+    // costs more than an iteration of a small set: redrawn each slice, the whole way would take several times longer)
+    const at = performance.now();
+    if (at - (me.drawnAt || 0) >= REDRAW_MS) { me.drawnAt = at; render(G); }
     setTimeout(chunk, 0);
   };
   setTimeout(chunk, 0);

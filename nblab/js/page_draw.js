@@ -38,7 +38,8 @@ function draw(G, force) {
   let charts = null;
   // Play and Run to convergence add iterations faster than three charts can be laid out: the charts
   // follow at most every CHART_MS then (the status, the numbers and the slider at every step)
-  const chartsDue = force || !moving || performance.now() - G.chartsAt >= CHART_MS;
+  // a long computation (page_catchup.js) redraws them once at its end: meanwhile they would cost it more than its EM
+  const chartsDue = !G.job && (force || !moving || performance.now() - G.chartsAt >= CHART_MS);
   if (G.Plotly && (key !== G.drawnKey || force) && chartsDue) {
     G.chartsAt = performance.now();
     G.drawnKey = key;
@@ -47,7 +48,9 @@ function draw(G, force) {
   drawNumbers(G, lab, t);
   drawNotices(G, lab);
   const now = performance.now();
-  if (!moving || force || now - G.panelsAt >= PANEL_MS) {
+  // the panels below wait for a long computation's end (page_catchup.js): drawn meanwhile, they would take
+  // more of the page's time than the computation itself
+  if ((!moving || force || now - G.panelsAt >= PANEL_MS) && !G.job) {
     G.panelsAt = now;
     // the charts first: the panels below follow once they are drawn, in a task of their own
     if (charts) charts.then(() => setTimeout(() => drawPanels(G), 0));
