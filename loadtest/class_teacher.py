@@ -262,14 +262,21 @@ class StreamlitTeacher:
         return await self._open_class()
 
     async def _type_share_key(self) -> None:
-        """On a server with a share key opening a class is for teachers, who type it above the button."""
+        """Opening a class is for teachers, who type the teacher key above the button: the server's share key,
+        else the key a server without one keeps in its store's folder (the one this machine's server uses)."""
+        from dashboard.class_link import teacher_key
         from dashboard.lesson.panels.class_link import K_KEY
 
         if self.s.widget(K_KEY) is None:
             return
         key = self.env.get("NBLAB_SHARE_KEY") or os.environ.get("NBLAB_SHARE_KEY")
         if not key:
-            raise RuntimeError("the server asks for its share key and the load test does not know it "
+            try:
+                key = teacher_key.own_key(teacher_key.key_dir({**os.environ, **self.env}), say=lambda _: None)
+            except OSError:
+                key = None
+        if not key:
+            raise RuntimeError("the server asks for its teacher key and the load test does not know it "
                                "(give --deploy-state DIR with its share_key, or NBLAB_SHARE_KEY)")
         r = await self.s.set_value(K_KEY, key)
         if not r.ok:

@@ -14,6 +14,7 @@ The notation follows the course notes (the notes): α is the class prior (K,),
 
 __version__ = "0.1.0"
 
+from ._csv import strip_bidi
 from ._validation import ImpossibleDocumentWarning
 from .align import align_clusters, aligned_accuracy, confusion
 from .data import DataError, Dataset, hide_labels, list_datasets, load_dataset, read_csv, sample
@@ -69,6 +70,7 @@ __all__ = [
     "load_dataset",
     "read_csv",
     "sample",
+    "strip_bidi",
 ]
 
 _ESTIMATORS = ("BernoulliNB", "MultinomialNB", "CategoricalNB", "GaussianNB", "SemiSupervisedNB")

@@ -224,17 +224,20 @@ def lab_data(dataset, *, texts: bool = True) -> dict:
         model_options[m] = _options(get_model(m).suggested_options(ds.for_model(m)))
     y = np.asarray(ds.y, dtype=np.int64)
     y_true = getattr(ds, "y_true", None)
+    # text for people (names, documents) without bidi controls, whoever made the Dataset (a user's arrays in a
+    # notebook too): shown on the page, it could not reorder what follows it
+    clean = nbcore.strip_bidi
     out = {
         "format": FORMAT,
-        "name": ds.name,
-        "description": ds.description or "",
+        "name": clean(ds.name) if isinstance(ds.name, str) else ds.name,
+        "description": clean(ds.description or ""),
         "card": getattr(ds, "card", None),
         "kind": ds.kind,
         "models": models,
         "modelInputs": model_inputs,
         "modelOptions": model_options,
-        "classNames": [str(c) for c in ds.class_names],
-        "featureNames": [str(f) for f in ds.feature_names],
+        "classNames": [clean(str(c)) for c in ds.class_names],
+        "featureNames": [clean(str(f)) for f in ds.feature_names],
         "n": int(ds.X.shape[0]), "v": int(ds.X.shape[1]), "k": int(ds.n_classes),
         "y": encode_array(_smallest_int(y)),
         "yTrue": None if y_true is None else encode_array(_smallest_int(np.asarray(y_true, dtype=np.int64))),
@@ -242,7 +245,7 @@ def lab_data(dataset, *, texts: bool = True) -> dict:
         "text": _text(ds),
         "imageShape": list(ds.image_shape) if getattr(ds, "image_shape", None) else None,
         "truth": _truth(ds),
-        "texts": [str(t) for t in ds.texts] if texts and getattr(ds, "texts", None) is not None else None,
+        "texts": [clean(str(t)) for t in ds.texts] if texts and getattr(ds, "texts", None) is not None else None,
     }
     return out
 

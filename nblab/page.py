@@ -29,6 +29,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import nbcore
 from nblab import bundle
 from nblab import defaults as D
 
@@ -220,7 +221,7 @@ def page_config(lab_data: dict, settings: dict | None = None, title: str | None 
     base.update(dataset=name, model=_models(lab_data)[0])
     base.update(check_settings(settings, lab_data))
     return {
-        "title": title or f"Naive Bayes + EM lab: {name}",
+        "title": nbcore.strip_bidi(title or f"Naive Bayes + EM lab: {name}"),
         "defaults": base,
         "lambdas": list(D.LAMBDAS), "tols": list(D.TOLS), "inits": list(D.INITS),
         "initLabels": dict(D.INIT_LABELS), "seedMax": D.SEED_MAX, "maxIterMax": D.MAX_ITER_MAX,

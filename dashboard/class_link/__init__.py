@@ -2,6 +2,8 @@
 
 * :func:`open_class` ``(data_key, state, *, owner="") -> (cid, write_key)`` and
   :func:`publish` ``(cid, write_key, state) -> v``: the teacher's session (dashboard/class_link/store.py);
+* :func:`claim` ``(cid, write_key) -> (v, state)``: the class back for its teacher in a new session, and
+  :func:`touch` ``(cid, write_key)``: the teacher's page is still open (the students hear when it is not);
 * :func:`read` ``(cid) -> (v, state.json bytes)``: what the routes answer students with;
 * :mod:`dashboard.class_link.routes`: the Starlette routes under ``/class/`` that dashboard/server.py
   adds to the Streamlit app (the page, its assets, the data, the state).
@@ -11,7 +13,9 @@ Nothing here imports Streamlit at import time.
 from __future__ import annotations
 
 from dashboard.class_link.store import (  # noqa: F401
+    AWAY_AFTER,
     CLASS_TTL,
+    HEARTBEAT,
     BadClassId,
     BadState,
     ClassError,
@@ -19,13 +23,16 @@ from dashboard.class_link.store import (  # noqa: F401
     ClassNotFound,
     TooManyClasses,
     WrongKey,
+    claim,
     open_class,
     peek,
     publish,
     read,
+    touch,
     valid_class_id,
     valid_data_key,
 )
 
-__all__ = ["open_class", "publish", "read", "valid_class_id", "valid_data_key", "ClassError", "BadClassId",
-           "ClassNotFound", "ClassGone", "WrongKey", "BadState", "TooManyClasses", "CLASS_TTL"]
+__all__ = ["open_class", "publish", "read", "claim", "touch", "valid_class_id", "valid_data_key", "ClassError",
+           "BadClassId", "ClassNotFound", "ClassGone", "WrongKey", "BadState", "TooManyClasses", "CLASS_TTL", "AWAY_AFTER",
+           "HEARTBEAT"]

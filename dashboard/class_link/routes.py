@@ -5,7 +5,8 @@
 * ``GET /class/assets/{name}``: the lab's hashed files (:func:`nblab.site.assets`), immutable;
 * ``GET /class/data/{key}.json``: the lab data (``nblab.data.lab_data``) of a shipped data set or of a
   share (re-read with exactly the checks of an upload), immutable for its key;
-* ``GET /class/{cid}/state.json``: the teacher's state, ``ETag: "<v>"``, ``no-cache``, 304 when unchanged.
+* ``GET /class/{cid}/state.json``: the teacher's state, ``ETag: "<v>"`` (``"<v>a"`` while the teacher's
+  page is away), ``no-cache``, 304 when unchanged; a stored state that cannot be read is a 500.
 
 Any app process answers for any class (the state is in the shared store; the data is rebuilt from the
 store or the shipped files). Ids are checked for their shape before the store is asked; a bad or unknown
@@ -127,6 +128,8 @@ def _page_error(status: int, head: str, text: str, *, retry: bool = False) -> Re
 
 NOT_OPEN = ("This class is not open", "This class link is not open on this server: it was closed, it was not "
             "used for 12 hours, or the link was cut off when it was copied. Ask your teacher for the link again.")
+UNREADABLE = ("This class cannot be shown", "The server holds this class's state in a form it cannot read. Ask "
+              "your teacher to open the class again.")
 BUSY = ("The server is busy", "The server's store cannot answer right now. Reload this page in a minute.")
 
 
@@ -326,7 +329,11 @@ async def state_route(request: Request) -> Response:
             v, body = got if got is not None else await run_in_threadpool(CS.read, cid)
         except (CS.ClassNotFound, CS.ClassGone, S.NotFound, S.Gone):
             return _error(404, "This class is not open (it was closed, or not used for 12 hours).")
-        etag = f'"{int(v)}"'
+        except CS.BadState:
+            log.error("class state route: the stored state of a class cannot be read")
+            return _error(500, "This class's state on the server cannot be read.")
+        # the teacher's page coming and going changes the answer, not the version
+        etag = f'"{int(v)}a"' if b'"away":true' in body else f'"{int(v)}"'
         headers = dict(BASE_HEADERS, **{"Cache-Control": "no-cache", "ETag": etag})
         if _etag_matches(request, etag):
             return Response(status_code=304, headers=headers)
@@ -397,6 +404,9 @@ async def page_route(request: Request) -> Response:
             _, body = got if got is not None else await run_in_threadpool(CS.read, cid)
         except (CS.ClassNotFound, CS.ClassGone, S.NotFound, S.Gone):
             return _page_error(404, *NOT_OPEN)
+        except CS.BadState:
+            log.error("class page route: the stored state of a class cannot be read")
+            return _page_error(500, *UNREADABLE)
         state = json.loads(body)
         try:
             e = await data_entry(str(state.get("data")))

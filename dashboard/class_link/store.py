@@ -14,7 +14,14 @@ few reads per second per process, not five hundred.
   finite and in range, strings short, at most ``MAX_STATE_BYTES`` of JSON;
 * a class nobody published to for ``CLASS_TTL`` (12 h) is gone (read says so; the row is removed
   when classes are next opened); one client (``owner``) may open ``CLASSES_PER_HOUR`` classes an hour,
-  the whole store ``STORE_CLASSES_PER_HOUR``.
+  the whole store ``STORE_CLASSES_PER_HOUR``;
+* the teacher's page touches its class every ``HEARTBEAT`` seconds (:func:`touch`) while it is open:
+  a class neither published to nor touched for ``AWAY_AFTER`` is read with ``"away": true`` (its
+  teacher's page is gone: closed, crashed, its server down), and students are told so;
+* the class belongs to whoever holds its write key, not to a browser session: :func:`claim` gives a
+  new session of the teacher (a reload, another tab, another app process) the class's state back;
+* a stored state that does not pass the contract's checks any more (a corrupted row) is refused
+  (:class:`BadState`, the route answers 500), never served as a state at t = 0.
 
 Every call goes through the store's deadline (``ShareStore._bounded``) and error handling
 (``_guard``): a stalled database answers StoreUnavailable within 2.5 s, never hangs a request.
@@ -40,7 +47,7 @@ from dashboard.data import store as S
 __all__ = [
     "ClassError", "BadClassId", "ClassNotFound", "ClassGone", "WrongKey", "BadState", "TooManyClasses",
     "open_class", "publish", "read", "valid_class_id", "valid_data_key", "get_store", "clear_cache",
-    "CLASS_TTL", "READ_TTL", "MAX_STATE_BYTES",
+    "CLASS_TTL", "READ_TTL", "MAX_STATE_BYTES", "claim", "touch", "HEARTBEAT", "AWAY_AFTER",
 ]
 
 CLASS_ID_BYTES = 12                 # 96 random bits -> 16 url-safe characters
@@ -58,6 +65,8 @@ MAX_T = 100_000                     # the iteration shown
 CLASSES_PER_HOUR = 30               # classes one client may open in an hour
 STORE_CLASSES_PER_HOUR = 1000       # classes the whole store may open in an hour
 MAX_LIVE_CLASSES = 20_000           # classes open at once on the whole store
+HEARTBEAT = 15.0                    # s: how often an open teacher's page touches its class
+AWAY_AFTER = 45.0                   # s: a class untouched this long has no teacher's page open
 
 SETTING_KEYS = ("dataset", "model", "hidden", "lam", "init", "seed", "max_iter", "tol")
 STATE_KEYS = ("data", "settings", "t", "half", "open", "lams")
@@ -198,18 +207,20 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def state_bytes(cid: str, v: int, stored: str) -> bytes:
-    """The state.json a student gets: the contract's object, keys in the contract's order."""
+def state_bytes(cid: str, v: int, stored: str, away: bool = False) -> bytes:
+    """The state.json a student gets: the contract's object, keys in the contract's order; ``away``
+    when the teacher's page has not been heard from for AWAY_AFTER. A stored text that is not a
+    state the contract allows (a corrupted row) raises BadState: it is never answered as t = 0."""
     try:
-        st = json.loads(stored)
-    except ValueError:
-        st = {}
-    if not isinstance(st, dict):
-        st = {}
-    out = {"class": cid, "v": int(v), "data": st.get("data"), "settings": st.get("settings") or {},
-           "t": st.get("t", 0), "half": st.get("half"), "open": bool(st.get("open", True))}
+        st = clean_state(json.loads(stored))
+    except (ValueError, TypeError, BadState) as e:
+        raise BadState("the stored state of this class cannot be read") from e
+    out = {"class": cid, "v": int(v), "data": st["data"], "settings": st["settings"], "t": st["t"],
+           "half": st["half"], "open": st["open"]}
     if st.get("lams"):
         out["lams"] = st["lams"]
+    if away:
+        out["away"] = True
     return json.dumps(out, separators=(",", ":"), ensure_ascii=True, allow_nan=False).encode()
 
 
@@ -304,9 +315,7 @@ def publish(cid: str, write_key: str, state: Mapping, *, store: S.ShareStore | N
 
     Raises BadClassId, WrongKey (the key is not this class's), ClassNotFound, ClassGone (untouched
     for CLASS_TTL), BadState, StoreUnavailable."""
-    _check_cid(cid)
-    if not isinstance(write_key, str) or not _KEY_RE.fullmatch(write_key):
-        raise WrongKey("This is not the class's write key.")
+    _check_key(cid, write_key)
     keep_data = isinstance(state, Mapping) and state.get("data") is None
     clean = clean_state({**state, "data": "_"} if keep_data else state)
     store = store or get_store()
@@ -315,18 +324,11 @@ def publish(cid: str, write_key: str, state: Mapping, *, store: S.ShareStore | N
         with store._guard("publish"):
             with store._tx(write=True) as db:
                 now = store.clock()
-                row = db.execute("SELECT key_hash, v, updated, state FROM nblab_classes WHERE id = ?",
-                                 (cid,)).fetchone()
-                if row is None:
-                    raise ClassNotFound("This class is not on the server (it was closed or never opened).")
-                if not hmac.compare_digest(str(row[0]), _sha(write_key)):
-                    raise WrongKey("This is not the class's write key.")
-                if float(row[2]) < now - CLASS_TTL:
-                    raise ClassGone("This class was not used for 12 hours and was closed. Open a new one.")
-                v = int(row[1]) + 1
+                v_old, stored, _ = _owned_row(db, store, cid, write_key)
+                v = v_old + 1
                 if keep_data:   # a state without "data": the class stays on its data set
                     try:
-                        clean["data"] = json.loads(str(row[3])).get("data")
+                        clean["data"] = json.loads(stored).get("data")
                     except (ValueError, AttributeError):
                         clean["data"] = None
                     if not valid_data_key(clean["data"]):
@@ -337,6 +339,65 @@ def publish(cid: str, write_key: str, state: Mapping, *, store: S.ShareStore | N
         return v
     v = store._bounded("publish", work)
     _forget(cid)
+    return v
+
+
+def _owned_row(db, store: S.ShareStore, cid: str, write_key: str):
+    """The class's row ``(v, state, updated)`` when ``write_key`` is its key (raises otherwise)."""
+    row = db.execute("SELECT key_hash, v, updated, state FROM nblab_classes WHERE id = ?", (cid,)).fetchone()
+    if row is None:
+        raise ClassNotFound("This class is not on the server (it was closed or never opened).")
+    if not hmac.compare_digest(str(row[0]), _sha(write_key)):
+        raise WrongKey("This is not the class's write key.")
+    if float(row[2]) < store.clock() - CLASS_TTL:
+        raise ClassGone("This class was not used for 12 hours and was closed. Open a new one.")
+    return int(row[1]), str(row[3]), float(row[2])
+
+
+def _check_key(cid, write_key) -> None:
+    _check_cid(cid)
+    if not isinstance(write_key, str) or not _KEY_RE.fullmatch(write_key):
+        raise WrongKey("This is not the class's write key.")
+
+
+def claim(cid: str, write_key: str, *, store: S.ShareStore | None = None) -> tuple[int, dict]:
+    """The class ``cid`` for the holder of its write key, in a new session of the teacher (a reload,
+    another tab, another app process): ``(v, state)`` as stored, the state cleaned as publish stores it.
+    The class is touched (its students hear that their teacher is back). Raises like :func:`publish`."""
+    _check_key(cid, write_key)
+    store = store or get_store()
+
+    def work():
+        with store._guard("claim class"):
+            with store._tx(write=True) as db:
+                v, text, _ = _owned_row(db, store, cid, write_key)
+                try:
+                    state = clean_state(json.loads(text))
+                except (ValueError, TypeError, BadState):
+                    raise BadState("the stored state of this class cannot be read; open a new class") from None
+                db.execute("UPDATE nblab_classes SET updated = ? WHERE id = ?", (store.clock(), cid))
+        return v, state
+    got = store._bounded("claim class", work)
+    _forget(cid)
+    return got
+
+
+def touch(cid: str, write_key: str, *, store: S.ShareStore | None = None) -> int:
+    """The teacher's page is still open (called every HEARTBEAT seconds): the class is not away, and its
+    12 hours start again. Returns the class's version (unchanged). Raises like :func:`publish`."""
+    _check_key(cid, write_key)
+    store = store or get_store()
+
+    def work():
+        with store._guard("touch class"):
+            with store._tx(write=True) as db:
+                v, _, updated = _owned_row(db, store, cid, write_key)
+                now = store.clock()
+                db.execute("UPDATE nblab_classes SET updated = ? WHERE id = ?", (now, cid))
+        return v, now - updated >= AWAY_AFTER
+    v, was_away = store._bounded("touch class", work)
+    if was_away:   # the students read "away" from the cache until it expires: not after the teacher is back
+        _forget(cid)
     return v
 
 
@@ -372,9 +433,10 @@ def _read_db(store: S.ShareStore, cid: str) -> tuple[int, bytes]:
         _DB_READS["n"] += 1
         if row is None:
             raise ClassNotFound("This class is not on the server (it was closed or never opened).")
-        if float(row[2]) < store.clock() - CLASS_TTL:
+        now = store.clock()
+        if float(row[2]) < now - CLASS_TTL:
             raise ClassGone("This class was not used for 12 hours and was closed.")
-        return int(row[0]), state_bytes(cid, int(row[0]), str(row[1]))
+        return int(row[0]), state_bytes(cid, int(row[0]), str(row[1]), away=float(row[2]) < now - AWAY_AFTER)
     return store._bounded("read class", work)
 
 
@@ -418,7 +480,7 @@ def read(cid: str, *, store: S.ShareStore | None = None) -> tuple[int, bytes]:
         t0 = time.monotonic()
         try:
             got: Any = _read_db(store, cid)
-        except (ClassNotFound, ClassGone) as e:
+        except (ClassNotFound, ClassGone, BadState) as e:   # a corrupted row, too, is one read per READ_TTL
             got = e
         with _CACHE_LOCK:
             _CACHE[ck] = (t0, got)

@@ -218,7 +218,8 @@ def on_upload_change() -> None:
     f = st.session_state.get(controls.K_UPLOADER)
     if f is not None and state.get(state.UPLOAD_SEEN) != f.file_id:
         state.put(state.UPLOAD_SEEN, f.file_id)
-        state.put(state.PENDING_UPLOAD, (f.name, f.getvalue()))
+        # the file's name is shown in the sidebar's list and in messages: without bidi controls
+        state.put(state.PENDING_UPLOAD, (nbcore.strip_bidi(f.name), f.getvalue()))
 
 
 def process_pending_upload() -> tuple[bool, str] | None:

@@ -355,12 +355,16 @@ def link_iteration() -> int | None:
     return None if lr.run is None else session.on_screen()
 
 
+#: the teacher key of the class a teacher leads (dashboard/lesson/panels/class_link.py): never in a link
+TEACHER_PARAM = "teacher"
+
+
 def class_link(share_id: str) -> str:
     """The URL students open: this page with the current settings, data=<id> and the iteration on screen
     (read from the lesson, not from the URL's copy of it, which a rerun of the charts alone may not
     have written yet)."""
     params = {k: v for k, v in st.query_params.to_dict().items()
-              if k not in (DATA_PARAM, DELETE_PARAM, ITERATION_PARAM)}
+              if k not in (DATA_PARAM, DELETE_PARAM, ITERATION_PARAM, TEACHER_PARAM)}
     params[controls.K_DATASET] = controls.SHARED
     params[DATA_PARAM] = share_id
     t = link_iteration()

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 import nbcore
+from nbcore import strip_bidi
 from nbcore.models import ParamTable
 
 
@@ -38,8 +39,9 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]+")
 
 def one_line(text, limit: int = 80) -> str:
     """A user-supplied string on one line (control characters and line breaks become a space, so it
-    cannot start a new Markdown block or table row), cut to ``limit`` characters with "…"."""
-    s = _CONTROL.sub(" ", str(text))
+    cannot start a new Markdown block or table row; bidi controls are dropped, so it cannot reorder the
+    text after it), cut to ``limit`` characters with "…"."""
+    s = _CONTROL.sub(" ", strip_bidi(str(text)))
     if limit is not None and len(s) > limit:
         s = s[:max(0, limit - 1)] + "…"
     return s

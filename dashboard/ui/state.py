@@ -46,8 +46,9 @@ UPLOAD_TEXT = Key("upload_text")         # {(id(upload), TextPipeline): Dataset}
 UPLOAD_COLUMNS = Key("upload_columns")   # {"info", "choice", "open", "error"}: the upload's columns and the roles picked
 UPLOAD_SERIAL = Key("upload_serial", 0)  # int, bumped on each new upload or column choice (DataConfig.upload_id)
 MEMO = Key("memo")                       # {"serial": int, "items": {key: value}}: values derived from the current run
-CLASS_OPEN = Key("class_open")           # {"cid", "key", "data", "v", "sent"}: the class this session leads (its write key), or None
-CLASS_ERROR = Key("class_error")         # message of the last failed open or publish of the class, or None
+CLASS_OPEN = Key("class_open")           # {"cid", "key", "data", "v", "sent", "pending", "class_t", "touched"}: the class this session leads, or None
+CLASS_ERROR = Key("class_error")         # message of the last failed open or take-back of a class, or None
+CLASS_TROUBLE = Key("class_trouble")     # why the class does not have the lesson's state yet (retried), or None
 
 #: every key above with its default: init() creates them, get() and take() fall back to them
 _DEFAULTS = {key: key.default for key in list(globals().values()) if isinstance(key, Key)}

@@ -42,6 +42,13 @@ export function dataKeyOf(url) {
   return DATA_KEY.test(k) ? k : null;
 }
 
+/** The data URL of the data key `key`, in the place of the page's own (`url`: "data/sms_spam.json"), or null. */
+export function dataUrlFor(url, key) {
+  if (typeof url !== "string" || typeof key !== "string" || !DATA_KEY.test(key)) return null;
+  const m = /^(.*?)([^/?#]+)\.json((?:[?#].*)?)$/.exec(url);
+  return m ? `${m[1]}${encodeURIComponent(key)}.json` : null;
+}
+
 /**
  * A teacher's state from the network, checked. `table`: state.js's schema (the page's ranges and options).
  * Returns { state, problems } where state is null when the answer cannot be used (problems says why), else
@@ -93,7 +100,13 @@ export function validateState(raw, table) {
     if (got.lams) lams = got.lams;
     else problems.push(`lams: ${got.why}: ignored`);
   }
-  const state = { v, t, half, data, settings, open };
+  // away: the teacher's page has not been heard from for a while (closed, crashed, its server down)
+  let away = false;
+  if (own(raw, "away")) {
+    if (raw.away === true) away = true;
+    else if (raw.away !== false) problems.push("away is not true or false: read as false");
+  }
+  const state = { v, t, half, data, settings, open, away };
   if (lams) state.lams = lams;
   return { state, problems };
 }
@@ -165,6 +178,11 @@ export function plan(current, state) {
   return { action: "apply", patch, rebuild, cont, t: state.t, half: state.half, same };
 }
 
+/** An ETag the page may send back (a short quoted string), or null. */
+export function validEtag(tag) {
+  return typeof tag === "string" && tag.length <= 100 && /^(W\/)?"[\x21\x23-\x7e]*"$/.test(tag) ? tag : null;
+}
+
 /** The wait before the next poll after `failures` failed polls in a row (doubling, at most MAX_DELAY). */
 export function nextDelay(failures, intervalMs = DEFAULT_INTERVAL) {
   if (!(failures > 0)) return intervalMs;
@@ -176,6 +194,8 @@ export function nextDelay(failures, intervalMs = DEFAULT_INTERVAL) {
  *   following: the teacher's states move the page;  exploring: the student left (the states are kept, the
  *   bar names the teacher's iteration);  ended: the class is over (404/410, or open: false): polling stops.
  * `polls` counts the answers, `applied` the version last applied (-1 none), `failures` the failed polls in a row.
+ * `etag`: the ETag of the last answer whose body validated, the one the next poll may revalidate (an answer that
+ * did not validate is never kept, and a 304 after it is not taken for a good state).
  */
 export class Follower {
   constructor(intervalMs = DEFAULT_INTERVAL) {
@@ -187,11 +207,14 @@ export class Follower {
     this.failures = 0;
     this.ended = false;
     this.error = null;          // null | "unreachable" | "bad" (the last answer could not be read)
+    this.etag = null;
+    this.refused = false;       // the last 200 was refused: a 304 after it is no news of a good state
   }
 
   /**
    * One poll's outcome: { status } (a number; 0 = the network failed) with `body` (already parsed JSON) for a
-   * 200, or { status: 200, invalid: true } when the body was not JSON. `table`: state.js's schema.
+   * 200, or { status: 200, invalid: true } when the body was not JSON; `etag`: the answer's ETag (a 200's).
+   * `table`: state.js's schema.
    * Returns { apply: state | null (apply it now), delay (ms before the next poll; null = stop polling) }.
    */
   onPoll(res, table) {
@@ -203,6 +226,12 @@ export class Follower {
       return { apply: null, delay: null };
     }
     if (status === 304) {
+      // unchanged since the answer the page asked about: that is only good news if that answer was good
+      if (this.refused) {
+        this.failures++;
+        this.error = this.error || "bad";
+        return { apply: null, delay: nextDelay(this.failures, this.intervalMs) };
+      }
       this.failures = 0;
       this.error = null;
       return { apply: null, delay: this.intervalMs };
@@ -210,16 +239,21 @@ export class Follower {
     if (status !== 200 || res.invalid) {
       this.failures++;
       this.error = status === 200 ? "bad" : "unreachable";
+      if (status === 200) { this.etag = null; this.refused = true; }
       return { apply: null, delay: nextDelay(this.failures, this.intervalMs) };
     }
     const { state } = validateState(res.body, table);
     if (!state) {
       this.failures++;
       this.error = "bad";
+      this.etag = null;
+      this.refused = true;
       return { apply: null, delay: nextDelay(this.failures, this.intervalMs) };
     }
     this.failures = 0;
     this.error = null;
+    this.etag = validEtag(res.etag);
+    this.refused = false;
     // an older version than the one held (a reordered answer, a stale cache) changes nothing
     if (this.teacher && state.v < this.teacher.v) return { apply: null, delay: this.intervalMs };
     this.teacher = state;
@@ -257,7 +291,9 @@ export class Follower {
         text: "The class has ended. The lab keeps working here: explore on your own." };
     }
     const trouble = this.error === "unreachable" ? "Can't reach the teacher's lesson — retrying"
-      : this.error === "bad" ? "The teacher's lesson sent something this page cannot read — retrying" : null;
+      : this.error === "bad" ? "The teacher's lesson sent something this page cannot read — retrying"
+      : T && T.away ? "The teacher's lesson has not been heard from for a while (their page may be closed) — "
+        + "the lab keeps working here; it follows again when the teacher is back" : null;
     if (this.following) {
       const text = trouble ? trouble + (T ? ` (last seen at ${at})` : "") + "."
         : T ? `Following the teacher — ${at}` : "Following the teacher — waiting for the lesson…";

@@ -156,6 +156,13 @@ export function baselineMatrix(X) {
 
 const STOP_WHY = { tol: "objective changed less than the tolerance", theta: "parameters changed less than the tolerance" };
 
+/** How far a long computation (page_catchup.js's job: { target, start, label }) is: { done, total, text } (iterations since it started, of those it computes). */
+export function progressOf(job, latest) {
+  const total = Math.max(1, job.target - job.start);
+  const done = Math.max(0, Math.min(total, latest - job.start));
+  return { done, total, text: `Computing iteration ${latest} of ${job.target}, ${job.label} … the page works meanwhile.` };
+}
+
 export class Lab {
   /** labData: the page's data (nblab.data.lab_data); settings: state.js's settings (every key). */
   constructor(labData, settings, engine = EM) {
@@ -466,20 +473,36 @@ export class Lab {
     return true;
   }
 
-  /** Step a first run to the iteration a link names (t=), with a notice (LessonRun.restore_to). */
-  restoreTo(asked) {
+  /** Compute up to iteration `t` (the end of the run at most), `budgetMs` at a time (at least one iteration
+   * per call): true when there, false when there is more to do (the run so far is whole). */
+  computeTo(t, budgetMs = Infinity) {
+    const t0 = now();
+    while (this.latest < t && !this.done) {
+      if (!this.compute()) return true;
+      if (this.latest < t && !this.done && now() - t0 >= budgetMs) return false;
+    }
+    return true;
+  }
+
+  /** Step a first run to the iteration a link names (t=), with a notice (LessonRun.restore_to); `budgetMs`
+   * at a time (at least one iteration per call): returns true when done, false when there is more to do
+   * (call again to go on; the run so far is whole: the page can show it, or stop there). */
+  restoreTo(asked, budgetMs = Infinity) {
     const want = Math.min(asked | 0, this.settings.max_iter);
+    const t0 = now();
     while (this.latest < want && !this.run.done) {
       const got = this.guard(() => this.run.step());
       if (got === false || got === null) break;
       this.scored();
+      if (this.latest < want && !this.run.done && now() - t0 >= budgetMs) return false;
     }
     this.t = Math.min(asked, this.latest);
-    if (want <= 0) return;
+    if (want <= 0) return true;
     let text = `Recomputed to iteration ${this.latest}, as the link says (the same settings give the same numbers).`;
     if (this.latest < asked) text += ` EM stopped at t = ${this.latest} (${this.run.converged ? "converged" : "its maximum number of iterations"}) before ${asked}.`;
     if (this.initNote) text += " " + this.initNote;
     this.notice = { kind: "continued", text };
+    return true;
   }
 
   reset() {

@@ -5,6 +5,7 @@ import * as State from "./state.js";
 import { mountControls } from "./controls.js";
 import { render, drawCharts, drawLinkNotice, setClassroom } from "./page_draw.js";
 import { idle } from "./page_panels.js";
+import { restoreLink, stopJob, cancelJob } from "./page_catchup.js";
 
 //: actions that only change how the page looks (not the run on screen): they never leave the teacher
 const VIEW_ONLY = ["keys", "classroom", "speed"];
@@ -31,6 +32,8 @@ export function mountPageControls(G, side, bar) {
 /** One action of the buttons, the slider or the keys ("step", "play", "show" t, …). */
 export function act(G, name, arg) {
   const lab = G.lab;
+  // an action on the run while a long computation goes on: it stops there first (the run so far is kept)
+  if (G.job && !VIEW_ONLY.includes(name)) stopJob(G);
   // a served page (page_served.js): a press that needs the server's next iteration waits for it, in order
   if (G.served && G.served.intercept(name, arg)) return;
   if (name === "show") { if (G.playing) pause(G); lab.show(arg); return render(G); }
@@ -115,10 +118,14 @@ export function change(G, patch, from) {
   const next = Object.assign({}, G.settings, patch);
   const c = State.changes(G.settings, next);
   if (!c.rebuild.length && !c.cont.length && !c.page.length) return;
-  if (c.rebuild.length || c.cont.length) stopMoving(G);
+  if (c.rebuild.length || c.cont.length) {
+    stopMoving(G);
+    if (from === "teacher") cancelJob(G);   // the teacher's next move replaces what the page was computing
+    else stopJob(G);
+  }
   const what = lab.apply(next);
   G.settings = Object.assign({}, lab.settings, { speed: next.speed, classroom: next.classroom });
-  if (from === "link" && what === "rebuilt" && next.t > 0) lab.restoreTo(next.t);
+  if (from === "link" && what === "rebuilt" && next.t > 0) restoreLink(G, next.t);
   if (c.page.includes("classroom")) {
     setClassroom(G, !!G.settings.classroom);
     G.charts && drawCharts(G, true);

@@ -31,7 +31,7 @@ export function render(G, force) {
 
 function draw(G, force) {
   const now0 = performance.now();
-  const lab = G.lab, t = lab.t, moving = G.playing || G.dragging || G.converging;
+  const lab = G.lab, t = lab.t, moving = G.playing || G.dragging || G.converging || !!G.job;
   G.frames++;
   G.controls.sync(lab, G.dragging);
   // the run's charts: redrawn when the run changed, else only the iteration line moves
@@ -39,7 +39,8 @@ function draw(G, force) {
   let charts = null;
   // Play and Run to convergence add iterations faster than three charts can be laid out: the charts
   // follow at most every CHART_MS then (the status, the numbers and the slider at every step)
-  const chartsDue = force || !moving || performance.now() - G.chartsAt >= CHART_MS;
+  // a long computation (page_catchup.js) redraws them once at its end: meanwhile they would cost it more than its EM
+  const chartsDue = !G.job && (force || !moving || performance.now() - G.chartsAt >= CHART_MS);
   if (G.Plotly && (key !== G.drawnKey || force) && chartsDue) {
     G.chartsAt = performance.now();
     G.drawnKey = key;
@@ -49,7 +50,9 @@ function draw(G, force) {
   drawNotices(G, lab);
   if (!moving) drawWarnings(G, lab, t);     // EM emptied a class, a prior drifted, EM under the baseline
   const now = performance.now();
-  if (!moving || force || now - G.panelsAt >= PANEL_MS) {
+  // the panels below wait for a long computation's end (page_catchup.js): drawn meanwhile, they would take
+  // more of the page's time than the computation itself
+  if ((!moving || force || now - G.panelsAt >= PANEL_MS) && !G.job) {
     G.panelsAt = now;
     // the charts first: the panels below follow once they are drawn, in a task of their own
     if (charts) charts.then(() => setTimeout(() => drawPanels(G), 0));

@@ -70,14 +70,15 @@ function drawObjective(G, lab, snap) {
 
 /** The status line, the caption of the settings and the sentence of the state. */
 function drawStatus(G, lab, t) {
-  const [kind, status] = G.converging ? ["running", `Running to convergence … t = ${lab.latest}`] : lab.status();
+  const [kind, status] = G.converging ? ["running", `Running to convergence … t = ${lab.latest}`]
+    : G.job ? ["running", `Computing to iteration ${G.job.target} … t = ${lab.latest}`] : lab.status();
   G.statusLine.textContent = `Status: ${status}`;
   G.statusLine.dataset.kind = kind;
   const s = G.settings;
   G.caption.textContent = `${G.data.name || s.dataset} · ${s.model} · ${s.hidden}% labels hidden · λ = ${State.fmtLam(s.lam)} · init ${lab.effectiveInit}`
     + (lab.effectiveInit !== s.init ? " (no label visible)" : "") + ` · seed ${s.seed} · max ${s.max_iter} iterations · tol ${State.fmtTol(s.tol)}`;
   // the state in a sentence: announced when it settles (not five times a second while playing)
-  const live = G.playing || G.converging ? "off" : "polite";
+  const live = G.playing || G.converging || G.job ? "off" : "polite";
   if (G.sentence.getAttribute("aria-live") !== live) G.sentence.setAttribute("aria-live", live);
   const sentence = lab.sentence(t);
   if (G.sentence.textContent !== sentence) G.sentence.textContent = sentence;

@@ -6,13 +6,12 @@ for: an upload not shared yet, the server's share key missing or wrong.
 """
 from __future__ import annotations
 
-import json
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from kit import ROOT
 from kit.apptest import page_text
+from kit.classroom import class_state, open_class
 
 APP = str(ROOT / "dashboard" / "app.py")
 QUERY = {"dataset": "toy_spam", "hidden": "50", "lam": "1", "init": "labeled"}
@@ -56,19 +55,9 @@ def opened(at: AppTest) -> dict:
     return cls
 
 
-def class_state(cid: str) -> dict:
-    from dashboard import class_link
-    class_link.store.clear_cache()
-    v, body = class_link.read(cid)
-    st = json.loads(body)
-    assert st["v"] == v
-    return st
-
-
 def test_opening_a_class_publishes_the_lesson_on_screen_and_every_change_after_it():
     at = new_app()
-    at.button(key="class_open_btn").click()
-    run(at)
+    open_class(at)
     cls = opened(at)
     st = class_state(cls["cid"])
     assert st["data"] == "toy_spam" and st["t"] == 0 and st["half"] is None and st["open"] is True
@@ -102,8 +91,7 @@ def test_an_upload_not_shared_yet_is_said_so():
     at = new_app()
     at.file_uploader(key="uploader").upload("mail.csv", CSV, "text/csv")
     run(at)
-    at.button(key="class_open_btn").click()
-    run(at)
+    open_class(at)
     from dashboard.ui import state
     assert at.session_state[state.CLASS_OPEN] is None
     assert any("Share this data set first" in e.value for e in at.sidebar.error), page_text(at)[-1500:]
@@ -116,7 +104,7 @@ def test_with_a_share_key_only_its_holder_opens_a_class(monkeypatch):
     run(at)
     from dashboard.ui import state
     assert at.session_state[state.CLASS_OPEN] is None
-    assert any("needs its share key" in e.value and "missing" in e.value for e in at.sidebar.error)
+    assert any("needs its teacher key" in e.value and "missing" in e.value for e in at.sidebar.error)
     at.text_input(key="class_key_typed").input("not-the-key")
     at.button(key="class_open_btn").click()
     run(at)

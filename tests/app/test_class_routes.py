@@ -221,3 +221,45 @@ def test_the_app_itself_is_still_served(served):
     assert get(served["base"] + "/_stcore/health")[0] == 200
     log = served["log"].read_text()
     assert "Traceback" not in log, log[-3000:]
+
+
+def _until(fn, what: str, timeout: float = 30.0):
+    """Ask again until ``fn()`` answers something truthy (the server's read cache lives READ_TTL); the
+    deadline is only a guard."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got = fn()
+        if got:
+            return got
+        assert time.monotonic() < deadline, what
+        time.sleep(0.02)
+
+
+def test_a_class_whose_teacher_is_gone_reads_away_and_a_corrupted_row_is_refused(served):
+    base, store = served["base"], served["store"]
+    cid, key = C.open_class("toy_spam", {"settings": SETTINGS, "t": 2}, store=store)
+    status, h, body = get(f"{base}/class/{cid}/state.json")
+    assert status == 200 and h["etag"] == '"1"' and "away" not in json.loads(body)
+    with store._tx(write=True) as db:      # nothing heard from the teacher's page for a while
+        db.execute("UPDATE nblab_classes SET updated = ? WHERE id = ?", (time.time() - CS.AWAY_AFTER - 5, cid))
+
+    def away():
+        status, h, body = get(f"{base}/class/{cid}/state.json", {"If-None-Match": '"1"'})
+        return (status, h, body) if status == 200 else None
+    status, h, body = _until(away, "state.json never answered the class away")
+    st = json.loads(body)
+    assert h["etag"] == '"1a"' and st["away"] is True and st["t"] == 2 and st["v"] == 1
+    assert get(f"{base}/class/{cid}/state.json", {"If-None-Match": '"1a"'})[0] == 304
+    C.touch(cid, key, store=store)          # the teacher's page is back
+    _until(lambda: get(f"{base}/class/{cid}/state.json")[1].get("etag") == '"1"', "still away after a touch")
+
+    with store._tx(write=True) as db:      # a row that is no state any more
+        db.execute("UPDATE nblab_classes SET state = ? WHERE id = ?", ('{"data": "toy_spam", "t": "x"}', cid))
+    # (publish refuses such a state: the row was written behind the store's back)
+    status, h, body = _until(lambda: (lambda r: r if r[0] != 200 else None)(get(f"{base}/class/{cid}/state.json")),
+                             "a corrupted row was still served")
+    assert status == 500 and json.loads(body) == {"error": "This class's state on the server cannot be read."}
+    status, h, body = get(f"{base}/class/{cid}")
+    assert status == 500 and b"This class cannot be shown" in body and b"Traceback" not in body
+    log = Path(served["log"]).read_text(errors="replace")
+    assert "Traceback" not in log[-20000:]

@@ -175,6 +175,26 @@ def test_quota_per_owner(store, monkeypatch):
     C.open_class("toy_spam", {}, owner="address:10.0.0.1", store=store)
 
 
+def test_one_address_cannot_use_up_the_stores_hourly_classes(store, monkeypatch):
+    """Refused opens cost nothing, and one address's quota is a small share of the store's: the store's hourly
+    budget needs many addresses (each a teacher with the teacher key) to run out."""
+    assert CS.STORE_CLASSES_PER_HOUR >= 30 * CS.CLASSES_PER_HOUR
+    monkeypatch.setattr(CS, "CLASSES_PER_HOUR", 3)
+    monkeypatch.setattr(CS, "STORE_CLASSES_PER_HOUR", 6)
+    refused = 0
+    for _ in range(20):     # one address, over and over
+        try:
+            C.open_class("toy_spam", {}, owner="key:address:10.0.0.9", store=store)
+        except C.TooManyClasses as e:
+            refused += 1
+            assert "from this computer" in str(e)
+    assert refused == 17
+    for _ in range(3):      # the store still has room for another teacher's classes
+        C.open_class("toy_spam", {}, owner="key:address:10.0.0.10", store=store)
+    with pytest.raises(C.TooManyClasses, match="as many classes as it may"):
+        C.open_class("toy_spam", {}, owner="key:address:10.0.0.11", store=store)
+
+
 class CacheClock:
     """The class cache's clock: store.py reads ``time.monotonic()`` for READ_TTL; this one stands still
     until the test moves it (every other ``time`` function is the real one)."""
@@ -295,3 +315,66 @@ def test_a_bad_lambda_history_is_refused(lams):
     from dashboard.class_link.store import BadState, clean_state
     with pytest.raises(BadState, match="lams"):
         clean_state({"data": "toy_spam", "t": 1, "lams": lams})
+
+
+# ---- the class belongs to its write key's holder: claimed back in a new session; away when untouched --------
+
+def test_the_holder_of_the_write_key_claims_the_class_back(store):
+    cid, key = C.open_class("sms_spam", STATE, store=store)
+    C.publish(cid, key, {**STATE, "data": "sms_spam", "t": 7, "half": "e"}, store=store)
+    v, state = C.claim(cid, key, store=store)     # a new session of the teacher: the class as the students see it
+    assert v == 2 and state["t"] == 7 and state["half"] == "e" and state["data"] == "sms_spam"
+    assert state["settings"] == STATE["settings"]
+    assert C.publish(cid, key, {**state, "t": 8}, store=store) == 3
+    with pytest.raises(C.WrongKey):
+        C.claim(cid, "x" * 32, store=store)
+    with pytest.raises(C.WrongKey):
+        C.claim(cid, "", store=store)
+    with pytest.raises(C.ClassNotFound):
+        C.claim("A" * 16, key, store=store)
+    store.test_clock.now += CS.CLASS_TTL + 1
+    with pytest.raises(C.ClassGone):
+        C.claim(cid, key, store=store)
+
+
+def test_a_class_whose_teacher_is_gone_is_read_away_and_back_when_touched(store):
+    cid, key = C.open_class("sms_spam", STATE, store=store)
+    clock = store.test_clock
+    clock.now += CS.AWAY_AFTER - 1
+    CS.clear_cache()
+    assert "away" not in _state(C.read(cid, store=store)[1])
+    # the teacher's page touches the class every HEARTBEAT seconds: it never looks away
+    for _ in range(4):
+        clock.now += CS.HEARTBEAT
+        assert C.touch(cid, key, store=store) == 1
+        CS.clear_cache()
+        assert "away" not in _state(C.read(cid, store=store)[1])
+    clock.now += CS.AWAY_AFTER + 0.5           # the teacher's tab closed, its process crashed
+    CS.clear_cache()
+    v, raw = C.read(cid, store=store)
+    got = _state(raw)
+    assert v == 1 and got["away"] is True and got["t"] == 0 and got["open"] is True
+    assert C.touch(cid, key, store=store) == 1  # back (touch drops the cached "away" itself)
+    assert "away" not in _state(C.read(cid, store=store)[1])
+    with pytest.raises(C.WrongKey):
+        C.touch(cid, "y" * 32, store=store)
+    # touching keeps a class alive past the 12 hours its last publish began
+    for _ in range(int(CS.CLASS_TTL // 3600) + 1):
+        clock.now += 3600
+        C.touch(cid, key, store=store)
+    assert C.publish(cid, key, {**STATE, "data": "sms_spam", "t": 1}, store=store) == 2
+
+
+@pytest.mark.parametrize("stored", ["{not json", "[]", '{"data": "sms_spam", "t": -3}',
+                                    '{"data": "../etc", "t": 0}', '{"data": "sms_spam", "t": 0, "evil": 1}', ""])
+def test_a_corrupted_row_is_refused_not_served_at_t_0(store, stored):
+    cid, key = C.open_class("sms_spam", STATE, store=store)
+    with store._tx(write=True) as db:
+        db.execute("UPDATE nblab_classes SET state = ? WHERE id = ?", (stored, cid))
+    CS.clear_cache()
+    with pytest.raises(C.BadState, match="cannot be read"):
+        C.read(cid, store=store)
+    with pytest.raises(C.BadState):            # and from the cache, within READ_TTL
+        C.read(cid, store=store)
+    with pytest.raises(C.BadState):
+        C.claim(cid, key, store=store)

@@ -25,6 +25,7 @@ import pytest
 
 from kit import ROOT
 from kit.browser import ITER_JS, require_chromium, wait_idle, wait_still
+from kit.classroom import server_teacher_key
 from nblab.defaults import LAMBDAS
 
 pytestmark = pytest.mark.browser
@@ -76,6 +77,7 @@ def test_a_student_follows_the_teacher_leaves_and_rejoins(server, browser):
     teacher.get_by_text("Ready: t = 0").first.wait_for(timeout=120_000)
     try:
         # ---- Open for the class: the link and its QR code --------------------------------------------------
+        teacher.get_by_role("textbox", name="Teacher key (to open a class)").fill(server_teacher_key())
         teacher.get_by_role("button", name="Open for the class").click()
         dialog = teacher.get_by_role("dialog")
         dialog.wait_for(timeout=60_000)

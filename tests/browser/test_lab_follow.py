@@ -48,6 +48,7 @@ class ClassServer:
         self.states: dict[str, dict | None] = {}
         self.fail: dict[str, int | bytes] = {}
         self.hold: dict[str, threading.Event] = {}      # a path answered once its event is set
+        self.etag_suffix: dict[str, str] = {}           # a class whose ETag says more than its version
         self.log: list[tuple[str, int]] = []
         self.lock = threading.Lock()
         srv = self
@@ -86,7 +87,7 @@ class ClassServer:
                     st = srv.states.get(parts[1])
                     if st is None:
                         return self._send(404, b'{"error": "This class has ended."}')
-                    etag = f'"{st["v"]}"'
+                    etag = f'"{st["v"]}{srv.etag_suffix.get(parts[1], "")}"'
                     hdr = [("ETag", etag), ("Cache-Control", "no-cache")]
                     if self.headers.get("If-None-Match") == etag:
                         return self._send(304, headers=hdr)
@@ -150,6 +151,7 @@ def server(tmp_path_factory, lab_data):
         _write_class(folder, cid, lab_data)
     _write_class(folder, "staticEEEEEEEEEE", lab_data, follow=False)
     _write_class(folder, "switchFFFFFFFFFF", lab_data)
+    _write_class(folder, "awayGGGGGGGGGGGG", lab_data)
     s = ClassServer(folder)
     yield s
     s.stop()
@@ -445,18 +447,33 @@ def test_axe_on_the_bar_and_the_data_message(browser, server):
 
 
 def test_the_teacher_switches_data(browser, server):
-    """Another data set in the teacher's state: the page reloads once (the server serves the page for the
-    class's data); a page still holding the old data after that says so instead of reloading again."""
+    """Another data set in the teacher's state: the page reloads only once the server answers for that data
+    (a data set it cannot serve leaves the working lab as it is, said in the bar, and is asked about again);
+    then it reloads once (the server serves the page for the class's data); a page still holding the old data
+    after that says so instead of reloading again."""
     from nblab.data import lab_data as make
 
     cid = "switchFFFFFFFFFF"
     server.publish(cid, 2)
-    o = open_class(browser, server, cid, viewport={"width": 1280, "height": 720})
+    o = open_class(browser, server, cid, clock=True, viewport={"width": 1280, "height": 720})
     wait_applied(o, 1)
     loads = []
     o.page.on("load", lambda *_: loads.append(1))
     toy = dict(SETTINGS, dataset="toy_spam", hidden=50)
     server.publish(cid, 1, toy, data="toy_spam")
+    # the server has no toy_spam data yet: no reload into "This class's data set is gone", the lab keeps working
+    o.page.wait_for_function("() => document.body.innerText.includes('cannot give this page right now')",
+                             timeout=30_000)
+    assert loads == []
+    assert o.ev("() => __nblab.data.name") == DATA and o.t == 2
+    assert o.page.locator(".lab-follow").get_attribute("data-trouble") == "true"
+    o.page.clock.run_for(4 * INTERVAL)           # more polls: the same answer, still no reload
+    o.page.wait_for_function("n => __nblab.follow.polls >= n", arg=o.ev("() => __nblab.follow.polls") + 2,
+                             timeout=30_000)
+    assert loads == []
+    # the server can serve toy_spam now (its class page still holds the old data): asked again, the page reloads
+    (server.folder / "class" / "data" / "toy_spam.json").write_text(json.dumps(make("toy_spam")), encoding="utf-8")
+    o.page.clock.run_for(31_000)
     o.page.wait_for_function("() => document.body.innerText.includes('The teacher moved to another data set')", timeout=30_000)
     assert len(loads) == 1                                   # one reload, not a loop
     # the reloaded page keeps polling the same state: two more answers on this same document, no reload
@@ -474,5 +491,30 @@ def test_the_teacher_switches_data(browser, server):
     assert o.ev("() => __nblab.data.name") == "toy_spam"
     assert o.t == 1 and o.ev("() => __nblab.settings.hidden") == 50
     assert bar_text(o) == "Following the teacher — iteration 1"
+    assert o.errors == [], o.errors
+    o.page.close()
+
+
+def test_a_teacher_whose_page_is_gone_is_said_and_the_lab_keeps_working(browser, server):
+    cid = "awayGGGGGGGGGGGG"
+    server.publish(cid, 3)
+    o = open_class(browser, server, cid, viewport={"width": 1280, "height": 720})
+    wait_applied(o, 1)
+    st = dict(server.states[cid], away=True)     # the same version: the store read the class away
+    server.states[cid] = st
+    server.etag_suffix[cid] = "a"
+    o.page.wait_for_function("() => __nblab.follow.away === true", timeout=30_000)
+    o.settle()
+    text = bar_text(o)
+    assert "has not been heard from" in text and "keeps working" in text and "iteration 3" in text, text
+    assert o.page.locator(".lab-follow").get_attribute("data-trouble") == "true"
+    o.click("step")                              # the lab works on its own
+    assert o.t == 4
+    o.page.get_by_role("button", name="Back to the teacher").click()
+    o.settle()
+    server.etag_suffix.pop(cid)
+    v = server.publish(cid, 5, away=False)       # the teacher is back and steps
+    wait_applied(o, v)
+    assert o.t == 5 and bar_text(o) == "Following the teacher — iteration 5"
     assert o.errors == [], o.errors
     o.page.close()

@@ -2,22 +2,32 @@
 app as plain HTTP (dashboard/class_link); EM runs in each student's browser and the page follows what the
 teacher shows here — the data set, the settings, the iteration and a pending E-step.
 
-The teacher's session is the only writer: it holds the class's write key in its session state and, on
-every run of the lesson view, publishes the state on screen when it differs from what it last published
-(one small row in the shared store; nothing when nothing changed). Students only read.
+The teacher is the only writer: the class belongs to whoever holds its write key, kept in the session and
+in the teacher's own page address (``?teacher=<class id>.<write key>``, the teacher key; never in a link
+students get). A reload, another tab or another app process opens the page with it and takes the class
+back (:func:`take_back`); pasting the key under "Take back a class" does the same on any computer.
+On every run of the lesson view the state on screen is published when it differs from what the class
+has (one small row in the shared store; nothing when nothing changed). A publish that fails is said in
+the lesson's own part of the page, next to the controls, and retried every ``RETRY_S`` seconds until the
+class has the teacher's state. While the page is open it touches the class every ``HEARTBEAT`` seconds:
+a class whose teacher's page is gone tells its students so (dashboard/class_link/store.py, ``away``).
+Opening a class needs the teacher key (dashboard/class_link/teacher_key.py), never any visitor's click.
+Students only read.
 """
 from __future__ import annotations
 
-import hmac
 import json
-from urllib.parse import urlsplit
+import re
+import time
+from urllib.parse import parse_qs, urlsplit
 
 import segno
 import streamlit as st
 
 from dashboard import class_link
-from dashboard.data import datasets
-from dashboard.data.store import ShareError
+from dashboard.class_link import store as class_store
+from dashboard.class_link import teacher_key
+from dashboard.data.store import ShareError, StoreUnavailable
 from dashboard.lesson import session, sharing
 from dashboard.ui import controls, state
 from nblab import export
@@ -25,6 +35,11 @@ from nblab import export
 #: what a student's page is told about the teacher's settings (the lab's URL keys; the data set is ``data``)
 K_KEY = "class_key_typed"   # the share key typed above "Open for the class" (never in the URL)
 K_OPEN = "class_open_btn"   # the "Open for the class" button
+K_CLAIM = "class_claim_typed"   # the teacher key pasted under "Take back a class"
+TEACH_PARAM = sharing.TEACHER_PARAM   # the teacher's own page address carries its class: ?teacher=<cid>.<write key>
+RETRY_S = 3.0              # s between two tries of a publish that failed
+HEARTBEAT = class_store.HEARTBEAT
+_TOKEN_RE = re.compile(r"([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{20,64})")
 SETTING_KEYS = ("model", "hidden", "lam", "init", "seed", "max_iter", "tol")
 
 
@@ -93,8 +108,134 @@ def _sent(st_: dict) -> str:
     return json.dumps(st_, sort_keys=True, separators=(",", ":"))
 
 
+# ---- the teacher key: the class id and its write key, the one thing that moves the class ------------------
+
+def token(cls: dict) -> str:
+    """The teacher key of the class this session leads."""
+    return f"{cls['cid']}.{cls['key']}"
+
+
+def parse_token(text) -> tuple[str, str] | None:
+    """``(cid, write key)`` from a pasted teacher key, or from the teacher's page address that carries
+    one (``…?teacher=<key>``); None for anything else."""
+    t = str(text or "").strip()[:2000]
+    if not t:
+        return None
+    if "=" in t or "?" in t:
+        try:
+            got = parse_qs(urlsplit(t).query).get(TEACH_PARAM) or parse_qs(t.lstrip("?")).get(TEACH_PARAM)
+        except ValueError:
+            got = None
+        t = (got or [""])[-1].strip()
+    m = _TOKEN_RE.fullmatch(t)
+    return (m.group(1), m.group(2)) if m else None
+
+
+def _keep_in_url(cls: dict) -> None:
+    """The teacher's own page address carries the teacher key (a reload takes the class back)."""
+    try:
+        if st.query_params.get(TEACH_PARAM) != token(cls):
+            st.query_params[TEACH_PARAM] = token(cls)
+    except Exception:  # noqa: BLE001 - the address is a convenience: the key is also in the panel
+        pass
+
+
+def _drop_from_url() -> None:
+    try:
+        st.query_params.pop(TEACH_PARAM, None)
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def take_back(cid: str, key: str) -> bool:
+    """Lead the class ``cid`` again in this session (its write key ``key``): the class's state is read
+    from the store, and the lesson on screen is published on the next run. False (said) when it fails."""
+    try:
+        v, stored = class_link.claim(cid, key)
+    except StoreUnavailable as e:
+        state.put(state.CLASS_ERROR, f"Could not take the class back yet: {e} Reload the page in a moment.")
+        return False
+    except ShareError as e:
+        state.put(state.CLASS_ERROR, f"Could not take the class back: {e}")
+        return False
+    # "sent" is what the class has; the lesson on screen differs (or not) and is published on the next run
+    state.put(state.CLASS_OPEN, {"cid": cid, "key": key, "data": stored.get("data"), "v": v, "sent": None,
+                                 "class_t": stored.get("t"), "touched": time.monotonic()})
+    state.put(state.CLASS_ERROR, None)
+    return True
+
+
+def _from_url() -> None:
+    """A new session of the teacher (a reload, another tab or app process): the page's address names the
+    class; take it back once per session and key."""
+    raw = st.query_params.get(TEACH_PARAM)
+    if not raw or state.get(state.CLASS_OPEN):
+        return
+    tried = st.session_state.setdefault("class_claims_tried", set())
+    if raw in tried:
+        return
+    got = parse_token(raw)
+    if got is None:
+        tried.add(raw)
+        state.put(state.CLASS_ERROR, "The teacher key in this page's address is not one (it may have been cut "
+                                     "off): paste the key you kept under 'Take back a class'.")
+        _drop_from_url()
+        return
+    try:
+        v, stored = class_link.claim(*got)
+    except StoreUnavailable as e:   # the store may well have the class: keep the key, try on the next run
+        state.put(state.CLASS_ERROR, f"Could not take your class back yet: {e} It is tried again when the "
+                                     "page reruns.")
+        return
+    except ShareError as e:
+        tried.add(raw)
+        state.put(state.CLASS_ERROR, f"Could not take the class back: {e}")
+        _drop_from_url()
+        return
+    tried.add(raw)
+    state.put(state.CLASS_OPEN, {"cid": got[0], "key": got[1], "data": stored.get("data"), "v": v, "sent": None,
+                                 "class_t": stored.get("t"), "touched": time.monotonic()})
+    state.put(state.CLASS_ERROR, None)
+
+
+def _on_claim() -> None:
+    """Button callback: take back a class with the pasted teacher key."""
+    got = parse_token(st.session_state.get(K_CLAIM))
+    if got is None:
+        state.put(state.CLASS_ERROR, "That is not a teacher key: it is the class id, a dot and the write key, "
+                                     "as the class panel showed it (or your page's address with ?teacher=).")
+        return
+    if take_back(*got):
+        st.session_state[K_CLAIM] = ""
+        _keep_in_url(state.get(state.CLASS_OPEN))
+
+
+# ---- publishing: every change, retried until the class has it ---------------------------------------------
+
+def _try_publish(cls: dict, text: str) -> str | None:
+    """Publish ``text`` (a teacher state) to the class; None when the class has it, else the message."""
+    try:
+        v = class_link.publish(cls["cid"], cls["key"], json.loads(text))
+    except (class_link.ClassNotFound, class_link.ClassGone, class_link.WrongKey) as e:
+        state.put(state.CLASS_OPEN, None)
+        _drop_from_url()
+        msg = f"The class is no longer on the server, so it stopped following: {e}"
+        state.put(state.CLASS_ERROR, msg)    # the sidebar says it too, next to "Open for the class"
+        return msg
+    except ShareError as e:   # a class error, or the store cannot answer now: tried again
+        state.put(state.CLASS_OPEN, {**cls, "pending": text, "failed_at": time.monotonic()})
+        return str(e)
+    now = json.loads(text)
+    state.put(state.CLASS_OPEN, {**cls, "sent": text, "v": v, "data": now["data"], "class_t": now.get("t"),
+                                 "pending": None, "failed_at": None, "touched": time.monotonic()})
+    return None
+
+
 def publish() -> None:
-    """Publish the lesson's state to the class this session leads, when it changed since the last time."""
+    """Publish the lesson's state to the class this session leads, when it differs from what the class has.
+    Runs inside the lesson's own part of the page (what a Step reruns): a publish that failed is said here,
+    next to the controls, and retried every RETRY_S seconds until the class has it."""
+    _ensure_touched()
     cls = state.get(state.CLASS_OPEN)
     if not cls:
         return
@@ -103,18 +244,94 @@ def publish() -> None:
         return
     text = _sent(now)
     if text == cls.get("sent"):
+        if cls.get("pending"):
+            state.put(state.CLASS_OPEN, {**cls, "pending": None})
+        state.put(state.CLASS_TROUBLE, None)
+        return
+    if cls.get("pending") and time.monotonic() - float(cls.get("failed_at") or 0.0) < RETRY_S:
+        # the store failed a moment ago (frozen, locked): the Step is not held up by another try; the retry
+        # fragment publishes this newest state on its next tick
+        state.put(state.CLASS_OPEN, {**cls, "pending": text})
+        st.session_state["class_retry_fresh"] = True
+        _retry_panel()
+        return
+    err = _try_publish(cls, text)
+    state.put(state.CLASS_TROUBLE, err)
+    if err is not None:
+        st.session_state["class_retry_fresh"] = True   # this run tried already: the fragment waits RETRY_S
+        _retry_panel()
+
+
+def _trouble_text(err: str) -> str:
+    cls = state.get(state.CLASS_OPEN)
+    if not cls:
+        return err
+    at = cls.get("class_t")
+    return (f"Your class did not get this change: {err} It is tried again every {RETRY_S:g} s until the class "
+            "has it" + (f"; your students still see iteration {at}." if at is not None else "."))
+
+
+@st.fragment(run_every=RETRY_S)
+def _retry_panel() -> None:
+    """While a publish is pending: the message, and another try every RETRY_S seconds (this fragment alone
+    reruns: the lesson's charts stay as they are)."""
+    cls = state.get(state.CLASS_OPEN)
+    err = state.get(state.CLASS_TROUBLE)
+    if cls and cls.get("pending") and not st.session_state.pop("class_retry_fresh", False):
+        err = _try_publish(cls, cls["pending"])
+        state.put(state.CLASS_TROUBLE, err)
+        if err is None:
+            st.success("Your class has your lesson again.", icon=":material/groups:")
+            return
+    if err:
+        st.warning(_trouble_text(err) if state.get(state.CLASS_OPEN) else err, icon=":material/sync_problem:")
+
+
+def _ensure_touched(force: bool = False) -> None:
+    """Tell the store the teacher's page is open (every HEARTBEAT seconds at most): its students are told
+    when it is not. A failure is left to the next publish or touch to say."""
+    cls = state.get(state.CLASS_OPEN)
+    if not cls or (not force and time.monotonic() - float(cls.get("touched") or 0.0) < HEARTBEAT):
         return
     try:
-        v = class_link.publish(cls["cid"], cls["key"], now)
-    except ShareError as e:   # a class error, or the store cannot answer now
-        state.put(state.CLASS_ERROR, f"The class did not get this change: {e}")
+        class_link.touch(cls["cid"], cls["key"])
+    except (class_link.ClassNotFound, class_link.ClassGone, class_link.WrongKey) as e:
+        state.put(state.CLASS_OPEN, None)
+        state.put(state.CLASS_ERROR, f"The class is no longer on the server: {e}")
+        _drop_from_url()
         return
-    state.put(state.CLASS_OPEN, {**cls, "sent": text, "v": v, "data": now["data"]})
-    state.put(state.CLASS_ERROR, None)
+    except ShareError:
+        return
+    state.put(state.CLASS_OPEN, {**cls, "touched": time.monotonic()})
+
+
+@st.fragment(run_every=HEARTBEAT)
+def _heartbeat() -> None:
+    """While the teacher's page is open, even idle: the class hears from it every HEARTBEAT seconds."""
+    _ensure_touched()
+
+
+def _may_open() -> tuple[bool, str]:
+    """Whether this session may open a class (it typed the teacher key) and the owner its quota counts."""
+    owner = sharing._client_owner()
+    try:
+        key = teacher_key.teacher_key(sharing.share_key(), secrets_=class_store._secrets())
+    except OSError as e:
+        state.put(state.CLASS_ERROR, f"This server cannot keep its teacher key ({e.strerror or e}), so no class "
+                                     "can be opened: its administrator sets NBLAB_SHARE_KEY.")
+        return False, owner
+    typed = str(st.session_state.get(K_KEY) or "")
+    if not teacher_key.matches(typed, key):
+        where = ("its administrator gives it to teachers" if sharing.share_key() is not None
+                 else "the terminal that started the server shows it")
+        state.put(state.CLASS_ERROR, f"Opening a class on this server needs its teacher key ({where}), and the "
+                                     "key typed is " + ("missing." if not typed.strip() else "not it."))
+        return False, owner
+    return True, "key:" + owner
 
 
 def _on_open() -> None:
-    """Button callback: open a class on the lesson as it is now."""
+    """Button callback: open a class on the lesson as it is now (for whoever typed the teacher key)."""
     lr = session.lesson()
     if lr.cfg is not None and lr.cfg.dataset == controls.UPLOAD:
         state.put(state.CLASS_ERROR, "Share this data set first (the button under the uploader): the class's "
@@ -124,36 +341,40 @@ def _on_open() -> None:
     if now is None:
         state.put(state.CLASS_ERROR, "Start a run first; then the class can follow it.")
         return
-    owner = sharing._client_owner()
-    server_key = sharing.share_key()
-    if server_key is not None:   # on a server with a share key, opening a class is for teachers, as sharing is
-        typed = str(st.session_state.get(K_KEY) or "")
-        if not hmac.compare_digest(typed.encode(), server_key.encode()):
-            state.put(state.CLASS_ERROR, "Opening a class on this server needs its share key (the server's "
-                                         "administrator gives it to teachers), and the key typed is "
-                                         + ("missing." if not typed else "not it."))
-            return
-        owner = "key:" + owner
+    ok, owner = _may_open()
+    if not ok:
+        return
     try:
         cid, key = class_link.open_class(now["data"], now, owner=owner)
     except ShareError as e:
         state.put(state.CLASS_ERROR, f"Could not open the class: {e}")
         return
-    state.put(state.CLASS_OPEN, {"cid": cid, "key": key, "data": now["data"], "v": 1, "sent": _sent(now)})
+    cls = {"cid": cid, "key": key, "data": now["data"], "v": 1, "sent": _sent(now), "class_t": now["t"],
+           "touched": time.monotonic()}
+    state.put(state.CLASS_OPEN, cls)
     state.put(state.CLASS_ERROR, None)
+    state.put(state.CLASS_TROUBLE, None)
+    _keep_in_url(cls)
     st.session_state["class_show_qr"] = True
 
 
 def _on_close() -> None:
     """Button callback: stop leading the class (the students' pages keep working on their own)."""
     cls = state.get(state.CLASS_OPEN)
-    if cls and cls.get("sent"):
+    if cls:
+        last = cls.get("pending") or cls.get("sent")
         try:   # the last state, marked closed: the students' pages say the class has ended
-            class_link.publish(cls["cid"], cls["key"], {**json.loads(cls["sent"]), "open": False})
+            if last:
+                class_link.publish(cls["cid"], cls["key"], {**json.loads(last), "open": False})
+            else:
+                v, stored = class_link.claim(cls["cid"], cls["key"])
+                class_link.publish(cls["cid"], cls["key"], {**stored, "open": False})
         except ShareError:
             pass   # the class expires on its own
     state.put(state.CLASS_OPEN, None)
     state.put(state.CLASS_ERROR, None)
+    state.put(state.CLASS_TROUBLE, None)
+    _drop_from_url()
 
 
 @st.dialog("The class link", width="large")
@@ -165,17 +386,26 @@ def _qr_dialog(url: str) -> None:
 
 
 def sidebar_panel() -> None:
-    """In the sidebar: "Open for the class", then the link, its QR code and "Close the class"."""
+    """In the sidebar: "Open for the class" (with the teacher key) and "Take back a class", then the link,
+    its QR code, the teacher key to keep and "Close the class"."""
+    _from_url()
     cls = state.get(state.CLASS_OPEN)
     if not cls:
-        if sharing.share_key() is not None:
-            st.text_input("Share key (to open a class)", type="password", key=K_KEY,
-                          help="Opening a class on this server is for teachers: its administrator gives them this key.")
+        st.text_input("Teacher key (to open a class)", type="password", key=K_KEY,
+                      help="Opening a class on this server is for teachers: "
+                           + ("its administrator gives them this key." if sharing.share_key() is not None
+                              else "the terminal that started the server shows the key."))
         st.button("Open for the class", icon=":material/groups:", key=K_OPEN, on_click=_on_open,
                   help="A link and a QR code for your students: the lesson runs in their browsers and follows "
                        "the data, the settings and the iteration you show here. Nothing a student does reaches "
                        "the server.")
+        with st.expander("Take back a class"):
+            st.text_input("Your class's teacher key", type="password", key=K_CLAIM,
+                          help="The key the class panel showed when you opened the class (or your lesson page's "
+                               "address, which carries it).")
+            st.button("Lead this class again", key="class_claim_btn", on_click=_on_claim)
     else:
+        _keep_in_url(cls)
         url = class_url(cls["cid"])
         box = st.container(border=True)
         box.markdown(":material/groups: **Your class follows this lesson.** Students open:")
@@ -184,8 +414,13 @@ def sidebar_panel() -> None:
         show = c1.button("QR code", icon=":material/qr_code_2:", key="class_qr_btn")
         c2.button("Close the class", key="class_close_btn", on_click=_on_close,
                   help="Your students' pages stop following; what they have open keeps working.")
+        with box.expander("Your teacher key (keep it, never show it)"):
+            st.caption("It moves your class. This page's address carries it, so a reload keeps your class; on "
+                       "another computer, paste it under 'Take back a class'.")
+            st.code(token(cls), language=None, wrap_lines=True)
         if show or st.session_state.pop("class_show_qr", False):
             _qr_dialog(url)
+        _heartbeat()
     cfg = session.lesson().cfg
     if cls and cfg is not None and not text_settings_travel(cfg):
         st.warning("Your text settings (words, n-grams, minimum count…) differ from this data set's own: the class's "

@@ -61,7 +61,7 @@ test("settings of the wrong type or out of range are left out, with a problem na
 test("unknown keys and prototype keys are ignored; half, data and open are checked", () => {
   const raw = JSON.parse('{"v":1,"t":2,"__proto__":{"following":false},"constructor":1,"settings":{"__proto__":{"lam":3},"evil":"<script>","lam":0.1},"extra":[1,2]}');
   const { state } = F.validateState(raw, T);
-  assert.deepEqual(Object.keys(state).sort(), ["data", "half", "open", "settings", "t", "v"]);
+  assert.deepEqual(Object.keys(state).sort(), ["away", "data", "half", "open", "settings", "t", "v"]);
   assert.deepEqual(state.settings, { lam: 0.1 });
   assert.equal(Object.getPrototypeOf(state.settings), Object.prototype);
   assert.equal(F.validateState(good({ half: "m" }), T).state.half, null);
@@ -271,4 +271,82 @@ test("firstMismatch finds where this page's run parted from the teacher's, up to
   assert.equal(F.firstMismatch(page([1, 1, 1, 1, 0.1, 0.1]), 5, lams, 7), 4);
   // only up to the teacher's t: what the page computed beyond it does not count
   assert.equal(F.firstMismatch(page([1, 1, 1, 1, 1, 1, 0.1]), 6, lams, 5), -1);
+});
+
+// ---- a state is trusted only once it validated ------------------------------------------------------------------
+
+test("the ETag is kept only for a body that validated: a 304 to a refused answer is not good news", () => {
+  const f = new F.Follower(2000);
+  let out = f.onPoll({ status: 200, etag: '"3"', body: good({ v: 3, t: 4 }) }, T);
+  assert.equal(out.apply.t, 4);
+  f.done(out.apply);
+  assert.equal(f.etag, '"3"');
+  // the next answer cannot be read (a state the page refuses): its ETag is not kept, the error stays said
+  out = f.onPoll({ status: 200, etag: '"900"', body: good({ v: 900, t: -1 }) }, T);
+  assert.equal(out.apply, null);
+  assert.equal(f.error, "bad");
+  assert.equal(f.etag, null);
+  // a 304 (to a revalidation the page did not ask for) clears nothing: the bar never claims a state it refused
+  out = f.onPoll({ status: 304 }, T);
+  assert.equal(f.error, "bad");
+  assert.ok(out.delay > 2000);
+  assert.match(f.bar().text, /cannot read/);
+  assert.doesNotMatch(f.bar().text, /900/);
+  assert.equal(f.teacher.v, 3);
+  // a body that is not JSON drops the ETag as well; a good one brings it back
+  f.onPoll({ status: 200, etag: '"3"', body: good({ v: 3, t: 4 }) }, T);
+  assert.equal(f.etag, '"3"');
+  f.onPoll({ status: 200, etag: '"4"', invalid: true }, T);
+  assert.equal(f.etag, null);
+  f.onPoll({ status: 200, etag: '"5"', body: good({ v: 5, t: 6 }) }, T);
+  assert.equal(f.etag, '"5"');
+  assert.equal(f.error, null);
+  out = f.onPoll({ status: 304 }, T);
+  assert.equal(f.error, null);
+  assert.equal(out.delay, 2000);
+  // an ETag that is not a short quoted string is never sent back
+  for (const tag of [null, "3", '"a b"', '"' + "x".repeat(200) + '"', 'W/"ok"x']) {
+    f.onPoll({ status: 200, etag: tag, body: good({ v: 6 }) }, T);
+    assert.equal(f.etag, null, String(tag));
+  }
+});
+
+test("a state the server cannot read (its 500) is not applied and is polled again with a backoff", () => {
+  const f = new F.Follower(2000);
+  f.done(f.onPoll({ status: 200, etag: '"1"', body: good({ v: 1 }) }, T).apply);
+  const out = f.onPoll({ status: 500 }, T);
+  assert.equal(out.apply, null);
+  assert.ok(f.error);
+  assert.ok(out.delay > 2000 && out.delay !== null);
+  assert.match(f.bar().text, /retrying \(last seen at iteration 4\)/);
+});
+
+test("a teacher whose page is gone: the bar says so, the lab keeps working, and it follows when the teacher is back", () => {
+  const f = new F.Follower(2000);
+  let out = f.onPoll({ status: 200, etag: '"7"', body: good({ v: 7, t: 4 }) }, T);
+  f.done(out.apply);
+  assert.equal(F.validateState(good({ away: true }), T).state.away, true);
+  assert.equal(F.validateState(good(), T).state.away, false);
+  assert.equal(F.validateState(good({ away: "yes" }), T).state.away, false);
+  out = f.onPoll({ status: 200, etag: '"7a"', body: good({ v: 7, t: 4, away: true }) }, T);
+  assert.equal(out.apply, null);            // nothing to redo: the same version
+  assert.equal(out.delay, 2000);            // still polled as often: the teacher may be back at any time
+  const b = f.bar();
+  assert.equal(b.mode, "following");
+  assert.match(b.text, /not been heard from/);
+  assert.match(b.text, /keeps working/);
+  assert.match(b.text, /iteration 4/);
+  f.leave();
+  assert.match(f.bar().text, /Exploring on your own — the teacher is at iteration 4\. .*not been heard from/);
+  f.rejoin();
+  out = f.onPoll({ status: 200, etag: '"8"', body: good({ v: 8, t: 5 }) }, T);
+  assert.equal(out.apply.t, 5);
+  assert.doesNotMatch(f.bar().text, /heard/);
+});
+
+test("dataUrlFor puts another data key in the page's data URL, and refuses what is not a key", () => {
+  assert.equal(F.dataUrlFor("data/sms_spam.json", "toy_spam"), "data/toy_spam.json");
+  assert.equal(F.dataUrlFor("/class/data/a-b_c.json?x=1", "Zz_9"), "/class/data/Zz_9.json");
+  for (const k of ["../x", "a/b", "", "x".repeat(101), null, 5]) assert.equal(F.dataUrlFor("data/a.json", k), null, String(k));
+  assert.equal(F.dataUrlFor("data/", "a"), null);
 });
