@@ -235,7 +235,7 @@ def test_a_store_that_cannot_answer_keeps_the_key_and_takes_the_class_back_on_a_
 
     def busy(*a, **kw):
         raise StoreUnavailable("The shared store is busy right now.")
-    monkeypatch.setattr(classroom, "claim", busy)
+    monkeypatch.setattr(class_link, "claim", busy)
     again = new_app(url)
     assert leading(again) is None
     assert any("Could not take your class back yet" in e.value and "busy" in e.value for e in again.sidebar.error)
@@ -247,7 +247,7 @@ def test_a_store_that_cannot_answer_keeps_the_key_and_takes_the_class_back_on_a_
     run(other)
     assert leading(other) is None
     assert any("Could not take the class back yet" in e.value for e in other.sidebar.error)
-    monkeypatch.setattr(classroom, "claim", real)
+    monkeypatch.setattr(class_link, "claim", real)
     run(again)                                              # the store answers: the next run takes it back
     assert leading(again)["cid"] == cls["cid"]
     assert not again.sidebar.error

@@ -27,6 +27,7 @@ import streamlit as st
 from dashboard import class_link
 from dashboard.class_link import store as class_store
 from dashboard.class_link import teacher_key
+from dashboard.data import datasets
 from dashboard.data.store import ShareError, StoreUnavailable
 from dashboard.lesson import session, sharing
 from dashboard.ui import controls, state
