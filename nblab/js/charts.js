@@ -280,8 +280,8 @@ export function accSpec(S, fs, width) {
   const title = compact && S.nHidden ? `Accuracy on ${hidden} hidden labels` : "Accuracy on hidden labels";
   const fig = figureLayout(layout, title, fs, 330, compact ? Math.ceil(legend.length / 2) : rows,
     fixedMargins(fs, 4, true, S.nHidden && !compact ? 2 : 1));
-  // plotly gives every item of a wrapped legend the widest one's width: from the chart's left edge, two fit
-  if (compact) Object.assign(fig.legend, { xref: "container", x: 0, font: { size: fs - 2 } });
+  // two items to a row, from the chart's left edge (plotly would give each the widest one's width)
+  if (compact) Object.assign(fig.legend, { xref: "container", x: 0, entrywidth: 0.5, entrywidthmode: "fraction", font: { size: fs - 2 } });
   return { data, layout: fig };
 }
 

@@ -174,15 +174,21 @@ def test_classroom_shows_controls_numbers_and_charts_on_one_screen(browser, serv
     pg.wait_for_function(SETTLED_JS, arg=3, timeout=120_000)
     pg.wait_for_function("() => window.__nblabLesson.G.drawing", timeout=60_000)
     pg.evaluate("() => window.__nblabLesson.G.drawing")
-    got = pg.evaluate(FIRST_SCREEN_JS)
-    assert got["classroom"] is True
-    assert got["bar"] <= got["H"] and got["metrics"] <= got["H"]
-    assert len(got["charts"]) == 3
-    for c in got["charts"]:
-        assert c["bottom"] <= got["H"], got["charts"]
-        assert c["plot"] >= 160, got["charts"]
-    assert got["charts"][1]["yrange"][0] > 0.5, "the accuracy axis flattens the run into 50–100 %"
-    assert not got["small"], got["small"]
+    for when in ("mid-run", "converged"):
+        if when == "converged":
+            button(pg, "Run to convergence").click()
+            pg.wait_for_function("() => { const G = window.__nblabLesson.G; return G.lab.done && !G.served.converging; }",
+                                 timeout=120_000)
+            pg.evaluate("() => window.__nblabLesson.G.drawing")
+        got = pg.evaluate(FIRST_SCREEN_JS)
+        assert got["classroom"] is True
+        assert got["bar"] <= got["H"] and got["metrics"] <= got["H"], when
+        assert len(got["charts"]) == 3
+        for c in got["charts"]:
+            assert c["bottom"] <= got["H"], (when, got["charts"])
+            assert c["plot"] >= 160, (when, got["charts"])
+        assert got["charts"][1]["yrange"][0] > 0.5, "the accuracy axis flattens the run into 50–100 %"
+        assert not got["small"], (when, got["small"])
     ctx.close()
 
 
