@@ -9,10 +9,10 @@ every run of the lesson view, publishes the state on screen when it differs from
 from __future__ import annotations
 
 import json
-from urllib.parse import urlsplit
 
 import streamlit as st
 
+from dashboard.classroom import addresses
 from dashboard.data import sharing
 from dashboard.data.store import ShareError
 from dashboard.lesson import session
@@ -73,11 +73,29 @@ def lam_history(run, limit: int = 64) -> list | None:
     return out if 0 < len(out) <= limit else None
 
 
+K_ADDR = "class_addr"   # the address the teacher picked for the link, when this computer has several
+
+
+def class_address() -> addresses.Link:
+    """Which origin the link carries and why (dashboard/classroom/addresses.py): the configured public URL, the
+    page's own origin, or this computer's address on the network when the page was opened at localhost."""
+    return addresses.class_link(st.context.url or "", pick=st.session_state.get(K_ADDR))
+
+
 def class_url(cid: str) -> str:
-    """The link students open: this server's origin + /class/<id> (the page's own URL gives the origin)."""
-    parts = urlsplit(st.context.url or "")
-    origin = f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
-    return f"{origin}/class/{cid}"
+    """The link students open: an origin they can reach (:func:`class_address`) + /class/<id>."""
+    return class_address().url(cid)
+
+
+def _address_note(where, link: addresses.Link) -> None:
+    """Under the link: a choice when this computer has several addresses, and what the teacher must know."""
+    if len(link.options) > 1 and where is not None:
+        where.selectbox("Address students open", [o.origin for o in link.options], key=K_ADDR,
+                        format_func=lambda o: o + "  —  " + next(a.label for a in link.options if a.origin == o),
+                        help="This computer is on several networks (Wi-Fi, cable, a hotspot): pick the one the "
+                             "students' phones are on.")
+    if link.note:
+        (where or st).warning(link.note, icon=":material/wifi_off:" if not link.reachable else ":material/info:")
 
 
 def qr_svg(url: str) -> str:
@@ -159,9 +177,13 @@ def _on_close() -> None:
 
 
 @st.dialog("The class link", width="large")
-def _qr_dialog(url: str) -> None:
+def _qr_dialog(url: str, link: addresses.Link | None = None) -> None:
     st.markdown("Students scan the code or type the link. Their browsers run the lesson and follow what you "
                 "show; any student can leave to explore and come back.")
+    if link is not None:
+        _address_note(None, link)
+        if len(link.options) > 1:
+            st.caption("This computer has other addresses too: pick another under the link in the sidebar.")
     st.image(qr_svg(url), width=420)
     st.code(url, language=None, wrap_lines=True)
 
@@ -178,16 +200,18 @@ def sidebar_panel() -> None:
                        "the data, the settings and the iteration you show here. Nothing a student does reaches "
                        "the server.")
     else:
-        url = class_url(cls["cid"])
+        link = class_address()
+        url = link.url(cls["cid"])
         box = st.container(border=True)
         box.markdown(":material/groups: **Your class follows this lesson.** Students open:")
         box.code(url, language=None, wrap_lines=True)
+        _address_note(box, link)
         c1, c2 = box.columns(2)
         show = c1.button("QR code", icon=":material/qr_code_2:", key="class_qr_btn")
         c2.button("Close the class", key="class_close_btn", on_click=_on_close,
                   help="Your students' pages stop following; what they have open keeps working.")
         if show or st.session_state.pop("class_show_qr", False):
-            _qr_dialog(url)
+            _qr_dialog(url, link)
     cfg = session.lesson().cfg
     if cls and cfg is not None and not text_settings_travel(cfg):
         st.warning("Your text settings (words, n-grams, minimum count…) differ from this data set's own: the class's "
