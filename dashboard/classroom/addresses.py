@@ -30,8 +30,6 @@ import sys
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from dashboard.ui.derive import md_escape
-
 #: the environment variable that sets the address students open (docs/class_link.md, "The link's address")
 ENV = "NBLAB_PUBLIC_URL"
 
@@ -65,6 +63,11 @@ class Link:
 
     def url(self, cid: str) -> str:
         return f"{self.origin}/class/{cid}"
+
+
+def _code(text: str) -> str:
+    """``text`` as a Markdown code span (shown literally: no emphasis, no link), on one line."""
+    return "`" + " ".join(str(text).replace("`", "").split())[:80] + "`"
 
 
 def is_loopback(host: str) -> bool:
@@ -203,7 +206,10 @@ def bound_addresses(bind: str | None, machine: list[tuple[str, str]]) -> list[tu
     return named or [(b, "")]
 
 
-def class_link(page_url: str, *, pick: str | None = None, bind: str | None = None, port: int | None = None,
+_SERVER = object()   # class_link's default: the running server's setting
+
+
+def class_link(page_url: str, *, pick: str | None = None, bind=_SERVER, port: int | None = None,
                machine: list[tuple[str, str]] | None = None, configured: tuple | None = None) -> Link:
     """The origin of the class link for a page opened at ``page_url`` (the teacher's ``st.context.url``).
 
@@ -219,7 +225,7 @@ def class_link(page_url: str, *, pick: str | None = None, bind: str | None = Non
         return Link(origin, (Address(origin, f"the public address ({where})"),),
                     loopback=is_loopback(host), note=None if not err else err)
     loopback = is_loopback(host)
-    if bind is None:
+    if bind is _SERVER:
         bind = _config("server.address")
     if port is None:
         try:
@@ -237,8 +243,8 @@ def class_link(page_url: str, *, pick: str | None = None, bind: str | None = Non
             options.append(Address(o, f"this computer on {name}" if name else "this computer on the network"))
     if not options:   # nothing another machine can open: the page's own origin, said plainly
         where_ = page_origin or f"{scheme}://localhost:{port}"
-        if reach == []:
-            why = (f"This app listens on {md_escape(bind, 60)} only, so the link works only on this computer. Start "
+        if reach == [] and (bind or "").strip() not in ("", "0.0.0.0", "::") and is_loopback(bind):
+            why = (f"This app listens on {_code(bind)} only, so the link works only on this computer. Start "
                    "it with `--server.address 0.0.0.0` (and connect this computer to the room's network or start a "
                    f"hotspot), or set `{ENV}` to the address students use.")
         else:
@@ -250,7 +256,7 @@ def class_link(page_url: str, *, pick: str | None = None, bind: str | None = Non
     chosen = next((o for o in options if o.origin == pick), options[0])
     note = None
     if loopback:
-        note = (f"You opened this app at {md_escape(host, 60)}: a link with that address works only on this "
+        note = (f"You opened this app at {_code(host)}: a link with that address works only on this "
                 "computer. The link here uses this computer's address on the network instead, which students on "
                 "the same network (Wi-Fi, cable or this computer's hotspot) can open.")
     if err:
