@@ -39,7 +39,7 @@ def open_class(b: Browser, name: str, url: str, shot: str) -> tuple[str, str]:
     b.call("wait_idle", name=name)
     b.call("wait_text", name=name, text="Ready: t = 0")
     b.call("click_role", name=name, role="button", label="Open for the class")
-    link = b.call("text", name=name, selector=f"{DIALOG} code").strip()
+    link = b.call("text", name=name, selector=f"{DIALOG} [data-testid=\"stCode\"] code").strip()
     b.call("wait_function", name=name, js=f"() => !!document.querySelector('{DIALOG} img')"
                                           f" && document.querySelector('{DIALOG} img').complete")
     text = b.call("text", name=name, selector=DIALOG)

@@ -4,7 +4,7 @@ tests/kit/netns.py (``Browser``), whose test process cannot reach the namespace'
 Commands (``{"op": ...}``): ``page`` (name, viewport) opens a page in a fresh context; ``goto`` (name, url);
 ``wait_function`` (name, js, timeout); ``eval`` (name, js); ``click_role`` (name, role, label); ``press`` (name, key); ``wait_text``
 (name, text, timeout); ``text`` (name, selector) the inner text of the first match; ``all_text`` (name,
-selector) of every match; ``screenshot`` (name, path); ``wait_idle`` (name) kit.browser.wait_idle; ``quit``.
+selector) of every match; ``screenshot`` (name, path); ``requests`` (name) every URL the page requested; ``wait_idle`` (name) kit.browser.wait_idle; ``quit``.
 Each answer is ``{"value": ...}`` or ``{"error": "..."}``."""
 from __future__ import annotations
 
@@ -14,15 +14,23 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kit.browser import launch, wait_idle  # noqa: E402
+from kit.browser import ARGS, CHROMIUM, wait_idle  # noqa: E402
+
+#: Chromium's own background services (account sign-in, autofill hints, its updater): the browser asks for
+#: them by itself, whatever page it shows, so they are answered "no such host" inside the browser. Any other
+#: name a page asks for (a font's, a script's, an image's host) still goes to the namespace's resolver.
+OWN_SERVICES = ("accounts.google.com", "content-autofill.googleapis.com", "update.googleapis.com",
+                "clients2.google.com", "optimizationguide-pa.googleapis.com", "safebrowsingohttpgateway.googleapis.com")
+QUIET = "--host-resolver-rules=" + ", ".join(f"MAP {h} ~NOTFOUND" for h in OWN_SERVICES)
 
 
 def main() -> None:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = launch(p)
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=[*ARGS, QUIET])
         pages: dict = {}
+        requests: dict = {}
         for line in sys.stdin:
             cmd = json.loads(line)
             op = cmd.pop("op")
@@ -33,8 +41,12 @@ def main() -> None:
                 page = pages.get(cmd.get("name"))
                 if op == "page":
                     ctx = b.new_context(viewport=cmd.get("viewport") or {"width": 1280, "height": 900})
-                    pages[cmd["name"]] = ctx.new_page()
+                    page = pages[cmd["name"]] = ctx.new_page()
+                    requests[cmd["name"]] = seen = []
+                    page.on("request", lambda r, seen=seen: seen.append(r.url))
                     val = None
+                elif op == "requests":
+                    val = requests[cmd["name"]]
                 elif op == "goto":
                     page.goto(cmd["url"], wait_until="domcontentloaded", timeout=120_000)
                     val = page.url

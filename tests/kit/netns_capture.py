@@ -18,6 +18,17 @@ import sys
 ETH_P_ALL = 0x0003
 
 
+def dns_name(msg: bytes) -> str:
+    """The first question's name (and type) of a DNS query, as text."""
+    out, i = [], 12
+    while i < len(msg) and msg[i]:
+        n = msg[i]
+        out.append(msg[i + 1:i + 1 + n].decode("ascii", "replace"))
+        i += 1 + n
+    qtype = struct.unpack("!H", msg[i + 1:i + 3])[0] if i + 3 <= len(msg) else 0
+    return ".".join(out) + f" (type {qtype})"
+
+
 def describe(frame: bytes, net) -> dict | None:
     if len(frame) < 14:
         return None
@@ -34,6 +45,8 @@ def describe(frame: bytes, net) -> dict | None:
         row = {"ip": 4, "proto": proto, "src": src, "dst": dst}
         if proto in (6, 17) and len(body) >= ihl + 4:
             row["sport"], row["dport"] = struct.unpack("!HH", body[ihl:ihl + 4])
+            if proto == 17 and row["dport"] == 53:
+                row["query"] = dns_name(body[ihl + 8:])
         return row
     if kind == 0x86DD and len(body) >= 40:
         nxt = body[6]
