@@ -73,9 +73,25 @@ def lesson_settings(run, prep=None, *, t: int | None = None) -> dict:
     lam = _scalar(run.smoothing)
     if lam is not None:
         out["lam"] = lam
-    if s.tol is not None:
-        out["tol"] = float(s.tol)
+    # tol=None (no tolerance rule, EM runs to max_iter) is kept as the lab's "none", not left to its 1e-06
+    out["tol"] = float(s.tol) if s.tol is not None else page_mod.NO_TOL
     return out
+
+
+def _check_lab_settings(settings: dict) -> None:
+    """Refuse, saying why and what to do, a run whose λ or tolerance the lab's controls cannot hold: the file
+    would otherwise open at other settings and show other numbers than the run's."""
+    from nblab import defaults as D
+
+    lam = settings.get("lam")
+    if lam is not None and float(lam) not in D.LAMBDAS:
+        raise ValueError(f"This run's λ = {lam:g} is not one of the lab's λ values ({', '.join(f'{x:g}' for x in D.LAMBDAS)}): "
+                         "a file at another λ would show other numbers. Run with one of them to export it "
+                         "(run.with_settings(smoothing=...) continues a run at another λ).")
+    tol = settings.get("tol")
+    if tol is not None and tol != page_mod.NO_TOL and float(tol) not in D.TOLS:
+        raise ValueError(f"This run's tolerance tol = {tol:g} is not one of the lab's ({', '.join(f'{x:.0e}' for x in D.TOLS)}, "
+                         "or None): the file's EM would stop at another iteration. Run with one of them to export it.")
 
 
 def _plain_run_data(run, ds) -> tuple[dict, dict]:
@@ -127,6 +143,12 @@ def lesson_page(run, prep=None, *, converge: bool = False, t: int | None = None,
         if t is not None:
             settings["t"] = int(t)
         em_run = run
+        if _scalar(run.smoothing) is None:
+            from nblab import defaults as D
+            warnings.warn(f"This run has one λ per feature; the lab has one λ for all, so the file runs at λ = "
+                          f"{D.DEFAULTS['lam']:g} (the lab's default) and its numbers differ from the run's.",
+                          UserWarning, stacklevel=3)
+    _check_lab_settings(settings)
     if converge:
         copy = em_run.with_settings()   # shares the snapshots: the caller's run does not move
         with warnings.catch_warnings():
