@@ -4,9 +4,8 @@ request, usage statistics are off, its start-up banner (which would ask checkip.
 the project's config and the app's own banner lists this machine's network addresses."""
 from __future__ import annotations
 
-import tomllib
-
 import pytest
+import tomllib
 
 from dashboard.classroom import addresses
 from dashboard.serve import offline
