@@ -82,7 +82,7 @@ def _nice() -> int:
 
 
 def _child(conn, nice: int, fn: Callable, args: tuple, kwargs: dict) -> None:
-    from dashboard.serve import worker_log   # no session here, by design: Streamlit's warnings about it are noise
+    from dashboard.serve import worker_log  # no session here, by design: Streamlit's warnings about it are noise
 
     worker_log.quiet()
     try:
