@@ -18,7 +18,7 @@ from dashboard import pages
 from dashboard.charts import theme
 from dashboard.data import datasets, sharing
 from dashboard.lesson import guided as lessons
-from dashboard.ui import controls, state, url_table, urlguard
+from dashboard.ui import controls, derive, state, url_table, urlguard
 from nbcore import hide_labels
 from nblab import prepare as lesson_prepare
 
@@ -234,17 +234,33 @@ def dataset_picker(key: str, models=("bernoulli", "multinomial"), container=None
     box = container or st.sidebar
     default = url_table.BY_KEY[key].spec.default
     options = dataset_options(models) if options is None else list(options)
+    chosen = lesson_dataset()
+    cannot = None
     if controls.SHARED in options:
         default = controls.SHARED  # a class link's data set is what every view shows first
+    elif chosen in options:
+        default = chosen           # the data set the teacher chose in the lesson: a page does not change it
+    elif chosen is not None:
+        cannot = chosen
     if default not in options:
         default = options[0]
     if key in st.session_state and st.session_state[key] not in options:
         st.session_state[key] = default
     names = {controls.UPLOAD: f"{state.get(state.UPLOAD_NAME)} (your upload)",
              controls.SHARED: f"{state.get(state.SHARED_NAME)} (shared)"}
-    return urlguard.selectbox(box, label, options=options, default=default, key=key, help=help,
-                              format_func=lambda n: names.get(n, n),
-                              special=controls.gone_upload(default))
+    got = urlguard.selectbox(box, label, options=options, default=default, key=key, help=help,
+                             format_func=lambda n: names.get(n, n),
+                             special=controls.gone_upload(default))
+    if cannot is not None and got == default:
+        box.caption(f"The lesson's data set, {derive.md_escape(names.get(cannot, cannot), 60)}, is not one this page "
+                    f"can show (it reads {' or '.join(models)} data): it shows {derive.md_escape(names.get(got, got), 60)}.")
+    return got
+
+
+def lesson_dataset() -> str | None:
+    """The data set of the session's lesson (what the teacher chose in the lesson view), or None before any."""
+    cfg = getattr(st.session_state.get(state.LESSON), "cfg", None)
+    return getattr(cfg, "dataset", None)
 
 
 def data_and_model(prefix: str, models=("bernoulli", "multinomial")) -> tuple[str, str]:
