@@ -153,8 +153,10 @@ def handle_upload(name: str, data: bytes, options: dict | None = None) -> tuple[
 
 
 def _refused(msg: str) -> tuple[bool, str]:
-    """An upload refused: its message kept for the sidebar (until the next file), and returned."""
+    """An upload refused: its message kept for the sidebar (until the next file), and returned; the uploader
+    drawn next is an empty one (it does not go on showing the refused file)."""
     state.put(state.UPLOAD_ERROR, msg)
+    controls.refuse_uploaded_file()
     return False, msg
 
 
@@ -220,7 +222,7 @@ def max_upload_words() -> int:
 
 def on_upload_change() -> None:
     """file_uploader callback: stash the bytes; they are parsed at the top of the next run."""
-    f = st.session_state.get(controls.K_UPLOADER)
+    f = st.session_state.get(controls.uploader_key())
     if f is not None and state.get(state.UPLOAD_SEEN) != f.file_id:
         state.put(state.UPLOAD_SEEN, f.file_id)
         state.put(state.PENDING_UPLOAD, (f.name, f.getvalue()))
