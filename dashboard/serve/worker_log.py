@@ -14,8 +14,7 @@ import logging
 
 #: Streamlit's loggers that speak of a missing session, a thing the worker never has
 SESSIONLESS = ("streamlit.runtime.scriptrunner_utils.script_run_context", "streamlit.runtime.caching.cache_data_api",
-               "streamlit.runtime.caching.cache_resource_api", "streamlit.runtime.state.session_state_proxy",
-               "streamlit.runtime.caching.cache_utils")
+               "streamlit.runtime.state.session_state_proxy")
 
 
 def _below_error(record: logging.LogRecord) -> bool:

@@ -273,7 +273,7 @@ def test_side_by_side_draws_and_names_every_baseline():
     from kit.apptest import chart_with
     from nbcore import baselines
     from nblab.outcome import CV_LAMBDAS
-    at = open_view("side_by_side")
+    at = open_view("side_by_side", sbs_dataset="synthetic_spam")   # it would open on the lesson's sms_spam
     at.button(key="sbs_conv").click().run()
     assert not at.exception, at.exception
     ds = nbcore.load_dataset("synthetic_spam")
