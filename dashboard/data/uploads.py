@@ -149,7 +149,37 @@ def handle_upload(name: str, data: bytes, options: dict | None = None) -> tuple[
     if too_big:  # refused before it is selected: the sidebar stays on the data set the run uses
         return _refused(f"Could not use “{shown}”: {short_message(too_big, 600)}")
     model = _select_upload(name, data, options, ds, info, choice)
-    return True, _loaded_message(shown, ds, X, model, info, choice)
+    note = _labels_as_given(ds)
+    return True, _loaded_message(shown, ds, X, model, info, choice) + (" " + note if note else "")
+
+
+#: the share of a teacher's own labels "Labels hidden" starts at when the file leaves rows unlabelled
+HELD_OUT_PCT = 50
+
+
+def _labels_as_given(ds) -> str | None:
+    """A file whose label column has blanks is read as the teacher meant it: the blank rows are EM's
+    unlabelled rows, and "Labels hidden" (which hides a share of the *given* labels, the rows accuracy is
+    measured on) starts at :data:`HELD_OUT_PCT` instead of the lesson's 99 %, which would leave EM a label or
+    two of a small file. With fewer than 4 given labels it starts at 0 % (nothing to hold out: no accuracy).
+    Sets the slider before it is drawn; returns the sentence that says which and why (None: no blanks)."""
+    import numpy as np
+
+    y = np.asarray(ds.y)
+    given, blank = int((y >= 0).sum()), int((y < 0).sum())
+    if blank == 0 or given == 0:
+        return None
+    pct = HELD_OUT_PCT if given >= 4 else 0
+    st.session_state[controls.K_HIDDEN] = pct
+    kept = given - int(round(given * pct / 100))
+    if pct == 0:
+        return (f"{blank:,} of its rows have no label: EM reads them as its unlabelled rows and learns from your "
+                f"{given:,} labels. **Labels hidden** starts at 0 %: with so few labels none is held out, so there is "
+                "no accuracy to measure (it shows “—”).")
+    return (f"{blank:,} of its rows have no label: EM reads them as its unlabelled rows. **Labels hidden** starts at "
+            f"{pct} % of your {given:,} labels: about {given - kept:,} are held out to measure the accuracy on, and EM "
+            f"learns from the other {kept:,} and the unlabelled rows (at 0 % EM sees every label and no accuracy can "
+            "be measured).")
 
 
 def _refused(msg: str) -> tuple[bool, str]:
