@@ -90,3 +90,34 @@ def test_one_lambda_per_feature_is_said_to_change():
                     random_state=0).start(ds.X, y)
     with pytest.warns(UserWarning, match=r"one λ per feature; the lab has one λ for all, so the file runs at λ = 0\.01"):
         export.lesson_page(run, ds)
+
+
+def _many_classes(k: int, v: int = 20_000, n: int = 600):
+    import numpy as np
+    import scipy.sparse as sp
+    rng = np.random.default_rng(0)
+    X = sp.random(n, v, density=0.002, random_state=1, format="csr")
+    X.data[:] = 1
+    y = np.full(n, -1)
+    y[:k] = np.arange(k)
+    return nbcore.EM(model="bernoulli", n_classes=k, smoothing=1.0, init="labeled", max_iter=100,
+                     random_state=0).start(X, y), rng
+
+
+def test_a_lesson_over_the_memory_budget_is_refused_before_a_browser_runs_out():
+    from nblab import limits
+    run, _ = _many_classes(500)        # β alone: 20,000 words × 500 classes × 8 bytes = 80 MB an iteration
+    assert limits.iterations_that_fit(run.Xp, run.current, 500, 2, limits.run_budget_bytes()) < limits.MIN_ITERATIONS
+    with pytest.raises(ValueError, match=r"too big for the lab page, whose browser would keep every iteration: "):
+        export.lesson_page(run)
+
+
+def test_a_lesson_that_fits_fewer_iterations_is_capped_and_says_so():
+    from nblab import limits
+    run, _ = _many_classes(40)
+    fits = limits.iterations_that_fit(run.Xp, run.current, 40, 2, limits.run_budget_bytes())
+    assert limits.MIN_ITERATIONS <= fits < 100
+    with pytest.warns(UserWarning, match=rf"keeps at most {fits:,} iterations .* max iterations is {fits:,}, not 100"):
+        page = export.lesson_page(run)
+    cfg = json.loads(re.search(r'id="nblab-config">(.*?)</script>', page, re.S).group(1))
+    assert cfg["defaults"]["max_iter"] == fits
