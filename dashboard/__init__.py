@@ -1,1 +1,2 @@
-"""Streamlit dashboard for the Naive Bayes + EM Lab (run: streamlit run dashboard/app.py)."""
+"""Streamlit dashboard for the Naive Bayes + EM Lab (run from the repository root:
+``python3 -m streamlit run dashboard/server.py``, the README's run command)."""

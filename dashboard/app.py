@@ -1,6 +1,7 @@
 """Naive Bayes + EM Lab — the frame: page config and navigation.
 
-Run from the repo root:   streamlit run dashboard/app.py
+Run from the repo root:   python3 -m streamlit run dashboard/server.py   (the README's command: this app plus
+the class link's routes; ``streamlit run dashboard/app.py`` runs this app alone, without them)
 
 Imports: `streamlit run` puts only dashboard/ on sys.path and AppTest adds
 nothing, so we put the repository root on sys.path here (before any page runs).

@@ -34,6 +34,10 @@ modules.serve()  # before any component registers: they get stubs importing thei
 
 import streamlit as st  # noqa: E402
 
+from dashboard.serve.offline import stay_offline  # noqa: E402
+
+stay_offline()  # no external-IP probe, no usage statistics: a room without internet (dashboard/serve/offline.py)
+
 from dashboard.class_link.routes import routes  # noqa: E402
 from dashboard.serve import early  # noqa: E402
 

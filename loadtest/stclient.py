@@ -463,13 +463,21 @@ def _put_multipart(url: str, name: str, data: bytes, xsrf: str | None, mime: str
         conn.close()
 
 
+def latest_key(widgets, key: str) -> str:
+    """``key``, or the newest ``key_<n>`` the page has drawn: the app draws a new, empty uploader under
+    "uploader_1", "uploader_2"… after each file it refuses (dashboard/ui/controls.py, uploader_key)."""
+    numbered = [int(k.rsplit("_", 1)[1]) for k in widgets
+                if k.startswith(key + "_") and k.rsplit("_", 1)[1].isdigit()]
+    return f"{key}_{max(numbered)}" if numbered else key
+
+
 async def upload_file(sess: Session, key: str, name: str, data: bytes, mime: str = "text/csv") -> RunResult:
     """Upload `data` through the file_uploader widget `key`, like a browser:
     BackMsg.file_urls_request -> ForwardMsg.file_urls_response -> HTTP PUT (multipart,
     XSRF cookie + header) -> rerun_script with a file_uploader_state_value.
     Returns the RunResult of that rerun; an HTTP refusal (e.g. 413 above
     server.maxUploadSize) gives ok=False and status "http <code>"."""
-    w = sess.widgets[key]
+    w = sess.widgets[latest_key(sess.widgets, key)]
     http_base = sess.url.replace("ws://", "http://").replace("/_stcore/stream", "")
     req_id = f"req-{time.perf_counter_ns()}"
     bm = BackMsg()

@@ -18,6 +18,9 @@ from nblab.outcome import CV_LAMBDAS
 
 #: a model is advised over another when its leave-one-out accuracy is at least this much higher
 ADVICE_MARGIN = 0.01
+#: leave-one-out predicts each labelled row from the others: a class needs this many labelled rows for its
+#: left-out row to have one of its own class left (with one, every such row is predicted wrong, whatever the model)
+MIN_PER_CLASS = 2
 #: texts with at most this many words (median) are "short"
 SHORT_TEXT = 20
 
@@ -42,9 +45,22 @@ class Advice:
     median_words: float         # tokens per document (median)
     median_distinct: float      # distinct terms per document (median)
     repeats: float              # share of documents with some term more than once
+    short_classes: int = 0      # classes with fewer than MIN_PER_CLASS labelled rows: then nothing was scored
+
+    @property
+    def judged(self) -> bool:
+        """Whether leave-one-out could judge the two models (every class has MIN_PER_CLASS labelled rows)."""
+        return self.short_classes == 0
 
     def sentence(self) -> str:
         """Why, in words (Markdown; no text from the data in it)."""
+        if not self.judged:
+            few = ("a class has" if self.short_classes == 1 else f"{self.short_classes} classes have")
+            return (f"Leave-one-out cannot judge the two models on these labels: it predicts each of the "
+                    f"{self.n_labelled:,} labelled documents from the others, and {few} fewer than "
+                    f"{MIN_PER_CLASS} labelled documents, so its left-out document has none of its class left and "
+                    f"is predicted wrong by either model. With at least {MIN_PER_CLASS} labelled documents in every "
+                    "class (fewer labels hidden, or more labels in the file) the two can be compared.")
         c, o = self.current, self.other
         scores = (f"Leave-one-out on the {self.n_labelled:,} labelled documents (each one predicted by Naive "
                   f"Bayes fitted to the others, λ chosen the same way): **{c.title} {c.accuracy:.1%}** "
@@ -91,6 +107,18 @@ def model_advice(ds, y_obs, current: str, cap: int | None = limits.VOCABULARY_CA
     names = _text_models(ds)
     if current not in names or len(names) < 2:
         return None
+    per_class = np.bincount(y_obs[y_obs >= 0], minlength=int(ds.n_classes))
+    short = int((per_class < MIN_PER_CLASS).sum())
+    if short:   # nothing to score: say what leave-one-out needs instead of two meaningless 0 %
+        titles = {}
+        for name in names:
+            model = nbcore.get_model(name)
+            title = getattr(model, "title", name)
+            titles[name] = ModelScore(name, title() if callable(title) else str(title),
+                                      model.input_kind == "counts", float("nan"), float("nan"))
+        other = next(s for n, s in titles.items() if n != current)
+        return Advice(titles[current], other, None, int((y_obs >= 0).sum()), int(ds.n_samples), 0, 0.0, 0.0, 0.0,
+                      short_classes=short)
     scores = {}
     for name in names:
         model = nbcore.get_model(name)

@@ -73,9 +73,50 @@ def lesson_settings(run, prep=None, *, t: int | None = None) -> dict:
     lam = _scalar(run.smoothing)
     if lam is not None:
         out["lam"] = lam
-    if s.tol is not None:
-        out["tol"] = float(s.tol)
+    # tol=None (no tolerance rule, EM runs to max_iter) is kept as the lab's "none", not left to its 1e-06
+    out["tol"] = float(s.tol) if s.tol is not None else page_mod.NO_TOL
     return out
+
+
+def _check_lab_settings(settings: dict) -> None:
+    """Refuse, saying why and what to do, a run whose λ or tolerance the lab's controls cannot hold: the file
+    would otherwise open at other settings and show other numbers than the run's."""
+    from nblab import defaults as D
+
+    lam = settings.get("lam")
+    if lam is not None and float(lam) not in D.LAMBDAS:
+        raise ValueError(f"This run's λ = {lam:g} is not one of the lab's λ values ({', '.join(f'{x:g}' for x in D.LAMBDAS)}): "
+                         "a file at another λ would show other numbers. Run with one of them to export it "
+                         "(run.with_settings(smoothing=...) continues a run at another λ).")
+    tol = settings.get("tol")
+    if tol is not None and tol != page_mod.NO_TOL and float(tol) not in D.TOLS:
+        raise ValueError(f"This run's tolerance tol = {tol:g} is not one of the lab's ({', '.join(f'{x:.0e}' for x in D.TOLS)}, "
+                         "or None): the file's EM would stop at another iteration. Run with one of them to export it.")
+
+
+def _fit_budget(em_run, settings: dict, said: bool = True) -> None:
+    """The lab page keeps every iteration it computes, in the browser: it gets the app's memory budget for one
+    lesson (nblab.limits). A run whose data cannot keep even a few iterations within it is refused (the
+    app refuses such a file too); one that keeps fewer iterations than its budget asks has its ``max_iter``
+    capped there, with a warning saying so (``settings`` is changed in place). ``said`` False: a lesson of
+    the app, whose run was capped the same way when it was built and whose page says so already."""
+    from nblab import limits
+    from nblab.prepare import KEEP_RESP
+
+    X, K, snap = em_run.Xp, int(em_run.n_classes), em_run.current
+    budget = limits.run_budget_bytes()
+    msg = limits.too_big_message(X, snap, K, KEEP_RESP, budget)
+    if msg:
+        raise ValueError(f"This lesson is too big for the lab page, whose browser would keep every iteration: {msg}")
+    fits = limits.iterations_that_fit(X, snap, K, KEEP_RESP, budget)
+    if fits < int(settings.get("max_iter", 100)):
+        if said:
+            warnings.warn(f"The lab page keeps at most {fits:,} iterations of this data within one lesson's memory "
+                          f"budget ({budget // limits.MB:,} MB): the file's max iterations is {fits:,}, not "
+                          f"{int(settings['max_iter']):,}.", UserWarning, stacklevel=4)
+        settings["max_iter"] = fits
+        if int(settings.get("t", 0)) > fits:
+            settings["t"] = fits
 
 
 def _plain_run_data(run, ds) -> tuple[dict, dict]:
@@ -127,6 +168,13 @@ def lesson_page(run, prep=None, *, converge: bool = False, t: int | None = None,
         if t is not None:
             settings["t"] = int(t)
         em_run = run
+        if _scalar(run.smoothing) is None:
+            from nblab import defaults as D
+            warnings.warn(f"This run has one λ per feature; the lab has one λ for all, so the file runs at λ = "
+                          f"{D.DEFAULTS['lam']:g} (the lab's default) and its numbers differ from the run's.",
+                          UserWarning, stacklevel=3)
+    _check_lab_settings(settings)
+    _fit_budget(em_run, settings, said=not _is_lesson(run))
     if converge:
         copy = em_run.with_settings()   # shares the snapshots: the caller's run does not move
         with warnings.catch_warnings():

@@ -153,6 +153,11 @@ def _models(lab_data: dict) -> list[str]:
     return [str(m) for m in got] if got else ["bernoulli"]
 
 
+#: the ``tol`` setting for "no tolerance rule" (EM runs to its iteration budget, as nbcore with ``tol=None``);
+#: a page written with it offers "none" among its tolerances
+NO_TOL = "none"
+
+
 def check_settings(settings: dict | None, lab_data: dict) -> dict:
     """The settings a page is written with, checked against the controls' choices (ValueError naming the
     key otherwise). A link's fragment still wins over them in the browser."""
@@ -181,8 +186,11 @@ def check_settings(settings: dict | None, lab_data: dict) -> dict:
                 raise ValueError(f"lam={v!r}: one of {', '.join(f'{x:g}' for x in D.LAMBDAS)}")
             out[key] = float(v)
         elif key == "tol":
-            if not isinstance(v, (int, float)) or float(v) not in D.TOLS:
-                raise ValueError(f"tol={v!r}: one of {', '.join(f'{x:.0e}' for x in D.TOLS)}")
+            if v == NO_TOL:   # no tolerance rule: EM runs to its budget (an nbcore run with tol=None)
+                out[key] = None
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or float(v) not in D.TOLS:
+                raise ValueError(f"tol={v!r}: one of {', '.join(f'{x:.0e}' for x in D.TOLS)}, or {NO_TOL!r}")
             out[key] = float(v)
         elif key == "init":
             if v not in D.INITS:
@@ -223,7 +231,8 @@ def page_config(lab_data: dict, settings: dict | None = None, title: str | None 
     return {
         "title": nbcore.strip_bidi(title or f"Naive Bayes + EM lab: {name}"),
         "defaults": base,
-        "lambdas": list(D.LAMBDAS), "tols": list(D.TOLS), "inits": list(D.INITS),
+        "lambdas": list(D.LAMBDAS), "tols": list(D.TOLS) + ([None] if base.get("tol", 0) is None else []),
+        "inits": list(D.INITS),
         "initLabels": dict(D.INIT_LABELS), "seedMax": D.SEED_MAX, "maxIterMax": D.MAX_ITER_MAX,
         "datasets": [name], "models": _models(lab_data),
         "template": template if template is not None else default_template(),

@@ -32,12 +32,16 @@ class ColumnChoice:
     header: bool | None = None
 
     def describe(self) -> str:
-        """In words, for a Markdown place (an expander title): column names escaped."""
+        """In words, for a Markdown place (an expander title), each column's name quoted and escaped, so a
+        column called "label" reads as a name, not as a word: the labels are in “label”, the text in “text”."""
         def names(cs):
-            return ", ".join(derive.md_escape(c, 40) for c in cs)
-        what = f"text {names(self.text)}" if self.text else "feature columns"
-        return (f"label {derive.md_escape(self.label, 40)}, {what}"
-                + (f", ignored {names(self.ignore)}" if self.ignore else ""))
+            quoted = [f"“{derive.md_escape(c, 40)}”" for c in cs]
+            return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+        label = (f"the labels are in “{derive.md_escape(self.label, 40)}”" if self.label is not None
+                 else "no label column")
+        what = (f"the text in {names(self.text)}" if self.text else "the features in the other columns")
+        return (f"{label}, {what}"
+                + (f"; {names(self.ignore)} {'is' if len(self.ignore) == 1 else 'are'} ignored" if self.ignore else ""))
 
 
 def guessed_choice(info: dict) -> ColumnChoice:

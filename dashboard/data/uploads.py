@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 from types import SimpleNamespace
 
+import numpy as np
 import streamlit as st
 
 import nbcore
@@ -148,12 +149,43 @@ def handle_upload(name: str, data: bytes, options: dict | None = None) -> tuple[
     if too_big:  # refused before it is selected: the sidebar stays on the data set the run uses
         return _refused(f"Could not use “{shown}”: {short_message(too_big, 600)}")
     model = _select_upload(name, data, options, ds, info, choice)
-    return True, _loaded_message(shown, ds, X, model, info, choice)
+    note = _labels_as_given(ds)
+    return True, _loaded_message(shown, ds, X, model, info, choice) + (" " + note if note else "")
+
+
+#: the share of a teacher's own labels "Labels hidden" starts at when the file leaves rows unlabelled
+HELD_OUT_PCT = 50
+
+
+def _labels_as_given(ds) -> str | None:
+    """A file whose label column has blanks is read as the teacher meant it: the blank rows are EM's
+    unlabelled rows, and "Labels hidden" (which hides a share of the *given* labels, the rows accuracy is
+    measured on) starts at :data:`HELD_OUT_PCT` instead of the lesson's 99 %, which would leave EM a label or
+    two of a small file. With fewer than 4 given labels it starts at 0 % (nothing to hold out: no accuracy).
+    Sets the slider before it is drawn; returns the sentence that says which and why (None: no blanks)."""
+
+    y = np.asarray(ds.y)
+    given, blank = int((y >= 0).sum()), int((y < 0).sum())
+    if blank == 0 or given == 0:
+        return None
+    pct = HELD_OUT_PCT if given >= 4 else 0
+    st.session_state[controls.K_HIDDEN] = pct
+    kept = given - int(round(given * pct / 100))
+    if pct == 0:
+        return (f"{blank:,} of its rows have no label: EM reads them as its unlabelled rows and learns from your "
+                f"{given:,} labels. **Labels hidden** starts at 0 %: with so few labels none is held out, so there is "
+                "no accuracy to measure (it shows “—”).")
+    return (f"{blank:,} of its rows have no label: EM reads them as its unlabelled rows. **Labels hidden** starts at "
+            f"{pct} % of your {given:,} labels: about {given - kept:,} are held out to measure the accuracy on, and EM "
+            f"learns from the other {kept:,} and the unlabelled rows (at 0 % EM sees every label and no accuracy can "
+            "be measured).")
 
 
 def _refused(msg: str) -> tuple[bool, str]:
-    """An upload refused: its message kept for the sidebar (until the next file), and returned."""
+    """An upload refused: its message kept for the sidebar (until the next file), and returned; the uploader
+    drawn next is an empty one (it does not go on showing the refused file)."""
     state.put(state.UPLOAD_ERROR, msg)
+    controls.refuse_uploaded_file()
     return False, msg
 
 
@@ -215,7 +247,7 @@ def max_upload_words() -> int:
 
 def on_upload_change() -> None:
     """file_uploader callback: stash the bytes; they are parsed at the top of the next run."""
-    f = st.session_state.get(controls.K_UPLOADER)
+    f = st.session_state.get(controls.uploader_key())
     if f is not None and state.get(state.UPLOAD_SEEN) != f.file_id:
         state.put(state.UPLOAD_SEEN, f.file_id)
         # the file's name is shown in the sidebar's list and in messages: without bidi controls

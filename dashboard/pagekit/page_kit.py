@@ -19,7 +19,7 @@ from dashboard.charts import theme
 from dashboard.data import datasets
 from dashboard.lesson import guided as lessons
 from dashboard.lesson import sharing
-from dashboard.ui import controls, state, url_table, urlguard
+from dashboard.ui import controls, derive, state, url_table, urlguard
 from nbcore import hide_labels
 from nbcore.data import DEFAULT_PIPELINES
 from nblab import prepare as lesson_prepare
@@ -228,10 +228,12 @@ def text_counts_dataset(name: str):
 
 
 def dataset_picker(key: str, models=("bernoulli", "multinomial"), container=None,
-                   label: str = "Data set", help: str | None = None, options: list[str] | None = None) -> str:
+                   label: str = "Data set", help: str | None = None, options: list[str] | None = None,
+                   follow_lesson: bool = False) -> str:
     """The page's data set (bound to the URL under ``key``): the sets ``models`` can read, or
     ``options`` when given; a class link's shared set first, else the default of the key's row in
-    ``url_table``."""
+    ``url_table``. ``follow_lesson``: a page that shows what the lesson shows opens on the lesson's data set
+    (the teacher's choice; the link's own value still wins), and says so when it cannot show it."""
     box = container or st.sidebar
     default = url_table.BY_KEY[key].spec.default
     options = dataset_options(models) if options is None else list(options)
@@ -241,18 +243,35 @@ def dataset_picker(key: str, models=("bernoulli", "multinomial"), container=None
         default = options[0]
     if key in st.session_state and st.session_state[key] not in options:
         st.session_state[key] = default
+    chosen = lesson_dataset() if follow_lesson else None
+    cannot = None
+    if chosen is not None and default != controls.SHARED:
+        if chosen not in options:
+            cannot = chosen
+        elif key not in st.session_state and key not in st.query_params:
+            st.session_state[key] = chosen   # the page opens where the lesson is; its URL key then says so
     names = {controls.UPLOAD: f"{state.get(state.UPLOAD_NAME)} (your upload)",
              controls.SHARED: f"{state.get(state.SHARED_NAME)} (shared)"}
-    return urlguard.selectbox(box, label, options=options, default=default, key=key, help=help,
-                              format_func=lambda n: names.get(n, n),
-                              special=controls.gone_upload(default))
+    got = urlguard.selectbox(box, label, options=options, default=default, key=key, help=help,
+                             format_func=lambda n: names.get(n, n),
+                             special=controls.gone_upload(default))
+    if cannot is not None and got == default:
+        box.caption(f"The lesson's data set, {derive.md_escape(names.get(cannot, cannot), 60)}, is not one this page "
+                    f"can show (it reads {' or '.join(models)} data): it shows {derive.md_escape(names.get(got, got), 60)}.")
+    return got
 
 
-def data_and_model(prefix: str, models=("bernoulli", "multinomial")) -> tuple[str, str]:
+def data_and_model(prefix: str, models=("bernoulli", "multinomial"), follow_lesson: bool = False) -> tuple[str, str]:
     """A page's first two sidebar pickers: its data set and the event model, bound to the URL as
-    ``<prefix>_dataset`` and ``<prefix>_model``."""
-    dataset = dataset_picker(f"{prefix}_dataset", models=models)
+    ``<prefix>_dataset`` and ``<prefix>_model`` (``follow_lesson``: see :func:`dataset_picker`)."""
+    dataset = dataset_picker(f"{prefix}_dataset", models=models, follow_lesson=follow_lesson)
     return dataset, model_picker(f"{prefix}_model", dataset, allowed=models)
+
+
+def lesson_dataset() -> str | None:
+    """The data set of the session's lesson (what the teacher chose in the lesson view), or None before any."""
+    cfg = getattr(st.session_state.get(state.LESSON), "cfg", None)
+    return getattr(cfg, "dataset", None)
 
 
 def model_picker(key: str, dataset: str, allowed=("bernoulli", "multinomial"), container=None) -> str:

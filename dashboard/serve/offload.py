@@ -29,7 +29,7 @@ import threading
 from typing import Any, Callable
 
 # what the forkserver imports once, so that a worker starts with it in memory
-PRELOAD = ["numpy", "scipy.sparse", "sklearn.feature_extraction.text", "nbcore", "nblab.advice",
+PRELOAD = ["dashboard.serve.worker_log", "numpy", "scipy.sparse", "sklearn.feature_extraction.text", "nbcore", "nblab.advice",
            "dashboard.data.uploads"]
 
 _LOCK = threading.Lock()
@@ -82,6 +82,9 @@ def _nice() -> int:
 
 
 def _child(conn, nice: int, fn: Callable, args: tuple, kwargs: dict) -> None:
+    from dashboard.serve import worker_log  # no session here, by design: Streamlit's warnings about it are noise
+
+    worker_log.quiet()
     try:
         if nice:
             try:

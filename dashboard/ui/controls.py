@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from dashboard.ui import urlguard
+from dashboard.ui import state, urlguard
 from nblab.config import DataConfig
 from nblab.defaults import DEFAULTS, INIT_LABELS, INITS, LAMBDAS, MAX_ITER_MAX, SEED_MAX, TOLS  # noqa: F401  (the lesson's choices)
 
@@ -233,14 +233,28 @@ def _advanced_controls():
     return init, seed, uw, max_iter, tol
 
 
+def uploader_key() -> str:
+    """The uploader's key now: "uploader", then "uploader_1", "uploader_2"… after each refused file, so the
+    uploader never goes on holding a file the app refused (Streamlit lets no code empty a file uploader)."""
+    n = int(state.get(state.UPLOADER_SERIAL))
+    return K_UPLOADER if n == 0 else f"{K_UPLOADER}_{n}"
+
+
+def refuse_uploaded_file() -> None:
+    """The file in the uploader was refused: the next uploader drawn is a new, empty one."""
+    state.put(state.UPLOADER_SERIAL, int(state.get(state.UPLOADER_SERIAL)) + 1)
+
+
 def upload_control(on_change, max_words: int | None = None) -> None:
-    """CSV uploader; the callback receives the file (parsed later, per session)."""
+    """CSV uploader; the callback receives the file (parsed later, per session). Every file type is taken
+    in, so that a file which is not a CSV gets the app's own message (what it looks like, how to save it as
+    CSV) rather than the browser's "application/octet-stream files are not allowed"."""
     cap = f"{max_words:,}" if max_words else None
     with st.sidebar.expander("Use your own CSV", expanded=False):
         st.file_uploader(
             "CSV with a `text` column and a `label` column (empty label = unlabelled), "
             "or feature columns plus `label`",
-            type=["csv"], key=K_UPLOADER, on_change=on_change,
+            key=uploader_key(), on_change=on_change,
             help=(f"Text is turned into word features; only the {cap} most frequent words are kept."
                   if cap else None),
         )

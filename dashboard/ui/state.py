@@ -44,6 +44,7 @@ SHARE_LINK_T = Key("share_link_t")       # the iteration the class link on scree
 STOP_TEXTS = Key("stop_texts")           # [(snapshot t-1, snapshot t, texts)]: the stop rules' numbers per step, as printed
 UPLOAD_TEXT = Key("upload_text")         # {(id(upload), TextPipeline): Dataset}: the upload re-vectorised (one entry)
 UPLOAD_COLUMNS = Key("upload_columns")   # {"info", "choice", "open", "error"}: the upload's columns and the roles picked
+UPLOADER_SERIAL = Key("uploader_serial", 0)  # int, bumped on each refused file: a new, empty uploader is drawn (controls.uploader_key)
 UPLOAD_SERIAL = Key("upload_serial", 0)  # int, bumped on each new upload or column choice (DataConfig.upload_id)
 MEMO = Key("memo")                       # {"serial": int, "items": {key: value}}: values derived from the current run
 CLASS_OPEN = Key("class_open")           # {"cid", "key", "data", "v", "sent", "pending", "class_t", "touched"}: the class this session leads, or None

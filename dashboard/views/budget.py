@@ -153,11 +153,13 @@ def models_curves(s: Settings, df: pd.DataFrame, ns: list[int], counted: bool, F
                          f"{ns[-1]}." for m in models) + f" Means over {int(n_seeds)} seeds.",
         config={"displayModeBar": False})
     cols = st.columns(len(models))
+    best_sup = df[["acc_supervised", "acc_supervised_cv", "acc_majority"]].max(axis=1)
     for m, col in zip(models, cols):
         c = curves[m]
-        gain = np.asarray(c["em"]["mean"]) - np.asarray(c["supervised"]["mean"])
+        best = best_sup[df.model == m].groupby(df.n_labelled[df.model == m]).mean().to_numpy()
+        gain = np.asarray(c["em"]["mean"]) - best   # against the best supervised baseline, as the lesson
         col.metric(f"{event_models_charts.MODEL_TITLES[m].capitalize()} EM with {ns[0]} labels", f"{c['em']['mean'][0]:.1%}",
-                   delta=f"{gain[0] * 100:+.1f} pts vs supervised")
+                   delta=f"{gain[0] * 100:+.1f} pts vs best supervised")
     st.caption("Both event models see the same labelled documents at each budget and seed"
                + (" and the same words (multinomial: their counts; Bernoulli: whether they occur)." if counted
                   else ".") + " Accuracy is measured on the documents left unlabelled.")
@@ -200,12 +202,16 @@ def gain_summary(s: Settings, df: pd.DataFrame, agg: pd.DataFrame, gain, i_best:
     df["acc_best_supervised"] = df[["acc_supervised", "acc_supervised_cv", "acc_majority"]].max(axis=1)
     best = df.groupby("n_labelled")["acc_best_supervised"].mean().to_numpy()
     gain_best = agg["em_mean"].to_numpy() - best
+    # the headline compares EM with the best supervised baseline, as the lesson does: supervised NB at the run's
+    # λ alone flatters EM wherever that λ over-smooths (the chart still draws both)
+    j_best = int(np.argmax(gain_best))
     m1, m2, m3 = st.columns(3)
     m1.metric(f"EM with {int(agg['n_labelled'][0])} labels", f"{agg['em_mean'][0]:.1%}",
-              delta=f"{gain[0] * 100:+.1f} pts vs supervised")
-    m2.metric(f"Biggest gain (at {int(agg['n_labelled'][i_best])} labels)", f"{gain[i_best] * 100:+.1f} pts")
+              delta=f"{gain_best[0] * 100:+.1f} pts vs best supervised")
+    m2.metric(f"Biggest gain over the best supervised (at {int(agg['n_labelled'][j_best])} labels)",
+              f"{gain_best[j_best] * 100:+.1f} pts")
     m3.metric(f"EM with {int(agg['n_labelled'].iloc[-1])} labels", f"{agg['em_mean'].iloc[-1]:.1%}",
-              delta=f"{gain.iloc[-1] * 100:+.1f} pts vs supervised")
+              delta=f"{gain_best[-1] * 100:+.1f} pts vs best supervised")
     st.markdown("**Against the best supervised baseline** (per run, the best of supervised NB at λ = "
                 f"{float(smoothing):g}, at the λ leave-one-out picks on the labelled documents, and the majority class): "
                 + ", ".join(f"{int(n)} labels {g * 100:+.1f} pts" for n, g in zip(agg["n_labelled"], gain_best))

@@ -49,7 +49,7 @@ def main() -> None:
 def sidebar():
     """The data set, event model, hidden share and seed both runs share."""
     sb = st.sidebar
-    dataset, model = page_kit.data_and_model("sbs")
+    dataset, model = page_kit.data_and_model("sbs", follow_lesson=True)
     hidden = urlguard.slider(sb, "Labels hidden", format="%d%%", key="sbs_hidden")
     seed = urlguard.number_input(sb, "Seed (hidden labels, random starts)", key="sbs_seed")
     return dataset, model, hidden, seed

@@ -46,7 +46,7 @@ def main() -> None:
 def sidebar():
     """The data set, event model, hidden share, seed and the grid of λ (with a word on its size)."""
     sb = st.sidebar
-    dataset, model = page_kit.data_and_model("sm")
+    dataset, model = page_kit.data_and_model("sm", follow_lesson=True)
     hidden = urlguard.slider(sb, "Labels hidden", format="%d%%", key="sm_hidden",
                              help="EM sees the other labels; accuracy is measured on the hidden ones.")
     seed = urlguard.number_input(sb, "Seed (which labels are hidden)", key="sm_seed")

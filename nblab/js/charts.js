@@ -356,9 +356,22 @@ export function llSpec(S, fs, width) {
 
 // ---- words: each chart's summary sentence and its data table ------------------------------------------------
 
-const num = (v, d) => (v === null || v === undefined || !isFinite(v) ? "—" : Number(v).toFixed(d).replace("-", MINUS));
-const big = (v, d) => (v === null || v === undefined || !isFinite(v) ? "—"
-  : Number(v).toLocaleString("en", { minimumFractionDigits: d, maximumFractionDigits: d }).replace("-", MINUS));
+/** ±∞ as the signs they are (a log-likelihood at λ = 0 can be −∞), null for any other value. */
+const infinite = (v) => (v === -Infinity ? MINUS + "∞" : v === Infinity ? "∞" : null);
+const num = (v, d) => (v === null || v === undefined || Number.isNaN(v) ? "—"
+  : infinite(v) || Number(v).toFixed(d).replace("-", MINUS));
+const big = (v, d) => (v === null || v === undefined || Number.isNaN(v) ? "—"
+  : infinite(v) || Number(v).toLocaleString("en", { minimumFractionDigits: d, maximumFractionDigits: d }).replace("-", MINUS));
+
+/** Why the log-likelihood at t is −∞, in words ("" when it is not): some document has probability 0 under
+ * every class — at λ = 0, a word (or a word's absence) that no class's labelled documents allow. */
+export function minusInfinityWhy(S, t) {
+  if (S.ll[t] !== -Infinity && S.obj[t] !== -Infinity) return "";
+  return S.lams[t] === 0
+    ? ` ${MINUS}∞ because at λ = 0 some document has a word (or lacks one) that no class allows, so its probability`
+      + " is 0 under every class; any λ > 0 makes every document possible."
+    : ` ${MINUS}∞ because some document has probability 0 under every class.`;
+}
 const pct = (v) => (v === null || v === undefined || !isFinite(v) ? "—" : `${(v * 100).toFixed(1)}%`);
 
 /** The summary sentence of a chart at iteration t (its numbers, in words). */
@@ -381,6 +394,7 @@ export function summary(name, S, t) {
   const bad = decreases(S.obj, S.lams);
   return `At iteration t = ${t} the MAP objective is ${big(S.obj[t], 2)} and the log-likelihood ${big(S.ll[t], 2)}; `
     + (bad.length ? `the objective went DOWN at t = ${bad.join(", ")} (flagged).` : "the objective never went down.")
+    + minusInfinityWhy(S, t)
     + (lamChanges(S.lams).length ? ` λ changed at t = ${lamChanges(S.lams).map(([k, l]) => `${k} (λ = ${fmtG(l)})`).join(", ")}.` : "");
 }
 

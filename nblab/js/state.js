@@ -49,6 +49,7 @@ export function fmtG(v) {
 export const fmtLam = (v) => fmtG(v);
 /** A tolerance as the app writes it: Python's "{:.0e}" (1e-06). */
 export function fmtTol(v) {
+  if (v === null || v === undefined) return "none";   // no tolerance rule: EM runs to its budget
   const [m, e] = v.toExponential(0).split("e");
   const n = parseInt(e, 10);
   return `${m}e${n < 0 ? "-" : "+"}${String(Math.abs(n)).padStart(2, "0")}`;
@@ -83,7 +84,8 @@ export function schema(cfg) {
       label: "Initialisation" },
     seed: { kind: "int", lo: 0, hi: cfg.seedMax, default: num(d.seed, 0), label: "Seed" },
     max_iter: { kind: "int", lo: 1, hi: cfg.maxIterMax, default: num(d.max_iter, 100), label: "Max iterations" },
-    tol: { kind: "grid", options: cfg.tols, default: num(d.tol, 1e-6), fmt: fmtTol, label: "Tolerance" },
+    tol: { kind: "grid", options: cfg.tols, default: d.tol === null && cfg.tols.includes(null) ? null : num(d.tol, 1e-6),
+      fmt: fmtTol, label: "Tolerance" },
     t: { kind: "int", lo: 0, hi: cfg.maxIterMax, default: num(d.t, 0), label: "Show iteration" },
     speed: { kind: "choice", options: Object.keys(SPEEDS), default: pick(Object.keys(SPEEDS), d.speed || "normal"),
       what: "Play speed", label: "Play speed" },
@@ -145,7 +147,7 @@ export function decide(key, raws, spec) {
     for (const o of spec.options) if (raw === spec.fmt(o) || raw === String(o)) return { value: o, why: dup ? dup.trim() : null, refused: false };
     const [v, bad] = urlNumber(raw);
     if (bad) return refuse(bad);
-    const opts = spec.options.slice().sort((a, b) => a - b);
+    const opts = spec.options.filter((o) => o !== null).sort((a, b) => a - b);
     if (v < opts[0] || v > opts[opts.length - 1]) return refuse(`is outside ${spec.fmt(opts[0])}–${spec.fmt(opts[opts.length - 1])}`);
     let best = opts[0], bd = Infinity;
     for (const o of opts) { const d = gridDist(v, o); if (d < bd) { bd = d; best = o; } }

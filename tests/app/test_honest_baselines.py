@@ -273,7 +273,7 @@ def test_side_by_side_draws_and_names_every_baseline():
     from kit.apptest import chart_with
     from nbcore import baselines
     from nblab.outcome import CV_LAMBDAS
-    at = open_view("side_by_side")
+    at = open_view("side_by_side", sbs_dataset="synthetic_spam")   # it would open on the lesson's sms_spam
     at.button(key="sbs_conv").click().run()
     assert not at.exception, at.exception
     ds = nbcore.load_dataset("synthetic_spam")
@@ -312,3 +312,25 @@ def test_the_label_budget_curve_carries_the_other_baselines():
     spec = chart_with(at, "supervised NB, λ by leave-one-out")
     assert "majority class" in [d.get("name") for d in spec["data"]]
     assert "**Against the best supervised baseline**" in markdown(at)
+
+
+def test_the_label_budget_headline_is_against_the_best_supervised_baseline():
+    """The page's large numbers compare EM with the best supervised baseline of each run (supervised NB at the
+    run's λ, at the leave-one-out λ, the majority class), computed here from the page's own rows."""
+    at = open_view("budget")
+    at.button(key="lb_go").click().run()
+    assert not at.exception, at.exception
+    rows = at.session_state["lb"].value
+    ns = sorted({r["n_labelled"] for r in rows})
+
+    def gain(n):
+        rs = [r for r in rows if r["n_labelled"] == n]
+        best = np.mean([max(r["acc_supervised"], r["acc_supervised_cv"], r["acc_majority"]) for r in rs])
+        return np.mean([r["acc_em"] for r in rs]) - best
+
+    metrics = {m.label: m for m in at.metric}
+    first, last = metrics[f"EM with {ns[0]} labels"], metrics[f"EM with {ns[-1]} labels"]
+    assert first.delta == f"{gain(ns[0]) * 100:+.1f} pts vs best supervised"
+    assert last.delta == f"{gain(ns[-1]) * 100:+.1f} pts vs best supervised"
+    top = max(ns, key=gain)
+    assert metrics[f"Biggest gain over the best supervised (at {top} labels)"].value == f"{gain(top) * 100:+.1f} pts"

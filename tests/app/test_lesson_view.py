@@ -213,9 +213,9 @@ def test_bad_upload_through_the_real_uploader_widget(at):
     assert not at.exception
     assert any("Could not use" in e.value and "notes.csv" in e.value for e in at.error)
     assert at.session_state["lesson"].run is run_before and iteration(at) == 1
-    # a good file afterwards replaces the message and becomes the data set
-    at.file_uploader(key="uploader").upload("mail.csv", b"text,label\nwin cash now,spam\nmeeting at noon,ham\n"
-                                            b"cheap cash prize,\nlunch meeting today,\n", "text/csv").run()
+    # a good file afterwards (in the new, empty uploader a refusal leaves) replaces the message and becomes the data set
+    at.file_uploader(key="uploader_1").upload("mail.csv", b"text,label\nwin cash now,spam\nmeeting at noon,ham\n"
+                                              b"cheap cash prize,\nlunch meeting today,\n", "text/csv").run()
     assert not at.exception and not at.error
     assert at.session_state["lesson"].cfg.dataset == "upload" and iteration(at) == 0
 

@@ -75,7 +75,7 @@ def test_inspector_uses_the_lesson_run_and_flags_impossible_words():
 # ---- 2. smoothing explorer ----------------------------------------------------------------
 
 def test_smoothing_explorer_extremes():
-    at = open_view("smoothing")
+    at = open_view("smoothing", sm_dataset="synthetic_spam")   # the page would open on the lesson's sms_spam
     assert len(at.get("plotly_chart")) == 2
     t = text(at)
     assert "β(limited | ham) = 0" in t            # λ = 0: never seen with ham -> impossible

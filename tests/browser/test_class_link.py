@@ -81,7 +81,7 @@ def test_a_student_follows_the_teacher_leaves_and_rejoins(server, browser):
         teacher.get_by_role("button", name="Open for the class").click()
         dialog = teacher.get_by_role("dialog")
         dialog.wait_for(timeout=60_000)
-        link = dialog.locator("code").first.inner_text().strip()
+        link = dialog.locator("[data-testid=stCode] code").first.inner_text().strip()
         assert re.fullmatch(re.escape(server) + r"/class/[A-Za-z0-9_-]{16}", link), link
         qr = dialog.locator("img").first
         qr.wait_for(timeout=30_000)

@@ -220,6 +220,9 @@ FUNCTION_IMPORTS = {
     ("dashboard.data.store.postgres", "psycopg"): "optional dependency (the postgres extra)",
     ("dashboard.data.store.postgres", "psycopg.conninfo"): "optional dependency (the postgres extra)",
     ("dashboard.data.store.postgres", "psycopg.pq"): "optional dependency (the postgres extra)",
+    ("dashboard.serve.addresses", "fcntl"): "POSIX only: the interfaces are read from the kernel on Linux",
+    ("dashboard.serve.offload", "dashboard.serve.worker_log"):
+        "the worker process quiets Streamlit's session warnings; the server's own log must keep them",
     ("dashboard.serve.offload", "multiprocessing"):
         "multiprocessing.forkserver: POSIX only, and only when heavy work runs in the forkserver",
     ("dashboard.ui.url_streamlit", "streamlit.runtime.state.query_params"):

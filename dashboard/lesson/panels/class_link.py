@@ -30,6 +30,7 @@ from dashboard.class_link import teacher_key
 from dashboard.data import datasets
 from dashboard.data.store import ShareError, StoreUnavailable
 from dashboard.lesson import session, sharing
+from dashboard.serve import addresses
 from dashboard.ui import controls, state
 from nblab import export
 
@@ -92,11 +93,29 @@ def lam_history(run, limit: int = 64) -> list | None:
     return out if 0 < len(out) <= limit else None
 
 
+K_ADDR = "class_addr"   # the address the teacher picked for the link, when this computer has several
+
+
+def class_address() -> addresses.Link:
+    """Which origin the link carries and why (dashboard/serve/addresses.py): the configured public URL, the
+    page's own origin, or this computer's address on the network when the page was opened at localhost."""
+    return addresses.class_link(st.context.url or "", pick=st.session_state.get(K_ADDR))
+
+
 def class_url(cid: str) -> str:
-    """The link students open: this server's origin + /class/<id> (the page's own URL gives the origin)."""
-    parts = urlsplit(st.context.url or "")
-    origin = f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
-    return f"{origin}/class/{cid}"
+    """The link students open: an origin they can reach (:func:`class_address`) + /class/<id>."""
+    return class_address().url(cid)
+
+
+def _address_note(where, link: addresses.Link) -> None:
+    """Under the link: a choice when this computer has several addresses, and what the teacher must know."""
+    if len(link.options) > 1 and where is not None:
+        where.selectbox("Address students open", [o.origin for o in link.options], key=K_ADDR,
+                        format_func=lambda o: o + "  —  " + next(a.label for a in link.options if a.origin == o),
+                        help="This computer is on several networks (Wi-Fi, cable, a hotspot): pick the one the "
+                             "students' phones are on.")
+    if link.note:
+        (where or st).warning(link.note, icon=":material/wifi_off:" if not link.reachable else ":material/info:")
 
 
 def qr_svg(url: str) -> str:
@@ -379,9 +398,13 @@ def _on_close() -> None:
 
 
 @st.dialog("The class link", width="large")
-def _qr_dialog(url: str) -> None:
+def _qr_dialog(url: str, link: addresses.Link | None = None) -> None:
     st.markdown("Students scan the code or type the link. Their browsers run the lesson and follow what you "
                 "show; any student can leave to explore and come back.")
+    if link is not None:
+        _address_note(None, link)
+        if len(link.options) > 1:
+            st.caption("This computer has other addresses too: pick another under the link in the sidebar.")
     st.image(qr_svg(url), width=420)
     st.code(url, language=None, wrap_lines=True)
 
@@ -407,10 +430,12 @@ def sidebar_panel() -> None:
             st.button("Lead this class again", key="class_claim_btn", on_click=_on_claim)
     else:
         _keep_in_url(cls)
-        url = class_url(cls["cid"])
+        link = class_address()
+        url = link.url(cls["cid"])
         box = st.container(border=True)
         box.markdown(":material/groups: **Your class follows this lesson.** Students open:")
         box.code(url, language=None, wrap_lines=True)
+        _address_note(box, link)
         c1, c2 = box.columns(2)
         show = c1.button("QR code", icon=":material/qr_code_2:", key="class_qr_btn")
         c2.button("Close the class", key="class_close_btn", on_click=_on_close,
@@ -420,7 +445,7 @@ def sidebar_panel() -> None:
                        "another computer, paste it under 'Take back a class'.")
             st.code(token(cls), language=None, wrap_lines=True)
         if show or st.session_state.pop("class_show_qr", False):
-            _qr_dialog(url)
+            _qr_dialog(url, link)
         _heartbeat()
     cfg = session.lesson().cfg
     if cls and cfg is not None and not text_settings_travel(cfg):
