@@ -34,11 +34,14 @@ modules.serve()  # before any component registers: they get stubs importing thei
 
 import streamlit as st  # noqa: E402
 
-from dashboard.classroom.routes import routes  # noqa: E402
-from dashboard.serve import early  # noqa: E402
+from dashboard.classroom import routes as class_routes  # noqa: E402
+from dashboard.serve import early, headers  # noqa: E402
 
-# early.middleware(): a chart page's HTML starts loading plotly.js at once (dashboard/serve/early.py)
-app = st.App("app.py", routes=routes() + modules.routes(), middleware=early.middleware())
+# outermost first: security headers on every response (dashboard/serve/headers.py); /class/ to the class
+# routes ahead of Streamlit's middleware, within a budget per client (dashboard/classroom/entry.py); a chart
+# page's HTML starts loading plotly.js at once (dashboard/serve/early.py)
+app = st.App("app.py", routes=modules.routes(),
+             middleware=headers.middleware() + class_routes.middleware() + early.middleware())
 
 # A fresh process warms itself in a daemon thread (imports, the shipped data sets, the default lesson's
 # run: dashboard/ui/warm.py), so the first visitor's lesson does not wait for that work. NBLAB_WARM=0: off.
