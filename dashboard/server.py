@@ -28,7 +28,9 @@ from dashboard.serve.memory import tune_allocator  # noqa: E402
 
 tune_allocator()
 
-from dashboard.serve import modules  # noqa: E402
+from dashboard.serve import http_limits, modules  # noqa: E402
+
+http_limits.install()   # header and body limits in the HTTP server itself (dashboard/serve/http_limits.py)
 
 modules.serve()  # before any component registers: they get stubs importing their module from its route
 
