@@ -115,5 +115,6 @@ def test_a_killed_process_s_tab_goes_to_the_other_process_at_once(deployment):
     assert status == 200, status
     assert h.get("set-cookie", "").startswith(f"NBLAB={other['name']}"), h
     assert waited < 3, waited
-    status, h, _ = request(deployment, "GET", "/", {"Cookie": cookie})
-    assert status == 200 and b"" is not None
+    # the page itself too (a reload of the tab)
+    status, h, body = request(deployment, "GET", "/", {"Cookie": cookie})
+    assert status == 200 and b"<html" in body.lower()
