@@ -2,9 +2,10 @@
 
 Run from the repo root:   python -m streamlit run dashboard/server.py   (same flags as app.py)
 
-``streamlit run`` finds ``app = st.App(...)`` below and serves it with its own server: every page of
-dashboard/app.py as before, and the plain-HTTP routes of dashboard/classroom/routes.py (the class page,
-its assets, the data and the teacher's state; the class-link contract, docs/class_link.md). They add nothing
+``streamlit run`` finds ``app = st.App(...)`` below and serves it with its own server (uvicorn): every page
+of dashboard/app.py as before, and the plain-HTTP routes of dashboard/classroom/routes.py (the class page,
+its assets, the data and the teacher's state; the class-link contract, docs/class_link.md), which a
+middleware serves ahead of Streamlit's own (dashboard/classroom/entry.py). They add nothing
 to a Streamlit session and need no websocket, so any app process answers them from the shared store.
 ``python dashboard/server.py`` runs the same thing (``App.run``); ``streamlit run dashboard/app.py``
 still runs the app alone, without the class routes (and without the warming below).

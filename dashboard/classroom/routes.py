@@ -11,9 +11,11 @@ Any app process answers for any class (the state is in the shared store; the dat
 store or the shipped files). Ids are checked for their shape before the store is asked; a bad or unknown
 id is a 404 whose body never repeats it; a store that cannot answer is a 503; nothing raises past a
 handler (a traceback never reaches a student). Database reads and building the data run in the thread
-pool, never on the event loop. The bodies are gzipped once (level 6) and kept: the data per key in an
-LRU bounded by bytes (``NBLAB_CLASS_DATA_CACHE_MB``, default 96 MB), the assets for the process's life.
-Streamlit's own gzip middleware leaves a response that is already encoded alone.
+pool, never on the event loop. The bodies are gzipped once (level 6) and kept in both forms: the data per
+key in an LRU bounded by bytes (``NBLAB_CLASS_DATA_CACHE_MB``, default 96 MB, counting both), the assets for
+the process's life; a request gets one of them as it is, whatever its Accept-Encoding (``q=0`` honoured).
+The routes are served ahead of Streamlit's middleware and within a budget per client (entry.py: 429 with
+Retry-After over it, a store read costing more than an answer from memory).
 """
 from __future__ import annotations
 
