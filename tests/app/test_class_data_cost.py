@@ -167,3 +167,23 @@ def test_a_flood_of_identity_downloads_is_charged_by_its_bytes(store):
     # by at most one download, and then the client waits
     served = got.count(200)
     assert cost > 5 and served == -(-200 // cost) and set(got[served:]) == {429}, (cost, got)
+
+
+def test_random_class_ids_never_push_a_followed_class_out_of_the_read_cache(store, monkeypatch):
+    """The read cache keeps missing ids apart: MISS_ENTRIES + 50 unknown ids leave the followed class's
+    entry where it was (before, they shared CACHE_ENTRIES slots with it)."""
+    monkeypatch.setattr(CS, "CACHE_ENTRIES", 8)
+    monkeypatch.setattr(CS, "MISS_ENTRIES", 16)
+    monkeypatch.setattr(CS, "READ_TTL", 3600.0)     # nothing expires during the test
+    cid, _ = C.open_class("toy_spam", {"t": 2}, store=store)
+    assert CS.read(cid, store=store)[0] == 1
+    for i in range(16 + 50):
+        with pytest.raises(CS.ClassNotFound):
+            CS.read(f"{i:016d}", store=store)
+    reads = CS.db_reads()
+    assert CS.peek(cid, store=store) is not None and CS.read(cid, store=store)[0] == 1
+    assert CS.db_reads() == reads         # answered from the cache: the class was not pushed out
+    # the newest missing ids are remembered too (no store read for them)
+    with pytest.raises(CS.ClassNotFound):
+        CS.read(f"{16 + 49:016d}", store=store)
+    assert CS.db_reads() == reads
