@@ -320,7 +320,15 @@ async def _start_flood(args, base_url: str, seconds: float):
         url, extra = f"{base_url}/class/data/{args.class_data}.json", []
     return await asyncio.create_subprocess_exec(
         sys.executable, "-m", "loadtest.flood", url, "--rate", str(rate), "--seconds", f"{max(1.0, seconds):.1f}",
-        "--encoding", args.flood_encoding, *extra, cwd=str(ROOT), stdout=asyncio.subprocess.PIPE)
+        "--encoding", args.flood_encoding, *extra, *_flood_source(base_url), cwd=str(ROOT),
+        stdout=asyncio.subprocess.PIPE)
+
+
+def _flood_source(base_url: str) -> list[str]:
+    """Another address than the students' for the flood when the server is on this machine's loopback
+    (127.0.0.2: the server's budget per client tells them apart, as it would a hostile student's laptop)."""
+    host = urlsplit(base_url).hostname or ""
+    return ["--source", "127.0.0.2"] if host.startswith("127.") and host != "127.0.0.2" else []
 
 
 async def _end_flood(proc) -> dict | None:

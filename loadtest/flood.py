@@ -21,7 +21,8 @@ import time
 import urllib.parse
 
 
-def _worker(url: str, encoding: str, rate: float, until: float, random_class: bool, out: dict, lock) -> None:
+def _worker(url: str, encoding: str, rate: float, until: float, random_class: bool, source: str | None,
+            out: dict, lock) -> None:
     u = urllib.parse.urlsplit(url)
     conn = None
     period = 1.0 / rate
@@ -37,7 +38,8 @@ def _worker(url: str, encoding: str, rate: float, until: float, random_class: bo
         path = u.path + (secrets.token_urlsafe(12) + "/state.json" if random_class else "")
         try:
             if conn is None:
-                conn = http.client.HTTPConnection(u.hostname, u.port or 80, timeout=30)
+                conn = http.client.HTTPConnection(u.hostname, u.port or 80, timeout=30,
+                                                  source_address=(source, 0) if source else None)
             conn.request("GET", path, headers={"Accept-Encoding": encoding})
             r = conn.getresponse()
             body = r.read()
@@ -56,12 +58,12 @@ def _worker(url: str, encoding: str, rate: float, until: float, random_class: bo
 
 
 def flood(url: str, *, rate: float, seconds: float, encoding: str = "gzip;q=0", threads: int = 2,
-          random_class: bool = False) -> dict:
-    out: dict = {"url": url, "encoding": encoding, "rate_asked": rate, "answers": {}, "bytes": 0}
+          random_class: bool = False, source: str | None = None) -> dict:
+    out: dict = {"url": url, "encoding": encoding, "rate_asked": rate, "source": source, "answers": {}, "bytes": 0}
     lock = threading.Lock()
     t0 = time.monotonic()
     until = t0 + seconds
-    ts = [threading.Thread(target=_worker, args=(url, encoding, rate / threads, until, random_class, out, lock),
+    ts = [threading.Thread(target=_worker, args=(url, encoding, rate / threads, until, random_class, source, out, lock),
                            daemon=True) for _ in range(threads)]
     for t in ts:
         t.start()
@@ -80,13 +82,15 @@ def main(argv=None) -> int:
     ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--encoding", default="gzip;q=0", help="the Accept-Encoding sent (default gzip;q=0)")
     ap.add_argument("--threads", type=int, default=2, help="connections (default 2)")
+    ap.add_argument("--source", help="the local address to send from (e.g. 127.0.0.2: another client than "
+                                     "the students on 127.0.0.1)")
     ap.add_argument("--random-class", action="store_true",
                     help="URL is a /class/ prefix: each request asks a new random class id's state.json")
     a = ap.parse_args(argv)
     if a.rate <= 0 or a.threads < 1 or a.seconds <= 0:
         ap.error("--rate and --seconds must be positive, --threads at least 1")
     print(json.dumps(flood(a.url, rate=a.rate, seconds=a.seconds, encoding=a.encoding, threads=a.threads,
-                           random_class=a.random_class)), flush=True)
+                           random_class=a.random_class, source=a.source)), flush=True)
     return 0
 
 

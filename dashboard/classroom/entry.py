@@ -8,15 +8,21 @@ Streamlit's gzip middleware, which would otherwise compress an identity answer a
 whose ``Accept-Encoding`` merely mentions gzip (``gzip;q=0`` too) and add a second ``Vary``.
 
 **The budget.** Each client (its network address as the app sees it: behind the deployment's HAProxy the
-``X-Forwarded-For`` address, which uvicorn trusts from 127.0.0.1; an IPv6 address by its /64) has a token
-bucket: ``NBLAB_CLASS_BUDGET`` tokens a second (default 200), holding at most ``BURST_SECONDS`` (20) seconds
-of them. A request costs one token, plus one per 64 KiB of the body it was sent, plus
-``STORE_READ_COST`` (20) when it has to ask the store (a class state that is not in this process's read
-cache, a shared data set's check): a whole class behind one school address (300 students polling every
-2 s from the cache, each loading the page once) fits, while one client's flood of data downloads, state
-polls or random class ids gets ``429 Too Many Requests`` with ``Retry-After`` long before it takes the
-process's event loop, its store reads or its shared read cache from everyone else. The clients'
-buckets are kept for the newest ``MAX_CLIENTS`` clients.
+``X-Forwarded-For`` address, which uvicorn trusts from 127.0.0.1; an IPv6 address by its /64) has two token
+buckets, each holding at most ``BURST_SECONDS`` (20) seconds of its rate:
+
+* requests: ``NBLAB_CLASS_BUDGET`` tokens a second (default 200). A request costs one token, plus
+  ``STORE_READ_COST`` (20) when it has to ask the store (a class state that is not in this process's read
+  cache, a shared data set's check);
+* bytes, for the routes with big bodies (the data sets and the assets): ``NBLAB_CLASS_MB_PER_S`` MB a
+  second (default 25), spent by what each answer sent; a client in debt waits before its next download,
+  while its polls of the state go on.
+
+A whole class behind one school address (300 students polling every 2 s from the read cache, each loading
+the page and its data once) fits, while one client's flood of data downloads, state polls or random class
+ids gets ``429 Too Many Requests`` with ``Retry-After`` long before it takes the process's event loop, its
+store reads or its shared read cache from everyone else. The clients' buckets are kept for the newest
+``MAX_CLIENTS`` clients.
 """
 from __future__ import annotations
 
@@ -29,7 +35,8 @@ from collections import OrderedDict
 
 from starlette.routing import Router
 
-DEFAULT_RATE = 200.0        # tokens a second per client
+DEFAULT_RATE = 200.0        # request tokens a second per client
+DEFAULT_MB_PER_S = 25.0     # MB a second of data and asset bodies per client
 BURST_SECONDS = 20.0        # a full bucket holds this many seconds of tokens
 STORE_READ_COST = 20        # tokens a store read costs on top of its request's
 BODY_UNIT = 64 * 1024       # bytes of a body that cost one token
@@ -38,12 +45,21 @@ SCOPE_KEY = "nblab.class_client"      # the request's client, in the ASGI scope
 SCOPE_BUDGET = "nblab.class_budget"   # the Budget it is counted in
 
 
-def _rate() -> float:
+def _env_rate(name: str, default: float) -> float:
     try:
-        v = float(os.environ.get("NBLAB_CLASS_BUDGET", ""))
+        v = float(os.environ.get(name, ""))
     except ValueError:
-        return DEFAULT_RATE
-    return v if math.isfinite(v) and v > 0 else DEFAULT_RATE
+        return default
+    return v if math.isfinite(v) and v > 0 else default
+
+
+def _rate() -> float:
+    return _env_rate("NBLAB_CLASS_BUDGET", DEFAULT_RATE)
+
+
+def _byte_rate() -> float:
+    """The bytes bucket's rate, in BODY_UNITs a second."""
+    return _env_rate("NBLAB_CLASS_MB_PER_S", DEFAULT_MB_PER_S) * 1024 * 1024 / BODY_UNIT
 
 
 def client_key(scope) -> str:
@@ -107,6 +123,8 @@ class Budget:
 
 
 BUDGET = Budget()
+BYTES = Budget(rate=_byte_rate())
+BULK = ("/class/data/", "/class/assets/")   # the routes whose answers spend the bytes bucket
 
 
 def store_read_allowed(scope) -> bool:
@@ -134,12 +152,14 @@ class ClassLink:
     """ASGI middleware: ``/class`` and ``/class/...`` to the class routes, within the client's budget;
     anything else to Streamlit."""
 
-    def __init__(self, app, *, routes: list, refuse, base_url: str | None = None, budget: Budget | None = None):
+    def __init__(self, app, *, routes: list, refuse, base_url: str | None = None, budget: Budget | None = None,
+                 bytes_budget: Budget | None = None):
         self.app = app
         self.router = Router(routes=routes)
         self.refuse = refuse        # (path, retry_after) -> Response: the 429 of the routes' kind
         self.base_url = base_url
         self.budget = budget
+        self.bytes_budget = bytes_budget
 
     def _base(self) -> str:
         if self.base_url is None:
@@ -161,17 +181,25 @@ class ClassLink:
             return
         budget = self.budget or BUDGET
         key = client_key(scope)
+        bulk = path.startswith(BULK)
+        spent = self.bytes_budget or BYTES
+        if bulk and not spent.take(key, 0.0):      # in debt from earlier downloads: wait
+            await self.refuse(path, spent.retry_after(key, 0.0))(scope, receive, send)
+            return
         if not budget.take(key, 1):
             await self.refuse(path, budget.retry_after(key))(scope, receive, send)
             return
         base = self._base().strip("/")
         scope = dict(scope, **{SCOPE_KEY: key, SCOPE_BUDGET: budget, "root_path": root + ("/" + base if base else "")})
+        if not bulk:
+            await self.router(scope, receive, send)
+            return
 
         async def counted(message):
             if message["type"] == "http.response.body":
                 n = len(message.get("body", b""))
-                if n >= BODY_UNIT:
-                    budget.charge(key, n // BODY_UNIT)
+                if n:
+                    spent.charge(key, n / BODY_UNIT)
             await send(message)
 
         await self.router(scope, receive, counted)

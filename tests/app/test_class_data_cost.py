@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 import zlib
 
 import pytest
@@ -30,14 +31,15 @@ class Clock:
         return self.t
 
 
-def app_with(budget: entry.Budget | None = None) -> Starlette:
+def app_with(budget: entry.Budget | None = None, bytes_budget: entry.Budget | None = None) -> Starlette:
     """The server's order: the class routes' middleware first, then (inside it) a gzip middleware as
     Streamlit's, then the app (here one page)."""
     async def home(request):
         return PlainTextResponse("the app " * 200)
 
     return Starlette(routes=[Route("/", home)], middleware=[
-        Middleware(entry.ClassLink, routes=routes.routes(), refuse=routes.too_many, base_url="", budget=budget),
+        Middleware(entry.ClassLink, routes=routes.routes(), refuse=routes.too_many, base_url="", budget=budget,
+                   bytes_budget=bytes_budget or entry.Budget(rate=1e9)),
         Middleware(GZipMiddleware, minimum_size=500)])
 
 
@@ -156,17 +158,26 @@ def test_a_class_followed_from_one_address_is_not_refused(store):
 
 def test_a_flood_of_identity_downloads_is_charged_by_its_bytes(store):
     clock = Clock()
-    budget = entry.Budget(rate=10.0, burst=200, clock=clock)
-    client = TestClient(app_with(budget))
+    burst = 200                            # units of 64 KiB: 12.5 MB
+    downloads = entry.Budget(rate=10.0, burst=burst, clock=clock)
+    client = TestClient(app_with(entry.Budget(rate=1e6), bytes_budget=downloads))
     size = len(client.get("/class/data/spam_assassin.json", headers={"Accept-Encoding": "identity"}).content)
     clock.t += 1e6                         # a full bucket again
-    cost = 1 + size // entry.BODY_UNIT     # what one identity download costs
+    cost = size / entry.BODY_UNIT          # what one identity download costs
     got = [client.get("/class/data/spam_assassin.json", headers={"Accept-Encoding": "identity"}).status_code
            for _ in range(40)]
-    # the first request is always let in (the bucket is full); each costs `cost`, the bucket goes into debt
-    # by at most one download, and then the client waits
+    # a download is let in while the client is not in debt; each spends its bytes: the bucket pays for
+    # ceil(burst / cost) of them (the last one into debt), then the client waits
     served = got.count(200)
-    assert cost > 5 and served == -(-200 // cost) and set(got[served:]) == {429}, (cost, got)
+    assert cost > 20 and served == math.ceil(burst / cost) and set(got[served:]) == {429}, (cost, got)
+    r = client.get("/class/data/spam_assassin.json")
+    assert r.status_code == 429 and int(r.headers["retry-after"]) >= 1
+    # its polls of a class go on meanwhile (their bucket is another)
+    cid, _ = C.open_class("toy_spam", {"t": 1}, store=store)
+    assert client.get(f"/class/{cid}/state.json").status_code == 200
+    # and once its debt is paid back, it downloads again
+    clock.t += math.ceil((cost * served - burst) / 10.0) + 1
+    assert client.get("/class/data/spam_assassin.json").status_code == 200
 
 
 def test_random_class_ids_never_push_a_followed_class_out_of_the_read_cache(store, monkeypatch):
