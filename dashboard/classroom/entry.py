@@ -15,7 +15,7 @@ buckets, each holding at most ``BURST_SECONDS`` (20) seconds of its rate:
   ``STORE_READ_COST`` (20) when it has to ask the store (a class state that is not in this process's read
   cache, a shared data set's check);
 * bytes, for the routes with big bodies (the data sets and the assets): ``NBLAB_CLASS_MB_PER_S`` MB a
-  second (default 25), spent by what each answer sent; a client in debt waits before its next download,
+  second (default 10), spent by what each answer sent; a client in debt waits before its next download,
   while its polls of the state go on.
 
 A whole class behind one school address (300 students polling every 2 s from the read cache, each loading
@@ -36,7 +36,7 @@ from collections import OrderedDict
 from starlette.routing import Router
 
 DEFAULT_RATE = 200.0        # request tokens a second per client
-DEFAULT_MB_PER_S = 25.0     # MB a second of data and asset bodies per client
+DEFAULT_MB_PER_S = 10.0     # MB a second of data and asset bodies per client
 BURST_SECONDS = 20.0        # a full bucket holds this many seconds of tokens
 STORE_READ_COST = 20        # tokens a store read costs on top of its request's
 BODY_UNIT = 64 * 1024       # bytes of a body that cost one token
