@@ -199,10 +199,10 @@ class ShareStore(ABC):
                         db.execute("UPDATE nblab_shares SET last_used = ? WHERE id = ? AND last_used < ?",
                                    (now, share_id, now))
                 except Exception as e:  # noqa: BLE001 - a full disk, a lock: the share is read all the same
-                    if not _driver_error(e):
+                    if not driver_error(e):
                         raise
                     log.warning("share store %r: marking a share as used failed (it is served all the same): "
-                                "%s: %s", self, type(e).__name__, _one_line(e))
+                                "%s: %s", self, type(e).__name__, one_line(e))
         return share
 
     def _read(self, share_id: str) -> bytes:
@@ -386,21 +386,21 @@ class ShareStore(ABC):
         except ShareError:
             raise
         except Exception as e:  # sqlite3.Error / psycopg.Error / OSError
-            trace = not _driver_error(e)
+            trace = not driver_error(e)
             if self._damaged(e):
                 log.error("share store %r: %s failed, the database is damaged: %s: %s",
-                          self, op, type(e).__name__, _one_line(e), exc_info=trace)
+                          self, op, type(e).__name__, one_line(e), exc_info=trace)
                 raise StoreDamaged(DAMAGED_MSG) from e
-            log.error("share store %r: %s failed: %s: %s", self, op, type(e).__name__, _one_line(e),
+            log.error("share store %r: %s failed: %s: %s", self, op, type(e).__name__, one_line(e),
                       exc_info=trace)
             raise StoreUnavailable(UNAVAILABLE_MSG) from e
 
 
-def _driver_error(e: BaseException) -> bool:
+def driver_error(e: BaseException) -> bool:
     """An error of the database or the system (its message says what happened), not of this code."""
     mod = type(e).__module__ or ""
     return isinstance(e, OSError) or mod.split(".")[0] in ("sqlite3", "psycopg", "psycopg_pool")
 
 
-def _one_line(e: BaseException) -> str:
+def one_line(e: BaseException) -> str:
     return " ".join(str(e).split())[:300]

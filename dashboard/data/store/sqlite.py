@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
 
-from .base import ShareStore
+from .base import ShareStore, one_line
 from .errors import DAMAGED_MSG, StoreDamaged, StoreUnavailable
 from .limits import Limits
 from .schema import schema_statements
@@ -82,9 +82,9 @@ class SQLiteStore(ShareStore):
                 db.execute("SELECT 1").fetchone()
         except (sqlite3.Error, OSError) as e:
             if is_damaged(e):
-                log.error("share store file %s is damaged: %s: %s", self.path, type(e).__name__, e, exc_info=True)
+                log.error("share store file %s is damaged: %s: %s", self.path, type(e).__name__, one_line(e))
                 raise StoreDamaged(DAMAGED_MSG) from e
-            log.error("share store file %s cannot be used: %s: %s", self.path, type(e).__name__, e, exc_info=True)
+            log.error("share store file %s cannot be used: %s: %s", self.path, type(e).__name__, one_line(e))
             raise StoreUnavailable(UNUSABLE_MSG) from e
 
     def __repr__(self) -> str:
