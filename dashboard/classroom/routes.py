@@ -98,7 +98,7 @@ class _Sliced(Response):
 
     async def __call__(self, scope, receive, send) -> None:
         await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
-        body = memoryview(self.body)
+        body = memoryview(b"" if scope.get("method") == "HEAD" else self.body)   # HEAD: the headers only
         for i in range(0, len(body), SLICE):
             await send({"type": "http.response.body", "body": bytes(body[i:i + SLICE]),
                         "more_body": i + SLICE < len(body)})
