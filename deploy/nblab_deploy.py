@@ -256,13 +256,47 @@ def pg_stop(st: dict) -> None:
 
 
 # ---------------------------------------------------------------------------- HAProxy
+#: the proxy's own error pages (HAProxy's texts), with the security headers every answer of the deployment has:
+#: a request it refuses before any rule runs (a request line it cannot parse: 400) gets these as they are
+ERRORS = {400: ("Bad request", "Your browser sent an invalid request."),
+          403: ("Forbidden", "Request forbidden by administrative rules."),
+          408: ("Request Time-out", "Your browser didn't send a complete request in time."),
+          500: ("Internal Server Error", "An internal server error occurred."),
+          502: ("Bad Gateway", "The server returned an invalid or incomplete response."),
+          503: ("Service Unavailable", "No server is available to handle this request."),
+          504: ("Gateway Time-out", "The server didn't respond in time.")}
+SECURITY_HEADERS = (("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer"),
+                    ("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'"),
+                    ("X-Frame-Options", "DENY"))
+
+
+def error_files(state: Path) -> dict[int, Path]:
+    """Write the proxy's error pages into <state>/errors; {status: file}."""
+    d = state / "errors"
+    d.mkdir(parents=True, exist_ok=True)
+    out = {}
+    for code, (reason, text) in ERRORS.items():
+        head = [f"HTTP/1.0 {code} {reason}", "Cache-Control: no-cache", "Connection: close",
+                "Content-Type: text/html; charset=utf-8", *(f"{k}: {v}" for k, v in SECURITY_HEADERS)]
+        body = f"<html><body><h1>{code} {reason}</h1>\n{text}\n</body></html>\n"
+        f = d / f"{code}.http"
+        f.write_bytes(("\r\n".join(head) + "\r\n\r\n" + body).encode())
+        f.chmod(0o644)
+        out[code] = f
+    return out
+
+
 def haproxy_config(args, ports: list[int], state: Path, drop_to: str | None) -> str:
-    servers = "\n".join(f"    server app{i} 127.0.0.1:{p} cookie app{i} check inter 5s fall 3 rise 2 "
+    servers = "\n".join(f"    server app{i} 127.0.0.1:{p} cookie app{i} check inter 2s fall 2 rise 2 "
                         f"maxconn {args.maxconn_per_process}" for i, p in enumerate(ports))
-    class_servers = "\n".join(f"    server app{i} 127.0.0.1:{p} check inter 5s fall 3 rise 2 "
+    class_servers = "\n".join(f"    server app{i} 127.0.0.1:{p} check inter 2s fall 2 rise 2 "
                               f"maxconn {args.maxconn_per_process}" for i, p in enumerate(ports))
     user = f"    user {drop_to}\n    group nogroup\n" if drop_to else ""
     limit = int(args.max_upload_mb * 1024 * 1024)
+    class_window = int(round(args.class_rate * 10))
+    errors = "\n".join(f"    errorfile {code} {f}" for code, f in error_files(state).items())
+    too_many = ('"{\\"error\\":\\"Too many requests from this computer: wait a few seconds and try '
+                'again.\\"}"')
     return f"""# Written by deploy/nblab_deploy.py (regenerated on every start; edit the script's options instead).
 global
     maxconn {args.maxconn}
@@ -284,6 +318,8 @@ defaults
     timeout tunnel {args.tunnel_timeout}s
     timeout client-fin 10s
     timeout queue 30s
+    # the proxy's own error pages, with the security headers (see error_files)
+{errors}
 
 frontend nblab
     bind {args.bind}:{args.port}
@@ -292,8 +328,21 @@ frontend nblab
     http-request deny deny_status 413 if {{ req.hdr_val(content-length) gt {limit} }}
     # the class link (/class/...): plain GETs any process answers from the shared store
     acl class_link path_beg /class/
+    # a budget per client address (an IPv6 one by its /64) on the class link: over {args.class_rate:g} requests
+    # a second, averaged over 10 s, a client gets 429 here, before any app process spends a thing on it
+    # (the app processes have a finer budget of their own, dashboard/class_link/entry.py)
+    stick-table type ipv6 size 200k expire 60s store http_req_rate(10s)
+    http-request track-sc0 src,ipmask(32,64) if class_link
+    http-request deny status 429 content-type "application/json; charset=utf-8" string {too_many} hdr Retry-After 10 if class_link {{ sc_http_req_rate(0) gt {class_window} }}
     use_backend classlink if class_link
     default_backend app
+    # every answer, the proxy's own error pages too: no sniffing, no Referer with a class or share id; an
+    # HTML page without a policy of its own (only the proxy's: the app sets one on each of its pages) may
+    # load nothing and be framed by nobody
+    http-after-response set-header X-Content-Type-Options nosniff
+    http-after-response set-header Referrer-Policy no-referrer unless {{ res.hdr(referrer-policy) -m found }}
+    http-after-response set-header Content-Security-Policy "default-src 'none'; frame-ancestors 'none'" if {{ res.hdr(content-type) -m beg text/html }} !{{ res.hdr(content-security-policy) -m found }}
+    http-after-response set-header X-Frame-Options DENY if {{ res.hdr(content-type) -m beg text/html }} !{{ res.hdr(x-frame-options) -m found }}
 
 backend classlink
     # no cookie, no stickiness, no websocket: a student's page, assets, data and 2-second polls of the
@@ -312,6 +361,11 @@ backend app
     # the cookie keeps each student on that process afterwards (session, uploads, share links)
     balance leastconn
     cookie {COOKIE} insert indirect nocache httponly attr "SameSite=Lax"
+    # the cookie's process is gone (killed, restarting: its connection is refused): the request goes to a
+    # healthy one at once instead of waiting for the health checks to fail, so a tab whose process died
+    # reconnects to the other within a second (it gets a new session there, and a new cookie)
+    retries 2
+    option redispatch 1
     option httpchk GET /_stcore/health
     http-check expect status 200
 {servers}
@@ -520,6 +574,9 @@ def main(argv=None) -> int:
         p.add_argument("--max-upload-mb", type=float, default=6.0, help="largest request body the proxy passes (default 6)")
         p.add_argument("--client-timeout", type=int, default=60, help="HTTP idle timeout, s (default 60)")
         p.add_argument("--tunnel-timeout", type=int, default=3 * 3600, help="idle websocket timeout, s (default 3 h)")
+        p.add_argument("--class-rate", type=float, default=200.0,
+                       help="requests a second one client address may make under /class/ (default 200: a lecture "
+                            "of 300 behind one address polls 150 a second)")
         p.add_argument("--maxconn", type=int, default=4000, help="proxy connections in all (default 4000)")
         p.add_argument("--maxconn-per-process", type=int, default=1000, help="connections per app process (default 1000)")
         p.add_argument("--start-timeout", type=float, default=120.0)
@@ -539,6 +596,8 @@ def main(argv=None) -> int:
         ap.error("--port must be between 1 and 65535")
     if args.max_upload_mb <= 0:
         ap.error("--max-upload-mb must be positive")
+    if not 0.1 <= args.class_rate <= 100_000:
+        ap.error("--class-rate must be between 0.1 and 100000")
     try:
         st = start(args)
     except DeployError as e:

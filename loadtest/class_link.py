@@ -19,6 +19,7 @@ versions a student never saw), bytes and requests, and the CPU of the server pro
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
 import sys
@@ -30,7 +31,7 @@ from urllib.parse import urlsplit
 from loadtest import server
 from loadtest.browsers import browser_follow_check
 from loadtest.class_student import ClassStudent, Shared
-from loadtest.class_teacher import StreamlitTeacher, Teacher, teacher_main
+from loadtest.class_teacher import ROOT, StreamlitTeacher, Teacher, teacher_main
 from loadtest.http_client import REQUEST_TIMEOUT, now
 from loadtest.procstat import CpuMeter, cpu_pressure_total, proc_cpu
 from loadtest.report import write_json
@@ -284,6 +285,7 @@ async def run_class(args, base_url: str, env: dict, cpu_groups: dict[str, list[i
     series = CpuSeries(cpu_groups, meter)
     samp = asyncio.create_task(series.sample_until(deadline + 5))
     spies = start_spies(getattr(args, "spy", None), cpu_groups.get("app", []))
+    flooder = await _start_flood(args, base_url, deadline - now())
     browser = await _students(args, base_url, page_path, shared, deadline)
     t_end = now()
     psi1 = cpu_pressure_total()
@@ -297,12 +299,47 @@ async def run_class(args, base_url: str, env: dict, cpu_groups: dict[str, list[i
         except (asyncio.CancelledError, Exception):  # noqa: BLE001
             pass
     follow_latencies(shared)
+    m["flood"] = await _end_flood(flooder)
     gen1 = proc_cpu(os.getpid())
     samp.cancel()
     await teacher.stop()
     m["loadgen_s"] = gen1 - gen0 if gen0 is not None and gen1 is not None else None
     m["psi_us"] = psi1 - psi0 if psi0 is not None and psi1 is not None else None
     return class_summary(args, shared, teacher, cid, why_store, m)
+
+
+async def _start_flood(args, base_url: str, seconds: float):
+    """--flood RATE: one hostile client (loadtest/flood.py, a process of its own) beside the students, for as
+    long as they are there; None without --flood."""
+    rate = getattr(args, "flood", None)
+    if not rate:
+        return None
+    if getattr(args, "flood_random_class", False):
+        url, extra = base_url + "/class/", ["--random-class"]
+    else:
+        url, extra = f"{base_url}/class/data/{args.class_data}.json", []
+    return await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "loadtest.flood", url, "--rate", str(rate), "--seconds", f"{max(1.0, seconds):.1f}",
+        "--encoding", args.flood_encoding, *extra, *_flood_source(base_url), cwd=str(ROOT),
+        stdout=asyncio.subprocess.PIPE)
+
+
+def _flood_source(base_url: str) -> list[str]:
+    """Another address than the students' for the flood when the server is on this machine's loopback
+    (127.0.0.2: the server's budget per client tells them apart, as it would a hostile student's laptop)."""
+    host = urlsplit(base_url).hostname or ""
+    return ["--source", "127.0.0.2"] if host.startswith("127.") and host != "127.0.0.2" else []
+
+
+async def _end_flood(proc) -> dict | None:
+    if proc is None:
+        return None
+    try:
+        out, _ = await asyncio.wait_for(proc.communicate(), 120)
+        return json.loads(out.decode().strip().splitlines()[-1])
+    except (asyncio.TimeoutError, ValueError, IndexError):
+        proc.kill()
+        return {"error": "the flood did not report"}
 
 
 def follow_latencies(shared: Shared) -> None:
@@ -399,6 +436,7 @@ def class_summary(args, shared: Shared, teacher, cid: str, why_store, m: dict) -
     if m["profile"] is not None:
         summary["profile"] = m["profile"]
     summary["browser"] = _browser_part(m["browser"])
+    summary["flood"] = m.get("flood")
     goals = {"page_p95_under_1s": summary["page_p95"] is not None and summary["page_p95"] < 1.0,
              "follow_p95_under_3s": summary["follow_p95"] is not None and summary["follow_p95"] < 3.0,
              "teacher_step_p95_under_0.3s": summary["teacher_step_p95"] is not None and summary["teacher_step_p95"] < 0.3,
@@ -436,6 +474,10 @@ def print_summary(s: dict) -> None:
     if b:
         rows.append(("browsers drew / followed / follow UI", f"{b['drew']}/{b['pages']} / {b['followed']} / {b['follow_ui']}"))
         rows.append(("browsers load p95 / follow p95", f"{b['load_p95']} / {b['follow_p95']} s"))
+    f = s.get("flood")
+    if f:
+        rows.append(("flood (one client: answers, rate got/asked, encoding)",
+                     f"{f.get('answers')}, {f.get('rate_got')}/{f.get('rate_asked')} a second, {f.get('encoding')!r}"))
     w = max(len(r[0]) for r in rows)
     print()
     for k, v in rows:

@@ -142,6 +142,13 @@ def _class_link_flags(ap: argparse.ArgumentParser) -> None:
                     help="--class-link: the teacher is a Streamlit session pressing 'Open for the class' and Step "
                          "(streamlit), or dashboard.class_link.publish called directly (store); auto = streamlit "
                          "when the lesson page has the button, else store")
+    ap.add_argument("--flood", type=float, metavar="RATE",
+                    help="--class-link: one hostile client beside the students (loadtest/flood.py): RATE GETs a "
+                         "second of the class's data set with --flood-encoding; the summary's `flood` has its answers")
+    ap.add_argument("--flood-encoding", default="gzip;q=0",
+                    help="--flood: the Accept-Encoding it sends (default gzip;q=0; identity, gzip, ...)")
+    ap.add_argument("--flood-random-class", action="store_true",
+                    help="--flood: ask a new random class id's state.json each time instead of the data")
     ap.add_argument("--spy", metavar="DIR",
                     help="--class-link: py-spy records each app process while the students are there (raw stacks "
                          "in DIR/app<i>.txt); the summary's `profile` lists the functions with the most samples")

@@ -12,9 +12,11 @@ Any app process answers for any class (the state is in the shared store; the dat
 store or the shipped files). Ids are checked for their shape before the store is asked; a bad or unknown
 id is a 404 whose body never repeats it; a store that cannot answer is a 503; nothing raises past a
 handler (a traceback never reaches a student). Database reads and building the data run in the thread
-pool, never on the event loop. The bodies are gzipped once (level 6) and kept: the data per key in an
-LRU bounded by bytes (``NBLAB_CLASS_DATA_CACHE_MB``, default 96 MB), the assets for the process's life.
-Streamlit's own gzip middleware leaves a response that is already encoded alone.
+pool, never on the event loop. The bodies are gzipped once (level 6) and kept in both forms: the data per
+key in an LRU bounded by bytes (``NBLAB_CLASS_DATA_CACHE_MB``, default 96 MB, counting both), the assets for
+the process's life; a request gets one of them as it is, whatever its Accept-Encoding (``q=0`` honoured).
+The routes are served ahead of Streamlit's middleware and within a budget per client (entry.py: 429 with
+Retry-After over it, a store read costing more than an answer from memory).
 """
 from __future__ import annotations
 
@@ -28,11 +30,13 @@ import threading
 from collections import OrderedDict
 
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
 import nbcore
+from dashboard.class_link import entry
 from dashboard.class_link import store as CS
 from dashboard.data import store as S
 from dashboard.data import uploads
@@ -63,15 +67,24 @@ def _cache_budget() -> int:
 # ---- responses --------------------------------------------------------------------------------------
 
 def _accepts_gzip(request: Request) -> bool:
+    """Whether the request's Accept-Encoding takes gzip: its own q (``gzip`` or ``x-gzip``) when it names it,
+    else the q of ``*``; q=0 means "not acceptable" (RFC 9110, 12.5.3); no header takes none."""
+    own = star = None
     for part in request.headers.get("accept-encoding", "").lower().split(","):
         bits = [b.strip() for b in part.split(";")]
-        if bits[0] in ("gzip", "*"):
-            q = next((b[2:] for b in bits[1:] if b.startswith("q=")), "1")
-            try:
-                return float(q) > 0
-            except ValueError:
-                return False
-    return False
+        q = 1.0
+        for b in bits[1:]:
+            if b.startswith("q="):
+                try:
+                    q = float(b[2:])
+                except ValueError:
+                    q = 0.0
+        if bits[0] in ("gzip", "x-gzip"):
+            own = q if own is None else max(own, q)
+        elif bits[0] == "*":
+            star = q
+    got = own if own is not None else star
+    return got is not None and got > 0
 
 
 def _etag_matches(request: Request, etag: str) -> bool:
@@ -82,15 +95,40 @@ def _etag_matches(request: Request, etag: str) -> bool:
     return "*" in tags or etag in tags or ("W/" + etag) in tags
 
 
+SLICE = 256 * 1024         # bytes: a big body goes to the server in slices of this size
+
+
+class _Sliced(Response):
+    """A big body handed to the server a slice at a time: the event loop's transport then holds at most a
+    slice it could not send yet (one 13.8 MB write of an identity data set was copied into the transport's
+    buffer and shifted after every partial send, which costs more the slower the client reads)."""
+
+    async def __call__(self, scope, receive, send) -> None:
+        await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+        body = memoryview(b"" if scope.get("method") == "HEAD" else self.body)   # HEAD: the headers only
+        for i in range(0, len(body), SLICE):
+            await send({"type": "http.response.body", "body": bytes(body[i:i + SLICE]),
+                        "more_body": i + SLICE < len(body)})
+        if not len(body):
+            await send({"type": "http.response.body", "body": b""})
+
+
+def _response(body: bytes, status: int, ctype: str, headers: dict) -> Response:
+    kind = _Sliced if len(body) > 4 * SLICE else Response
+    return kind(body, status_code=status, media_type=ctype, headers=headers)
+
+
 def _body(request: Request, plain: bytes, gz: bytes | None, ctype: str, headers: dict, status: int = 200
           ) -> Response:
-    """``plain`` or its gzip ``gz`` (when the client takes gzip and it is worth it)."""
+    """``plain`` or its gzip ``gz`` (when the client takes gzip and it is worth it), both made once and kept:
+    the class routes are served outside Streamlit's gzip middleware (dashboard/class_link/entry.py), so no
+    request compresses or decompresses anything, and ``Vary`` is said once."""
     h = dict(headers)
     h["Vary"] = "Accept-Encoding"
     if gz is not None and _accepts_gzip(request):
         h["Content-Encoding"] = "gzip"
-        return Response(gz, status_code=status, media_type=ctype, headers=h)
-    return Response(plain, status_code=status, media_type=ctype, headers=h)
+        return _response(gz, status, ctype, h)
+    return _response(plain, status, ctype, h)
 
 
 def _gz(plain: bytes) -> bytes | None:
@@ -131,6 +169,31 @@ NOT_OPEN = ("This class is not open", "This class link is not open on this serve
 UNREADABLE = ("This class cannot be shown", "The server holds this class's state in a form it cannot read. Ask "
               "your teacher to open the class again.")
 BUSY = ("The server is busy", "The server's store cannot answer right now. Reload this page in a minute.")
+TOO_MANY = ("Too many requests", "This computer asked this server for class pages more often than it answers "
+            "one computer. Wait a few seconds, then reload this page.")
+
+
+def too_many(path: str, retry_after: int, *, page: bool | None = None) -> Response:
+    """The 429 of a client over its budget (dashboard/class_link/entry.py): the page's kind for a class page
+    (``page``, else told by the route's ``path``), JSON for everything else."""
+    parts = path.strip("/").split("/")
+    if page is None:
+        page = len(parts) == 2 and parts[0] == "class" and parts[1] not in ("assets", "data")
+    if page:
+        r = _page_error(429, *TOO_MANY)
+    else:
+        r = _error(429, "Too many requests from this computer: wait a few seconds and try again.")
+    r.headers["Retry-After"] = str(max(1, int(retry_after)))
+    return r
+
+
+def _retry(request: Request) -> int:
+    return entry.retry_after(request.scope)
+
+
+def _over_budget(request: Request) -> bool:
+    """Whether this request's client cannot afford a store read now (it then gets a 429)."""
+    return not entry.store_read_allowed(request.scope)
 
 
 # ---- the assets ---------------------------------------------------------------------------------------
@@ -172,11 +235,13 @@ class DataMissing(Exception):
 
 
 class _Entry:
-    __slots__ = ("gz", "etag", "meta", "size")
+    """One data set's answer: its JSON as sent without compression and its gzip, both kept (an identity
+    request costs what a gzip one does: no decompression per request)."""
+    __slots__ = ("plain", "gz", "etag", "meta", "size")
 
-    def __init__(self, gz: bytes, etag: str, meta: dict):
-        self.gz, self.etag, self.meta = gz, etag, meta
-        self.size = len(gz) + 1024
+    def __init__(self, plain: bytes, gz: bytes, etag: str, meta: dict):
+        self.plain, self.gz, self.etag, self.meta = plain, gz, etag, meta
+        self.size = len(plain) + len(gz) + 1024
 
 
 _DATA: "OrderedDict[str, _Entry]" = OrderedDict()
@@ -234,7 +299,7 @@ def _build(key: str) -> _Entry:
         data = lab_data(ds)
         plain = _encode(data)
         _BUILDS["n"] += 1
-    return _Entry(gzip.compress(plain, GZIP_LEVEL, mtime=0),
+    return _Entry(plain, gzip.compress(plain, GZIP_LEVEL, mtime=0),
                   '"' + hashlib.sha256(plain).hexdigest()[:32] + '"', _meta(data))
 
 
@@ -289,14 +354,14 @@ async def data_route(request: Request) -> Response:
             if not S.valid_id(key):
                 return _error(404, "There is no such data set.")
             # a share: ask the store every time (a deleted or expired share stops at once on every process)
+            if _over_budget(request):
+                return too_many("", _retry(request), page=False)
             await run_in_threadpool(_check_share, key)
         e = await data_entry(key)
         headers = dict(BASE_HEADERS, **{"Cache-Control": IMMUTABLE, "ETag": e.etag})
         if _etag_matches(request, e.etag):
             return Response(status_code=304, headers=headers)
-        if _accepts_gzip(request):
-            return _body(request, b"", e.gz, JSON_TYPE, headers)
-        return _body(request, gzip.decompress(e.gz), None, JSON_TYPE, headers)
+        return _body(request, e.plain, e.gz, JSON_TYPE, headers)
     except DataMissing as e:
         return _error(404, str(e))
     except S.StoreUnavailable:
@@ -326,6 +391,8 @@ async def state_route(request: Request) -> Response:
             return _error(404, "There is no such class.")
         try:
             got = CS.peek(cid)   # most polls: this process read the class less than 0.25 s ago
+            if got is None and _over_budget(request):
+                return too_many("", _retry(request), page=False)
             v, body = got if got is not None else await run_in_threadpool(CS.read, cid)
         except (CS.ClassNotFound, CS.ClassGone, S.NotFound, S.Gone):
             return _error(404, "This class is not open (it was closed, or not used for 12 hours).")
@@ -401,6 +468,8 @@ async def page_route(request: Request) -> Response:
             return _page_error(404, *NOT_OPEN)
         try:
             got = CS.peek(cid)
+            if got is None and _over_budget(request):
+                return too_many("", _retry(request), page=True)
             _, body = got if got is not None else await run_in_threadpool(CS.read, cid)
         except (CS.ClassNotFound, CS.ClassGone, S.NotFound, S.Gone):
             return _page_error(404, *NOT_OPEN)
@@ -439,8 +508,13 @@ async def not_found_route(request: Request) -> Response:
     return _error(404, "There is nothing here.")
 
 
+def middleware() -> list:
+    """The middleware for ``st.App`` that serves these routes ahead of Streamlit's (entry.ClassLink)."""
+    return [Middleware(entry.ClassLink, routes=routes(), refuse=too_many)]
+
+
 def routes() -> list[Route]:
-    """The routes to give ``st.App(..., routes=...)`` (order matters: the fixed prefixes first)."""
+    """The class routes, in the order they are matched (the fixed prefixes first)."""
     return [
         Route("/class/assets/{name}", asset_route, methods=["GET"]),
         Route("/class/data/{name}", data_route, methods=["GET"]),

@@ -59,6 +59,8 @@ _DATA_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 CLASS_TTL = 12 * 3600.0             # s: a class untouched this long is gone
 READ_TTL = 0.25                     # s: a process answers a class's state from memory this long
 CACHE_ENTRIES = 4096                # classes one process keeps in its read cache
+MISS_ENTRIES = 1024                 # ids of missing or gone classes it remembers, apart: a flood of random ids
+                                    # pushes out other random ids, never a class students follow
 MAX_STATE_BYTES = 4096              # the stored JSON of one state
 MAX_STR = 120                       # characters of any string in a state
 MAX_T = 100_000                     # the iteration shown
@@ -404,6 +406,7 @@ def touch(cid: str, write_key: str, *, store: S.ShareStore | None = None) -> int
 # ---- reading (the students), through a per-process cache -----------------------------------------
 
 _CACHE: "OrderedDict[tuple[int, str], tuple[float, Any]]" = OrderedDict()
+_MISSES: "OrderedDict[tuple[int, str], tuple[float, Any]]" = OrderedDict()
 _CACHE_LOCK = threading.Lock()
 _FETCH_LOCKS: dict[tuple[int, str], threading.Lock] = {}
 _DB_READS = {"n": 0}
@@ -417,12 +420,14 @@ def db_reads() -> int:
 def clear_cache() -> None:
     with _CACHE_LOCK:
         _CACHE.clear()
+        _MISSES.clear()
 
 
 def _forget(cid: str) -> None:
     with _CACHE_LOCK:
-        for k in [k for k in _CACHE if k[1] == cid]:
-            del _CACHE[k]
+        for cache in (_CACHE, _MISSES):
+            for k in [k for k in cache if k[1] == cid]:
+                del cache[k]
 
 
 def _read_db(store: S.ShareStore, cid: str) -> tuple[int, bytes]:
@@ -452,7 +457,7 @@ def peek(cid: str, *, store: S.ShareStore | None = None) -> tuple[int, bytes] | 
                 return None
             store = next(iter(_STORES.values()))
     with _CACHE_LOCK:
-        hit = _CACHE.get((id(store), cid))
+        hit = _CACHE.get((id(store), cid)) or _MISSES.get((id(store), cid))
     if hit is None or time.monotonic() - hit[0] >= READ_TTL:
         return None
     return _answer(hit[1])
@@ -468,13 +473,13 @@ def read(cid: str, *, store: S.ShareStore | None = None) -> tuple[int, bytes]:
     ck = (id(store), cid)
     now = time.monotonic()
     with _CACHE_LOCK:
-        hit = _CACHE.get(ck)
+        hit = _CACHE.get(ck) or _MISSES.get(ck)
         if hit is not None and now - hit[0] < READ_TTL:
             return _answer(hit[1])
         lock = _FETCH_LOCKS.setdefault(ck, threading.Lock())
     with lock:
         with _CACHE_LOCK:   # another reader may have fetched it meanwhile
-            hit = _CACHE.get(ck)
+            hit = _CACHE.get(ck) or _MISSES.get(ck)
             if hit is not None and time.monotonic() - hit[0] < READ_TTL:
                 return _answer(hit[1])
         t0 = time.monotonic()
@@ -483,10 +488,13 @@ def read(cid: str, *, store: S.ShareStore | None = None) -> tuple[int, bytes]:
         except (ClassNotFound, ClassGone, BadState) as e:   # a corrupted row, too, is one read per READ_TTL
             got = e
         with _CACHE_LOCK:
-            _CACHE[ck] = (t0, got)
-            _CACHE.move_to_end(ck)
-            while len(_CACHE) > CACHE_ENTRIES:
-                _CACHE.popitem(last=False)
+            cache, size, other = ((_MISSES, MISS_ENTRIES, _CACHE) if isinstance(got, Exception)
+                                  else (_CACHE, CACHE_ENTRIES, _MISSES))
+            other.pop(ck, None)
+            cache[ck] = (t0, got)
+            cache.move_to_end(ck)
+            while len(cache) > size:
+                cache.popitem(last=False)
             _FETCH_LOCKS.pop(ck, None)
     return _answer(got)
 

@@ -263,3 +263,52 @@ def test_a_class_whose_teacher_is_gone_reads_away_and_a_corrupted_row_is_refused
     assert status == 500 and b"This class cannot be shown" in body and b"Traceback" not in body
     log = Path(served["log"]).read_text(errors="replace")
     assert "Traceback" not in log[-20000:]
+
+
+def test_a_data_set_without_gzip_is_sent_as_it_is_with_one_vary(served):
+    """q=0 means not acceptable: the identity bytes, never compressed again by Streamlit's middleware."""
+    base = served["base"]
+    plain = get(f"{base}/class/data/toy_spam.json")[2]
+    for enc in ("identity", "gzip;q=0", "gzip;q=0, deflate"):
+        status, h, body = get(f"{base}/class/data/toy_spam.json", {"Accept-Encoding": enc})
+        assert status == 200 and "content-encoding" not in h, (enc, h)
+        assert body == plain and h["vary"] == "Accept-Encoding", (enc, h.get("vary"))
+    cid, _ = C.open_class("toy_spam", {"t": 1}, store=served["store"])
+    for path in (f"/class/{cid}", f"/class/{cid}/state.json"):
+        status, h, _ = get(base + path, {"Accept-Encoding": "gzip;q=0"})
+        assert status == 200 and "content-encoding" not in h and h.get("vary", "Accept-Encoding") == \
+            "Accept-Encoding", (path, h)
+
+
+def _raw_get(base: str, path: str) -> tuple[int, dict, bytes]:
+    """A GET of ``path`` exactly as written (urllib would not send /./ or ; unchanged)."""
+    import http.client
+    host, port = base.split("//")[1].split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=60)
+    try:
+        conn.request("GET", path)
+        r = conn.getresponse()
+        return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("path", ["/", "/CLASS/AAAAAAAAAAAAAAAA", "/class;x/AAAAAAAAAAAAAAAA",
+                                  "/./class/AAAAAAAAAAAAAAAA", "/lesson", "/no/such/page"])
+def test_streamlit_s_own_html_has_the_security_headers(served, path):
+    status, h, body = _raw_get(served["base"], path)
+    assert status == 200 and h["content-type"].startswith("text/html"), (path, status)
+    assert b"<html" in body.lower()
+    csp = h["content-security-policy"]
+    assert "frame-ancestors 'self'" in csp and "object-src 'none'" in csp and "base-uri 'self'" in csp
+    assert h["x-frame-options"] == "SAMEORIGIN"
+    assert h["x-content-type-options"] == "nosniff" and h["referrer-policy"] == "no-referrer"
+
+
+def test_other_responses_have_nosniff_and_the_class_page_keeps_its_own_policy(served):
+    status, h, _ = _raw_get(served["base"], "/_stcore/health")
+    assert status == 200 and h["x-content-type-options"] == "nosniff" and h["referrer-policy"] == "no-referrer"
+    cid, _ = C.open_class("toy_spam", {"t": 1}, store=served["store"])
+    status, h, _ = _raw_get(served["base"], f"/class/{cid}")
+    assert status == 200 and "frame-ancestors 'none'" in h["content-security-policy"]
+    assert h["x-frame-options"] == "DENY"

@@ -38,15 +38,15 @@ def require_deploy_programs() -> None:
 
 
 @contextlib.contextmanager
-def deployment(prefix: str = "nblab_deploy_test_", processes: int = 2):
+def deployment(prefix: str = "nblab_deploy_test_", processes: int = 2, args: tuple[str, ...] = ()):
     """Start the deployment (``processes`` app processes behind HAProxy, the store on the PostgreSQL it
-    starts) in a new state directory on a free port; yield its state.json as a dict, plus ``share_key``
+    starts; ``args``: more options of ``start``) in a new state directory on a free port; yield its state.json as a dict, plus ``share_key``
     (the teachers' share key the deployment keeps beside its state) and ``extra`` (a list where a test puts
     processes it starts itself, stopped here); stop and purge it afterwards."""
     state = tempfile.mkdtemp(prefix=prefix)
     port = free_port()
     cmd = [sys.executable, str(DEPLOY), "start", "--processes", str(processes), "--port", str(port),
-           "--bind", "127.0.0.1", "--state-dir", state, "--quiet"] + (["--allow-root"] if os.geteuid() == 0 else [])
+           "--bind", "127.0.0.1", "--state-dir", state, "--quiet", *args] + (["--allow-root"] if os.geteuid() == 0 else [])
     r = subprocess.run(cmd, cwd=str(ROOT), capture_output=True, text=True, timeout=240)
     extra: list[subprocess.Popen] = []
     try:

@@ -220,6 +220,8 @@ FUNCTION_IMPORTS = {
     ("dashboard.data.store.postgres", "psycopg"): "optional dependency (the postgres extra)",
     ("dashboard.data.store.postgres", "psycopg.conninfo"): "optional dependency (the postgres extra)",
     ("dashboard.data.store.postgres", "psycopg.pq"): "optional dependency (the postgres extra)",
+    ("dashboard.serve.http_limits", "uvicorn.protocols.http"):
+        "uvicorn's httptools protocol, patched when it is there (without httptools uvicorn uses h11)",
     ("dashboard.serve.addresses", "fcntl"): "POSIX only: the interfaces are read from the kernel on Linux",
     ("dashboard.serve.offload", "dashboard.serve.worker_log"):
         "the worker process quiets Streamlit's session warnings; the server's own log must keep them",

@@ -194,9 +194,15 @@ class ShareStore(ABC):
                     self._remove(db, [share_id], "expired", now)
                 raise self._gone("expired")
             if now - share.last_used > TOUCH_EVERY:
-                with self._tx(write=True) as db:
-                    db.execute("UPDATE nblab_shares SET last_used = ? WHERE id = ? AND last_used < ?",
-                               (now, share_id, now))
+                try:
+                    with self._tx(write=True) as db:
+                        db.execute("UPDATE nblab_shares SET last_used = ? WHERE id = ? AND last_used < ?",
+                                   (now, share_id, now))
+                except Exception as e:  # noqa: BLE001 - a full disk, a lock: the share is read all the same
+                    if not driver_error(e):
+                        raise
+                    log.warning("share store %r: marking a share as used failed (it is served all the same): "
+                                "%s: %s", self, type(e).__name__, one_line(e))
         return share
 
     def _read(self, share_id: str) -> bytes:
@@ -372,17 +378,29 @@ class ShareStore(ABC):
     @contextmanager
     def _guard(self, op: str = "operation"):
         """Driver errors become a short message for the user (StoreDamaged for a corrupt
-        database, else StoreUnavailable: locked file, lost connection, full disk) and a log
-        record with the details and the traceback for the administrator."""
+        database, else StoreUnavailable: locked file, lost connection, full disk) and one log line
+        for the administrator (the store, the call, the driver's error); anything else (a bug) is
+        logged with its traceback."""
         try:
             yield
         except ShareError:
             raise
         except Exception as e:  # sqlite3.Error / psycopg.Error / OSError
+            trace = not driver_error(e)
             if self._damaged(e):
                 log.error("share store %r: %s failed, the database is damaged: %s: %s",
-                          self, op, type(e).__name__, e, exc_info=True)
+                          self, op, type(e).__name__, one_line(e), exc_info=trace)
                 raise StoreDamaged(DAMAGED_MSG) from e
-            log.error("share store %r: %s failed: %s: %s", self, op, type(e).__name__, e, exc_info=True)
+            log.error("share store %r: %s failed: %s: %s", self, op, type(e).__name__, one_line(e),
+                      exc_info=trace)
             raise StoreUnavailable(UNAVAILABLE_MSG) from e
 
+
+def driver_error(e: BaseException) -> bool:
+    """An error of the database or the system (its message says what happened), not of this code."""
+    mod = type(e).__module__ or ""
+    return isinstance(e, OSError) or mod.split(".")[0] in ("sqlite3", "psycopg", "psycopg_pool")
+
+
+def one_line(e: BaseException) -> str:
+    return " ".join(str(e).split())[:300]

@@ -26,8 +26,8 @@ import time
 from contextlib import contextmanager
 from typing import Callable
 
-from .base import ShareStore
-from .errors import StoreUnavailable
+from .base import ShareStore, driver_error, one_line
+from .errors import ShareError, StoreUnavailable
 from .limits import Limits
 from .schema import schema_statements
 
@@ -149,7 +149,8 @@ class PostgresStore(ShareStore):
         except Exception as e:
             self.pool.close()
             # the exception names host and port, never the password; the URL itself is not logged
-            log.error("share store %r cannot be opened: %s: %s", self, type(e).__name__, e, exc_info=True)
+            log.error("share store %r cannot be opened: %s: %s", self, type(e).__name__, one_line(e),
+                      exc_info=not (driver_error(e) or isinstance(e, ShareError)))
             raise StoreUnavailable(UNREACHABLE_MSG) from e
 
     def __repr__(self) -> str:
