@@ -238,6 +238,7 @@ def _page():
     import plotly.graph_objects as go
     import streamlit as st
 
+    from dashboard.pagekit import figures
     from dashboard.ui.derive import plot_text
 
     name = "**bold** <b>tag</b> $x$"

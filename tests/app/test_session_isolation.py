@@ -154,8 +154,12 @@ def _decorator_names(fn) -> list[str]:
 # dashboard/pagekit/warm.py warms a fresh server process once (its thread and what it did: no session's data).
 # dashboard/serve/modules.py keeps the app's own JavaScript modules (the same code for every browser) and
 # whether the app's routes serve them, set once when the process starts.
+# dashboard/class_link/teacher_key.py prints the server's own teacher key once per process (which keys it
+# printed: the server's, no session's); dashboard/serve/http_limits.py holds the HTTP server's header and body
+# limits, set once when the process starts.
 # Anything else must stay per session.
-SHARED_ON_PURPOSE = {"dashboard/lesson/sharing.py", "dashboard/data/datasets.py", "dashboard/serve/quotas.py",
+SHARED_ON_PURPOSE = {"dashboard/class_link/teacher_key.py", "dashboard/serve/http_limits.py",
+                     "dashboard/lesson/sharing.py", "dashboard/data/datasets.py", "dashboard/serve/quotas.py",
                      "dashboard/serve/janitor.py", "dashboard/serve/memory.py", "dashboard/serve/offload.py", "dashboard/serve/modules.py",
                      "dashboard/class_link/routes.py", "dashboard/class_link/store.py", "dashboard/pagekit/warm.py"}
 
