@@ -26,7 +26,6 @@ store reads or its shared read cache from everyone else. The clients' buckets ar
 """
 from __future__ import annotations
 
-import ipaddress
 import math
 import os
 import threading
@@ -35,6 +34,8 @@ from collections import OrderedDict
 
 from starlette.routing import Router
 from streamlit import config
+
+from dashboard.serve import sessions
 
 DEFAULT_RATE = 200.0        # request tokens a second per client
 DEFAULT_MB_PER_S = 10.0     # MB a second of data and asset bodies per client
@@ -66,18 +67,7 @@ def _byte_rate() -> float:
 def client_key(scope) -> str:
     """The client of an ASGI request, by the rule of dashboard.serve.client(): its address (IPv6 by its
     /64, an IPv4-mapped one as IPv4), or "address:unknown" when the server gives none."""
-    host = (scope.get("client") or (None,))[0]
-    if not isinstance(host, str):
-        return "address:unknown"
-    try:
-        addr = ipaddress.ip_address(host.split("%")[0])
-    except ValueError:
-        return "address:unknown"
-    if addr.version == 6:
-        if addr.ipv4_mapped is not None:
-            return "address:" + str(addr.ipv4_mapped)
-        return "address:" + str(ipaddress.ip_network(f"{addr}/64", strict=False))
-    return "address:" + str(addr)
+    return sessions.address_key((scope.get("client") or (None,))[0])
 
 
 class Budget:

@@ -17,10 +17,16 @@ def client() -> str:
         ip = getattr(st.context, "ip_address", None)
     except Exception:  # noqa: BLE001 - no script run context (a tool, a test)
         ip = None
-    if not isinstance(ip, str):
+    return address_key(ip)
+
+
+def address_key(host) -> str:
+    """A client's key from its address: the address (IPv6 by its /64, an IPv4-mapped one as IPv4), or
+    "address:unknown" when there is none or it is not an address."""
+    if not isinstance(host, str):
         return "address:unknown"
     try:
-        addr = ipaddress.ip_address(ip.split("%")[0])
+        addr = ipaddress.ip_address(host.split("%")[0])
     except ValueError:
         return "address:unknown"
     if addr.version == 6:

@@ -55,12 +55,18 @@ class Oracle:
 
 @pytest.fixture(scope="module")
 def page(browser, server):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
-    pg = ctx.new_page()
-    pg.goto(f"{server}/?player=program")
-    pg.wait_for_function(READY_JS, timeout=120_000)
+    ctx, pg = open_program(browser, server)
     yield pg
     ctx.close()
+
+
+def open_program(browser, server, query: str = "", height: int = 720):
+    """(context, page): the lesson program on its own page, 1280 px wide, once it is drawn."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": height})
+    pg = ctx.new_page()
+    pg.goto(f"{server}/?player=program{query}")
+    pg.wait_for_function(READY_JS, timeout=120_000)
+    return ctx, pg
 
 
 def step_button(page):
@@ -165,10 +171,7 @@ def test_classroom_shows_controls_numbers_and_charts_on_one_screen(browser, serv
     """Classroom mode at 1280×720: the buttons, the numbers and every chart end on the first screen, each
     chart's plot area is at least 160 px tall, no text is under 18 px, and the accuracy axis starts under its
     lowest line, not at 50 %."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
-    pg = ctx.new_page()
-    pg.goto(f"{server}/?player=program&classroom=true")
-    pg.wait_for_function(READY_JS, timeout=120_000)
+    ctx, pg = open_program(browser, server, "&classroom=true")
     for _ in range(3):
         step_button(pg).click(delay=0)
     pg.wait_for_function(SETTLED_JS, arg=3, timeout=120_000)
@@ -195,10 +198,7 @@ def test_classroom_shows_controls_numbers_and_charts_on_one_screen(browser, serv
 def test_warnings_name_nbcore_s_drifted_prior(browser, server):
     """A random start on sms_spam with 95 % hidden: EM's α leaves the labelled share; the warning under the
     numbers gives nbcore's α at that iteration and the labelled share, and the buttons stay where they were."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
-    pg = ctx.new_page()
-    pg.goto(f"{server}/?player=program&init=random&hidden=95")
-    pg.wait_for_function(READY_JS, timeout=120_000)
+    ctx, pg = open_program(browser, server, "&init=random&hidden=95")
     where = step_button(pg).bounding_box()
     for _ in range(4):
         step_button(pg).click(delay=0)
@@ -223,10 +223,7 @@ def test_warnings_name_nbcore_s_drifted_prior(browser, server):
 def test_stop_rules_panel_gives_nbcore_s_step(browser, server):
     """The stop rules' panel at t = 2: the objective's relative change and ‖Δθ‖² (each parameter once, nbcore's
     snapshot.delta) as nbcore's run gives them, formatted as Python does."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    pg = ctx.new_page()
-    pg.goto(f"{server}/?player=program")
-    pg.wait_for_function(READY_JS, timeout=120_000)
+    ctx, pg = open_program(browser, server, height=900)
     for _ in range(2):
         step_button(pg).click(delay=0)
     pg.wait_for_function(SETTLED_JS, arg=2, timeout=120_000)
