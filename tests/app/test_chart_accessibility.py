@@ -22,7 +22,6 @@ from plotly.subplots import make_subplots
 from streamlit.testing.v1 import AppTest
 
 from dashboard.charts import theme
-from dashboard.pagekit import figures
 from dashboard.ui import chart_names, figure_tables
 from kit import ROOT
 
