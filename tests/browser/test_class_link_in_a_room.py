@@ -22,7 +22,7 @@ import pytest
 
 from kit import ROOT
 from kit.browser import ITER_JS, require_chromium
-from kit.netns import Browser, room, streamlit_in
+from kit.netns import Browser, open_class_as_teacher, room, streamlit_in
 
 pytestmark = pytest.mark.browser
 require_chromium()
@@ -38,7 +38,7 @@ def open_class(b: Browser, name: str, url: str, shot: str) -> tuple[str, str]:
     b.call("goto", name=name, url=url)
     b.call("wait_idle", name=name)
     b.call("wait_text", name=name, text="Ready: t = 0")
-    b.call("click_role", name=name, role="button", label="Open for the class")
+    open_class_as_teacher(b, name)
     link = b.call("text", name=name, selector=f"{DIALOG} [data-testid=\"stCode\"] code").strip()
     b.call("wait_function", name=name, js=f"() => !!document.querySelector('{DIALOG} img')"
                                           f" && document.querySelector('{DIALOG} img').complete")

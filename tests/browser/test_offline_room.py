@@ -19,7 +19,7 @@ import pytest
 from dashboard import pages
 from kit import ROOT
 from kit.browser import require_chromium
-from kit.netns import Browser, Recorder, room, streamlit_in
+from kit.netns import Browser, Recorder, open_class_as_teacher, room, streamlit_in
 
 pytestmark = pytest.mark.browser
 require_chromium()
@@ -48,7 +48,7 @@ def test_a_class_in_a_room_with_no_way_out_sends_nothing_beyond_it():
                     teacher.call("goto", name="t", url=f"http://localhost:{port}{QUERY}")
                     teacher.call("wait_idle", name="t")
                     teacher.call("wait_text", name="t", text="Ready: t = 0")
-                    teacher.call("click_role", name="t", role="button", label="Open for the class")
+                    open_class_as_teacher(teacher, "t")
                     link = teacher.call("text", name="t", selector=f"{DIALOG} [data-testid=\"stCode\"] code").strip()
                     assert link.startswith(f"http://{rm.teacher.addr}:{port}/class/"), link
                     student.call("page", name="s", viewport={"width": 390, "height": 844})

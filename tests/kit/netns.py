@@ -116,6 +116,16 @@ def room(routes_out: bool = False):
             shutil.rmtree(etc / ns, ignore_errors=True)
 
 
+#: the share key of a server started by streamlit_in, which is its teachers' key for opening a class
+TEACHER_KEY = "room-teacher-key-0123456789"
+
+
+def open_class_as_teacher(b, name: str) -> None:
+    """In ``b``'s page ``name`` (a lesson of a streamlit_in server): type the teacher key, Open for the class."""
+    b.call("fill", name=name, role="textbox", label="Teacher key (to open a class)", value=TEACHER_KEY)
+    b.call("click_role", name=name, role="button", label="Open for the class")
+
+
 @contextlib.contextmanager
 def streamlit_in(rm: Room, end: End, *extra: str, address: str = "0.0.0.0", timeout: float = 180.0,
                  env: dict | None = None):
@@ -127,10 +137,11 @@ def streamlit_in(rm: Room, end: End, *extra: str, address: str = "0.0.0.0", time
     log_path = Path(tempfile.gettempdir()) / f"streamlit_netns_{port}.log"
     log = open(log_path, "w")
     store = tempfile.mkdtemp(prefix="nblab-netns-store-")
+    # opening a class needs the teacher key: where a share key is set it is the share key (TEACHER_KEY)
     proc = rm.popen(end, [sys.executable, "-m", "streamlit", "run", "dashboard/server.py", "--server.headless",
                           "true", "--server.port", str(port), "--server.address", address, *extra],
                     cwd=str(ROOT), stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                    env={**os.environ, "NBLAB_STORE_DIR": store, **(env or {})})
+                    env={**os.environ, "NBLAB_STORE_DIR": store, "NBLAB_SHARE_KEY": TEACHER_KEY, **(env or {})})
     try:
         probe = ("import sys, time, urllib.request\n"
                  f"end = time.time() + {timeout}\n"

@@ -58,6 +58,9 @@ def main() -> None:
                 elif op == "click_role":
                     page.get_by_role(cmd["role"], name=cmd["label"]).first.click(timeout=60_000)
                     val = None
+                elif op == "fill":
+                    page.get_by_role(cmd["role"], name=cmd["label"]).first.fill(cmd["value"], timeout=60_000)
+                    val = None
                 elif op == "press":
                     page.keyboard.press(cmd["key"])
                     val = None
