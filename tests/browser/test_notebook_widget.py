@@ -87,7 +87,7 @@ def lab(tmp_path_factory):
                             stdout=log, stderr=subprocess.STDOUT, env=env, cwd=tmp)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.time() + 120
+        deadline = time.time() + 240
         while True:
             try:
                 urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=2)
@@ -115,7 +115,7 @@ def run_cell(page, index: int):
         cell.locator(".cm-content").click()
         page.keyboard.press("Shift+Enter")
         try:
-            page.wait_for_function(prompt, timeout=15_000)
+            page.wait_for_function(prompt, timeout=60_000)
             break
         except sync_api.TimeoutError:
             if attempt == 2:
@@ -158,7 +158,7 @@ def test_widget_follows_python(lab, browser):
         run_cell(page, 0)                                                   # the lab, opened at the run's t = 2
         check(page, run, ds, y_obs, 2, 2)
         page.wait_for_function(f"() => !!{G}.lab && !!document.querySelector('.nblab-widget .js-plotly-plot')",
-                               timeout=60_000)
+                               timeout=120_000)
 
         run_cell(page, 1)                                                   # w.t = 1
         check(page, run, ds, y_obs, 1, 2)
@@ -178,7 +178,7 @@ def test_widget_follows_python(lab, browser):
 
         run_cell(page, 4)                                                   # the kernel saw where the view stopped
         page.wait_for_function("() => [...document.querySelectorAll('.jp-OutputArea-output')]"
-                               ".some(e => e.textContent.includes('kernel '))", timeout=30_000)
+                               ".some(e => e.textContent.includes('kernel '))", timeout=120_000)
         out = page.locator(".jp-OutputArea-output", has_text="kernel ").inner_text().split()
         assert out[1:] == [str(latest), str(latest), "90", "1.0"]
     finally:
