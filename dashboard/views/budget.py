@@ -208,8 +208,9 @@ def gain_summary(s: Settings, df: pd.DataFrame, agg: pd.DataFrame, gain, i_best:
     m1, m2, m3 = st.columns(3)
     m1.metric(f"EM with {int(agg['n_labelled'][0])} labels", f"{agg['em_mean'][0]:.1%}",
               delta=f"{gain_best[0] * 100:+.1f} pts vs best supervised")
-    m2.metric(f"Biggest gain over the best supervised (at {int(agg['n_labelled'][j_best])} labels)",
-              f"{gain_best[j_best] * 100:+.1f} pts")
+    # the label fits the column at 1280 px; where the gain is and what it is against go on the line under it
+    m2.metric("Biggest gain", f"{gain_best[j_best] * 100:+.1f} pts",
+              delta=f"at {int(agg['n_labelled'][j_best])} labels, vs best supervised", delta_color="off")
     m3.metric(f"EM with {int(agg['n_labelled'].iloc[-1])} labels", f"{agg['em_mean'].iloc[-1]:.1%}",
               delta=f"{gain_best[-1] * 100:+.1f} pts vs best supervised")
     st.markdown("**Against the best supervised baseline** (per run, the best of supervised NB at λ = "
