@@ -112,6 +112,11 @@ def run_cell(page, index: int):
     prompt = (f"() => {{ const c = document.querySelectorAll('.jp-Notebook .jp-Cell')[{index}];"
               " const p = c && c.querySelector('.jp-InputPrompt'); return p && /\\[(\\d+|\\*)\\]/.test(p.textContent); }")
     for attempt in range(3):  # a key press while the page is still settling can be lost: press again
+        # a dialog JupyterLab opens on a slow start (the kernel to use) holds every click: take its default
+        dialog = page.locator(".jp-Dialog .jp-mod-accept")
+        if dialog.count():
+            dialog.first.click()
+            page.locator(".jp-Dialog").first.wait_for(state="detached", timeout=60_000)
         cell.locator(".cm-content").click()
         page.keyboard.press("Shift+Enter")
         try:

@@ -125,7 +125,7 @@ def test_upload_pick_columns_and_headerless_file(server, browser):
     wait_still(page)
     _shot(page, "03_column_picker", picker)
     picker.get_by_role("button", name="Use these columns").click()
-    page.get_by_text("label verdict").first.wait_for(timeout=60_000)
+    page.get_by_text("the labels are in “verdict”").first.wait_for(timeout=60_000)
     _idle(page)
     assert page.get_by_text("new run").count() > 0
     page.get_by_role("button", name=re.compile(r"^Step\b")).click()
