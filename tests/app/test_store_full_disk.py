@@ -70,6 +70,8 @@ def test_reads_go_on_when_the_disk_is_full(small_disk, monkeypatch, caplog):
     share = store.put("pills.csv", CSV, {}, owner="teacher")
     cid, key = C.open_class("toy_spam", {"t": 3}, store=store)
     cid2, _ = C.open_class(share.id, {"t": 0}, store=store)
+    # one class per round of reads below, never read before: its state can only come from the store
+    fresh = [C.open_class("toy_spam", {"t": 5 + i}, store=store)[0] for i in range(3)]
     log_path = small_disk.parent / "server.log"
     with streamlit_server(env={"NBLAB_STORE_DIR": str(store_dir), "NBLAB_WARM": "0"}, timeout=90.0,
                           log_path=log_path) as srv:
@@ -86,10 +88,12 @@ def test_reads_go_on_when_the_disk_is_full(small_disk, monkeypatch, caplog):
         assert rec and not rec[-1].exc_info and "\n" not in rec[-1].getMessage(), rec
         store.close()
         CS._STORES.clear()
-        # students: every read a new one (the server's read cache lives 0.25 s)
+        # students: each round reads a class the server has not read yet (no cache can answer for it: the
+        # store does, on its disk that is full), then the others
         deadline = time.monotonic() + 30
-        for _ in range(3):
-            time.sleep(CS.READ_TTL)   # let the server's cache of the state expire: the next read asks the store
+        for i, new in enumerate(fresh):
+            status, body = get(f"{base}/class/{new}/state.json")
+            assert status == 200 and json.loads(body)["t"] == 5 + i, (status, body[:200])
             status, body = get(f"{base}/class/{cid}/state.json")
             assert status == 200, (status, body[:200])
             assert json.loads(body)["t"] == 3
