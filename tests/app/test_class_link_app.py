@@ -9,30 +9,16 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from kit import ROOT
+from kit import ROOT, classroom
 from kit.apptest import page_text
-from kit.classroom import class_state, open_class
+from kit.classroom import CSV, QUERY, class_state, open_class
 
 APP = str(ROOT / "dashboard" / "app.py")
-QUERY = {"dataset": "toy_spam", "hidden": "50", "lam": "1", "init": "labeled"}
-CSV = (b"text,label\nwin cash now,spam\nfree prize inside,spam\nmeeting at noon,ham\nlunch tomorrow,ham\n"
-       b"claim your free cash,\nnotes from the meeting,\n")
 
 
 @pytest.fixture(autouse=True)
 def fresh_store(tmp_path, monkeypatch):
-    from dashboard.class_link import store
-    from dashboard.lesson import sharing
-    monkeypatch.setenv("NBLAB_STORE_DIR", str(tmp_path / "store"))
-    for var in ("NBLAB_STORE_URL", "NBLAB_SHARE_KEY"):
-        monkeypatch.delenv(var, raising=False)
-    store._STORES.clear()
-    store.clear_cache()
-    sharing._open.clear()
-    yield
-    store._STORES.clear()
-    store.clear_cache()
-    sharing._open.clear()
+    yield from classroom.fresh_store(tmp_path, monkeypatch)
 
 
 def run(at: AppTest) -> AppTest:

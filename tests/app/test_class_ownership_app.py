@@ -16,34 +16,16 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from kit import ROOT
+from kit import ROOT, classroom
 from kit.apptest import page_text
-from kit.classroom import class_state, open_class
+from kit.classroom import CSV, QUERY, class_state, open_class
 
 APP = str(ROOT / "dashboard" / "app.py")
-QUERY = {"dataset": "toy_spam", "hidden": "50", "lam": "1", "init": "labeled"}
-CSV = (b"text,label\nwin cash now,spam\nfree prize inside,spam\nmeeting at noon,ham\nlunch tomorrow,ham\n"
-       b"claim your free cash,\nnotes from the meeting,\n")
 
 
 @pytest.fixture(autouse=True)
 def fresh_store(tmp_path, monkeypatch):
-    from dashboard.class_link import store
-    from dashboard.data.store import base
-    from dashboard.lesson import sharing
-    monkeypatch.setenv("NBLAB_STORE_DIR", str(tmp_path / "store"))
-    for var in ("NBLAB_STORE_URL", "NBLAB_SHARE_KEY"):
-        monkeypatch.delenv(var, raising=False)
-    # a call that reaches the store's deadline on a loaded machine would pause the store for a while: here the
-    # try after the lock's release must show the store itself answering again
-    monkeypatch.setattr(base, "STALL_PAUSE", 0.0)
-    store._STORES.clear()
-    store.clear_cache()
-    sharing._open.clear()
-    yield
-    store._STORES.clear()
-    store.clear_cache()
-    sharing._open.clear()
+    yield from classroom.fresh_store(tmp_path, monkeypatch, no_stall_pause=True)
 
 
 def run(at: AppTest) -> AppTest:

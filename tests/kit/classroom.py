@@ -29,3 +29,31 @@ def class_state(cid: str) -> dict:
     st = json.loads(body)
     assert st["v"] == v
     return st
+
+
+#: the lesson both class-link app tests open, and an upload with two unlabelled rows
+QUERY = {"dataset": "toy_spam", "hidden": "50", "lam": "1", "init": "labeled"}
+CSV = (b"text,label\nwin cash now,spam\nfree prize inside,spam\nmeeting at noon,ham\nlunch tomorrow,ham\n"
+       b"claim your free cash,\nnotes from the meeting,\n")
+
+
+def fresh_store(tmp_path, monkeypatch, *, no_stall_pause: bool = False):
+    """A fresh SQLite store for one test (a fixture's body: yields once), no share key set, the process's
+    store, class read cache and open-share cache emptied before and after. ``no_stall_pause``: a call that
+    reaches the store's deadline on a loaded machine does not pause the store, so a try after a lock's
+    release shows the store itself answering again."""
+    from dashboard.class_link import store
+    from dashboard.data.store import base
+    from dashboard.lesson import sharing
+    monkeypatch.setenv("NBLAB_STORE_DIR", str(tmp_path / "store"))
+    for var in ("NBLAB_STORE_URL", "NBLAB_SHARE_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    if no_stall_pause:
+        monkeypatch.setattr(base, "STALL_PAUSE", 0.0)
+    store._STORES.clear()
+    store.clear_cache()
+    sharing._open.clear()
+    yield
+    store._STORES.clear()
+    store.clear_cache()
+    sharing._open.clear()
