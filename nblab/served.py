@@ -116,10 +116,12 @@ def advance(lr, ask: Ask, budget_s: float = BUDGET_S, clock=time.perf_counter) -
 
 def answer(lr, ask: Ask) -> dict:
     """What the element is sent for the lesson ``lr`` and the browser's ``ask``: the run's serial, θ_0's
-    record, the records the browser lacks, and where the run stands."""
+    record when the browser holds another run (``first``), the records the browser lacks, and where the run
+    stands."""
     run = lr.run
     same = ask.serial == lr.serial
-    have = ask.have if same else 0
-    return {"format": FORMAT, "serial": int(lr.serial), "first": first_record(run),
-            "records": records(run, have), "latest": int(lr.latest), "done": bool(run.done),
-            "error": lr.error}
+    out = {"format": FORMAT, "serial": int(lr.serial), "records": records(run, ask.have if same else 0),
+           "latest": int(lr.latest), "done": bool(run.done), "error": lr.error}
+    if not same:
+        out["first"] = first_record(run)
+    return out

@@ -113,9 +113,7 @@ def show(speed: str, classroom: bool) -> None:
     ask = served.Ask.read(raw)
     key, data, cfg = _lab_data(lr)
     answer = served.answer(lr, ask)
-    if ask.serial == lr.serial:
-        del answer["first"]  # the browser holds this run's θ_0 and the page's configuration
-    else:
+    if "first" in answer:  # a run the browser does not hold yet: the page's configuration goes with it
         answer["cfg"] = cfg
     settings = dict(export.lesson_settings(lr), dataset=str(data.get("name", "")), speed=speed, classroom=classroom)
     answer.update(dataKey=key, settings=settings, t=int(lr.t), plotly=plotly_build.plotly_sources(),
