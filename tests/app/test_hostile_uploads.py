@@ -47,78 +47,13 @@ APP = str(ROOT / "dashboard" / "app.py")
 
 import nbcore  # noqa: E402
 from kit.apptest import page_text  # noqa: E402
+from kit.hostile import ENCODINGS, FORMULAS, MAX_BYTES, csv_line, named_cases  # noqa: E402
 from kit.server import streamlit_server  # noqa: E402
 from nbcore.data import DataError  # noqa: E402
 from nblab import limits  # noqa: E402
 
-MAX_BYTES = limits.UPLOAD_MAX_BYTES
 
-# ------------------------------------------------------------------ hostile files
-FORMULAS = ["=cmd|' /C calc'!A0", "=HYPERLINK(\"http://evil.example\",\"x\")", "+1+1", "-2+3", "@SUM(A1:A9)",
-            "=1+1", "\t=1+1", "\r=1+1", "=DDE(\"cmd\";\"/C calc\";\"__DdeLink_60_870516294\")"]
-ENCODINGS = ["utf-8", "utf-8-sig", "utf-16", "utf-16-le", "utf-32", "latin-1", "cp1252", "shift_jis", "koi8-r"]
-
-
-def _csv_line(cells) -> str:
-    out = []
-    for c in cells:
-        c = str(c)
-        if any(ch in c for ch in ",\"\n\r"):
-            c = '"' + c.replace('"', '""') + '"'
-        out.append(c)
-    return ",".join(out)
-
-
-def named_cases() -> dict[str, bytes]:
-    rng = np.random.default_rng(0)
-    words = [f"w{i}" for i in range(200)]
-    text_rows = [" ".join(rng.choice(words, 6)) for _ in range(40)]
-    labels = ["spam", "ham", ""] * 14
-    ok_text = "text,label\n" + "\n".join(_csv_line([t, l]) for t, l in zip(text_rows, labels)) + "\n"
-    cases = {
-        "empty.csv": b"",
-        "whitespace.csv": b"   \n\n \t \n",
-        "header_only.csv": b"text,label\n",
-        "one_column.csv": b"label\na\nb\na\n",
-        "one_class.csv": b"text,label\nhello there,a\nbye now,a\n",
-        "no_labels.csv": b"text,label\nhello there,\nbye now,\n",
-        "random_bytes.csv": bytes(np.random.default_rng(1).integers(0, 256, 4096, dtype=np.uint8)),
-        "nul_bytes.csv": b"text,label\nhello\x00world,a\nbye,b\n",
-        "zip_magic.csv": b"PK\x03\x04" + bytes(200),
-        "png_magic.csv": b"\x89PNG\r\n\x1a\n" + bytes(range(256)),
-        "utf16_no_bom.csv": ok_text.encode("utf-16-le"),
-        "mixed_encodings.csv": ("text,label\n").encode() + "naïve café,a\n".encode("utf-8")
-                               + "naïve café,b\n".encode("latin-1") + "日本語 テキスト,a\n".encode("shift_jis"),
-        "huge_field.csv": b"text,label\n" + b"x" * (2 * 1024 * 1024) + b",a\nshort text here,b\n",
-        "huge_quoted_multiline.csv": b'text,label\n"' + b"line\n" * 200_000 + b'",a\nok text,b\n',
-        "unterminated_quote.csv": b'text,label\n"never closed,a\nmore text,b\n',
-        "ragged_rows.csv": b"a,b,label\n1,2,x\n1,2,3,4,y\n1,x\n",
-        "thousands_of_columns.csv": (",".join(f"c{j}" for j in range(5000)) + ",label\n"
-                                     + "\n".join(",".join(str(int(v)) for v in rng.integers(0, 2, 5000)) + f",{k % 2}"
-                                                 for k in range(20)) + "\n").encode(),
-        "vocabulary_bomb.csv": ("text,label\n" + "\n".join(
-            _csv_line([" ".join(f"t{i}x{j}" for j in range(60)), "ab"[i % 2]]) for i in range(600)) + "\n").encode(),
-        "formula_injection.csv": ("=cmd|' /C calc'!A0,@SUM(1+1),+1+1,label\n"
-                                  + "\n".join(_csv_line([k % 2, (k // 2) % 2, (k // 3) % 2, FORMULAS[k % 3]])
-                                              for k in range(30)) + "\n").encode(),
-        "formula_text.csv": ("text,label\n" + "\n".join(
-            _csv_line([f"{FORMULAS[k % len(FORMULAS)]} hello world", ["=1+1", "@A1"][k % 2]]) for k in range(30))
-            + "\n").encode(),
-        "over_cap.csv": b"text,label\n" + (b"hello world again and again,a\n" * (MAX_BYTES // 30 + 10)),
-        "html_labels.csv": ("text,label\n" + "\n".join(
-            _csv_line([f"cheap pills word{k} buy now", ["<img src=x onerror=alert(1)>", "<b>ham</b>"][k % 2]])
-            for k in range(30)) + "\n").encode(),
-        "nan_inf_numbers.csv": b"x1,x2,label\nnan,1,a\ninf,2,b\n-inf,3,a\n1e400,4,b\n",
-        "bom_only.csv": codecs.BOM_UTF8,
-        "crlf_cr_mix.csv": b"text,label\r\nhello world there,a\rbye now friend,b\nmore words here,a\r\n",
-        "control_chars.csv": ("text,label\n" + "\n".join(f"he\x07llo\x1b[31m wor\x08ld {k},{'ab'[k % 2]}"
-                                                         for k in range(30)) + "\n").encode(),
-        "bidi_and_emoji.csv": ("text,label\n" + "\n".join(f"\u202egnp.exe 😀 word{k} ok,{'ab'[k % 2]}" for k in range(30))
-                               + "\n").encode(),
-    }
-    return cases
-
-
+# ------------------------------------------------------------------ hostile files (the kit's)
 CASES = named_cases()
 UI_CASES = ["empty.csv", "random_bytes.csv", "nul_bytes.csv", "utf16_no_bom.csv", "mixed_encodings.csv",
             "huge_field.csv", "thousands_of_columns.csv", "formula_injection.csv", "over_cap.csv",
@@ -150,7 +85,7 @@ def csv_files(draw):
     rows = [draw(st.lists(cell, min_size=max(0, n_cols - 1), max_size=n_cols + 1)) for _ in range(n_rows)]
     sep = draw(st.sampled_from([",", ",", ";", "\t", "|"]))
     newline = draw(st.sampled_from(["\n", "\r\n", "\r"]))
-    text = newline.join([sep.join(map(str, header))] + [sep.join(map(str, r)) if draw(st.booleans()) else _csv_line(r)
+    text = newline.join([sep.join(map(str, header))] + [sep.join(map(str, r)) if draw(st.booleans()) else csv_line(r)
                                                        for r in rows])
     enc = draw(st.sampled_from(ENCODINGS))
     return text.encode(enc, errors="replace")
@@ -197,9 +132,7 @@ def _check_handle_upload(uploads, name: str, data: bytes):
 
     from dashboard.ui import state
     sentinel = _fresh_state(uploads)
-    t0 = time.perf_counter()
     ok, msg = uploads.handle_upload(name, data)   # must not raise
-    elapsed = time.perf_counter() - t0
     assert isinstance(ok, bool)
     assert_clear_message(msg)
     if ok:
@@ -213,13 +146,13 @@ def _check_handle_upload(uploads, name: str, data: bytes):
         assert state.get(state.UPLOAD_NAME) == "previous.csv"
         assert st_.session_state["dataset"] == "synthetic_spam", "a failed upload changed the selection"
         assert state.get(state.UPLOAD_ERROR) == msg
-    return ok, msg, elapsed
+    return ok, msg
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_handle_upload_named_cases(uploads, name):
-    ok, msg, elapsed = _check_handle_upload(uploads, name, CASES[name])
-    assert elapsed < 20, f"{name} took {elapsed:.1f} s to parse"
+    # how long each case takes to parse, against a benign file of its size: benchmarks/bench_hostile_uploads.py
+    ok, msg = _check_handle_upload(uploads, name, CASES[name])
     if name in ("empty.csv", "random_bytes.csv", "nul_bytes.csv", "zip_magic.csv", "png_magic.csv", "over_cap.csv",
                 "header_only.csv", "one_class.csv", "no_labels.csv", "one_column.csv", "bom_only.csv"):
         assert not ok, f"{name} should be refused, got: {msg}"
@@ -249,7 +182,7 @@ def test_read_csv_fails_only_with_data_error(data):
 
 def test_vocabulary_cap_applies(uploads):
     """60 × 600 distinct words > the dashboard's vocabulary cap: the vocabulary is cut to it."""
-    ok, msg, _ = _check_handle_upload(uploads, "vocabulary_bomb.csv", CASES["vocabulary_bomb.csv"])
+    ok, msg = _check_handle_upload(uploads, "vocabulary_bomb.csv", CASES["vocabulary_bomb.csv"])
     from dashboard.ui import state
     assert ok, msg
     assert state.get(state.UPLOAD_DS).X.shape[1] <= limits.VOCABULARY_CAP
@@ -364,12 +297,9 @@ def test_extreme_settings(dataset):
     _assert_no_nan(at)
     at.button(key="step").click().run()
     _assert_no_nan(at)
-    t0 = time.perf_counter()
     if not at.button(key="converge").disabled:
         at.button(key="converge").click().run()
-    elapsed = time.perf_counter() - t0
     _assert_no_nan(at)
-    assert elapsed < 30, f"Run to convergence with max_iter=1000 on {dataset} took {elapsed:.1f} s"
     at.slider(key="hidden").set_value(0).run()      # and back: all labels visible
     _assert_no_nan(at)
 

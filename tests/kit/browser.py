@@ -53,6 +53,8 @@ def wait_idle(page, timeout=240_000):
     page.wait_for_function(DRAWN_JS, timeout=timeout)
     page.wait_for_load_state("networkidle", timeout=timeout)
     page.wait_for_function(SCRIPT_IDLE_JS, timeout=timeout)
+    page.wait_for_function(LOWER_DRAWN_JS, timeout=timeout)
+    page.wait_for_function(SCRIPT_IDLE_JS, timeout=timeout)
 
 
 #: true once nothing on the page is moving: no CSS transition or finite animation running (the sidebar's
@@ -65,6 +67,12 @@ STILL_JS = ("() => document.getAnimations().every(a => a.playState !== 'running'
 
 #: the player's state (window.nbemPlayerSnapshot(), dashboard/lesson/player/player.js), null before it mounts
 SNAP = "(window.nbemPlayerSnapshot ? window.nbemPlayerSnapshot() : null)"
+
+#: true once the panels below the charts show the charts' state, or cannot: they are out of view, the
+#: player is playing, or the page has no player. The player asks for them on a timer after the page went
+#: quiet (dashboard/lesson/player/player.js, lowerCheck), so a settled script run does not mean they came.
+LOWER_DRAWN_JS = (f"() => {{ const s = {SNAP}; return !s || !s.lower || !s.lower.visible || s.playing"
+                  " || !s.lower.want || s.lower.drawn === s.lower.want; }")
 
 
 def wait_still(page, timeout=120_000):

@@ -1,5 +1,9 @@
 """Smoke runs of the load test (3 sessions, 10 s each: `python loadtest/run_load.py --quick`): one server, two
-servers with a shared link, and through the deployment."""
+servers with a shared link, and through the deployment.
+
+The three runs start together in one module fixture and each test reads its own run's summary: a run
+spends most of its 20 s waiting on its students' think times, so side by side they take the time of
+one instead of three."""
 import json
 import subprocess
 import sys
@@ -9,14 +13,45 @@ import pytest
 from kit import ROOT
 from kit.deploy import deploy_module
 
+RUN_LOAD = str(ROOT / "loadtest" / "run_load.py")
+
+
+@pytest.fixture(scope="module")
+def quick_runs(tmp_path_factory):
+    """{name: (summary or None, stdout + stderr)} of the three smoke runs, started at once."""
+    tmp = tmp_path_factory.mktemp("quick")
+    csv = tmp / "class_mail.csv"
+    csv.write_text("text,label\n" + "".join(f"win cash prize {i},spam\nlunch meeting notes {i},ham\n"
+                                           f"free cash lunch {i},\n" for i in range(40)))
+    flags = {"one": [], "shared": ["--ramp", "0", "--replicas", "2", "--shared", str(csv)]}
+    if not deploy_module().missing_programs():
+        flags["deploy"] = ["--deploy", "2"]
+    procs = {name: (tmp / f"{name}.json",
+                    subprocess.Popen([sys.executable, RUN_LOAD, "--quick", *f, "--json", str(tmp / f"{name}.json")],
+                                     cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+             for name, f in flags.items()}
+    out = {}
+    try:
+        for name, (path, proc) in procs.items():
+            log, _ = proc.communicate(timeout=300)
+            out[name] = (json.loads(path.read_text()) if path.exists() else None, log[-4000:])
+    finally:
+        for _, proc in procs.values():
+            if proc.poll() is None:
+                proc.kill()
+    return out
+
+
+def _summary(quick_runs, name):
+    summary, log = quick_runs[name]
+    assert summary is not None, f"the {name} run wrote no summary:\n{log}"
+    return summary, log
+
 
 @pytest.mark.slow
-def test_quick_load_run(tmp_path):
-    out = tmp_path / "quick.json"
-    proc = subprocess.run([sys.executable, str(ROOT / "loadtest" / "run_load.py"), "--quick", "--json", str(out)],
-                          cwd=str(ROOT), capture_output=True, text=True, timeout=240)
-    summary = json.loads(out.read_text())
-    assert summary["sessions_completed"] == 3, proc.stdout[-2000:]
+def test_quick_load_run(quick_runs):
+    summary, log = _summary(quick_runs, "one")
+    assert summary["sessions_completed"] == 3, log[-2000:]
     assert summary["errors"] == 0, summary["error_samples"]
     assert summary["interactions"] > 0
     # latency/memory targets are for the full run on a quiet machine; the smoke run only checks they are measured
@@ -25,36 +60,25 @@ def test_quick_load_run(tmp_path):
 
 
 @pytest.mark.slow
-def test_quick_shared_link_run(tmp_path):
+def test_quick_shared_link_run(quick_runs):
     """3 students open one shared link at the same moment, on 2 server processes: each process
     parses the file once, every student sees the shared data set, no errors."""
-    csv = tmp_path / "class_mail.csv"
-    csv.write_text("text,label\n" + "".join(f"win cash prize {i},spam\nlunch meeting notes {i},ham\n"
-                                           f"free cash lunch {i},\n" for i in range(40)))
-    out = tmp_path / "quick_shared.json"
-    proc = subprocess.run([sys.executable, str(ROOT / "loadtest" / "run_load.py"), "--quick", "--ramp", "0",
-                           "--replicas", "2", "--shared", str(csv), "--json", str(out)],
-                          cwd=str(ROOT), capture_output=True, text=True, timeout=300)
-    summary = json.loads(out.read_text())
-    assert summary["errors"] == 0, (summary["error_samples"], proc.stdout[-2000:])
+    summary, log = _summary(quick_runs, "shared")
+    assert summary["errors"] == 0, (summary["error_samples"], log[-2000:])
     assert summary["shared"]["parses_per_process"] == [1, 1]
     assert summary["shared"]["students_seeing_it"] == 3
     assert summary["checks"]["shared_parsed_once_per_process"]
 
 
 @pytest.mark.slow
-def test_quick_run_through_the_deployment(tmp_path):
+def test_quick_run_through_the_deployment(quick_runs):
     """3 students through deploy/nblab_deploy.py's HAProxy on 2 processes (shares on PostgreSQL): each
     student got the proxy's stickiness cookie, no errors, both processes measured."""
     missing = deploy_module().missing_programs()
     if missing:
         pytest.skip("; ".join(missing))
-    out = tmp_path / "quick_proxy.json"
-    proc = subprocess.run([sys.executable, str(ROOT / "loadtest" / "run_load.py"), "--quick", "--deploy", "2",
-                           "--json", str(out)], cwd=str(ROOT), capture_output=True, text=True, timeout=300)
-    assert out.exists(), proc.stdout[-2000:] + proc.stderr[-2000:]
-    summary = json.loads(out.read_text())
-    assert summary["errors"] == 0, (summary["error_samples"], proc.stdout[-2000:])
+    summary, log = _summary(quick_runs, "deploy")
+    assert summary["errors"] == 0, (summary["error_samples"], log[-2000:])
     assert summary["sessions_completed"] == 3
     per = summary["students_per_process"]
     assert sum(per.values()) == 3 and set(per) <= {"app0", "app1"}, per
