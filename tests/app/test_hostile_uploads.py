@@ -25,15 +25,12 @@ data-set switch) are fixed; the tests stay as regression tests.
 from __future__ import annotations
 
 import asyncio
-import codecs
 import io
 import re
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 hypothesis = pytest.importorskip("hypothesis")
@@ -51,7 +48,6 @@ from kit.hostile import ENCODINGS, FORMULAS, MAX_BYTES, csv_line, named_cases  #
 from kit.server import streamlit_server  # noqa: E402
 from nbcore.data import DataError  # noqa: E402
 from nblab import limits  # noqa: E402
-
 
 # ------------------------------------------------------------------ hostile files (the kit's)
 CASES = named_cases()
