@@ -74,6 +74,16 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason=SKLEARN_NB_SKIPS[name]))
         elif "ComplementNB" in item.name:
             item.add_marker(pytest.mark.skip(reason="ComplementNB: nbcore has no complement Naive Bayes"))
+    _slow_files_first(items)
+
+
+def _slow_files_first(items) -> None:
+    """The files that hold a ``slow`` test run first, each file's tests kept together and in their order.
+    pytest-xdist (``--dist loadfile``) hands out whole files in this order as workers come free, so the
+    long files start at once and the short ones fill the end; in collection order a long file that came
+    last would leave the other workers idle until it finished."""
+    slow = {item.path for item in items if item.get_closest_marker("slow") is not None}
+    items.sort(key=lambda item: item.path not in slow)   # stable: the order within each group stays
 
 
 #: what a test outside the browser tier gets when it launches Chromium

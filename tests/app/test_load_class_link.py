@@ -13,8 +13,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
-pytestmark = pytest.mark.skipif(not (ROOT / "dashboard" / "server.py").exists(),
-                                reason="dashboard/server.py (the class routes) is not there")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not (ROOT / "dashboard" / "server.py").exists(),
+                                 reason="dashboard/server.py (the class routes) is not there")]
 
 KEYS = ("page_p95", "follow_p95", "teacher_step_p95", "errors", "error_samples", "bytes_per_student", "requests",
         "server_cpu_s_per_student_per_min", "sessions", "duration_s", "ramp_s", "checks", "passed")

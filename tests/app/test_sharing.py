@@ -28,6 +28,9 @@ NAME = "class_mail.csv"
 DEFAULT_DATASET = "sms_spam"  # the default lesson (dashboard/ui/controls.py DEFAULTS)
 
 
+pytestmark = pytest.mark.slow
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def store_url(request, tmp_path, monkeypatch):
     """Point the app at an empty store of each kind (and forget this process's cached store)."""

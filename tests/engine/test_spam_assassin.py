@@ -43,6 +43,9 @@ def read_file() -> list[list[str]]:
     return [line.split("\t") for line in lines[:-1]]
 
 
+pytestmark = pytest.mark.slow
+
+
 @pytest.fixture(scope="module")
 def rows():
     return read_file()

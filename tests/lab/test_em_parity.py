@@ -78,7 +78,8 @@ STOP = {None: 0, "tol": 1, "theta": 2, "max_iter": 3}
 UPLOAD = "upload_csv"
 MAX_FAILURES = 20
 
-pytestmark = pytest.mark.skipif(NODE is None, reason="node (v20) is needed for the lab engine's parity test")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(NODE is None, reason="node (v20) is needed for the lab engine's parity test")]
 
 
 # ------------------------------------------------------------------------------------------------
