@@ -6,7 +6,8 @@ file per test).
 * the teacher's open page keeps the class from reading "away";
 * opening a class needs the teacher key even where no share key is set;
 * a publish that fails (SQLite's write lock held by another process) is said in the lesson's own part of the
-  page (what a Step reruns), and the class gets the teacher's state once the store answers.
+  page (what a Step reruns), and the class gets the teacher's state once the store answers; the same when
+  the store is a PostgreSQL server that freezes.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from streamlit.testing.v1 import AppTest
 from kit import ROOT, classroom
 from kit.apptest import page_text
 from kit.classroom import CSV, QUERY, class_state, open_class
+from kit.pg import own_server
 
 APP = str(ROOT / "dashboard" / "app.py")
 
@@ -194,6 +196,62 @@ def test_a_failed_publish_is_said_next_to_the_controls_and_the_class_gets_the_st
     run(at)
     st = class_state(cls["cid"])
     assert st["t"] == 2, st
+    assert not any("did not get" in w.value for w in at.main.warning)
+
+
+@pytest.fixture
+def pg_store(monkeypatch):
+    """The store on a PostgreSQL server of this test alone (tests/kit/pg.py), after ``fresh_store`` emptied
+    the process's stores: the server the test may freeze."""
+    from dashboard.class_link import store
+    with own_server("nblab_class") as server:
+        monkeypatch.setenv("NBLAB_STORE_URL", server.url)
+        store._STORES.clear()
+        store.clear_cache()
+        try:
+            yield server
+        finally:
+            for made in list(store._STORES.values()):
+                made.close()
+            store._STORES.clear()
+
+
+def _answers(cid: str, deadline_s: float = 60.0) -> dict:
+    """The class's state once the store answers again (the calls a freeze stalled end first)."""
+    from dashboard.data.store import StoreUnavailable
+    end = time.monotonic() + deadline_s
+    while True:
+        try:
+            return class_state(cid)
+        except StoreUnavailable:
+            if time.monotonic() > end:
+                raise
+            time.sleep(0.2)
+
+
+def test_a_publish_during_a_postgresql_freeze_is_said_and_the_class_gets_the_state_after(pg_store, monkeypatch):
+    """The database freezes (every PostgreSQL process stopped, connections open, nothing answers) while the
+    teacher steps twice: the lesson's part of the page says the class did not get the change, the Steps
+    are not held up, and once the database runs again the retry gives the class the newest state."""
+    from dashboard.lesson.panels import class_link
+    from dashboard.ui import state
+    monkeypatch.setattr(class_link, "RETRY_S", 600.0)   # no retry falls due on its own within this test's steps
+    at = new_app()
+    open_class(at)
+    cls = leading(at)
+    assert class_state(cls["cid"])["t"] == 0
+    with pg_store.frozen():
+        step(at)
+        assert any("Your class did not get this change" in w.value for w in at.main.warning), page_text(at)[-2000:]
+        step(at)
+        assert leading(at)["pending"]
+        assert any("did not get" in w.value for w in at.main.warning)
+    # thawed: a try the deadline gave up on may land now (the database had it queued): the class shows
+    # what it had or the teacher's first Step, never anything else
+    assert _answers(cls["cid"])["t"] in (0, 1)
+    at.session_state[state.CLASS_OPEN] = {**leading(at), "failed_at": time.monotonic() - 10_000}
+    run(at)                                          # the retry falls due: the teacher's newest state
+    assert class_state(cls["cid"])["t"] == 2
     assert not any("did not get" in w.value for w in at.main.warning)
 
 

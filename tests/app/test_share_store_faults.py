@@ -9,16 +9,13 @@ with time.monotonic() around the call.
 from __future__ import annotations
 
 import logging
-import os
 import socket
-import subprocess
 import time
-from pathlib import Path
-from urllib.parse import parse_qs, urlparse
 
 import pytest
 
 from dashboard.data import store as S
+from kit.pg import own_server
 
 CSV = b"text,label\nwin money now,spam\nlunch at noon,ham\n"
 BUDGET = 3.5   # s: the 2 s connect timeout plus slack for a busy machine; the old pool waited 10 s
@@ -50,33 +47,13 @@ def test_unresponsive_postgresql_fails_within_the_connect_timeout(caplog):
 
 @pytest.fixture
 def own_pg():
-    """A PostgreSQL server of this test alone: (url, stop(), start())."""
-    pytest.importorskip("psycopg")
-    if os.environ.get("NBLAB_TEST_PG_URL"):
-        pytest.skip("stops and starts its own server; NBLAB_TEST_PG_URL names a shared one")
-    from kit.pg import _as_owner, cluster, pg_bindir
-    with cluster("nblab_faults") as url:
-        q = parse_qs(urlparse(url).query)
-        tmp, port = Path(q["host"][0]), q["port"][0]
-        user = "postgres" if os.geteuid() == 0 else None
-        pg_ctl = str(pg_bindir() / "pg_ctl")
-        opts = f"-c listen_addresses='' -k {tmp} -p {port} -c fsync=off -c full_page_writes=off"
-
-        def ctl(*args):
-            subprocess.run(_as_owner([pg_ctl, "-D", str(tmp / "data"), *args], user), check=True,
-                           capture_output=True, timeout=60, cwd=str(tmp))
-
-        def stop():
-            ctl("-m", "fast", "-w", "stop")
-
-        def start():
-            ctl("-l", str(tmp / "server.log"), "-o", opts, "-w", "-t", "60", "start")
-
-        yield url, stop, start
+    """A PostgreSQL server of this test alone (tests/kit/pg.py's OwnServer)."""
+    with own_server() as server:
+        yield server
 
 
 def test_postgresql_down_fails_fast_and_works_again_at_once(own_pg, caplog):
-    url, stop, start = own_pg
+    url, stop, start = own_pg.url, own_pg.stop, own_pg.start
     st = S.open_store(url)
     try:
         r = st.put("lesson.csv", CSV, owner="teacher")
@@ -102,7 +79,7 @@ def test_postgresql_down_fails_fast_and_works_again_at_once(own_pg, caplog):
 
 def test_postgresql_restarted_between_requests_is_not_noticed(own_pg):
     # idle connections from before a restart are dead; the next request must not fail on one
-    url, stop, start = own_pg
+    url, stop, start = own_pg.url, own_pg.stop, own_pg.start
     st = S.open_store(url)
     try:
         r = st.put("lesson.csv", CSV, owner="teacher")
@@ -123,7 +100,7 @@ def test_class_link_while_postgresql_is_down_then_back(own_pg, monkeypatch):
     from dashboard.lesson import sharing
     from kit import ROOT
     from kit.apptest import page_text
-    url, stop, start = own_pg
+    url, stop, start = own_pg.url, own_pg.stop, own_pg.start
     made = S.open_store(url)
     r = made.put("lesson.csv", CSV + b"lunch at one,ham\nwin a prize,spam\nfree money now,\n", owner="teacher")
     made.close()
@@ -168,20 +145,13 @@ def test_class_link_while_postgresql_is_down_then_back(own_pg, monkeypatch):
 NOTICE_BUDGET = 3.0   # s: the longest a student may wait for the page's notice (store calls end at 2.5 s)
 
 
-def _pg_pids(tmp: Path) -> list[int]:
-    """The postmaster of the test's server and every backend process it started."""
-    master = int((tmp / "data" / "postmaster.pid").read_text().split()[0])
-    kids = subprocess.run(["ps", "-o", "pid=", "--ppid", str(master)], capture_output=True, text=True).stdout
-    return [master] + [int(p) for p in kids.split()]
-
-
 def test_a_locked_table_ends_every_call_within_the_deadline(own_pg):
     """Another session holds an exclusive lock on the shares table (a migration, a stuck admin
     transaction): lookups, reads and shares fail within the deadline with the short message (the
     server's lock_timeout and the call's own deadline), and work at once when the lock is gone."""
     import psycopg
 
-    url, _stop, _start = own_pg
+    url = own_pg.url
     st = S.open_store(url)
     try:
         r = st.put("lesson.csv", CSV, owner="teacher")
@@ -203,23 +173,14 @@ def test_a_frozen_server_on_a_unix_socket_ends_every_call_within_the_deadline(ow
     """The database server is frozen (SIGSTOP: every backend and the postmaster), reached over a Unix
     socket where no TCP timeout applies: an open store's calls and a new store's opening both give
     up within the deadline; once the server runs again the same store works."""
-    import signal
-
-    url, _stop, _start = own_pg
-    tmp = Path(parse_qs(urlparse(url).query)["host"][0])
+    url = own_pg.url
     st = S.open_store(url)
     r = st.put("lesson.csv", CSV, owner="teacher")
-    pids = _pg_pids(tmp)
-    try:
-        for pid in pids:
-            os.kill(pid, signal.SIGSTOP)
+    with own_pg.frozen():
         for call in (lambda: st.lookup(r.id), lambda: S.open_store(url)):
             err, took = _timed(call)
             assert isinstance(err, S.StoreUnavailable), err
             assert took < NOTICE_BUDGET, f"waited {took:.1f} s for a frozen server"
-    finally:
-        for pid in pids:
-            os.kill(pid, signal.SIGCONT)
     deadline = time.monotonic() + 30
     while True:                                      # the stalled calls finish; the store answers again
         got, _ = _timed(lambda: st.lookup(r.id))

@@ -88,3 +88,58 @@ def drop_tables(url: str) -> None:
 
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("DROP TABLE IF EXISTS nblab_shares, nblab_share_log, nblab_gone")
+
+
+class OwnServer:
+    """A throwaway PostgreSQL server of one test alone (``own_server()``): its URL, and the server
+    stopped, started again or frozen while the test runs."""
+
+    def __init__(self, url: str):
+        from urllib.parse import parse_qs, urlparse
+        q = parse_qs(urlparse(url).query)
+        self.url, self.dir, self.port = url, Path(q["host"][0]), q["port"][0]
+        self._user = "postgres" if os.geteuid() == 0 else None
+        self._opts = (f"-c listen_addresses='' -k {self.dir} -p {self.port} -c fsync=off "
+                      "-c full_page_writes=off")
+
+    def _ctl(self, *args: str) -> None:
+        subprocess.run(_as_owner([str(pg_bindir() / "pg_ctl"), "-D", str(self.dir / "data"), *args], self._user),
+                       check=True, capture_output=True, timeout=60, cwd=str(self.dir))
+
+    def stop(self) -> None:
+        self._ctl("-m", "fast", "-w", "stop")
+
+    def start(self) -> None:
+        self._ctl("-l", str(self.dir / "server.log"), "-o", self._opts, "-w", "-t", "60", "start")
+
+    def pids(self) -> list[int]:
+        """The postmaster and every backend process it started."""
+        master = int((self.dir / "data" / "postmaster.pid").read_text().split()[0])
+        kids = subprocess.run(["ps", "-o", "pid=", "--ppid", str(master)], capture_output=True, text=True).stdout
+        return [master] + [int(p) for p in kids.split()]
+
+    @contextlib.contextmanager
+    def frozen(self):
+        """The whole server frozen (SIGSTOP: the postmaster and every backend, as a stalled machine or
+        a paused VM): connections stay open and nothing answers. Thawed (SIGCONT) on leaving."""
+        import signal
+        pids = self.pids()
+        try:
+            for pid in pids:
+                os.kill(pid, signal.SIGSTOP)
+            yield
+        finally:
+            for pid in pids:
+                os.kill(pid, signal.SIGCONT)
+
+
+@contextlib.contextmanager
+def own_server(dbname: str = "nblab_faults"):
+    """Yield an :class:`OwnServer`: a PostgreSQL server nobody else uses, which the test may stop,
+    start and freeze. Skips where ``NBLAB_TEST_PG_URL`` names a shared server (it must not be stopped)."""
+    import pytest
+    pytest.importorskip("psycopg")
+    if os.environ.get("NBLAB_TEST_PG_URL"):
+        pytest.skip("stops and starts its own server; NBLAB_TEST_PG_URL names a shared one")
+    with cluster(dbname) as url:
+        yield OwnServer(url)
