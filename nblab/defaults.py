@@ -21,6 +21,12 @@ SEED_MAX = 9999
 #: the iteration budget's range
 MAX_ITER_MAX = 1000
 
+#: Play's speeds, iterations shown per second, slowest first. "normal", the default, is one a class can
+#: follow while the teacher talks (one a second); the faster ones are for watching a long run converge.
+#: The lab's JavaScript reads them from nblab/js/vocabulary.js, generated from this table
+#: (``python -m nblab.vocabulary``).
+SPEEDS = {"slow": 0.5, "normal": 1.0, "fast": 5.0, "faster": 20.0, "fastest": 40.0}
+
 #: the ready-made lesson: real text where the unlabelled messages really help. Chosen by
 #: scripts/choose_default_lesson.py (EM against the best supervised baseline, seeds 0–9): with 56 labelled
 #: messages and λ = 0.01 (as good as the λ leave-one-out picks for supervised NB), Bernoulli EM gains

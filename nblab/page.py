@@ -83,7 +83,7 @@ UNPACK_JS = ("window.__nblabPlotly=(function(){try{if(typeof DecompressionStream
 
 #: the settings a page can be written with (the URL fragment's keys)
 SETTING_KEYS = ("dataset", "model", "hidden", "lam", "init", "seed", "max_iter", "tol", "t", "speed", "classroom")
-SPEEDS = ("slow", "normal", "fast", "fastest")
+SPEEDS = tuple(D.SPEEDS)
 
 
 # ---- text safe inside the page -------------------------------------------------------------------------

@@ -118,4 +118,4 @@ def advance(speed: str) -> None:
         if lr.run.done:
             lr.playing = False
             st.rerun(scope="app")
-        lr.step(controls.SPEEDS.get(speed, controls.SPEEDS["normal"])[0])
+        lr.step(controls.SPEEDS.get(speed, controls.SPEEDS[controls.DEFAULTS["speed"]])[0])

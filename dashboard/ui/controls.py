@@ -12,13 +12,14 @@ from dataclasses import dataclass
 import streamlit as st
 
 from dashboard.ui import state, urlguard
+from nblab import defaults, vocabulary
 from nblab.config import DataConfig
 from nblab.defaults import DEFAULTS, INIT_LABELS, INITS, LAMBDAS, MAX_ITER_MAX, SEED_MAX, TOLS  # noqa: F401  (the lesson's choices)
 
 # ---- option lists (shared with the lab page: nblab.defaults) -----------------
 LAM_LABEL = "Smoothing λ"  # the λ slider's label (the browser player finds the slider by it)
 # Play speed: (EM steps per tick, seconds between ticks of the st.fragment(run_every=...))
-SPEEDS = {"slow": (1, 1.0), "normal": (1, 0.2), "fast": (4, 0.2), "fastest": (8, 0.2)}
+SPEEDS = {name: vocabulary.server_tick(name) for name in defaults.SPEEDS}
 UPLOAD = "upload"  # dataset option meaning "this session's uploaded CSV"
 SHARED = "shared"  # dataset option meaning "the data set shared by a link (data=<id> in the URL)"
 USER_DATA = (UPLOAD, SHARED)  # data sets that are not shipped (no truth panel, no cross-session cache by name)
@@ -40,7 +41,7 @@ class Settings:
     data: DataConfig
     smoothing: float  # λ; changing it continues the current run (EMRun.with_settings)
     classroom: bool
-    speed: str = "normal"  # key of SPEEDS
+    speed: str = DEFAULTS["speed"]  # key of SPEEDS
 
 
 @dataclass(frozen=True)
@@ -157,8 +158,7 @@ def data_controls(dataset_names: list[str], descriptions: dict[str, str], upload
                                       "from the current parameters; every other setting starts a new run.")
 
     speed = urlguard.select_slider(sb, "Play speed", key=K_SPEED,
-                                   help="Iterations shown per second while playing: slow 1 (to talk over), "
-                                        "normal 5, fast 20, fastest 40.")
+                                   help=vocabulary.speed_help())
     if classroom:  # advanced widgets are not drawn: use their remembered values, or the (checked) URL values
         init, seed, uw, max_iter, tol = _advanced_values()
     else:

@@ -22,7 +22,7 @@ from typing import Any
 from dashboard import pages
 from dashboard.pages import Page
 from dashboard.ui.url_values import Choice, Flag, Grid, Many, Number, Range, Text
-from nblab.defaults import DEFAULTS, INITS, LAMBDAS, MAX_ITER_MAX, SEED_MAX, TOLS
+from nblab.defaults import DEFAULTS, INITS, LAMBDAS, MAX_ITER_MAX, SEED_MAX, SPEEDS, TOLS
 
 #: the page of a key that every page reads
 EVERY_PAGE = None
@@ -91,7 +91,7 @@ KEYS: tuple[UrlKey, ...] = (
     _model("model", LESSON),
     _percent("hidden", LESSON, DEFAULTS["hidden"], 1),
     UrlKey("lam", LESSON, "select_slider", Grid(LAMBDAS, DEFAULTS["lam"]), "λ, the smoothing"),
-    UrlKey("speed", LESSON, "select_slider", Choice(["slow", "normal", "fast", "fastest"], DEFAULTS["speed"],
+    UrlKey("speed", LESSON, "select_slider", Choice(list(SPEEDS), DEFAULTS["speed"],
                                                     what="setting")),
     UrlKey("init", LESSON, "selectbox", Choice(INITS, DEFAULTS["init"], what="initialisation"),
            "drawn under Advanced; read without its widget in classroom mode"),

@@ -183,7 +183,7 @@ def main() -> None:
     if program.wanted():  # the lesson program draws the lesson; nbcore computes its iterations
         st.fragment(program_view)(settings.speed, classroom)
         return
-    interval = controls.SPEEDS.get(settings.speed, controls.SPEEDS["normal"])[1] if session.lesson().playing else None
+    interval = controls.SPEEDS.get(settings.speed, controls.SPEEDS[controls.DEFAULTS["speed"]])[1] if session.lesson().playing else None
     st.fragment(live, run_every=interval)(settings.speed, classroom)
     if player.enabled():
         st.fragment(lower)(classroom)

@@ -77,7 +77,7 @@ export function pause(G) {
 function tick(G, now) {
   if (!G.playing) return;
   const lab = G.lab;
-  const interval = 1000 / (G.fpsOverride || State.SPEEDS[G.settings.speed] || 5);
+  const interval = 1000 / (G.fpsOverride || State.SPEEDS[G.settings.speed] || State.SPEEDS[State.DEFAULT_SPEED]);
   if (now - G.lastStep >= interval - 4) {
     G.lastStep = G.lastStep && now - G.lastStep < 2 * interval ? G.lastStep + interval : now;
     if (lab.t < lab.latest) lab.show(lab.t + 1);

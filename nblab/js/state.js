@@ -16,6 +16,8 @@
 // A notice holds the key and the value as given (cut to 40 characters, on one line): the page puts them on
 // screen as text, never as HTML.
 
+import { DEFAULT_SPEED, SPEEDS } from "./vocabulary.js";
+
 export const MAX_SHOWN = 40;          // characters of a user's value echoed in a notice
 export const MAX_VALUE = 200;         // a longer value is refused outright (no setting's value is that long)
 export const MAX_PAIRS = 40;          // key=value pairs read from one fragment
@@ -26,8 +28,8 @@ export const ORDER = ["dataset", "model", "hidden", "lam", "init", "seed", "max_
 //: the app's keys the lab has no control for: ignored with a softer notice
 const APP_ONLY = ["uw", "lesson", "doc", "word", "param_view", "data", "stop", "theta_tol", "theta_norm", "page"];
 
-//: Play speeds, iterations per second (as the app's player: slow 1, normal 5, fast 20, fastest 40)
-export const SPEEDS = { slow: 1, normal: 5, fast: 20, fastest: 40 };
+// Play speeds (iterations per second) and the default one: nblab/defaults.py's, generated into vocabulary.js
+export { SPEEDS, DEFAULT_SPEED };
 
 const NUMBER = /^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
 
@@ -87,7 +89,7 @@ export function schema(cfg) {
     tol: { kind: "grid", options: cfg.tols, default: d.tol === null && cfg.tols.includes(null) ? null : num(d.tol, 1e-6),
       fmt: fmtTol, label: "Tolerance" },
     t: { kind: "int", lo: 0, hi: cfg.maxIterMax, default: num(d.t, 0), label: "Show iteration" },
-    speed: { kind: "choice", options: Object.keys(SPEEDS), default: pick(Object.keys(SPEEDS), d.speed || "normal"),
+    speed: { kind: "choice", options: Object.keys(SPEEDS), default: pick(Object.keys(SPEEDS), d.speed || DEFAULT_SPEED),
       what: "Play speed", label: "Play speed" },
     classroom: { kind: "flag", default: !!d.classroom, label: "Classroom mode" },
   };
@@ -241,7 +243,7 @@ export function toFragment(settings, table) {
   for (const key of ORDER) {
     if (!table[key] || settings[key] === undefined || settings[key] === null) continue;
     if (key === "classroom" && !settings[key]) continue;
-    if (key === "speed" && settings[key] === "normal") continue;
+    if (key === "speed" && settings[key] === DEFAULT_SPEED) continue;
     parts.push(`${key}=${encodeURIComponent(spell(key, settings[key], table))}`);
   }
   return parts.join("&");

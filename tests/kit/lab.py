@@ -3,6 +3,10 @@ queued draw done, the charts' promise settled, the panels below drawn; a panel s
 stretch of animation frames as long as the player's step interval; fetches counted as the page makes them."""
 from __future__ import annotations
 
+import json
+
+from nblab.defaults import DEFAULTS, SPEEDS
+
 #: resolves once the lab page is settled: no draw queued (render's animation frame), the charts' last
 #: update (G.drawing) resolved, the panels' queue empty (G.idle()), checked again until nothing was queued
 #: meanwhile (a chart update queues the panels in a task of its own). ``g`` is the page's G (a widget's own).
@@ -53,8 +57,8 @@ def show_panel(page, sel: str, timeout: float = 60_000) -> None:
 #: frame in which a running player would have moved has then run
 FRAMES_JS = """(n) => new Promise(resolve => {
   const G = window.__nblab;
-  const SPEEDS = { slow: 1, normal: 5, fast: 20, fastest: 40 };   // state.js's SPEEDS
-  const interval = 1000 / (G.fpsOverride || SPEEDS[G.settings.speed] || 5);
+  const SPEEDS = %s;   // nblab/defaults.py's, as the page's vocabulary.js
+  const interval = 1000 / (G.fpsOverride || SPEEDS[G.settings.speed] || SPEEDS[%s]);
   let first = null, count = 0;
   const f = (now) => {
     if (first === null) first = now;
@@ -62,7 +66,7 @@ FRAMES_JS = """(n) => new Promise(resolve => {
     if (count > 2 && now - first >= n * interval) resolve(count); else requestAnimationFrame(f);
   };
   requestAnimationFrame(f);
-})"""
+})""" % (json.dumps(SPEEDS), json.dumps(DEFAULTS["speed"]))
 
 
 def frames_for_steps(page, n: int) -> int:

@@ -47,7 +47,7 @@ from dashboard.lesson.player.payload import ChartLog
 from dashboard.lesson.session import lesson
 from dashboard.serve.plotly_build import PLOTLY_BUNDLE, plotly_sources  # noqa: F401  (PLOTLY_BUNDLE: the player's tests)
 from dashboard.ui import state
-from nblab import numbers
+from nblab import defaults, numbers
 from nblab.bundle import module_text
 from nblab.lesson_run import PlayerState
 
@@ -58,7 +58,7 @@ JS = module_text("dashboard/lesson/player/player.js", HERE.parents[2])
 CSS = (HERE / "player.css").read_text(encoding="utf-8")
 
 #: Play speeds (iterations shown per second) for the sidebar's "Play speed" values
-FPS = {"slow": 1, "normal": 5, "fast": 20, "fastest": 40}
+FPS = defaults.SPEEDS
 #: server time one "need" request may spend computing iterations ahead (seconds)
 NEED_BUDGET_S = 0.3
 MAIN_KEY, PARAMS_KEY, LOWER_KEY = "nbem_player_main", "nbem_player_params", "nbem_player_lower"
@@ -325,7 +325,7 @@ def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool,
     t = latest if view_t is None else min(int(view_t), latest)
     data = {
         "role": "main", "sid": p.sid, "run": _token(), "n": latest + 1, "done": bool(run.done),
-        "seq": p.seq, "t": t, "revealed": latest, "fps": FPS.get(speed, FPS["normal"]), "lower": lower,
+        "seq": p.seq, "t": t, "revealed": latest, "fps": FPS.get(speed, FPS[defaults.DEFAULTS["speed"]]), "lower": lower,
         # the accuracy of each iteration as text, rounded once on the server (numbers.percent)
         "acc": [numbers.percent(a) for a in acc[: latest + 1]],
         "accDelta": _deltas(acc[: latest + 1], base),
