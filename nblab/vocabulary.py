@@ -19,6 +19,23 @@ JS_PATH = Path(__file__).resolve().parent / "js" / "vocabulary.js"
 MIN_TICK_S = 0.2
 
 
+#: short texts the lesson shows in both engines (the app's panels and the lab page)
+WORDS = {
+    # under an accuracy of "—": why there is none, and what gives one
+    "no_score": "no hidden label to score against: raise “Labels hidden”",
+    # under a baseline of "—": Naive Bayes has nothing to learn from
+    "no_visible": "no visible label",
+    # the λ = 0 warning, where the accuracy can be watched and where there is none (no hidden label)
+    "lam_zero": "λ = 0 (no smoothing): a document with a word never seen in a class gets probability 0 under "
+                "that class, and if that happens for every class the engine can only give it a uniform "
+                "posterior. Watch what happens to the accuracy, then try λ > 0.",
+    "lam_zero_unscored": "λ = 0 (no smoothing): a document with a word never seen in a class gets probability 0 "
+                         "under that class, and if that happens for every class the engine can only give it a "
+                         "uniform posterior. With no hidden label there is no accuracy to watch: watch the "
+                         "log-likelihood and α, then try λ > 0.",
+}
+
+
 def server_tick(speed: str) -> tuple[int, float]:
     """(EM steps per tick, seconds between ticks) of the server-driven Play at ``speed``: the same
     iterations a second as the browser's Play, in ticks no closer than :data:`MIN_TICK_S`."""
@@ -40,7 +57,9 @@ def js_source() -> str:
             "//: Play speeds, iterations shown per second, slowest first\n"
             f"export const SPEEDS = Object.freeze({json.dumps(SPEEDS)});\n"
             "//: the speed a page starts at\n"
-            f"export const DEFAULT_SPEED = {json.dumps(DEFAULTS['speed'])};\n")
+            f"export const DEFAULT_SPEED = {json.dumps(DEFAULTS['speed'])};\n"
+            "//: short texts the lesson shows, by what they say\n"
+            f"export const WORDS = Object.freeze({json.dumps(WORDS, ensure_ascii=False)});\n")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -2,6 +2,7 @@
 // that says the state): written as text, and only when they change where a screen reader would hear it.
 
 import * as State from "./state.js";
+import { WORDS } from "./vocabulary.js";
 import { percent, deltaText, best as bestOf, candidates, segmentOf, gainParts } from "./lab.js";
 import { el } from "./dom.js";
 
@@ -28,14 +29,15 @@ function drawBaselines(G, lab, t) {
   const [base, what] = top ? [top[1], "best supervised"] : [lab.baselines.supervised, "supervised"];
   mAcc.lab.textContent = `Accuracy (t=${t})`;
   mAcc.value.textContent = percent(a) || "—";
-  const d = base !== null && base !== undefined && isFinite(a) ? deltaText(a, base, what) : "";
+  const d = !scored ? WORDS.no_score
+    : base !== null && base !== undefined && isFinite(a) ? deltaText(a, base, what) : "";
   mAcc.delta.textContent = d;
   mAcc.delta.className = "lab-metric-delta" + (d.startsWith("+") ? " lab-up" : d.startsWith("-") ? " lab-down" : "");
   const sup = seg ? seg[3] : lab.baselines.supervised;
   mSup.value.textContent = sup === null || sup === undefined ? "—" : percent(sup);
   mSup.delta.textContent = `NB on the visible labels, λ = ${State.fmtLam(seg ? seg[2] : lab.baselines.lam)}`;
   mBest.value.textContent = top ? percent(top[1]) : "—";
-  mBest.delta.textContent = !top ? "no visible label" : top[0].startsWith("majority") ? "majority class"
+  mBest.delta.textContent = !top ? WORDS.no_visible : top[0].startsWith("majority") ? "majority class"
     : top[0].includes("leave-one-out") ? `NB at λ = ${State.fmtLam(ref.cvLambda)} (leave-one-out)` : `NB at λ = ${State.fmtLam(seg[2])}`;
   const help = ref ? "The best of: " + candidates(ref, t).map(([n, v]) => `${n}: ${percent(v)}`).join("; ")
     + ". None of them reads a hidden label (λ is chosen on the labelled documents alone)." : "";

@@ -2,6 +2,7 @@
 // grid and a container per panel below. Everything it writes from the data goes in as text.
 
 import { el } from "./dom.js";
+import { WORDS } from "./vocabulary.js";
 
 //: the panels below the charts, in the lesson's order: a container each (empty until its module exists)
 export const PANEL_SLOTS = ["params", "responsibilities", "stop_rules", "documents", "maths", "message"];
@@ -39,9 +40,7 @@ function metricsRow(G) {
 function notices(G) {
   G.linkBox = el("section", { class: "lab-notice lab-link-notice", "aria-labelledby": "lab-link-h", hidden: true });
   G.changeBox = el("div", { class: "lab-notice lab-change", role: "status", "aria-live": "polite" });
-  G.lamZero = el("p", { class: "lab-notice lab-warn", hidden: true,
-    text: "λ = 0 (no smoothing): a document with a word never seen in a class gets probability 0 under that class, and if that "
-      + "happens for every class the engine can only give it a uniform posterior. Watch what happens to the accuracy, then try λ > 0." });
+  G.lamZero = el("p", { class: "lab-notice lab-warn", hidden: true, text: WORDS.lam_zero });
   G.errorBox = el("div", { class: "lab-notice lab-error", role: "alert", hidden: true });
   // the warnings that EM's result should not be trusted as it looks (warnings.js)
   G.warnBox = el("div", { class: "lab-notice lab-warn lab-warnings", role: "status", hidden: true });

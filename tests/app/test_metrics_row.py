@@ -48,3 +48,36 @@ def test_player_and_metric_print_one_rounding_of_the_accuracy():
     hidden = prep.score_mask
     pred = run.predict_proba(t=1).argmax(axis=1)                 # by hand: right / scored at t = 1
     assert shown == f"{(pred[hidden] == prep.y_eval[hidden]).mean():.1%}"
+
+
+def test_a_dash_always_says_why():
+    """No hidden label (0 % hidden): no accuracy, and the delta's place says why and what gives one; with
+    every label hidden, no baseline: "no visible label" under each "—" of Naive Bayes."""
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["dataset"] = "toy_spam"
+    at.query_params["hidden"] = "0"
+    at.run()
+    acc = _metric(at, "Accuracy")
+    assert acc.value == "—" and acc.proto.delta == "no hidden label to score against: raise “Labels hidden”"
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["dataset"] = "toy_spam"
+    at.query_params["hidden"] = "100"
+    at.run()
+    for label in ("Supervised only", "Best supervised"):
+        m = _metric(at, label)
+        assert m.value == "—" and m.proto.delta == "no visible label", (label, m.value, m.proto.delta)
+    assert _metric(at, "Accuracy").value.endswith("%")     # every label hidden: all of them scored
+
+
+def test_the_lambda_zero_warning_asks_to_watch_what_the_page_shows():
+    """λ = 0 says to watch the accuracy where there is one; with no hidden label (no accuracy) it names what
+    there is to watch instead."""
+    def warning(hidden: str) -> str:
+        at = AppTest.from_file(APP, default_timeout=120)
+        at.query_params.update(dataset="toy_spam", hidden=hidden, lam="0")
+        at.run()
+        return next(w.value for w in at.warning if w.value.startswith("λ = 0"))
+    assert "Watch what happens to the accuracy" in warning("50")
+    unscored = warning("0")
+    assert "accuracy to watch" in unscored and "log-likelihood" in unscored
+    assert "Watch what happens to the accuracy" not in unscored

@@ -6,7 +6,7 @@ import streamlit as st
 
 from dashboard.lesson import player, status
 from dashboard.ui import derive
-from nblab import numbers
+from nblab import numbers, vocabulary
 from nblab.frame import Frame
 from nblab.prepare import effective_init
 
@@ -36,19 +36,22 @@ def show(f: Frame) -> None:
     best = ref.best(t_acc) if ref is not None else None
     base = best[1] if best is not None else f.base
     has_delta = base is not None and np.isfinite(a_now)
+    unscored = not f.prep.hidden.any()  # no hidden label: "—", and the delta's place says why
     m2.metric(f"{ACCURACY_LABEL_PREFIX}{t_acc})", numbers.percent(a_now) or "—",
-              delta=numbers.delta_text(a_now, base) if has_delta else None,
-              delta_color=numbers.delta_color(a_now, base) if has_delta else "normal",
-              delta_arrow="off" if has_delta and numbers.delta_color(a_now, base) == "off" else "auto",
+              delta=numbers.delta_text(a_now, base) if has_delta else vocabulary.WORDS["no_score"] if unscored else None,
+              delta_color=numbers.delta_color(a_now, base) if has_delta else "off",
+              delta_arrow="off" if not has_delta or numbers.delta_color(a_now, base) == "off" else "auto",
               help="EM's accuracy on the hidden documents at this iteration, against the best supervised "
                    "baseline of its λ segment (see *Best supervised*).")
     seg = ref.segment_of(t_acc) if ref is not None else None
     sup = seg[3] if seg is not None else None
     m3.metric("Supervised only", "—" if sup is None else f"{sup:.1%}",
+              delta=vocabulary.WORDS["no_visible"] if sup is None else None, delta_color="off", delta_arrow="off",
               help=f"Naive Bayes trained on the visible labels alone at the λ of this iteration "
                    f"(λ = {seg[2]:g}), scored on the same hidden documents." if seg is not None else
               "Naive Bayes trained on the visible labels alone, scored on the same hidden documents.")
     m5.metric("Best supervised", "—" if best is None else f"{best[1]:.1%}",
+              delta=vocabulary.WORDS["no_visible"] if best is None else None, delta_color="off", delta_arrow="off",
               help=("The best of: " + "; ".join(f"{derive.md_escape(n, 120)}: {a:.1%}" for n, a in ref.candidates(t_acc))
                      + ". None of them reads a hidden label (λ is chosen on the labelled documents alone).")
               if ref is not None else None)

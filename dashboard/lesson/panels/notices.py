@@ -6,6 +6,7 @@ import streamlit as st
 import nbcore
 from dashboard.lesson.session import lesson
 from dashboard.ui import state
+from nblab import vocabulary
 from nblab.frame import Frame
 from nblab.prepare import model_options
 
@@ -24,7 +25,5 @@ def show(f: Frame) -> None:
     if options_note:
         st.caption(options_note)
     if f.smoothing == 0:
-        st.warning("λ = 0 (no smoothing): a document with a word never seen in a class gets probability 0 "
-                   "under that class, and if that happens for every class the engine can only give it a "
-                   "uniform posterior. Watch what happens to the accuracy, then try λ > 0.",
+        st.warning(vocabulary.WORDS["lam_zero" if f.prep.hidden.any() else "lam_zero_unscored"],
                    icon=":material/warning:")
