@@ -2,8 +2,8 @@
 
 Each lesson is a link whose URL carries the settings (the target page binds its
 widgets to query parameters, so the link *is* the configuration) plus
-``lesson=<id>``; ``narrative_panel()`` shows the lesson's short narrative in the
-sidebar, beside the controls, whenever ``lesson=`` is in the URL.
+``lesson=<id>``; ``narrative_panel()`` shows the lesson's short narrative in the main
+area, under the page's title, whenever ``lesson=`` is in the URL.
 """
 from __future__ import annotations
 
@@ -357,15 +357,16 @@ def current_lesson() -> Lesson | None:
     return BY_ID.get(st.query_params.get(LESSON_PARAM, ""))
 
 
-def narrative_panel(container=None) -> Lesson | None:
-    """If the URL has ``lesson=<id>``, show that lesson's narrative (sidebar by default)."""
+def narrative_panel(classroom: bool = False) -> Lesson | None:
+    """If the URL has ``lesson=<id>``, show that lesson's narrative in the main area, under the page's
+    title where the class looks: open, or closed in classroom mode (where the first screen is the
+    lesson's controls and charts), one click away either way."""
     lesson = current_lesson()
     if lesson is None:
         if st.query_params.get(LESSON_PARAM):
             urlguard.note(LESSON_PARAM, "is not a guided lesson (" + ", ".join(BY_ID) + "): no lesson text is shown")
         return None
-    box = (container or st.sidebar).container(border=True)
-    box.markdown(f":material/school: **Guided lesson {lesson.title}**")
+    box = st.expander(f"Guided lesson {lesson.title}", expanded=not classroom, icon=":material/school:")
     box.markdown(lesson.narrative)
     if lesson.try_this:
         box.markdown("**Try this:**\n" + "\n".join(f"{i}. {s}" for i, s in enumerate(lesson.try_this, 1)))

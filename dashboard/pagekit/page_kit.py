@@ -165,8 +165,8 @@ def page_setup(page: pages.Page | str, subtitle: str | None = None) -> PageConte
     ``page`` is the page's registry entry (its icon and title make the heading) or a heading."""
     title = page.heading if isinstance(page, pages.Page) else page
     ctx = page_start(title)
-    lessons.narrative_panel()
     page_header(title, subtitle, ctx)
+    lessons.narrative_panel(ctx.classroom)
     return ctx
 
 

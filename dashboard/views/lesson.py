@@ -39,7 +39,6 @@ from nblab.frame import Frame
 
 def sidebar(classroom: bool) -> tuple[Settings, tuple[bool, str] | None]:
     """Lesson narrative, upload and data controls. Returns (settings, upload result or None)."""
-    guided.narrative_panel()  # guided lessons 1 and 2 open this view with ?lesson=<id>
     upload_result = uploads.process_pending_upload()  # before the widgets: may select the upload
     names, descriptions = datasets.dataset_names()
     settings = controls.data_controls(names, descriptions, state.get(state.UPLOAD_NAME), datasets.models_for,
@@ -62,6 +61,7 @@ def sidebar(classroom: bool) -> tuple[Settings, tuple[bool, str] | None]:
 def header(page: page_kit.PageContext, upload_result: tuple[bool, str] | None) -> None:
     """Title and the messages of a failed upload or run build; stops the page if there is no run."""
     page_kit.page_header("Watch EM learn" if page.classroom else "Naive Bayes + EM: watch EM learn", None, page)
+    guided.narrative_panel(page.classroom)  # guided lessons 1 and 2 open this view with ?lesson=<id>
     if upload_result and not upload_result[0]:  # in the main area once, right after the upload
         st.error(upload_result[1] + " — the previous data set and run are unchanged.")
     lr = session.lesson()

@@ -7,6 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from kit import ROOT
+from kit.apptest import guided_narrative
 
 APP = str(ROOT / "dashboard" / "app.py")
 
@@ -221,13 +222,13 @@ def test_guided_lessons_links_and_narrative():
         assert lessons.link_params(lesson)["lesson"] == lesson.id
     # a lesson link = page + settings in the URL: the view starts with those settings and the narrative
     at = open_view("trap", **lessons.link_params(lessons.BY_ID["trap"]))
-    assert "Guided lesson 4" in " ".join(m.value for m in at.sidebar.markdown)
+    assert "Guided lesson 4" in guided_narrative(at)
     assert at.radio(key="trap_start").value == "uniform"
     at = open_view("restarts", **lessons.link_params(lessons.BY_ID["optima"]))
     assert at.selectbox(key="rs_dataset").value == "digits"
     assert at.slider(key="rs_hidden").value == 100
     at = open_view("smoothing", **lessons.link_params(lessons.BY_ID["smoothing"]))
-    assert "Guided lesson 3" in " ".join(m.value for m in at.sidebar.markdown)
+    assert "Guided lesson 3" in guided_narrative(at)
 
 
 def test_lesson_view_shows_the_narrative_of_guided_lessons_1_and_2():
@@ -243,10 +244,19 @@ def test_lesson_view_shows_the_narrative_of_guided_lessons_1_and_2():
         at.run()  # the lesson view is the default page
         assert not at.exception, at.exception
         assert at.title[0].value.endswith("watch EM learn")
-        sidebar = " ".join(m.value for m in at.sidebar.markdown)
+        sidebar = guided_narrative(at)
         assert title in sidebar, sidebar[:300]
         for k, v in lesson.params.items():  # the link's settings are the lesson view's widgets
             got = at.session_state[k]
             assert (float(got) == float(v)) if isinstance(got, (int, float)) else str(got) == str(v), (k, got, v)
+        box = next(e for e in at.main.expander if e.label.startswith(title))
+        assert box.proto.expanded          # open where the class looks
+        # in classroom mode the first screen is the lesson itself: the narrative is one click away
+        at = AppTest.from_file(APP, default_timeout=60)
+        for k, v in {**lessons.link_params(lesson), "classroom": "true"}.items():
+            at.query_params[k] = v
+        at.run()
+        assert guided_narrative(at).startswith(title)
+        assert not next(e for e in at.main.expander if e.label.startswith(title)).proto.expanded
     at = open_view("lesson")  # no lesson= in the URL: no narrative
-    assert not any("Guided lesson" in m.value for m in at.sidebar.markdown)
+    assert guided_narrative(at) == ""

@@ -12,7 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from kit import ROOT
-from kit.apptest import page_text
+from kit.apptest import guided_narrative, page_text
 from nblab.defaults import DEFAULTS
 from nblab.outcome import lesson_outcome
 
@@ -230,7 +230,7 @@ def test_real_text_lessons_open_with_their_settings_and_numbers(lesson_id, t0, f
 
     lesson = lessons.BY_ID[lesson_id]
     at = new_app(**lessons.link_params(lesson))
-    assert f"Guided lesson {lesson.title}" in " ".join(m.value for m in at.sidebar.markdown)
+    assert f"Guided lesson {lesson.title}" in guided_narrative(at)
     cfg = at.session_state["lesson"].cfg
     assert cfg.dataset == lesson.params["dataset"] and cfg.model == lesson.params["model"]
     assert cfg.hidden_pct == int(lesson.params["hidden"])

@@ -99,9 +99,11 @@ def test_classroom_mode_survives_every_link(server, browser):
             got = _arrive(page)
             if not (got["on"] and got["label"] >= 20 and flag(page.url) == ["true"] and "classroom=true" in href):
                 lost.append(f"Open: {lesson} ({href}): {got}, {page.url}")
-        # the lesson's narrative in the sidebar links on to the next lesson
-        _open_sidebar(page)
-        nxt = page.locator('[data-testid="stSidebar"] a', has_text="Next:").first
+        # the lesson's narrative (under the title, closed in classroom mode) links on to the next lesson
+        box = page.locator('[data-testid="stExpander"]', has_text="Guided lesson").first
+        box.locator("summary").first.click()
+        nxt = box.locator("a", has_text="Next:").first
+        nxt.wait_for(timeout=30_000)
         href = nxt.get_attribute("href")
         _arm(page)
         nxt.click()

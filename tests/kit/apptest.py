@@ -54,3 +54,11 @@ def chart_with(at, text: str) -> dict:
         if text in spec_strings(spec):
             return spec
     raise AssertionError(f"no chart on the page shows {text!r}")
+
+
+def guided_narrative(at) -> str:
+    """The guided lesson's panel of a page (its title, then its text), in the main area under the page's
+    title; "" when the page shows none. Fails when a lesson's narrative is drawn in the sidebar."""
+    assert not any("Guided lesson" in m.value for m in at.sidebar.markdown), "the narrative is in the sidebar"
+    boxes = [e for e in at.main.expander if e.label.startswith("Guided lesson")]
+    return " ".join(e.label + " " + " ".join(m.value for m in e.markdown) for e in boxes)
