@@ -258,7 +258,7 @@ def test_climb_panel_shows_nbcore_s_numbers_in_full(browser, pages, tag, width, 
     c = _nbcore_climb(page, 2)
     for v in (c.objective_before, c.bound_before, c.bound_after, c.objective_after):
         assert _full(v) in text, (_full(v), text)
-    assert f"M-step's gain" in text and _change(c.m_step_gain) in text
+    assert "M-step's gain" in text and _change(c.m_step_gain) in text
     assert _change(c.gap_after) in text and _change(c.total) in text
     assert f"raises the bound by {_change(c.m_step_gain)}" in text
     assert "θ₃ here is the M-step from the E-step at θ₂, at the current λ = 0.01: the run has not taken it yet." in text
