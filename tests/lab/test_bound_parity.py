@@ -20,6 +20,8 @@ Checked from the maths, not from either program's climb (on nbcore's run and on 
 * the gap is Σ_hidden w KL(q_i ‖ p(· | x_i, θ_{t+1})), computed here from the responsibilities that made
   θ_{t+1} and the log posteriors under θ_{t+1} (the model's log p(x_i | k) + log α_k) (labelled rows add log p(x_i, y_i) to both sides: 0).
 
+Also: a served run (the app's lesson program) climbs as nbcore with hidden rows weighted w = 0.5 on the server.
+
 Time: about 5 s of CPU in all (the python side loads spam_assassin, the largest share).
 """
 from __future__ import annotations
@@ -29,7 +31,7 @@ import math
 import shutil
 import subprocess
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pytest
@@ -38,6 +40,7 @@ from scipy.special import logsumexp
 import nbcore
 from kit import ROOT
 from nbcore import bound
+from nblab import served
 from nblab.config import DataConfig
 from nblab.data import lab_data
 from nblab.prepare import build_run
@@ -199,3 +202,40 @@ def test_climb_matches_nbcore_on_every_data_set(tmp_path):
     assert not failures, "\n".join(failures[:20])
     assert infinite >= 2, "the λ = 0 starts with an impossible document must be among the cases"
     assert len({r[0].split()[0] for r in refs}) == len(nbcore.list_datasets()) + 1
+
+
+def test_a_served_run_climbs_as_nbcore_with_hidden_rows_weighted(tmp_path):
+    """The app's lesson program: the browser's run adopts the server's θ_t (served.js) and its climb panel
+    computes from it. With hidden rows weighted w = 0.5 on the server, the browser's climb is nbcore's: the
+    weight travels with θ_0's record (the lab's own controller starts its runs at w = 1)."""
+    name = "toy_spam"
+    cfg = DataConfig(dataset=name, model="bernoulli", hidden_pct=50, init="labeled", seed=0, unlabeled_weight=0.5,
+                     max_iter=100, tol=None)
+    _, run = build_run(cfg, 1.0)
+    first = served.first_record(run)
+    for _ in range(3):
+        run.step()
+    data = tmp_path / "data.json"
+    data.write_text(json.dumps(lab_data(name, texts=False)), encoding="utf-8")
+    settings = {"dataset": name, "model": "bernoulli", "hidden": 50, "lam": 1.0, "init": "labeled", "seed": 0,
+                "max_iter": 100, "tol": 1e-6, "t": 0, "speed": "normal", "classroom": False}
+    script = "\n".join([
+        f"import {{ Lab }} from {json.dumps((ROOT / 'nblab' / 'js' / 'lab.js').as_uri())};",
+        f"import {{ servedEngine }} from {json.dumps((ROOT / 'nblab' / 'js' / 'served.js').as_uri())};",
+        f"import {{ climb }} from {json.dumps((ROOT / 'nblab' / 'js' / 'bound.js').as_uri())};",
+        "import { readFileSync } from 'node:fs';",
+        "const c = JSON.parse(readFileSync(0, 'utf8'));",
+        "const lab = new Lab(JSON.parse(readFileSync(c.data, 'utf8')), c.settings, servedEngine(c.first));",
+        "lab.run.deliver(c.records);",
+        "for (let k = 0; k < c.records.length; k++) lab.compute();",
+        "process.stdout.write(JSON.stringify([0, 1, 2, 3].map((t) => { const x = climb(lab.run, t);",
+        "  return [x.objectiveBefore, x.boundBefore, x.boundAfter, x.objectiveAfter]; })));"])
+    payload = {"data": str(data), "settings": settings, "first": first, "records": served.records(run, 0)}
+    got = json.loads(subprocess.run([NODE, "--input-type=module", "-e", script], input=json.dumps(payload),
+                                    capture_output=True, text=True, check=True, timeout=120).stdout)
+    for t, mine in enumerate(got):
+        c = bound.climb(run, t)
+        ref = (c.objective_before, c.bound_before, c.bound_after, c.objective_after)
+        assert all(_close(a, b) for a, b in zip(mine, ref)), (t, mine, ref)
+    # the weight matters here: at w = 1 the same start climbs from another L(θ_0)
+    assert not _close(bound.climb(build_run(replace(cfg, unlabeled_weight=1.0), 1.0)[1], 0).objective_before, got[0][0])
