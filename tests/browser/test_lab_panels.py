@@ -278,6 +278,16 @@ def test_climb_panel_shows_nbcore_s_numbers_in_full(browser, pages, tag, width, 
     settled(page)
     c1 = _nbcore_climb(page, 1)
     assert _full(c1.objective_before) in panel.inner_text()
+    if tag == "desktop":
+        # while playing it computes nothing and says so; on Pause the numbers of the iteration shown come back
+        page.evaluate("() => window.__nblab.api.play()")
+        page.wait_for_function("() => document.querySelector('.nbl-climb').textContent.includes('Pause to see')",
+                               timeout=30_000)
+        page.evaluate("() => window.__nblab.api.pause()")
+        settled(page)
+        t = page.evaluate("() => window.__nblab.lab.t")
+        page.wait_for_function("() => !!document.querySelector('.nbl-climb table')", timeout=30_000)
+        assert _full(_nbcore_climb(page, t).objective_after) in panel.inner_text()
     assert page.errors == []
     page.close()
 
