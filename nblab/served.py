@@ -67,10 +67,12 @@ def records(run, after: int, upto: int | None = None) -> list[dict]:
 
 
 def first_record(run) -> dict:
-    """θ_0's record with the run's stop rules (its maximum number of iterations and tolerance)."""
+    """θ_0's record with the run's stop rules (its maximum number of iterations and tolerance) and the weight
+    of its hidden rows (the browser's E-step weights and its climb use it)."""
     rec = snapshot_record(run.history[0], run.stop_reason if len(run.history) == 1 else None)
     rec["maxIter"] = int(run.settings.max_iter)
     rec["tol"] = None if run.settings.tol is None else float(run.settings.tol)
+    rec["unlabeledWeight"] = float(run.unlabeled_weight)
     return rec
 
 

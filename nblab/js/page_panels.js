@@ -51,7 +51,9 @@ export function mountPanels(G, refresh) {
 // The panels are redrawn one per task (each can take tens of ms): a frame, a key press or a control
 // change waiting behind them waits for one panel at most, not for all of them.
 export function drawPanels(G) {
-  const key = `${G.lab.serial}|${G.lab.latest}|${G.lab.t}|${G.lab.half}|${G.settings.classroom}|${G.lab.run.history[G.lab.latest].lam}`;
+  // the run's current λ too: a λ changed before the next Step changes what that step would do (the climb panel)
+  const key = `${G.lab.serial}|${G.lab.latest}|${G.lab.t}|${G.lab.half}|${G.settings.classroom}|${G.lab.run.history[G.lab.latest].lam}`
+    + `|${G.lab.run.lam}|${G.lab.playing}`;
   for (const p of G.panels) {
     if (p.key === key && !p.stale) continue;
     p.key = key;

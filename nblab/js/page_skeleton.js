@@ -5,10 +5,10 @@ import { el } from "./dom.js";
 import { WORDS } from "./vocabulary.js";
 
 //: the panels below the charts, in the lesson's order: a container each (empty until its module exists)
-export const PANEL_SLOTS = ["params", "responsibilities", "stop_rules", "documents", "maths", "message"];
+export const PANEL_SLOTS = ["params", "responsibilities", "stop_rules", "climb", "documents", "maths", "message"];
 //: a panel's name in the words of the note said when it cannot start
 export const PANEL_TITLES = { params: "The parameters", responsibilities: "The responsibilities", stop_rules: "The stop rules",
-  documents: "The hidden documents",
+  climb: "Why EM climbs", documents: "The hidden documents",
   maths: "The maths of one document", message: "Type a message" };
 
 /** One metric of the row: its label, its value and the line under it. */

@@ -103,7 +103,7 @@ export class ServedRun extends Run {
 
 /**
  * The engine lab.js builds a served run with: em.js's prepare, and a start whose θ_0 is the server's `first`
- * record ({ t: 0, alpha, params, numbers, stop, maxIter, tol }).
+ * record ({ t: 0, alpha, params, numbers, stop, maxIter, tol, unlabeledWeight }).
  */
 export function servedEngine(first) {
   return {
@@ -113,7 +113,9 @@ export function servedEngine(first) {
       const rec0 = decodeRecord(model, first, prep.X, prep.K);
       const run = new ServedRun(prep, Object.assign({}, opts, {
         initialParams: { alpha: rec0.alpha, params: rec0.params },
-        maxIter: first.maxIter ?? opts.maxIter, tol: first.tol === undefined ? opts.tol : first.tol }));
+        maxIter: first.maxIter ?? opts.maxIter, tol: first.tol === undefined ? opts.tol : first.tol,
+        // the hidden rows' weight is the server's too (the M-step weights and the climb on screen use it)
+        unlabeledWeight: first.unlabeledWeight ?? opts.unlabeledWeight }));
       // θ_0's numbers are the server's too
       run.history[0] = Object.assign({}, run.history[0], { logLikelihood: rec0.logLikelihood, objective: rec0.objective, lam: rec0.lam });
       run.stopReason = rec0.stop;

@@ -8,6 +8,9 @@ in the browser, the panels read against nbcore.
   page's θ_t;
 * between the half-steps the responsibilities panel says so;
 * hostile texts and names (``<img src=x onerror=alert(1)>``) are shown as text: no element, no dialog;
+* the Why EM climbs panel, opened at t = 2, shows nbcore.bound.climb's numbers in full (formatted here from
+  nbcore's values), at a desktop's and a phone's width, with no number cut (screenshots of the panel:
+  artifacts/screenshots/lab_climb_desktop.png, lab_climb_phone.png);
 * classroom mode: the panels' text at 18 px or more; a 390×844 phone: no horizontal overflow.
 """
 from __future__ import annotations
@@ -24,6 +27,12 @@ from kit.lab import show_panel as lab_show_panel
 sync_api = require_chromium()
 
 import nbcore  # noqa: E402
+from kit import ROOT  # noqa: E402
+from nbcore import bound  # noqa: E402
+from nblab.config import DataConfig  # noqa: E402
+from nblab.prepare import build_run  # noqa: E402
+
+SHOTS = ROOT / "artifacts" / "screenshots"
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 
@@ -211,6 +220,82 @@ def test_between_the_half_steps(browser, pages):
     page.close()
 
 
+# ---- why EM climbs ---------------------------------------------------------------------------------------------
+
+def _full(v):
+    """The climb panel's number in full: Python's f"{v:,.4f}" with a real minus."""
+    return f"{v:,.4f}".replace("-", "\u2212")
+
+
+def _change(v):
+    """The climb panel's signed change, for changes of 0.001 or more."""
+    assert abs(v) >= 1e-3, "the check needs a visible change"
+    return ("+" if v > 0 else "\u2212") + _full(abs(v))
+
+
+def _nbcore_climb(page, t):
+    """nbcore.bound.climb at t for the run the page shows (its settings: data set, model, hidden share, λ, start)."""
+    s = page.evaluate("() => window.__nblab.settings")
+    cfg = DataConfig(dataset=s["dataset"], model=s["model"], hidden_pct=s["hidden"], init=s["init"], seed=s["seed"],
+                     unlabeled_weight=1.0, max_iter=s["max_iter"], tol=s["tol"])
+    _, run = build_run(cfg, s["lam"])
+    while run.iteration < t:
+        run.step()
+    return bound.climb(run, t)
+
+
+@pytest.mark.parametrize("tag,width,height", [("desktop", 1280, 900), ("phone", 390, 844)])
+def test_climb_panel_shows_nbcore_s_numbers_in_full(browser, pages, tag, width, height):
+    page = open_lab(browser, pages["sms"], width=width, height=height)
+    step(page, 2)
+    show_panel(page, "nbl-climb")
+    panel = page.locator(".nbl-climb")
+    assert panel.locator(".nbl-panel-title").inner_text() == "Why EM climbs: the lower bound at this iteration"
+    assert panel.locator("table").count() == 0          # closed, it computes nothing
+    if tag == "desktop":
+        panel.locator("summary").click()
+    else:                                               # from the keyboard: Enter on its summary opens it
+        panel.locator("summary").focus()
+        page.keyboard.press("Enter")
+    panel.locator("table").wait_for(timeout=30_000)
+    text = panel.inner_text()
+    c = _nbcore_climb(page, 2)
+    for v in (c.objective_before, c.bound_before, c.bound_after, c.objective_after):
+        assert _full(v) in text, (_full(v), text)
+    assert "M-step's gain" in text and _change(c.m_step_gain) in text
+    assert _change(c.gap_after) in text and _change(c.total) in text
+    assert f"raises the bound by {_change(c.m_step_gain)}" in text
+    assert "θ₃ here is the M-step from the E-step at θ₂, at the current λ = 0.01: the run has not taken it yet." in text
+    # nothing cut: every cell shows all of its text, and the panel stays inside the page
+    cut = page.evaluate("""() => Array.from(document.querySelectorAll('.nbl-climb td, .nbl-climb th, .nbl-climb p'))
+        .filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.textContent)""")
+    assert cut == []
+    box = panel.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= width + 0.5
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    panel.screenshot(path=str(SHOTS / f"lab_climb_{tag}.png"))
+    # back to t = 1: the open panel follows the slider
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function("() => window.__nblab.lab.t === 1")
+    settled(page)
+    c1 = _nbcore_climb(page, 1)
+    assert _full(c1.objective_before) in panel.inner_text()
+    if tag == "desktop":
+        # while playing it computes nothing and says so; on Pause the numbers of the iteration shown come back
+        page.evaluate("() => window.__nblab.api.play()")
+        page.wait_for_function("() => document.querySelector('.nbl-climb').textContent.includes('Pause to see')",
+                               timeout=30_000)
+        page.evaluate("() => window.__nblab.api.pause()")
+        settled(page)
+        t = page.evaluate("() => window.__nblab.lab.t")
+        page.wait_for_function("() => !!document.querySelector('.nbl-climb table')", timeout=30_000)
+        assert _full(_nbcore_climb(page, t).objective_after) in panel.inner_text()
+    assert page.errors == []
+    page.close()
+
+
 # ---- hostile data, classroom, phone ---------------------------------------------------------------------------------
 
 def test_hostile_texts_and_names_are_text(browser, pages):
@@ -234,10 +319,13 @@ def test_classroom_text_is_18px_or_more(browser, pages):
     page = open_lab(browser, pages["synthetic"], fragment="#classroom=true")
     step(page, 2)
     small = []
-    for cls in ("nbl-params", "nbl-resp", "nbl-docs", "nbl-maths", "nbl-message"):
+    for cls in ("nbl-params", "nbl-resp", "nbl-climb", "nbl-docs", "nbl-maths", "nbl-message"):
         if not page.locator(f".{cls}").count():
             continue
         show_panel(page, cls)
+        if cls == "nbl-climb":
+            page.locator(".nbl-climb summary").click()
+            page.locator(".nbl-climb table").wait_for(timeout=30_000)
         small += page.evaluate("""(cls) => {
             const out = [];
             const walk = document.createTreeWalker(document.querySelector('.' + cls), NodeFilter.SHOW_TEXT);
