@@ -21,9 +21,11 @@ MIN_TICK_S = 0.2
 
 #: short texts the lesson shows in both engines (the app's panels and the lab page)
 WORDS = {
-    # under an accuracy of "—": why there is none, and what gives one
-    "no_score": "no hidden label to score against: raise “Labels hidden”",
-    # under a baseline of "—": Naive Bayes has nothing to learn from
+    # under an accuracy or a baseline of "—" when no label is hidden, and the help that says what gives one
+    "no_score": "no hidden label to score",
+    "no_score_help": "No label is hidden, so there is nothing to score EM and the baselines on: "
+                     "raise “Labels hidden”.",
+    # under a baseline of "—" when every label is hidden: Naive Bayes has nothing to learn from
     "no_visible": "no visible label",
     # the λ = 0 warning, where the accuracy can be watched and where there is none (no hidden label)
     "lam_zero": "λ = 0 (no smoothing): a document with a word never seen in a class gets probability 0 under "

@@ -35,13 +35,16 @@ function drawBaselines(G, lab, t) {
   mAcc.delta.className = "lab-metric-delta" + (d.startsWith("+") ? " lab-up" : d.startsWith("-") ? " lab-down" : "");
   const sup = seg ? seg[3] : lab.baselines.supervised;
   mSup.value.textContent = sup === null || sup === undefined ? "—" : percent(sup);
-  mSup.delta.textContent = `NB on the visible labels, λ = ${State.fmtLam(seg ? seg[2] : lab.baselines.lam)}`;
+  mSup.delta.textContent = !scored ? WORDS.no_score : sup === null || sup === undefined ? WORDS.no_visible
+    : `NB on the visible labels, λ = ${State.fmtLam(seg ? seg[2] : lab.baselines.lam)}`;
   mBest.value.textContent = top ? percent(top[1]) : "—";
-  mBest.delta.textContent = !top ? WORDS.no_visible : top[0].startsWith("majority") ? "majority class"
+  mBest.delta.textContent = !scored ? WORDS.no_score : !top ? WORDS.no_visible : top[0].startsWith("majority") ? "majority class"
     : top[0].includes("leave-one-out") ? `NB at λ = ${State.fmtLam(ref.cvLambda)} (leave-one-out)` : `NB at λ = ${State.fmtLam(seg[2])}`;
   const help = ref ? "The best of: " + candidates(ref, t).map(([n, v]) => `${n}: ${percent(v)}`).join("; ")
     + ". None of them reads a hidden label (λ is chosen on the labelled documents alone)." : "";
   if (mBest.box.title !== help) mBest.box.title = help;
+  const accHelp = scored ? "" : WORDS.no_score_help;
+  if (mAcc.box.title !== accHelp) mAcc.box.title = accHelp;
   drawGain(G, t > 0 && top && !G.playing && !G.converging ? gainParts(a, top) : null);
 }
 

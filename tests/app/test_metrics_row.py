@@ -57,8 +57,10 @@ def test_a_dash_always_says_why():
     at.query_params["dataset"] = "toy_spam"
     at.query_params["hidden"] = "0"
     at.run()
-    acc = _metric(at, "Accuracy")
-    assert acc.value == "—" and acc.proto.delta == "no hidden label to score against: raise “Labels hidden”"
+    for label in ("Accuracy", "Supervised only", "Best supervised"):   # every label visible: nothing scored
+        m = _metric(at, label)
+        assert m.value == "—" and m.proto.delta == "no hidden label to score", (label, m.value, m.proto.delta)
+    assert "raise “Labels hidden”" in _metric(at, "Accuracy").proto.help
     at = AppTest.from_file(APP, default_timeout=120)
     at.query_params["dataset"] = "toy_spam"
     at.query_params["hidden"] = "100"

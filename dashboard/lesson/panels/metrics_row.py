@@ -16,6 +16,13 @@ STATUS_KEY = "nbem_status"
 ITERATION_LABEL, ACCURACY_LABEL_PREFIX = "Iteration", "Accuracy (t="
 
 
+def why_dash(dash: bool, unscored: bool, unseen: bool) -> str | None:
+    """What a baseline's "—" says under it: nothing hidden to score it on, or nothing visible to fit it to."""
+    if not dash:
+        return None
+    return vocabulary.WORDS["no_score"] if unscored else vocabulary.WORDS["no_visible"] if unseen else None
+
+
 def show(f: Frame) -> None:
     """Iteration, accuracy at t (vs supervised only), supervised-only accuracy, status."""
     # the four numbers on one row, the status on a row of its own: beside a status column the labels
@@ -36,22 +43,24 @@ def show(f: Frame) -> None:
     best = ref.best(t_acc) if ref is not None else None
     base = best[1] if best is not None else f.base
     has_delta = base is not None and np.isfinite(a_now)
-    unscored = not f.prep.hidden.any()  # no hidden label: "—", and the delta's place says why
+    unscored = not f.prep.hidden.any()      # no hidden label: "—", and the delta's place says why
+    unseen = not (f.prep.y_obs >= 0).any()  # no visible label: no baseline
     m2.metric(f"{ACCURACY_LABEL_PREFIX}{t_acc})", numbers.percent(a_now) or "—",
               delta=numbers.delta_text(a_now, base) if has_delta else vocabulary.WORDS["no_score"] if unscored else None,
               delta_color=numbers.delta_color(a_now, base) if has_delta else "off",
               delta_arrow="off" if not has_delta or numbers.delta_color(a_now, base) == "off" else "auto",
               help="EM's accuracy on the hidden documents at this iteration, against the best supervised "
-                   "baseline of its λ segment (see *Best supervised*).")
+                   "baseline of its λ segment (see *Best supervised*)."
+                   + (" " + vocabulary.WORDS["no_score_help"] if unscored else ""))
     seg = ref.segment_of(t_acc) if ref is not None else None
     sup = seg[3] if seg is not None else None
     m3.metric("Supervised only", "—" if sup is None else f"{sup:.1%}",
-              delta=vocabulary.WORDS["no_visible"] if sup is None else None, delta_color="off", delta_arrow="off",
+              delta=why_dash(sup is None, unscored, unseen), delta_color="off", delta_arrow="off",
               help=f"Naive Bayes trained on the visible labels alone at the λ of this iteration "
                    f"(λ = {seg[2]:g}), scored on the same hidden documents." if seg is not None else
               "Naive Bayes trained on the visible labels alone, scored on the same hidden documents.")
     m5.metric("Best supervised", "—" if best is None else f"{best[1]:.1%}",
-              delta=vocabulary.WORDS["no_visible"] if best is None else None, delta_color="off", delta_arrow="off",
+              delta=why_dash(best is None, unscored, unseen), delta_color="off", delta_arrow="off",
               help=("The best of: " + "; ".join(f"{derive.md_escape(n, 120)}: {a:.1%}" for n, a in ref.candidates(t_acc))
                      + ". None of them reads a hidden label (λ is chosen on the labelled documents alone).")
               if ref is not None else None)
