@@ -19,6 +19,7 @@ import { Lab } from "./lab.js";
 import { mountCharts } from "./charts.js";
 import { el, cleanData } from "./dom.js";
 import { fromGzipBase64 } from "./plotly_loader.js";
+import { BUSY_TRIES, busyDelay } from "./busy.js";
 import { buildSkeleton } from "./page_skeleton.js";
 import { mountPageControls, wireEvents } from "./page_actions.js";
 import { render, drawCharts, drawLinkNotice, drawAbout, setClassroom } from "./page_draw.js";
@@ -168,17 +169,26 @@ export function boot(root) {
   return loadAndStart(root, cfg);
 }
 
-/** Fetch the data of cfg.dataUrl ("Loading the data…" meanwhile) and start; a failure is said in the page
- * with a "Try again" button. */
-export function loadAndStart(root, cfg) {
+/** Fetch the data of cfg.dataUrl ("Loading the data…" meanwhile) and start. A server busy with many
+ * students (429, or 503 with Retry-After) is asked again by itself after the wait it gives, up to
+ * BUSY_TRIES times, the page saying so; any other failure is said in the page with a "Try again" button. */
+export function loadAndStart(root, cfg, tries = 0) {
   root.textContent = "";
   root.setAttribute("aria-busy", "true");
   const title = () => el("h1", { class: "lab-load-title", text: String(cfg.title || "Naive Bayes + EM lab") });
-  root.append(el("main", { class: "lab-main" }, title(), el("p", { class: "lab-loading", role: "status", "aria-live": "polite", text: "Loading the data…" })));
+  const loading = el("p", { class: "lab-loading", role: "status", "aria-live": "polite", text: "Loading the data…" });
+  root.append(el("main", { class: "lab-main" }, title(), loading));
   return fetchData(cfg.dataUrl).then((data) => {
     root.removeAttribute("aria-busy");
     return start(root, { data, cfg });
   }, (e) => {
+    if (e && typeof e === "object" && typeof e.busy === "number" && tries < BUSY_TRIES) {
+      const s = Math.ceil(e.busy / 1000);
+      loading.textContent = `The server is busy with many students at once: trying again in ${s} s…`;
+      window.__nblabLoad = { busy: tries + 1, waitMs: e.busy };
+      return new Promise((resolve) => setTimeout(resolve, e.busy)).then(() => loadAndStart(root, cfg, tries + 1));
+    }
+    if (e && typeof e === "object" && typeof e.busy === "number") e = e.why;
     const why = typeof e === "string" ? e : "Something went wrong while starting the lab. Try again in a moment.";
     if (typeof e !== "string") console.error(e);
     root.removeAttribute("aria-busy");
@@ -201,6 +211,10 @@ async function fetchData(url) {
     throw "The network did not answer. Check the connection, then try again.";
   }
   if (!res.ok) {
+    const busy = busyDelay(res.status, res.headers.get("Retry-After"), Math.random());
+    if (busy !== null) {
+      throw { busy, why: `The server is busy with many students at once (it answered ${res.status}). Try again in a moment.` };
+    }
     throw res.status === 404 || res.status === 410 ? `The server has no such data (it answered ${res.status}).`
       : `The server answered ${res.status} instead of the data. Try again in a moment.`;
   }

@@ -8,11 +8,10 @@ from __future__ import annotations
 import pytest
 
 from kit.browser import require_chromium
+from kit.lab_page import close_ok, open_lab
 
 pytestmark = pytest.mark.browser
 sync_api = require_chromium()
-
-from test_lab_page import close_ok, open_lab  # noqa: E402
 
 CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
 

@@ -26,12 +26,11 @@ import pytest
 from kit import ROOT
 from kit.browser import ITER_JS, require_chromium, wait_idle, wait_still
 from kit.classroom import server_teacher_key
+from kit.lab_page import Opened, Oracle, check_numbers
 from nblab.defaults import LAMBDAS
 
 pytestmark = pytest.mark.browser
 sync_api = require_chromium()
-
-from test_lab_page import Opened, Oracle, check_numbers  # noqa: E402  (the lab page's nbcore oracle)
 
 SHOTS = ROOT / "artifacts" / "screenshots" / "class"
 QUERY = "/?dataset=toy_spam&hidden=50&lam=1&init=labeled"

@@ -16,128 +16,19 @@ from __future__ import annotations
 import json
 import os
 import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from kit.browser import require_chromium
+from kit.class_server import DATA, INTERVAL, SETTINGS, ClassServer, write_class
 from kit.lab import count_fetches_script
+from kit.lab_page import READY, Opened, Oracle, check_numbers
 
 pytestmark = pytest.mark.browser
 sync_api = require_chromium()
 
-from test_lab_page import READY, Opened, Oracle, check_numbers  # noqa: E402  (the lab page's oracle)
-
 SHOTS = Path(os.environ.get("FOLLOW_SHOTS", "/tmp/follow_shots"))
-DATA = "synthetic_spam"
-#: the teacher's settings (the lab's URL keys, as nblab.export.lesson_settings gives them)
-SETTINGS = {"dataset": DATA, "model": "bernoulli", "hidden": 90, "lam": 1.0, "init": "labeled", "seed": 0,
-            "max_iter": 100, "tol": 1e-6}
-INTERVAL = 500
-
-
-# ---- the class server ----------------------------------------------------------------------------------------------
-
-class ClassServer:
-    """The class link's URLs over a folder. `states[cid]` is the teacher's state (None: the class is gone);
-    `fail[path]` answers that path with a status instead; `log` records (path, status) of every request."""
-
-    def __init__(self, folder: Path):
-        self.folder = folder
-        self.states: dict[str, dict | None] = {}
-        self.fail: dict[str, int | bytes] = {}
-        self.hold: dict[str, threading.Event] = {}      # a path answered once its event is set
-        self.etag_suffix: dict[str, str] = {}           # a class whose ETag says more than its version
-        self.log: list[tuple[str, int]] = []
-        self.lock = threading.Lock()
-        srv = self
-
-        class Handler(SimpleHTTPRequestHandler):
-            def __init__(self, *a, **kw):
-                super().__init__(*a, directory=str(srv.folder), **kw)
-
-            def log_message(self, *a):
-                pass
-
-            def _send(self, status, body=b"", ctype="application/json", headers=()):
-                with srv.lock:
-                    srv.log.append((self.path, status))
-                self.send_response(status)
-                for k, v in headers:
-                    self.send_header(k, v)
-                if status != 304:
-                    self.send_header("Content-Type", ctype)
-                    self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                if status != 304:
-                    self.wfile.write(body)
-
-            def do_GET(self):
-                path = self.path.split("?")[0]
-                if path in srv.hold:
-                    srv.hold[path].wait(30)
-                got = srv.fail.get(path)
-                if isinstance(got, int):
-                    return self._send(got, b'{"error": "no"}')
-                if isinstance(got, bytes):
-                    return self._send(200, got)
-                parts = path.strip("/").split("/")
-                if len(parts) == 3 and parts[0] == "class" and parts[2] == "state.json":
-                    st = srv.states.get(parts[1])
-                    if st is None:
-                        return self._send(404, b'{"error": "This class has ended."}')
-                    etag = f'"{st["v"]}{srv.etag_suffix.get(parts[1], "")}"'
-                    hdr = [("ETag", etag), ("Cache-Control", "no-cache")]
-                    if self.headers.get("If-None-Match") == etag:
-                        return self._send(304, headers=hdr)
-                    return self._send(200, json.dumps(st).encode(), headers=hdr)
-                if len(parts) == 2 and parts[0] == "class" and parts[1] not in ("data", "assets"):
-                    f = srv.folder / "class" / f"{parts[1]}.html"
-                    if f.is_file():
-                        return self._send(200, f.read_bytes(), "text/html; charset=utf-8")
-                with srv.lock:
-                    srv.log.append((self.path, 200))
-                return super().do_GET()
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.httpd.server_address[1]
-        self.url = f"http://127.0.0.1:{self.port}/"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-
-    def publish(self, cid, t, settings=None, half=None, **over):
-        """The teacher's next state (v one more than the last)."""
-        old = self.states.get(cid) or {"v": 0}
-        st = {"class": cid, "v": old["v"] + 1, "data": DATA, "settings": dict(settings or SETTINGS), "t": t,
-              "half": half, "open": True}
-        st.update(over)
-        self.states[cid] = st
-        return st["v"]
-
-    def requests(self, needle):
-        with self.lock:
-            return [(p, s) for p, s in self.log if needle in p]
-
-    def stop(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
-def _write_class(folder: Path, cid: str, lab_data: dict, follow=True, key=DATA) -> None:
-    from nblab.site import assets, shell_html
-
-    cls = folder / "class"
-    (cls / "assets").mkdir(parents=True, exist_ok=True)
-    (cls / "data").mkdir(exist_ok=True)
-    for name, (body, _) in assets().items():
-        (cls / "assets" / name).write_bytes(body)
-    (cls / "data" / f"{key}.json").write_text(json.dumps(lab_data), encoding="utf-8")
-    page = shell_html(lab_data, data_url=f"data/{key}.json",
-                      follow={"state": f"{cid}/state.json", "intervalMs": INTERVAL} if follow else None)
-    (cls / f"{cid}.html").write_text(page, encoding="utf-8")
-
-
 @pytest.fixture(scope="module")
 def lab_data():
     from nblab.data import lab_data as make
@@ -148,10 +39,11 @@ def lab_data():
 def server(tmp_path_factory, lab_data):
     folder = tmp_path_factory.mktemp("class")
     for cid in ("lessonAAAAAAAAAA", "phoneBBBBBBBBBBB", "brokenCCCCCCCCCC", "gone0DDDDDDDDDDD"):
-        _write_class(folder, cid, lab_data)
-    _write_class(folder, "staticEEEEEEEEEE", lab_data, follow=False)
-    _write_class(folder, "switchFFFFFFFFFF", lab_data)
-    _write_class(folder, "awayGGGGGGGGGGGG", lab_data)
+        write_class(folder, cid, lab_data)
+    write_class(folder, "staticEEEEEEEEEE", lab_data, follow=False)
+    write_class(folder, "switchFFFFFFFFFF", lab_data)
+    write_class(folder, "awayGGGGGGGGGGGG", lab_data)
+    write_class(folder, "busyGGGGGGGGGGGG", lab_data)
     s = ClassServer(folder)
     yield s
     s.stop()
@@ -169,7 +61,7 @@ def open_class(browser, server, cid, ready=True, clock=False, **ctx) -> Opened:
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: errors.append("console: " + m.text) if m.type == "error" and "404" not in m.text
-            and "500" not in m.text and "503" not in m.text else None)
+            and "500" not in m.text and "503" not in m.text and "429" not in m.text else None)
     page.goto(f"{server.url}class/{cid}")
     if ready:
         page.wait_for_function(READY, timeout=60_000)
@@ -357,6 +249,26 @@ def test_phone_and_the_network_failing(browser, server):
     o.page.close()
 
 
+def test_a_busy_server_is_asked_again_by_itself(browser, server):
+    """The data route answers 429 (Retry-After: 1) twice, as the class budget does when a whole class behind
+    one address arrives at once: the page says the server is busy, asks again by itself after the wait, and
+    starts with no click."""
+    cid = "busyGGGGGGGGGGGG"
+    server.publish(cid, 2)
+    data_path = f"/class/data/{DATA}.json"
+    server.busy[data_path] = 2
+    o = open_class(browser, server, cid, ready=False, viewport={"width": 390, "height": 844})
+    o.page.wait_for_function(READY, timeout=60_000)
+    with server.lock:
+        asked = [s for p, s in server.log if p.split("?")[0] == data_path]
+    assert asked == [429, 429, 200], asked
+    assert o.ev("() => window.__nblabLoad") == {"busy": 2, "waitMs": o.ev("() => window.__nblabLoad.waitMs")}
+    assert 1000 <= o.ev("() => window.__nblabLoad.waitMs") <= 1500
+    wait_applied(o, 1)
+    assert o.errors == [], o.errors
+    o.page.close()
+
+
 def test_data_fetch_fails_then_try_again(browser, server):
     cid = "brokenCCCCCCCCCC"
     server.publish(cid, 2)
@@ -484,7 +396,7 @@ def test_the_teacher_switches_data(browser, server):
     assert len(loads) == 1
     assert o.ev("() => __nblab.data.name") == DATA
     # the server now serves the class's page for toy_spam: a reload follows the teacher there
-    _write_class(server.folder, cid, make("toy_spam"), key="toy_spam")
+    write_class(server.folder, cid, make("toy_spam"), key="toy_spam")
     o.page.reload()
     o.page.wait_for_function(READY, timeout=60_000)
     wait_applied(o, server.states[cid]["v"])

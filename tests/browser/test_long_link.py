@@ -8,12 +8,12 @@ from __future__ import annotations
 import pytest
 
 from kit.browser import require_chromium
+from kit.class_server import ClassServer, write_class
 from kit.data import LONG_LINK, long_link_data
+from kit.lab_page import Opened
 
 pytestmark = pytest.mark.browser
 sync_api = require_chromium()
-
-from test_lab_page import Opened  # noqa: E402
 
 USABLE = "() => !!(window.__nblab && window.__nblab.usableAt && window.__nblab.lab)"
 
@@ -91,11 +91,9 @@ def test_left_alone_it_ends_on_the_run_computed_in_one_go(browser, big_page):
 def test_a_class_page_far_behind_the_teacher_is_usable_and_catches_up(browser, tmp_path):
     """A student joins a class whose teacher is at iteration 12 of the large upload: the class page is drawn,
     follows and takes clicks while it computes its way there, then shows the teacher's iteration."""
-    from test_lab_follow import ClassServer, _write_class
-
     cid = "bigHHHHHHHHHHHHH"
     data = long_link_data()
-    _write_class(tmp_path, cid, data, key="bigupload")
+    write_class(tmp_path, cid, data, key="bigupload")
     server = ClassServer(tmp_path)
     try:
         settings = {"model": "bernoulli", "hidden": 100, "lam": 0.0, "init": "random", "seed": 2, "max_iter": 1000,

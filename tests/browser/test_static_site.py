@@ -23,11 +23,10 @@ import pytest
 from kit import ROOT, free_port
 from kit.browser import require_chromium
 from kit.lab import settled
+from kit.lab_page import READY, Opened, Oracle, check_numbers
 
 pytestmark = pytest.mark.browser
 sync_api = require_chromium()
-
-from test_lab_page import READY, Opened, Oracle, check_numbers  # noqa: E402  (the lab page's oracle)
 
 SITE_SHOTS = Path(os.environ.get("SITE_SHOTS", "/tmp/site_shots"))
 

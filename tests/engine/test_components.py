@@ -10,9 +10,9 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_properties import problems
 
 import nbcore
+from kit.problems import problems
 from nbcore.components import ComponentEMRun, class_posterior, constrained_responsibilities
 from nbcore.em import EM, EMRun
 
