@@ -110,6 +110,7 @@ def show_metrics(climbs, t: int, e_done: bool, classroom: bool) -> None:
                     help="F(q, θ_t) + log p(θ_t) with q from the last E-step: equal to L after the E-step.")
     else:
         m[1].metric(f"bound at θ_{t}", f"{c.bound_before:.4f}" if e_done else "—",
+                    delta=None if e_done else "press E-step first", delta_color="off", delta_arrow="off",
                     help="Press E-step: with q = p(y | x, θ_0) the bound equals L(θ_0).")
     if e_done:
         m[2].metric(f"bound at θ_{t + 1} (after the M-step)", f"{c.bound_after:.4f}", delta=f"+{c.m_step_gain:.4g}")

@@ -106,8 +106,10 @@ def one_coin(flips: str, truth, a: float, b: float, FS: int) -> str:
     m1.metric("Heads α_H", h)
     m2.metric("Tails α_T", t_)
     m3.metric("θ_MLE", "—" if not np.isfinite(mle) else f"{mle:.4f}",
+              delta=None if np.isfinite(mle) else "no flip yet", delta_color="off", delta_arrow="off",
               help="α_H / (α_H + α_T): undefined before the first flip.")
     m4.metric("θ_MAP", "—" if not np.isfinite(map_) else f"{map_:.4f}",
+              delta=None if np.isfinite(map_) else "every θ is a mode" if h + a == t_ + b == 1 else "two modes: 0 and 1", delta_color="off", delta_arrow="off",
               help="Mode of the posterior Beta(α_H + a, α_T + b): (α_H + a − 1) / (N + a + b − 2).")
     estimate_charts(flips, truth, h, t_, mle, map_, a, b, n_seen, FS)
     # one formula per line: the three side by side are wider than the column at 1280 px

@@ -46,6 +46,17 @@ class ClassFit:
         return self.problem is None and self.var_mle is not None
 
 
+def _why_dash(f: ClassFit, value: float | None) -> str | None:
+    """What a class's "—" says under it: the class's problem (said above), an overflow, or too few values."""
+    if f.ok and value is not None:
+        return None
+    if f.problem:
+        return "see the message above"
+    if f.log10_var:
+        return "too large for a float"
+    return "needs at least 2 values"
+
+
 def _short(tok: str, limit: int = 24) -> str:
     tok = tok if len(tok) <= limit else tok[:limit] + "…"
     return derive.md_escape(tok, limit + 1)
@@ -168,8 +179,10 @@ def fit_table(fitted: list[ClassFit]) -> None:
     c1, c2 = st.columns(2)
     for k, col in enumerate((c1, c2)):
         f = fitted[k]
-        col.metric(f"Class {NAMES[k]}: σ² MLE (1/N)", _g(f.var_mle) if f.ok else "—")
-        col.metric(f"Class {NAMES[k]}: σ² unbiased (1/(N−1))", _g(f.var_unb) if f.ok else "—")
+        col.metric(f"Class {NAMES[k]}: σ² MLE (1/N)", _g(f.var_mle) if f.ok else "—",
+                   delta=_why_dash(f, f.var_mle), delta_color="off", delta_arrow="off")
+        col.metric(f"Class {NAMES[k]}: σ² unbiased (1/(N−1))", _g(f.var_unb) if f.ok else "—",
+                   delta=_why_dash(f, f.var_unb), delta_color="off", delta_arrow="off")
 
 
 def explain_two_variances() -> None:

@@ -14,6 +14,7 @@ from dashboard.charts import theme
 from dashboard.lesson import session
 from dashboard.pagekit import figures, page_kit
 from dashboard.ui import controls, page_state, urlguard
+from nblab import vocabulary
 
 SUBTITLE = "EM climbs the hill it starts on. Start it from many random points and compare where it ends."
 MAX_ITER = 100
@@ -147,7 +148,8 @@ def show_metrics(e: Ends) -> None:
               help=f"Final objectives closer than {e.same:.2g} (10⁻⁴ relative) count as the same end point.")
     m3.metric("Highest objective", f"{e.obj[e.best]:.2f}",
               help=f"start #{e.seeds[e.best]}; {int(e.top.sum())} start(s) end there")
-    m4.metric("Its accuracy", theme.pct(e.acc[e.best]) if e.has_acc else "—")
+    m4.metric("Its accuracy", theme.pct(e.acc[e.best]) if e.has_acc else "—",
+              delta=None if e.has_acc else vocabulary.WORDS["no_score"], delta_color="off", delta_arrow="off")
 
 
 def verdict(e: Ends, ds) -> None:

@@ -62,3 +62,8 @@ def guided_narrative(at) -> str:
     assert not any("Guided lesson" in m.value for m in at.sidebar.markdown), "the narrative is in the sidebar"
     boxes = [e for e in at.main.expander if e.label.startswith("Guided lesson")]
     return " ".join(e.label + " " + " ".join(m.value for m in e.markdown) for e in boxes)
+
+
+def dashes_without_reason(at) -> list[str]:
+    """The labels of the metrics on a page that show "—" with nothing under them to say why."""
+    return [m.label for m in at.metric if m.value == "—" and not (m.proto.delta or "").strip()]
