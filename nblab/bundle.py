@@ -34,7 +34,7 @@ JS_DIR = Path(__file__).resolve().parent / "js"
 #: the generated module listing the lower panels present
 REGISTRY = "panels/registry.js"
 #: the lesson's order of the panels below the charts (file stems; others follow in name order)
-PANEL_ORDER = ["params", "parameters", "resp", "responsibilities", "stop_rules", "climb", "documents", "docs", "maths", "message"]
+PANEL_ORDER = ["params", "responsibilities", "stop_rules", "climb", "documents", "maths", "message"]
 #: helper modules under panels/ that are not panels themselves
 PANEL_HELPERS = {"common", "registry", "util", "utils"}
 

@@ -3,7 +3,6 @@
 
 import { PANELS } from "./panels/registry.js";
 import { el } from "./dom.js";
-import { PANEL_TITLES } from "./page_skeleton.js";
 
 /** The panels' shared context: plotly.js, the template, the data, a small event bus and refresh(). */
 function panelContext(G, refresh) {
@@ -43,7 +42,7 @@ export function mountPanels(G, refresh) {
     } catch (e) {
       console.error(`panel ${pname}:`, e);
       slot.textContent = "";
-      slot.append(el("p", { class: "lab-caption", text: `The ${PANEL_TITLES[pname] || pname} panel could not start here.` }));
+      slot.append(el("p", { class: "lab-caption", text: `“${mod.TITLE || pname}” could not start here.` }));
     }
   }
 }

@@ -2,14 +2,11 @@
 // grid and a container per panel below. Everything it writes from the data goes in as text.
 
 import { el } from "./dom.js";
+import { PANELS } from "./panels/registry.js";
 import { WORDS } from "./vocabulary.js";
 
-//: the panels below the charts, in the lesson's order: a container each (empty until its module exists)
-export const PANEL_SLOTS = ["params", "responsibilities", "stop_rules", "climb", "documents", "maths", "message"];
-//: a panel's name in the words of the note said when it cannot start
-export const PANEL_TITLES = { params: "The parameters", responsibilities: "The responsibilities", stop_rules: "The stop rules",
-  climb: "Why EM climbs", documents: "The hidden documents",
-  maths: "The maths of one document", message: "Type a message" };
+//: the panels below the charts present (the registry nblab/bundle.py writes, in its PANEL_ORDER): a container each
+export const PANEL_SLOTS = PANELS.map(([name]) => name);
 
 /** One metric of the row: its label, its value and the line under it. */
 function metric(label) {

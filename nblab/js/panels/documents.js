@@ -12,6 +12,9 @@ import { h, table, section, pyFixed, int, pct, argmaxRow, lexsort, eachNonzero, 
 import { getModel } from "../models.js";
 
 /** the table draws the first this many rows of the order (documents._SHOW) */
+//: the panel's name where the page speaks of it (a note when it cannot start)
+export const TITLE = "The hidden documents";
+
 export const MAX_DOCS = 200;
 /** the table's orders, as the app lists them; the first is the default (documents.SORTS) */
 export const SORTS = ["least sure first", "most sure first", "flipped first", "wrong first", "document order"];

@@ -13,6 +13,9 @@ import { paramTable, topSeparating } from "./params.js";
 import { PICK_EVENT } from "./documents.js";
 
 /** up to this many parameter rows the row picker lists them all (maths.FULL_FEATURE_LIST) */
+//: the panel's name where the page speaks of it (a note when it cannot start)
+export const TITLE = "The maths of one document";
+
 export const FULL_FEATURE_LIST = 300;
 /** beyond: the top separating rows at t, then the document's features (maths.N_TOP_CHOICES) */
 export const N_TOP_CHOICES = 15;

@@ -9,6 +9,9 @@ import { getModel } from "../models.js";
 
 /** The two classes compared: with two classes always class 1 against class 0 (spam against ham),
  * else the two most probable for this message. */
+//: the panel's name where the page speaks of it (a note when it cannot start)
+export const TITLE = "Type a message";
+
 export function compareClasses(post) {
   if (post.length === 2) return [1, 0];
   const order = Array.from(post.keys()).sort((a, b) => (post[b] - post[a]) || (a - b));

@@ -11,6 +11,9 @@ import {
 import { alignClusters } from "../align.js";
 import { getModel } from "../models.js";
 
+//: the panel's name where the page speaks of it (a note when it cannot start)
+export const TITLE = "The parameters";
+
 export const IMAGES = "Images";
 export const TOP = "Top features";
 export const HEATMAP = "Heatmap";

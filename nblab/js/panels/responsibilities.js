@@ -6,6 +6,9 @@
 // 0.8) and the 12 most uncertain.
 import { h, table, section, fmt, pyFixed, int, classColor, fontSize, figureLayout, drawChart, plotText, stableArgsort, codePoints, classroom, categoriesOf, csrOf, denseOf, eachNonzero, matCols, trueLabels } from "./common.js";
 
+//: the panel's name where the page speaks of it (a note when it cannot start)
+export const TITLE = "The responsibilities";
+
 export const SMALL = 60;
 export const UNSURE = 0.8;
 

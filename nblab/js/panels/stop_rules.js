@@ -6,6 +6,9 @@ import { squaredChange } from "../equations.js";
 
 /** Python's f"{v:.{p}g}" ("0.0001234", "1.234e-05", "42"). Fixed notation rounds an exact tie to even as
  * Python does (pyFixed); e-notation rounds it up (toExponential), which only an exact tie of ≥ 10⁴ meets. */
+//: the panel's name where the page speaks of it (a note when it cannot start)
+export const TITLE = "The stop rules";
+
 export function gfmt(v, p = 4) {
   v = Number(v);
   if (!Number.isFinite(v)) return Number.isNaN(v) ? "nan" : v > 0 ? "inf" : "-inf";
