@@ -173,7 +173,7 @@ def test_a_failed_publish_is_said_next_to_the_controls_and_the_class_gets_the_st
     open_class(at)
     cls = leading(at)
     path = CS.get_store().path
-    other = sqlite3.connect(path, isolation_level=None, timeout=0.1)
+    other = sqlite3.connect(path, isolation_level=None, timeout=60)   # waits out the server's own writes
     other.execute("BEGIN IMMEDIATE")      # another process holds SQLite's write lock
     try:
         step(at)

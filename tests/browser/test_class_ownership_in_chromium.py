@@ -87,7 +87,8 @@ def test_reload_lock_and_kill_the_class_follows_the_teacher(browser, tmp_path):
         wait_class_t(srv.url, cid, 3)
 
         # another process holds the store's write lock while the teacher steps
-        db = sqlite3.connect(store_dir / "shares.sqlite3", isolation_level=None, timeout=0.1)
+        # waits for the server's own writes (a claim's touch) to end rather than failing on them
+        db = sqlite3.connect(store_dir / "shares.sqlite3", isolation_level=None, timeout=60)
         db.execute("BEGIN IMMEDIATE")
         try:
             step(teacher, 4)
