@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import secrets
+import signal
+import urllib.error
+import urllib.request
 
 import numpy as np
 import pytest
@@ -18,7 +22,8 @@ from dashboard.class_link import answers as A
 from dashboard.class_link import entry, routes
 from dashboard.class_link import store as CS
 from dashboard.data import store as S
-from kit.answers import Clock, fresh_answer_store, token
+from kit.answers import fresh_answer_store, token
+from kit.server import streamlit_server
 
 STATE = {"data": "toy_spam", "t": 0}
 JSON = {"content-type": "application/json"}
@@ -471,3 +476,52 @@ def test_status_of_every_error():
 def test_a_token_made_as_the_page_makes_it_is_valid():
     assert A.TOKEN_RE.fullmatch(token()) and A.TOKEN_RE.fullmatch(secrets.token_urlsafe(16))
     assert not A.TOKEN_RE.fullmatch(secrets.token_urlsafe(15))
+
+
+# ---- through the app's own server: a student's answer survives the server process's kill -------------------
+
+def _http(url: str, data: bytes | None = None, headers: dict | None = None) -> tuple[int, dict, bytes]:
+    req = urllib.request.Request(url, data=data, headers=headers or {}, method="POST" if data is not None else "GET")
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return r.status, {k.lower(): v for k, v in r.headers.items()}, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, {k.lower(): v for k, v in e.headers.items()}, e.read()
+
+
+def test_answers_through_the_app_server_survive_its_kill(tmp_path, monkeypatch):
+    """`streamlit run dashboard/server.py` answers the POST (ahead of Streamlit's own middleware); the teacher's
+    process (this one) counts what the server stored; the server killed (SIGKILL) and started again still
+    has every answer, and serves the tally once revealed."""
+    monkeypatch.setenv("NBLAB_STORE_DIR", str(tmp_path / "store"))
+    monkeypatch.delenv("NBLAB_STORE_URL", raising=False)
+    monkeypatch.setattr(CS, "_STORES", {})
+    CS.clear_cache()
+    A.clear_cache()
+    env = {"NBLAB_STORE_DIR": str(tmp_path / "store")}
+    cid, key = C.open_class("toy_spam", STATE)
+    A.ask(cid, key, "q1", "choice", options=["up", "down"])
+    toks = [token() for _ in range(3)]
+    with streamlit_server(env=env, timeout=90.0, log_path=tmp_path / "server1.log") as srv:
+        base = f"{srv.url}/class/{cid}/q/q1"
+        for t, p in zip(toks, ["up", "down", "down"]):
+            status, h, body = _http(base + "/answer", json.dumps({"token": t, "answer": p}).encode(), JSON)
+            assert status == 200 and json.loads(body)["answer"] == p, (status, body)
+        status, _, body = _http(base + "/answer", b'{"token": "%s", "answer": NaN}' % toks[0].encode(), JSON)
+        assert status == 400 and json.loads(body) == {"error": A.NOT_FINITE}
+        status, _, body = _http(base + "/tally")
+        assert status == 403 and json.loads(body) == {"error": A.NOT_REVEALED}
+        os.killpg(srv.proc.pid, signal.SIGKILL)
+        srv.proc.wait(30)
+    assert A.tally(cid, key, "q1")["counts"] == {"up": 1, "down": 2}
+    A.reveal(cid, key, "q1", "down")
+    with streamlit_server(env=env, timeout=90.0, log_path=tmp_path / "server2.log") as srv:
+        base = f"{srv.url}/class/{cid}/q/q1"
+        status, _, body = _http(base + "/tally")
+        assert status == 200, body
+        got = json.loads(body)
+        assert got["counts"] == {"up": 1, "down": 2} and got["n"] == 3 and got["right"] == "down"
+        status, _, body = _http(base + "/mine", headers={"X-NBLab-Token": toks[0]})
+        assert status == 200 and json.loads(body)["answer"] == "up"
+        status, _, body = _http(base + "/answer", json.dumps({"token": toks[0], "answer": "down"}).encode(), JSON)
+        assert status == 409 and json.loads(body) == {"error": A.CLOSED}
