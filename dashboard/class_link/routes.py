@@ -6,7 +6,10 @@
 * ``GET /class/data/{key}.json``: the lab data (``nblab.data.lab_data``) of a shipped data set or of a
   share (re-read with exactly the checks of an upload), immutable for its key;
 * ``GET /class/{cid}/state.json``: the teacher's state, ``ETag: "<v>"`` (``"<v>a"`` while the teacher's
-  page is away), ``no-cache``, 304 when unchanged; a stored state that cannot be read is a 500.
+  page is away), ``no-cache``, 304 when unchanged; a stored state that cannot be read is a 500;
+* ``POST /class/{cid}/q/{qid}/answer``, ``GET /class/{cid}/q/{qid}/mine``, ``GET /class/{cid}/q/{qid}``,
+  ``GET /class/{cid}/q/{qid}/tally``: a student's answer to the teacher's question, its read-back, the
+  question, and the tally once revealed (dashboard/class_link/answers.py; statuses in docs/class_link.md).
 
 Any app process answers for any class (the state is in the shared store; the data is rebuilt from the
 store or the shipped files). Ids are checked for their shape before the store is asked; a bad or unknown
