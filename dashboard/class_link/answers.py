@@ -453,12 +453,14 @@ def mine(cid: str, qid: str, token: str, *, store: S.ShareStore | None = None) -
 def _public(db, store, cid: str, qid: str) -> dict:
     """The question as students may read it (the right answer only once revealed); the class must exist
     and not be expired (a closed class's questions stay readable: they say they are closed)."""
-    row = db.execute("SELECT updated FROM nblab_classes WHERE id = ?", (cid,)).fetchone()
-    if row is None:
-        raise CS.ClassNotFound("This class is not on the server (it was closed or never opened).")
-    if float(row[0]) < store.clock() - CS.CLASS_TTL:
-        raise CS.ClassGone("This class was not used for 12 hours and was closed.")
-    return _question(db, cid, qid)
+    try:
+        _live_class(db, store, cid)
+        class_open = True
+    except ClassClosed:
+        class_open = False
+    q = _question(db, cid, qid)
+    q["open"] = q["open"] and class_open
+    return q
 
 
 _CACHE: "OrderedDict[tuple, tuple[float, Any]]" = OrderedDict()

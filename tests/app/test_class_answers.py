@@ -9,6 +9,7 @@ import json
 import os
 import secrets
 import signal
+import threading
 import urllib.error
 import urllib.request
 
@@ -117,6 +118,36 @@ def test_two_processes_on_one_database_count_the_same_answers(store):
         a, b = A.tally(cid, key, "q1", store=store), A.tally(cid, key, "q1", store=other)
         assert a == b and a["n"] == 6 and a["counts"] == {"up": 3, "down": 2, "same": 1}
         assert A.mine(cid, "q1", toks[1], store=store)["answer"] == "same"
+    finally:
+        other.close()
+
+
+def test_answers_at_once_from_two_processes_are_all_counted(store):
+    """Forty students answering at once through two store objects (two app processes), ten threads each (fewer
+    than a store's MAX_STALLED calls at once), two answers a thread: the store's write transactions lose none
+    and count none twice."""
+    other = S.open_store(store.test_url, clock=store.test_clock)
+    try:
+        cid, key = opened(store)
+        picks = [("up", "down", "same")[i % 3] for i in range(40)]
+        errors = []
+
+        def two(i: int) -> None:
+            try:
+                for j in (i, i + 20):
+                    A.answer(cid, "q1", token(), picks[j], store=(store, other)[i % 2])
+            except Exception as e:  # noqa: BLE001 - the test reports it
+                errors.append(e)
+        assert 10 < S.MAX_STALLED
+        threads = [threading.Thread(target=two, args=(i,)) for i in range(20)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == []
+        assert A.tally(cid, key, "q1", store=other)["counts"] == {"up": picks.count("up"), "down": picks.count("down"),
+                                                                   "same": picks.count("same")}
+        assert A.tally(cid, key, "q1", store=store)["n"] == 40 == len(rows(store))
     finally:
         other.close()
 
@@ -311,6 +342,10 @@ def test_a_closed_or_expired_class_is_410(store):
     said(post(c, cid, "q1", {"token": token(), "answer": "down"}), 410, A.CLASS_CLOSED)
     with pytest.raises(A.ClassClosed, match="has ended"):
         A.ask(cid, key, "q2", "choice", options=["a", "b"], store=store)
+    A.clear_cache()
+    assert c.get(f"/class/{cid}/q/q1").json()["open"] is False   # the students' pages say it is closed
+    got = c.get(f"/class/{cid}/q/q1/mine", headers={"X-NBLab-Token": t}).json()
+    assert got["question"]["open"] is False and got["answer"] == "up"
     assert A.tally(cid, key, "q1", store=store)["counts"] == {"up": 1, "down": 0, "same": 0}
     # a class nobody touched for 12 hours: gone
     cid2, key2 = opened(store)
@@ -421,6 +456,7 @@ def test_only_the_tokens_hash_is_stored(store):
 def test_a_bad_question_is_refused(store, spec, message):
     cid, key = C.open_class("toy_spam", STATE, store=store)
     with pytest.raises(A.BadQuestion, match=message.replace("(", r"\(").replace(")", r"\)")):
+        spec = dict(spec)
         A.ask(cid, key, "q", spec.pop("kind"), **spec, store=store)
     assert rows(store, "nblab_questions") == []
 
