@@ -32,6 +32,7 @@ import bisect
 import hashlib
 import json
 import math
+import numbers
 import re
 import threading
 import time
@@ -143,7 +144,7 @@ def token_hash(cid: str, token: str) -> str:
 
 
 def _finite_number(v, what: str) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):   # a numpy number (the lesson's) too
         raise BadQuestion(f"{what}: a finite number")
     try:
         f = float(v)
@@ -178,7 +179,7 @@ def _value(kind: str, spec: dict, v) -> str | float:
         if not isinstance(v, str) or v not in spec["options"]:
             raise BadAnswer("The answer is not one of this question's options (" + ", ".join(spec["options"]) + ").")
         return v
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):   # from JSON: int or float; from nbcore: numpy's too
         raise BadAnswer(NOT_A_NUMBER)
     try:
         f = float(v)

@@ -220,6 +220,13 @@ def test_the_tally_is_the_students_only_after_the_reveal(store):
     with pytest.raises(A.BadQuestion, match="right: The answer must be a number from 0 to 1."):
         A.reveal(cid, key, "n", 1.5, store=store)
     assert A.reveal(cid, key, "n", 0.25, store=store)["right"] == 0.25
+    # the lesson's numbers are numpy's (nbcore computes the right answer): taken as the numbers they are
+    A.ask(cid, key, "n2", "number", lo=np.int64(0), hi=np.float32(10), store=store)
+    assert A.reveal(cid, key, "n2", np.int64(7), store=store)["right"] == 7.0
+    A.ask(cid, key, "n3", "number", lo=0, hi=1, store=store)
+    with pytest.raises(A.BadQuestion, match="right: This question's answer is a number."):
+        A.reveal(cid, key, "n3", np.bool_(True), store=store)
+    assert A.reveal(cid, key, "n3", np.float64(0.875), store=store)["right"] == 0.875
 
 
 def test_no_route_takes_a_right_answer_or_changes_a_question(store):
