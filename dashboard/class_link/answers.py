@@ -2,7 +2,11 @@
 docs/class_link.md, "The class answers").
 
 The teacher's session (the write key) opens a question on its class (:func:`ask`): a ``"choice"`` among
-2–6 option ids, or a ``"number"`` in a finite range. Students answer it over HTTP (routes.py, through
+2–6 option ids, a ``"number"`` in a finite range, or a ``"report"``: the numbers a student's page computed
+itself (its own EM start's log-likelihood, accuracy, α, ...), each a named field with a finite range. A
+report question hands each browser a seed (derived from its token: the same after a reload) and, when the
+teacher gave a list of labelled shares, one of them, round-robin in the order the browsers ask
+(:func:`assign`), so the class's shares spread over the list. Students answer it over HTTP (routes.py, through
 :func:`answer`); the teacher reads the tally (:func:`tally`) and, once the lesson has computed the right
 answer itself (nbcore, on the server), calls :func:`reveal`: the question closes and its tally becomes
 readable by everyone (:func:`public_tally`). There is no HTTP route that takes a right answer or opens,
@@ -12,7 +16,8 @@ Safe by construction:
 
 * a student is a random per-browser token (``TOKEN_RE``, at least 128 bits); the store keeps only the
   SHA-256 of the class id and the token together (a browser's answers in two classes cannot be linked);
-  no name and no free text is stored: an answer is one of the question's option ids or a finite number;
+  no name and no free text is stored: an answer is one of the question's option ids, a finite number, or
+  a report of the question's own fields, each a finite number;
 * one answer per token and question: a new one replaces the old (the tally counts each token once);
 * every answer is checked (the option among the question's, the number finite and in range, the question
   open, the class open and not expired) inside the store's write transaction, so a refused answer changes
@@ -44,7 +49,8 @@ from dashboard.data import store as S
 
 __all__ = [
     "AnswerError", "BadAnswer", "BadQuestion", "NoQuestion", "QuestionClosed", "ClassClosed", "TooManyAnswers",
-    "NotRevealed", "ask", "close", "reveal", "tally", "answer", "mine", "question", "public_tally", "parse_body",
+    "NotRevealed", "NotAssigned", "ask", "close", "reveal", "tally", "answer", "assign", "mine", "question",
+    "public_tally", "parse_body", "seed_of",
     "token_hash", "MAX_BODY", "MAX_ANSWERS", "MAX_QUESTIONS", "ANSWERS_PER_MINUTE", "NUMBER_BINS",
 ]
 
@@ -58,7 +64,10 @@ NUMBER_BINS = 10                # the histogram of a number question: equal bins
 QUANTILES = (0.0, 0.25, 0.5, 0.75, 1.0)
 TOKEN_RE = re.compile(r"[A-Za-z0-9_-]{22,64}")
 ID_RE = re.compile(r"[A-Za-z0-9_-]{1,32}")      # question ids and option ids
-KINDS = ("choice", "number")
+KINDS = ("choice", "number", "report")
+MAX_FIELDS = 16                 # numbers one report holds
+MAX_SHARES = 32                 # labelled shares a report question hands out
+SEED_BITS = 31                  # a report's seed: 0 <= seed < 2**31 (numpy's and the lab's seeds take it)
 READ_TTL = CS.READ_TTL          # s: a process answers a question's public view from memory this long
 
 
@@ -95,6 +104,11 @@ class ClassClosed(AnswerError):
     status = 410
 
 
+class NotAssigned(AnswerError):
+    """A report of a question that hands out labelled shares, from a browser that was handed none."""
+    status = 409
+
+
 class TooManyAnswers(AnswerError):
     status = 429
 
@@ -113,6 +127,9 @@ SHAPE = 'The answer must be a JSON object {"token": "...", "answer": ...} with n
 BAD_TOKEN = ("The answer's token is not valid: a random id of 22 to 64 characters of A-Z, a-z, 0-9, "
              "- and _, made once by the page.")
 NOT_A_NUMBER = "This question's answer is a number."
+TOKEN_SHAPE = 'The request must be a JSON object {"token": "..."} with nothing else in it.'
+NOT_ASSIGNED = "This browser has no labelled share of this question yet: the page asks for one first."
+NO_ASSIGNMENT = "This question hands out no seeds or shares (it is not a report)."
 
 
 def status_of(e: Exception) -> int:
@@ -155,8 +172,9 @@ def _finite_number(v, what: str) -> float:
     return f
 
 
-def _spec(kind, options, lo, hi) -> dict:
-    """The question's stored spec: ``{"options": [...]}`` or ``{"lo": lo, "hi": hi}``."""
+def _spec(kind, options, lo, hi, fields=None, shares=None) -> dict:
+    """The question's stored spec: ``{"options": [...]}``, ``{"lo": lo, "hi": hi}`` or
+    ``{"fields": {name: [lo, hi], ...}, "shares": [...] | None}``."""
     if kind == "choice":
         if not isinstance(options, (list, tuple)) or not MIN_OPTIONS <= len(options) <= MAX_OPTIONS:
             raise BadQuestion(f"options: a list of {MIN_OPTIONS}–{MAX_OPTIONS} option ids")
@@ -170,7 +188,28 @@ def _spec(kind, options, lo, hi) -> dict:
         if not lo_f < hi_f:
             raise BadQuestion("lo < hi: the range of the answers")
         return {"lo": lo_f, "hi": hi_f}
-    raise BadQuestion('kind: "choice" or "number"')
+    if kind == "report":
+        if not isinstance(fields, dict) or not 1 <= len(fields) <= MAX_FIELDS:
+            raise BadQuestion(f"fields: 1–{MAX_FIELDS} named ranges {{name: (lo, hi)}}")
+        out = {}
+        for name, rng in fields.items():
+            if not isinstance(name, str) or not ID_RE.fullmatch(name):
+                raise BadQuestion("fields: each name 1–32 characters of A-Z, a-z, 0-9, - and _")
+            if not isinstance(rng, (list, tuple)) or len(rng) != 2:
+                raise BadQuestion(f"fields: {name}'s range a pair (lo, hi)")
+            f_lo, f_hi = _finite_number(rng[0], f"{name} lo"), _finite_number(rng[1], f"{name} hi")
+            if not f_lo < f_hi:
+                raise BadQuestion(f"fields: {name}'s lo < hi")
+            out[name] = [f_lo, f_hi]
+        got_shares = None
+        if shares is not None:
+            if not isinstance(shares, (list, tuple)) or not 1 <= len(shares) <= MAX_SHARES:
+                raise BadQuestion(f"shares: a list of 1–{MAX_SHARES} labelled shares in (0, 1]")
+            got_shares = [_finite_number(x, "shares") for x in shares]
+            if not all(0.0 < x <= 1.0 for x in got_shares):
+                raise BadQuestion(f"shares: a list of 1–{MAX_SHARES} labelled shares in (0, 1]")
+        return {"fields": out, "shares": got_shares}
+    raise BadQuestion('kind: "choice", "number" or "report"')
 
 
 def _value(kind: str, spec: dict, v) -> str | float:
@@ -179,6 +218,24 @@ def _value(kind: str, spec: dict, v) -> str | float:
         if not isinstance(v, str) or v not in spec["options"]:
             raise BadAnswer("The answer is not one of this question's options (" + ", ".join(spec["options"]) + ").")
         return v
+    if kind == "report":
+        names = list(spec["fields"])
+        if not isinstance(v, dict) or set(v) != set(names):
+            raise BadAnswer("The report must hold exactly this question's numbers: " + ", ".join(names) + ".")
+        out = {}
+        for name in names:
+            f_lo, f_hi = spec["fields"][name]
+            x = v[name]
+            if isinstance(x, bool) or not isinstance(x, numbers.Real):
+                raise BadAnswer(f"The report's {name} must be a number.")
+            try:
+                f = float(x)
+            except OverflowError:
+                f = math.inf
+            if not (math.isfinite(f) and f_lo <= f <= f_hi):
+                raise BadAnswer(f"The report's {name} must be a number from {f_lo:g} to {f_hi:g}.")
+            out[name] = f
+        return out
     if isinstance(v, bool) or not isinstance(v, numbers.Real):   # from JSON: int or float; from nbcore: numpy's too
         raise BadAnswer(NOT_A_NUMBER)
     try:
@@ -201,20 +258,31 @@ def _one_each(pairs):
     return dict(pairs)
 
 
-def parse_body(body: bytes) -> tuple[str, Any]:
-    """``(token, answer)`` of an answer's body: a JSON object of exactly those two keys (UTF-8, at most
-    MAX_BODY bytes). Raises BadAnswer; the answer itself is checked against its question by :func:`answer`."""
+def _parse(body: bytes, keys: set[str], shape: str) -> dict:
     if len(body) > MAX_BODY:
         raise BadAnswer(f"The answer is over {MAX_BODY} bytes.")
     try:
         got = json.loads(body.decode("utf-8"), parse_constant=_no_constant, object_pairs_hook=_one_each)
-    except BadAnswer:
-        raise
+    except BadAnswer as e:
+        raise BadAnswer(shape if str(e) == SHAPE else str(e)) from None
     except (ValueError, RecursionError):   # UnicodeDecodeError and JSONDecodeError are ValueErrors
         raise BadAnswer(NOT_JSON) from None
-    if not isinstance(got, dict) or set(got) != {"token", "answer"}:
-        raise BadAnswer(SHAPE)
-    return _check_token(got["token"]), got["answer"]
+    if not isinstance(got, dict) or set(got) != keys:
+        raise BadAnswer(shape)
+    _check_token(got["token"])
+    return got
+
+
+def parse_body(body: bytes) -> tuple[str, Any]:
+    """``(token, answer)`` of an answer's body: a JSON object of exactly those two keys (UTF-8, at most
+    MAX_BODY bytes). Raises BadAnswer; the answer itself is checked against its question by :func:`answer`."""
+    got = _parse(body, {"token", "answer"}, SHAPE)
+    return got["token"], got["answer"]
+
+
+def parse_token_body(body: bytes) -> str:
+    """The token of an assignment's body: a JSON object ``{"token": "..."}`` and nothing else."""
+    return _parse(body, {"token"}, TOKEN_SHAPE)["token"]
 
 
 # ---- inside a transaction -------------------------------------------------------------------------------
@@ -242,12 +310,27 @@ def _question(db, cid: str, qid: str) -> dict:
     kind, spec = str(row[0]), json.loads(str(row[1]))
     right = None if row[3] is None else json.loads(str(row[3]))
     out = {"question": qid, "kind": kind, "open": bool(int(row[2])), "revealed": row[3] is not None, "right": right}
-    out.update({"options": spec["options"]} if kind == "choice" else {"lo": spec["lo"], "hi": spec["hi"]})
+    out.update(_spec_of({"kind": kind, **spec}))
     return out
 
 
 def _spec_of(q: dict) -> dict:
-    return {"options": q["options"]} if q["kind"] == "choice" else {"lo": q["lo"], "hi": q["hi"]}
+    if q["kind"] == "choice":
+        return {"options": q["options"]}
+    if q["kind"] == "report":
+        return {"fields": q["fields"], "shares": q["shares"]}
+    return {"lo": q["lo"], "hi": q["hi"]}
+
+
+def seed_of(qid: str, th: str) -> int:
+    """A report's seed for the browser whose token hash is ``th``: the same whenever it asks."""
+    return int(hashlib.sha256(f"nblab-seed:{qid}:{th}".encode()).hexdigest()[:16], 16) % (2 ** SEED_BITS)
+
+
+def _summary(xs: list[float]) -> dict:
+    xs = sorted(xs)
+    return {"quantiles": [_quantile(xs, p) for p in QUANTILES] if xs else None,
+            "mean": math.fsum(xs) / len(xs) if xs else None}
 
 
 def _quantile(xs: list[float], p: float) -> float:
@@ -269,6 +352,20 @@ def _tally(db, cid: str, q: dict) -> dict:
         out["counts"] = {o: got.get(o, 0) for o in q["options"]}
         out["n"] = sum(got.values())
         return out
+    if q["kind"] == "report":
+        shares = q["shares"]
+        got_rows = db.execute("SELECT a.token_hash, a.report, s.slot FROM nblab_answers a LEFT JOIN nblab_assignments s "
+                              "ON s.class_id = a.class_id AND s.qid = a.qid AND s.token_hash = a.token_hash "
+                              "WHERE a.class_id = ? AND a.qid = ? ORDER BY a.at, a.token_hash",
+                              (cid, q["question"])).fetchall()
+        reports = []
+        for th, text, slot in got_rows:
+            reports.append({"seed": seed_of(q["question"], str(th)),
+                            "share": None if shares is None or slot is None else shares[int(slot) % len(shares)],
+                            "values": json.loads(str(text))})
+        out.update({"fields": q["fields"], "shares": shares, "n": len(reports), "reports": reports,
+                    "summary": {name: _summary([r["values"][name] for r in reports]) for name in q["fields"]}})
+        return out
     xs = [float(r[0]) for r in db.execute("SELECT num FROM nblab_answers WHERE class_id = ? AND qid = ? "
                                           "ORDER BY num", (cid, q["question"])).fetchall()]
     lo, hi = q["lo"], q["hi"]
@@ -276,9 +373,7 @@ def _tally(db, cid: str, q: dict) -> dict:
     bins = [0] * NUMBER_BINS
     for x in xs:   # [edge_i, edge_i+1), the last bin closed at hi
         bins[min(NUMBER_BINS - 1, max(0, bisect.bisect_right(edges, x) - 1))] += 1
-    out.update({"lo": lo, "hi": hi, "n": len(xs), "edges": edges, "bins": bins,
-                "quantiles": [_quantile(xs, p) for p in QUANTILES] if xs else None,
-                "mean": math.fsum(xs) / len(xs) if xs else None})
+    out.update({"lo": lo, "hi": hi, "n": len(xs), "edges": edges, "bins": bins, **_summary(xs)})
     return out
 
 
@@ -288,16 +383,18 @@ def _owned(db, store, cid: str, write_key: str) -> None:
 
 # ---- the teacher (the lesson's Streamlit session, never a browser) ---------------------------------
 
-def ask(cid: str, write_key: str, qid: str, kind: str, *, options=None, lo=None, hi=None,
-        store: S.ShareStore | None = None) -> dict:
-    """Open question ``qid`` on the class: ``kind="choice"`` with ``options`` (2–6 ids), or
-    ``kind="number"`` with the range ``[lo, hi]``. Returns the question as students read it.
+def ask(cid: str, write_key: str, qid: str, kind: str, *, options=None, lo=None, hi=None, fields=None,
+        shares=None, store: S.ShareStore | None = None) -> dict:
+    """Open question ``qid`` on the class: ``kind="choice"`` with ``options`` (2–6 ids),
+    ``kind="number"`` with the range ``[lo, hi]``, or ``kind="report"`` with ``fields``
+    (``{name: (lo, hi)}``, 1–16 numbers each page reports) and optionally ``shares`` (1–32 labelled
+    shares in (0, 1], handed out round-robin). Returns the question as students read it.
     Raises WrongKey, ClassNotFound, ClassGone, ClassClosed, BadQuestion (a bad spec, an id asked
     before, more than MAX_QUESTIONS), StoreUnavailable."""
     CS._check_key(cid, write_key)
     if not isinstance(qid, str) or not ID_RE.fullmatch(qid):
         raise BadQuestion("id: 1–32 characters of A-Z, a-z, 0-9, - and _")
-    spec = _spec(kind, options, lo, hi)
+    spec = _spec(kind, options, lo, hi, fields, shares)
     store = store or CS.get_store()
 
     def work():
@@ -306,7 +403,8 @@ def ask(cid: str, write_key: str, qid: str, kind: str, *, options=None, lo=None,
                 now = store.clock()
                 _owned(db, store, cid, write_key)
                 _live_class(db, store, cid)
-                for table in ("nblab_answers", "nblab_answer_rate", "nblab_questions"):   # of classes now gone
+                for table in ("nblab_answers", "nblab_answer_rate", "nblab_assignments", "nblab_questions"):
+                    # the rows of classes that are gone
                     db.execute(f"DELETE FROM {table} WHERE class_id NOT IN (SELECT id FROM nblab_classes)")
                 n = int(db.execute("SELECT COUNT(*) FROM nblab_questions WHERE class_id = ?", (cid,)).fetchone()[0])
                 if db.execute("SELECT 1 FROM nblab_questions WHERE class_id = ? AND qid = ?",
@@ -367,8 +465,9 @@ def _finish(cid, write_key, qid, right, store) -> dict:
 
 def tally(cid: str, write_key: str, qid: str, *, store: S.ShareStore | None = None) -> dict:
     """The question's tally for the teacher (at any time): ``n`` (tokens that answered) and ``counts``
-    per option, or ``bins`` over ``edges`` and ``quantiles`` (min, quartiles, max) and ``mean`` of the
-    numbers. Raises like :func:`close`."""
+    per option; or ``bins`` over ``edges`` and ``quantiles`` (min, quartiles, max) and ``mean`` of the
+    numbers; or, for a report, ``reports`` (``{"seed", "share", "values"}`` each, in the order they came)
+    and a ``summary`` (quantiles and mean) per field. Raises like :func:`close`."""
     CS._check_key(cid, write_key)
     _check_id(qid)
     store = store or CS.get_store()
@@ -393,7 +492,6 @@ def answer(cid: str, qid: str, token: str, value, *, store: S.ShareStore | None 
     _check_id(qid)
     th = token_hash(cid, _check_token(token))
     store = store or CS.get_store()
-    rate = ANSWERS_PER_MINUTE / 60.0
 
     def work():
         with store._guard("answer"):
@@ -404,30 +502,93 @@ def answer(cid: str, qid: str, token: str, value, *, store: S.ShareStore | None 
                 if not q["open"]:
                     raise QuestionClosed(CLOSED)
                 v = _value(q["kind"], _spec_of(q), value)
+                if q["kind"] == "report" and q["shares"] is not None and db.execute(
+                        "SELECT 1 FROM nblab_assignments WHERE class_id = ? AND qid = ? AND token_hash = ?",
+                        (cid, qid, th)).fetchone() is None:
+                    raise NotAssigned(NOT_ASSIGNED)
                 old = db.execute("SELECT 1 FROM nblab_answers WHERE class_id = ? AND qid = ? AND token_hash = ?",
                                  (cid, qid, th)).fetchone()
-                bucket = db.execute("SELECT tokens, at FROM nblab_answer_rate WHERE class_id = ? AND token_hash = ?",
-                                    (cid, th)).fetchone()
-                have = float(ANSWERS_PER_MINUTE) if bucket is None else min(
-                    float(ANSWERS_PER_MINUTE), float(bucket[0]) + max(0.0, now - float(bucket[1])) * rate)
-                if have < 1.0:
-                    wait = math.ceil((1.0 - have) / rate)
-                    raise TooManyAnswers(f"Too many answers from this browser: wait {wait} seconds.", wait)
+                left = _bucket(db, cid, th, now)
                 if old is None:
-                    n = int(db.execute("SELECT COUNT(*) FROM nblab_answers WHERE class_id = ? AND qid = ?",
-                                       (cid, qid)).fetchone()[0])
-                    if n >= MAX_ANSWERS:
-                        raise TooManyAnswers(f"This question has taken as many answers as it may ({MAX_ANSWERS}).", 60)
-                db.execute("INSERT INTO nblab_answer_rate (class_id, token_hash, tokens, at) VALUES (?, ?, ?, ?) "
-                           "ON CONFLICT (class_id, token_hash) DO UPDATE SET tokens = excluded.tokens, at = excluded.at",
-                           (cid, th, have - 1.0, now))
-                choice, num = (v, None) if q["kind"] == "choice" else (None, v)
-                db.execute("INSERT INTO nblab_answers (class_id, qid, token_hash, choice, num, at) "
-                           "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (class_id, qid, token_hash) DO UPDATE SET "
-                           "choice = excluded.choice, num = excluded.num, at = excluded.at",
-                           (cid, qid, th, choice, num, now))
+                    _room(db, "nblab_answers", cid, qid, "answers")
+                _spend(db, cid, th, left, now)
+                choice = v if q["kind"] == "choice" else None
+                num = v if q["kind"] == "number" else None
+                report = CS._dump(v) if q["kind"] == "report" else None
+                db.execute("INSERT INTO nblab_answers (class_id, qid, token_hash, choice, num, report, at) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (class_id, qid, token_hash) DO UPDATE SET "
+                           "choice = excluded.choice, num = excluded.num, report = excluded.report, at = excluded.at",
+                           (cid, qid, th, choice, num, report, now))
         return {"question": qid, "answer": v, "replaced": old is not None}
     return store._bounded("answer", work)
+
+
+def _bucket(db, cid: str, th: str, now: float) -> float:
+    """The token's answers left in its bucket now (TooManyAnswers when it has not one)."""
+    rate = ANSWERS_PER_MINUTE / 60.0
+    row = db.execute("SELECT tokens, at FROM nblab_answer_rate WHERE class_id = ? AND token_hash = ?",
+                     (cid, th)).fetchone()
+    have = float(ANSWERS_PER_MINUTE) if row is None else min(
+        float(ANSWERS_PER_MINUTE), float(row[0]) + max(0.0, now - float(row[1])) * rate)
+    if have < 1.0:
+        wait = math.ceil((1.0 - have) / rate)
+        raise TooManyAnswers(f"Too many answers from this browser: wait {wait} seconds.", wait)
+    return have
+
+
+def _spend(db, cid: str, th: str, have: float, now: float) -> None:
+    db.execute("INSERT INTO nblab_answer_rate (class_id, token_hash, tokens, at) VALUES (?, ?, ?, ?) "
+               "ON CONFLICT (class_id, token_hash) DO UPDATE SET tokens = excluded.tokens, at = excluded.at",
+               (cid, th, have - 1.0, now))
+
+
+def _room(db, table: str, cid: str, qid: str, what: str) -> int:
+    """How many rows the question has in ``table``; TooManyAnswers when it has MAX_ANSWERS."""
+    n = int(db.execute(f"SELECT COUNT(*) FROM {table} WHERE class_id = ? AND qid = ?", (cid, qid)).fetchone()[0])
+    if n >= MAX_ANSWERS:
+        raise TooManyAnswers(f"This question has taken as many {what} as it may ({MAX_ANSWERS}).", 60)
+    return n
+
+
+def _assignment(db, qid: str, th: str, q: dict) -> dict:
+    row = db.execute("SELECT slot FROM nblab_assignments WHERE class_id = ? AND qid = ? AND token_hash = ?",
+                     (q["class"], qid, th)).fetchone() if q["shares"] is not None else None
+    share = None if row is None else q["shares"][int(row[0]) % len(q["shares"])]
+    return {"seed": seed_of(qid, th), "share": share}
+
+
+def assign(cid: str, qid: str, token: str, *, store: S.ShareStore | None = None) -> dict:
+    """The seed and labelled share of report question ``qid`` for the browser holding ``token``:
+    ``{"question", "seed", "share"}`` (``share`` None when the question hands out none). A browser that
+    asks again gets the same; a new one the next share of the list (round-robin in the order they ask).
+    Raises like :func:`answer` (a new share costs one answer of the token's budget)."""
+    if not CS.valid_class_id(cid):
+        raise CS.BadClassId("This class link is not valid.")
+    _check_id(qid)
+    th = token_hash(cid, _check_token(token))
+    store = store or CS.get_store()
+
+    def work():
+        with store._guard("assign"):
+            with store._tx(write=True) as db:
+                now = store.clock()
+                _live_class(db, store, cid)
+                q = _question(db, cid, qid)
+                if q["kind"] != "report":
+                    raise BadAnswer(NO_ASSIGNMENT)
+                if not q["open"]:
+                    raise QuestionClosed(CLOSED)
+                q["class"] = cid
+                got = _assignment(db, qid, th, q)
+                if q["shares"] is not None and got["share"] is None:
+                    left = _bucket(db, cid, th, now)
+                    slot = _room(db, "nblab_assignments", cid, qid, "browsers")
+                    _spend(db, cid, th, left, now)
+                    db.execute("INSERT INTO nblab_assignments (class_id, qid, token_hash, slot, at) VALUES (?, ?, ?, ?, ?)",
+                               (cid, qid, th, slot, now))
+                    got = _assignment(db, qid, th, q)
+        return {"question": qid, **got}
+    return store._bounded("assign", work)
 
 
 def mine(cid: str, qid: str, token: str, *, store: S.ShareStore | None = None) -> dict:
@@ -444,10 +605,18 @@ def mine(cid: str, qid: str, token: str, *, store: S.ShareStore | None = None) -
         with store._guard("my answer"):
             with store._tx(write=False) as db:
                 q = _public(db, store, cid, qid)
-                row = db.execute("SELECT choice, num FROM nblab_answers WHERE class_id = ? AND qid = ? AND token_hash = ?",
-                                 (cid, qid, th)).fetchone()
-        got = None if row is None else (str(row[0]) if q["kind"] == "choice" else float(row[1]))
-        return {"question": q, "answer": got}
+                row = db.execute("SELECT choice, num, report FROM nblab_answers WHERE class_id = ? AND qid = ? "
+                                 "AND token_hash = ?", (cid, qid, th)).fetchone()
+                mine_ = None if q["kind"] != "report" else _assignment(db, qid, th, {**q, "class": cid})
+        if row is None:
+            got = None
+        else:
+            got = {"choice": lambda: str(row[0]), "number": lambda: float(row[1]),
+                   "report": lambda: json.loads(str(row[2]))}[q["kind"]]()
+        out = {"question": q, "answer": got}
+        if mine_ is not None:
+            out.update(mine_)
+        return out
     return store._bounded("my answer", work)
 
 
@@ -544,5 +713,7 @@ def public_tally(cid: str, qid: str, *, store: S.ShareStore | None = None) -> di
         q = _public(db, store, cid, qid)
         if not q["revealed"]:
             raise NotRevealed(NOT_REVEALED)
-        return _tally(db, cid, q)
+        got = _tally(db, cid, q)
+        got.pop("reports", None)   # a report question's students get the summary; the projector draws the dots
+        return got
     return _cached_read("tally", cid, qid, store, fn)

@@ -7,9 +7,10 @@
   share (re-read with exactly the checks of an upload), immutable for its key;
 * ``GET /class/{cid}/state.json``: the teacher's state, ``ETag: "<v>"`` (``"<v>a"`` while the teacher's
   page is away), ``no-cache``, 304 when unchanged; a stored state that cannot be read is a 500;
-* ``POST /class/{cid}/q/{qid}/answer``, ``GET /class/{cid}/q/{qid}/mine``, ``GET /class/{cid}/q/{qid}``,
-  ``GET /class/{cid}/q/{qid}/tally``: a student's answer to the teacher's question, its read-back, the
-  question, and the tally once revealed (dashboard/class_link/answers.py; statuses in docs/class_link.md).
+* ``POST /class/{cid}/q/{qid}/answer``, ``POST /class/{cid}/q/{qid}/assignment``, ``GET /class/{cid}/q/{qid}/mine``,
+  ``GET /class/{cid}/q/{qid}``, ``GET /class/{cid}/q/{qid}/tally``: a student's answer to the teacher's
+  question, a report question's seed and labelled share, the answer's read-back, the question, and the
+  tally once revealed (dashboard/class_link/answers.py; statuses in docs/class_link.md).
 
 Any app process answers for any class (the state is in the shared store; the data is rebuilt from the
 store or the shipped files). Ids are checked for their shape before the store is asked; a bad or unknown
@@ -556,8 +557,9 @@ def _ids(request: Request) -> tuple[str, str] | Response:
     return cid, qid
 
 
-async def answer_route(request: Request) -> Response:
-    """``POST /class/{cid}/q/{qid}/answer`` with ``{"token": "...", "answer": ...}``."""
+async def _write_route(request: Request, parse, call) -> Response:
+    """A student's write (an answer, a report's share): JSON of at most MAX_BODY bytes, parsed by ``parse``
+    into ``call``'s arguments after the class and question ids, within the client's budget."""
     try:
         ids = _ids(request)
         if isinstance(ids, Response):
@@ -572,10 +574,10 @@ async def answer_route(request: Request) -> Response:
         body = await _small_body(request)
         if body is None:
             return _error(413, TOO_BIG)
-        token, value = A.parse_body(body)
+        args = parse(body)
         if not entry.store_read_allowed(request.scope, entry.ANSWER_COST):
             return too_many("", entry.retry_after(request.scope, entry.ANSWER_COST), page=False)
-        return _json(await run_in_threadpool(A.answer, ids[0], ids[1], token, value))
+        return _json(await run_in_threadpool(call, ids[0], ids[1], *args))
     except (A.AnswerError, CS.ClassNotFound, CS.ClassGone, CS.BadClassId) as e:
         return _answer_error(e)
     except S.StoreUnavailable:
@@ -583,6 +585,17 @@ async def answer_route(request: Request) -> Response:
     except Exception:
         log.exception("class answer route failed")
         return _error(500, "The server could not answer this request.")
+
+
+async def answer_route(request: Request) -> Response:
+    """``POST /class/{cid}/q/{qid}/answer`` with ``{"token": "...", "answer": ...}``."""
+    return await _write_route(request, A.parse_body, lambda cid, qid, token, value: A.answer(cid, qid, token, value))
+
+
+async def assignment_route(request: Request) -> Response:
+    """``POST /class/{cid}/q/{qid}/assignment`` with ``{"token": "..."}``: a report question's seed and share."""
+    return await _write_route(request, lambda body: (A.parse_token_body(body),),
+                              lambda cid, qid, token: A.assign(cid, qid, token))
 
 
 async def _read_route(request: Request, call, cost: float, *, token: bool = False, cached: str = "") -> Response:
@@ -640,6 +653,7 @@ def routes() -> list[Route]:
         Route("/class/{cid}", page_route, methods=["GET"]),
         # the class answers: a student's answer, its read-back, the question, the tally once revealed
         Route("/class/{cid}/q/{qid}/answer", answer_route, methods=["POST"]),
+        Route("/class/{cid}/q/{qid}/assignment", assignment_route, methods=["POST"]),
         Route("/class/{cid}/q/{qid}/mine", mine_route, methods=["GET"]),
         Route("/class/{cid}/q/{qid}/tally", tally_route, methods=["GET"]),
         Route("/class/{cid}/q/{qid}", question_route, methods=["GET"]),

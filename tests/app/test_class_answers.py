@@ -458,7 +458,18 @@ def test_only_the_tokens_hash_is_stored(store):
     ({"kind": "number", "lo": 0, "hi": 1e10}, "hi: a finite number within"),
     ({"kind": "number", "lo": "0", "hi": 1}, "lo: a finite number"),
     ({"kind": "number", "lo": 0, "hi": True}, "hi: a finite number"),
-    ({"kind": "text"}, 'kind: "choice" or "number"'),
+    ({"kind": "text"}, 'kind: "choice", "number" or "report"'),
+    ({"kind": "report"}, "fields: 1–16 named ranges"),
+    ({"kind": "report", "fields": {}}, "fields: 1–16 named ranges"),
+    ({"kind": "report", "fields": {f"f{i}": (0, 1) for i in range(17)}}, "fields: 1–16 named ranges"),
+    ({"kind": "report", "fields": {"a b": (0, 1)}}, "fields: each name 1–32 characters"),
+    ({"kind": "report", "fields": {"acc": 1}}, "fields: acc's range a pair"),
+    ({"kind": "report", "fields": {"acc": (1, 0)}}, "fields: acc's lo < hi"),
+    ({"kind": "report", "fields": {"acc": (0, float("inf"))}}, "acc hi: a finite number"),
+    ({"kind": "report", "fields": {"acc": (0, 1)}, "shares": []}, "shares: a list of 1–32 labelled shares"),
+    ({"kind": "report", "fields": {"acc": (0, 1)}, "shares": [0.1, 0]}, "shares: a list of 1–32 labelled shares"),
+    ({"kind": "report", "fields": {"acc": (0, 1)}, "shares": [1.5]}, "shares: a list of 1–32 labelled shares"),
+    ({"kind": "report", "fields": {"acc": (0, 1)}, "shares": ["0.1"]}, "shares: a finite number"),
 ])
 def test_a_bad_question_is_refused(store, spec, message):
     cid, key = C.open_class("toy_spam", STATE, store=store)

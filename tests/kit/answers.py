@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import secrets
 
-TABLES = ("nblab_classes", "nblab_questions", "nblab_answers", "nblab_answer_rate")
+TABLES = ("nblab_classes", "nblab_questions", "nblab_answers", "nblab_answer_rate", "nblab_assignments")
 
 
 class Clock:

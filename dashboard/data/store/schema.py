@@ -6,8 +6,9 @@ differs: BLOB or BYTEA).
 * ``nblab_share_log``: when each owner shared, for the hourly limits;
 * ``nblab_gone``: why a removed share is gone (by the hash of its id), so its link can say so;
 * ``nblab_classes``: the open classes (dashboard/class_link/store.py);
-* ``nblab_questions``, ``nblab_answers``, ``nblab_answer_rate``: a class's questions, its students'
-  answers (one per token hash and question) and each token's answer budget (dashboard/class_link/answers.py).
+* ``nblab_questions``, ``nblab_answers``, ``nblab_answer_rate``, ``nblab_assignments``: a class's questions,
+  its students' answers (one per token hash and question), each token's answer budget and the labelled
+  share a report question handed each token (dashboard/class_link/answers.py).
 """
 from __future__ import annotations
 
@@ -65,6 +66,15 @@ CREATE TABLE IF NOT EXISTS nblab_answers (
     token_hash TEXT NOT NULL,
     choice TEXT,
     num DOUBLE PRECISION,
+    report TEXT,
+    at DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (class_id, qid, token_hash)
+);
+CREATE TABLE IF NOT EXISTS nblab_assignments (
+    class_id TEXT NOT NULL,
+    qid TEXT NOT NULL,
+    token_hash TEXT NOT NULL,
+    slot BIGINT NOT NULL,
     at DOUBLE PRECISION NOT NULL,
     PRIMARY KEY (class_id, qid, token_hash)
 );
