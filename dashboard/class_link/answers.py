@@ -377,6 +377,11 @@ def _tally(db, cid: str, q: dict) -> dict:
     return out
 
 
+def _keep_order(spec: dict) -> str:
+    """The spec's JSON with its keys in the teacher's order (a report's fields are listed as asked)."""
+    return json.dumps(spec, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+
+
 def _owned(db, store, cid: str, write_key: str) -> None:
     CS._owned_row(db, store, cid, write_key)
 
@@ -413,7 +418,7 @@ def ask(cid: str, write_key: str, qid: str, kind: str, *, options=None, lo=None,
                 if n >= MAX_QUESTIONS:
                     raise BadQuestion(f"This class has asked {MAX_QUESTIONS} questions, as many as it may.")
                 db.execute("INSERT INTO nblab_questions (class_id, qid, kind, spec, is_open, right_answer, created) "
-                           "VALUES (?, ?, ?, ?, 1, NULL, ?)", (cid, qid, kind, CS._dump(spec), now))
+                           "VALUES (?, ?, ?, ?, 1, NULL, ?)", (cid, qid, kind, _keep_order(spec), now))
                 return _question(db, cid, qid)
     got = store._bounded("ask question", work)
     _forget(cid)

@@ -579,3 +579,119 @@ def test_answers_through_the_app_server_survive_its_kill(tmp_path, monkeypatch):
         assert status == 200 and json.loads(body)["answer"] == "up"
         status, _, body = _http(base + "/answer", json.dumps({"token": toks[0], "answer": "down"}).encode(), JSON)
         assert status == 409 and json.loads(body) == {"error": A.CLOSED}
+
+
+# ---- report questions: each page's own numbers (its own EM start, the class's label-budget curve) -----------
+
+FIELDS = {"loglik": (-1e6, 0), "acc": (0, 1), "alpha0": (0, 1), "switched": (0, 1)}
+
+
+def seed_expected(cid: str, qid: str, t: str) -> int:
+    """The seed the contract promises a browser: from the SHA-256 of the class, the question and its token."""
+    th = hashlib.sha256(f"nblab-answer:{cid}:{t}".encode()).hexdigest()
+    return int(hashlib.sha256(f"nblab-seed:{qid}:{th}".encode()).hexdigest()[:16], 16) % 2 ** 31
+
+
+def assign(c: TestClient, cid: str, qid: str, t: str):
+    return c.post(f"/class/{cid}/q/{qid}/assignment", content=json.dumps({"token": t}).encode(), headers=JSON)
+
+
+def test_each_page_reports_its_own_start_and_the_teacher_gets_every_run(store):
+    cid, key = opened(store, "starts", kind="report", fields=FIELDS)
+    c = client()
+    toks = [token() for _ in range(4)]
+    sent = [{"loglik": -1234.5, "acc": 0.91, "alpha0": 0.4, "switched": 0},
+            {"loglik": -1250.25, "acc": 0.09, "alpha0": 0.6, "switched": 1},
+            {"loglik": -1234.5, "acc": 0.91, "alpha0": 0.4, "switched": 0},
+            {"loglik": -1300, "acc": 0.5, "alpha0": 0.5, "switched": 0}]
+    for t, rep in zip(toks, sent):
+        r = assign(c, cid, "starts", t)
+        assert r.status_code == 200 and r.json() == {"question": "starts", "seed": seed_expected(cid, "starts", t),
+                                                     "share": None}
+        assert assign(c, cid, "starts", t).json() == r.json()   # the same seed after a reload
+        got = post(c, cid, "starts", {"token": t, "answer": rep})
+        assert got.status_code == 200 and got.json()["answer"] == {k: float(v) for k, v in rep.items()}
+    mine = c.get(f"/class/{cid}/q/starts/mine", headers={"X-NBLab-Token": toks[1]}).json()
+    assert mine["answer"] == {k: float(v) for k, v in sent[1].items()}
+    assert mine["seed"] == seed_expected(cid, "starts", toks[1]) and mine["share"] is None
+    t = A.tally(cid, key, "starts", store=store)
+    assert t["n"] == 4 and t["fields"] == {k: list(map(float, v)) for k, v in FIELDS.items()}
+    assert sorted((r["seed"], r["values"]["loglik"]) for r in t["reports"]) == sorted(
+        (seed_expected(cid, "starts", tk), float(rep["loglik"])) for tk, rep in zip(toks, sent))
+    for name in FIELDS:
+        xs = [rep[name] for rep in sent]
+        assert np.allclose(t["summary"][name]["quantiles"], np.quantile(xs, [0, 0.25, 0.5, 0.75, 1]))
+        assert t["summary"][name]["mean"] == pytest.approx(np.mean(xs))
+    # the reveal marks the teacher's own run; the students then get the summary, not every page's numbers
+    teacher = {"loglik": -1234.5, "acc": 0.91, "alpha0": 0.4, "switched": 0}
+    assert A.reveal(cid, key, "starts", teacher, store=store)["right"] == {k: float(v) for k, v in teacher.items()}
+    pub = c.get(f"/class/{cid}/q/starts/tally").json()
+    assert "reports" not in pub and pub["summary"] == t["summary"] and pub["n"] == 4
+    said(assign(c, cid, "starts", token()), 409, A.CLOSED)
+
+
+def test_a_bad_report_is_400_and_counted_nowhere(store):
+    cid, key = opened(store, "starts", kind="report", fields=FIELDS)
+    c = client()
+    t = token()
+    good = {"loglik": -10, "acc": 0.5, "alpha0": 0.5, "switched": 1}
+    exact = "The report must hold exactly this question's numbers: loglik, acc, alpha0, switched."
+    for bad in ({k: v for k, v in good.items() if k != "acc"}, {**good, "name": 1}, {**good, "note": "hi"}, [1, 2, 3, 4],
+                -10, "report", None):
+        said(post(c, cid, "starts", {"token": t, "answer": bad}), 400, exact)
+    for bad in ("0.5", True, None, [0.5], {"x": 1}):
+        said(post(c, cid, "starts", {"token": t, "answer": {**good, "acc": bad}}), 400, "The report's acc must be a number.")
+    for name, bad in (("acc", 1.5), ("acc", -0.1), ("loglik", 1), ("alpha0", 2), ("switched", -1)):
+        lo, hi = FIELDS[name]
+        said(post(c, cid, "starts", {"token": t, "answer": {**good, name: bad}}), 400,
+             f"The report's {name} must be a number from {lo:g} to {hi:g}.")
+    raw = json.dumps({"token": t, "answer": good}).replace('"acc": 0.5', '"acc": NaN').encode()
+    said(post(c, cid, "starts", None, raw=raw), 400, A.NOT_FINITE)
+    raw = json.dumps({"token": t, "answer": good}).replace('"acc": 0.5', '"acc": 1e400').encode()
+    said(post(c, cid, "starts", None, raw=raw), 400, "The report's acc must be a number from 0 to 1.")
+    said(c.post(f"/class/{cid}/q/starts/assignment", content=json.dumps({"token": t, "x": 1}).encode(), headers=JSON),
+         400, A.TOKEN_SHAPE)
+    said(c.post(f"/class/{cid}/q/starts/assignment", content=b'{"token": "short"}', headers=JSON), 400, A.BAD_TOKEN)
+    said(assign(c, cid, "q1", t), 404, A.NO_QUESTION)
+    A.ask(cid, key, "pick", "choice", options=["a", "b"], store=store)
+    said(assign(c, cid, "pick", t), 400, A.NO_ASSIGNMENT)
+    assert rows(store) == [] and rows(store, "nblab_answer_rate") == [] and rows(store, "nblab_assignments") == []
+    assert A.tally(cid, key, "starts", store=store)["n"] == 0
+
+
+def test_the_label_budget_shares_go_round_robin_across_processes(store):
+    shares = [0.05, 0.1, 0.2]
+    cid, key = opened(store, "budget", kind="report", fields={"nb": (0, 1), "em": (0, 1)}, shares=shares)
+    other = S.open_store(store.test_url, clock=store.test_clock)
+    try:
+        toks = [token() for _ in range(7)]
+        got = [A.assign(cid, "budget", t, store=(store, other)[i % 2])["share"] for i, t in enumerate(toks)]
+        assert got == [0.05, 0.1, 0.2, 0.05, 0.1, 0.2, 0.05]   # spread over the list in the order they asked
+        assert A.assign(cid, "budget", toks[1], store=other)["share"] == 0.1   # asked again: the same share
+        assert len(rows(store, "nblab_assignments")) == 7
+        # a page that was handed no share cannot report
+        c = client()
+        said(post(c, cid, "budget", {"token": token(), "answer": {"nb": 0.8, "em": 0.9}}), 409, A.NOT_ASSIGNED)
+        accs = [(0.6 + i / 100, 0.7 + i / 100) for i in range(7)]
+        for i, (t, (nb, em)) in enumerate(zip(toks, accs)):
+            A.answer(cid, "budget", t, {"nb": nb, "em": em}, store=(store, other)[i % 3 == 0])
+        t = A.tally(cid, key, "budget", store=other)
+        assert t["shares"] == shares and t["n"] == 7
+        by_seed = {r["seed"]: r for r in t["reports"]}
+        for tk, share, (nb, em) in zip(toks, got, accs):
+            r = by_seed[seed_expected(cid, "budget", tk)]
+            assert r["share"] == share and r["values"] == {"nb": nb, "em": em}
+        assert A.mine(cid, "budget", toks[2], store=store)["share"] == 0.2
+    finally:
+        other.close()
+
+
+def test_a_report_question_hands_out_at_most_max_answers_shares(store, monkeypatch):
+    monkeypatch.setattr(A, "MAX_ANSWERS", 3)
+    cid, key = opened(store, "budget", kind="report", fields={"nb": (0, 1)}, shares=[0.1, 0.5])
+    toks = [token() for _ in range(4)]
+    for t in toks[:3]:
+        A.assign(cid, "budget", t, store=store)
+    r = assign(client(), cid, "budget", toks[3])
+    said(r, 429, "This question has taken as many browsers as it may (3).")
+    assert r.headers["retry-after"] == "60" and len(rows(store, "nblab_assignments")) == 3
