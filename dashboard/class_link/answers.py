@@ -25,7 +25,8 @@ Safe by construction:
 * bounded: ``MAX_QUESTIONS`` questions per class, ``MAX_ANSWERS`` tokens per question, and
   ``ANSWERS_PER_MINUTE`` answers per token and class (a token bucket kept in the store, so every process
   behind the proxy spends the same bucket), besides the client's request budget (entry.py);
-* aggregated in the store (tables ``nblab_questions``, ``nblab_answers``, ``nblab_answer_rate``, created
+* aggregated in the store (tables ``nblab_questions``, ``nblab_answers``, ``nblab_answer_rate``,
+  ``nblab_assignments``, created
   with the classes' schema on SQLite and PostgreSQL): every app process counts the same answers, and they
   outlive any process.
 
