@@ -241,6 +241,24 @@ def test_no_route_takes_a_right_answer_or_changes_a_question(store):
     assert A.question(cid, "q1", store=store)["open"] is True and rows(store) == []
 
 
+def test_another_site_cannot_post_answers(store):
+    """A JSON POST from another site's page needs the browser's CORS preflight; the routes grant none (no
+    Access-Control-Allow-Origin on any answer), so only the class page itself (same origin) can answer."""
+    cid, _ = opened(store)
+    c = client()
+    pre = c.options(f"/class/{cid}/q/q1/answer", headers={"Origin": "https://evil.example",
+                                                          "Access-Control-Request-Method": "POST",
+                                                          "Access-Control-Request-Headers": "content-type"})
+    assert pre.status_code >= 400 and "access-control-allow-origin" not in pre.headers
+    r = c.post(f"/class/{cid}/q/q1/answer", content=json.dumps({"token": token(), "answer": "up"}).encode(),
+               headers={**JSON, "Origin": "https://evil.example"})
+    assert "access-control-allow-origin" not in r.headers
+    # a form's POST (no preflight: text/plain or form-encoded) is refused before anything is read
+    said(c.post(f"/class/{cid}/q/q1/answer", content=b'{"token": "%s", "answer": "up"}' % token().encode(),
+                headers={"content-type": "text/plain", "Origin": "https://evil.example"}), 400, routes.NOT_JSON_TYPE)
+    assert len(rows(store)) == 1
+
+
 # ---- every refusal, its status and its message; refused answers are counted nowhere -----------------------
 
 def test_bad_bodies_are_400_with_their_message(store):
