@@ -5,8 +5,10 @@
 * :func:`claim` ``(cid, write_key) -> (v, state)``: the class back for its teacher in a new session, and
   :func:`touch` ``(cid, write_key)``: the teacher's page is still open (the students hear when it is not);
 * :func:`read` ``(cid) -> (v, state.json bytes)``: what the routes answer students with;
+* :mod:`dashboard.class_link.answers`: the teacher's questions (``ask``, ``close``, ``reveal``, ``tally``:
+  Python only, with the write key) and the students' answers to them, in the shared store;
 * :mod:`dashboard.class_link.routes`: the Starlette routes under ``/class/`` that dashboard/server.py
-  adds to the Streamlit app (the page, its assets, the data, the state).
+  adds to the Streamlit app (the page, its assets, the data, the state, the answers).
 
 Nothing here imports Streamlit at import time.
 """

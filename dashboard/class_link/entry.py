@@ -13,7 +13,8 @@ buckets, each holding at most ``BURST_SECONDS`` (20) seconds of its rate:
 
 * requests: ``NBLAB_CLASS_BUDGET`` tokens a second (default 200). A request costs one token, plus
   ``STORE_READ_COST`` (20) when it has to ask the store (a class state that is not in this process's read
-  cache, a shared data set's check);
+  cache, a shared data set's check), or ``ANSWER_COST`` (2) for a student's answer or its read-back
+  (dashboard/class_link/answers.py bounds answers per token and per question besides);
 * bytes, for the routes with big bodies (the data sets and the assets): ``NBLAB_CLASS_MB_PER_S`` MB a
   second (default 10), spent by what each answer sent; a client in debt waits before its next download,
   while its polls of the state go on.
@@ -41,6 +42,8 @@ DEFAULT_RATE = 200.0        # request tokens a second per client
 DEFAULT_MB_PER_S = 10.0     # MB a second of data and asset bodies per client
 BURST_SECONDS = 20.0        # a full bucket holds this many seconds of tokens
 STORE_READ_COST = 20        # tokens a store read costs on top of its request's
+ANSWER_COST = 2             # tokens a student's answer (one small write) costs on top of its request's: a
+                            # lecture hall behind one address answering one question fits the burst
 BODY_UNIT = 64 * 1024       # bytes of a body that cost one token
 MAX_CLIENTS = 50_000
 SCOPE_KEY = "nblab.class_client"      # the request's client, in the ASGI scope
@@ -118,18 +121,18 @@ BYTES = Budget(rate=_byte_rate())
 BULK = ("/class/data/", "/class/assets/")   # the routes whose answers spend the bytes bucket
 
 
-def store_read_allowed(scope) -> bool:
-    """Spend a store read's tokens of this request's client; False when it has not got them (the route
-    then answers 429 without asking the store). A request that did not come through :class:`ClassLink`
-    (a test calling a route) is not counted."""
+def store_read_allowed(scope, cost: float = STORE_READ_COST) -> bool:
+    """Spend a store read's tokens (``cost``) of this request's client; False when it has not got them (the
+    route then answers 429 without asking the store). A request that did not come through
+    :class:`ClassLink` (a test calling a route) is not counted."""
     key, budget = scope.get(SCOPE_KEY), scope.get(SCOPE_BUDGET)
-    return key is None or budget is None or budget.take(key, STORE_READ_COST)
+    return key is None or budget is None or budget.take(key, cost)
 
 
-def retry_after(scope) -> int:
-    """Seconds until this request's client can afford a store read again."""
+def retry_after(scope, cost: float = STORE_READ_COST) -> int:
+    """Seconds until this request's client can afford a store read (``cost`` tokens) again."""
     key, budget = scope.get(SCOPE_KEY), scope.get(SCOPE_BUDGET)
-    return 1 if key is None or budget is None else budget.retry_after(key, STORE_READ_COST)
+    return 1 if key is None or budget is None else budget.retry_after(key, cost)
 
 
 def _strip(path: str, prefix: str) -> str:

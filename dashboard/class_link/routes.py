@@ -6,7 +6,11 @@
 * ``GET /class/data/{key}.json``: the lab data (``nblab.data.lab_data``) of a shipped data set or of a
   share (re-read with exactly the checks of an upload), immutable for its key;
 * ``GET /class/{cid}/state.json``: the teacher's state, ``ETag: "<v>"`` (``"<v>a"`` while the teacher's
-  page is away), ``no-cache``, 304 when unchanged; a stored state that cannot be read is a 500.
+  page is away), ``no-cache``, 304 when unchanged; a stored state that cannot be read is a 500;
+* ``POST /class/{cid}/q/{qid}/answer``, ``POST /class/{cid}/q/{qid}/assignment``, ``GET /class/{cid}/q/{qid}/mine``,
+  ``GET /class/{cid}/q/{qid}``, ``GET /class/{cid}/q/{qid}/tally``: a student's answer to the teacher's
+  question, a report question's seed and labelled share, the answer's read-back, the question, and the
+  tally once revealed (dashboard/class_link/answers.py; statuses in docs/class_link.md).
 
 Any app process answers for any class (the state is in the shared store; the data is rebuilt from the
 store or the shipped files). Ids are checked for their shape before the store is asked; a bad or unknown
@@ -36,6 +40,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 import nbcore
+from dashboard.class_link import answers as A
 from dashboard.class_link import entry
 from dashboard.class_link import store as CS
 from dashboard.data import store as S
@@ -508,6 +513,132 @@ async def not_found_route(request: Request) -> Response:
     return _error(404, "There is nothing here.")
 
 
+# ---- the class answers (dashboard/class_link/answers.py) -------------------------------------------------
+
+TOKEN_HEADER = "x-nblab-token"   # the student's token on a GET (never in the URL: proxies log URLs)
+NOT_JSON_TYPE = "Send the answer as JSON (Content-Type: application/json)."
+TOO_BIG = f"The answer is over {A.MAX_BODY} bytes: send only the token and the answer."
+NO_CLASS = "There is no such class."
+
+
+def _json(obj, status: int = 200) -> Response:
+    h = dict(BASE_HEADERS, **{"Cache-Control": "no-store"})
+    return Response(json.dumps(obj, separators=(",", ":"), ensure_ascii=True, allow_nan=False).encode(),
+                    status_code=status, media_type=JSON_TYPE, headers=h)
+
+
+def _answer_error(e: Exception) -> Response:
+    """The status and message of an error of the answer calls (the message never repeats the request)."""
+    status = A.status_of(e)
+    if isinstance(e, CS.BadClassId):
+        return _error(404, NO_CLASS)
+    r = _error(status, str(e))
+    if isinstance(e, A.TooManyAnswers):
+        r.headers["Retry-After"] = str(e.retry_after)
+    return r
+
+
+async def _small_body(request: Request) -> bytes | None:
+    """The request's body, or None as soon as it is over MAX_BODY bytes (the rest is never read)."""
+    got = bytearray()
+    async for chunk in request.stream():
+        got += chunk
+        if len(got) > A.MAX_BODY:
+            return None
+    return bytes(got)
+
+
+def _ids(request: Request) -> tuple[str, str] | Response:
+    cid, qid = request.path_params.get("cid", ""), request.path_params.get("qid", "")
+    if not CS.valid_class_id(cid):
+        return _error(404, NO_CLASS)
+    if not A.ID_RE.fullmatch(qid):
+        return _error(404, A.NO_QUESTION)
+    return cid, qid
+
+
+async def _write_route(request: Request, parse, call) -> Response:
+    """A student's write (an answer, a report's share): JSON of at most MAX_BODY bytes, parsed by ``parse``
+    into ``call``'s arguments after the class and question ids, within the client's budget."""
+    try:
+        ids = _ids(request)
+        if isinstance(ids, Response):
+            return ids
+        ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if ctype != "application/json":
+            return _error(400, NOT_JSON_TYPE)
+        length = request.headers.get("content-length")
+        if length is not None and (not length.strip().isdigit() or int(length) > A.MAX_BODY):
+            return _error(413 if length.strip().isdigit() else 400, TOO_BIG if length.strip().isdigit()
+                          else "The request's Content-Length is not a number.")
+        body = await _small_body(request)
+        if body is None:
+            return _error(413, TOO_BIG)
+        args = parse(body)
+        if not entry.store_read_allowed(request.scope, entry.ANSWER_COST):
+            return too_many("", entry.retry_after(request.scope, entry.ANSWER_COST), page=False)
+        return _json(await run_in_threadpool(call, ids[0], ids[1], *args))
+    except (A.AnswerError, CS.ClassNotFound, CS.ClassGone, CS.BadClassId) as e:
+        return _answer_error(e)
+    except S.StoreUnavailable:
+        return _error(503, "The server's store cannot answer right now. Try again in a moment.", retry=True)
+    except Exception:
+        log.exception("class answer route failed")
+        return _error(500, "The server could not answer this request.")
+
+
+async def answer_route(request: Request) -> Response:
+    """``POST /class/{cid}/q/{qid}/answer`` with ``{"token": "...", "answer": ...}``."""
+    return await _write_route(request, A.parse_body, lambda cid, qid, token, value: A.answer(cid, qid, token, value))
+
+
+async def assignment_route(request: Request) -> Response:
+    """``POST /class/{cid}/q/{qid}/assignment`` with ``{"token": "..."}``: a report question's seed and share."""
+    return await _write_route(request, lambda body: (A.parse_token_body(body),),
+                              lambda cid, qid, token: A.assign(cid, qid, token))
+
+
+async def _read_route(request: Request, call, cost: float, *, token: bool = False, cached: str = "") -> Response:
+    """A read of the class answers: ``cost`` tokens of the client's budget, or, for a read this process
+    caches (``cached``: its kind), a store read's cost only when the cache cannot answer."""
+    try:
+        ids = _ids(request)
+        if isinstance(ids, Response):
+            return ids
+        args = list(ids)
+        if token:
+            args.append(request.headers.get(TOKEN_HEADER, ""))
+            if not A.TOKEN_RE.fullmatch(args[-1]):
+                return _error(400, A.BAD_TOKEN)
+        if cached:
+            cost = 0 if A.is_cached(cached, *ids) else entry.STORE_READ_COST
+        if cost and not entry.store_read_allowed(request.scope, cost):
+            return too_many("", entry.retry_after(request.scope, cost), page=False)
+        return _json(await run_in_threadpool(call, *args))
+    except (A.AnswerError, CS.ClassNotFound, CS.ClassGone, CS.BadClassId) as e:
+        return _answer_error(e)
+    except S.StoreUnavailable:
+        return _error(503, "The server's store cannot answer right now. Try again in a moment.", retry=True)
+    except Exception:
+        log.exception("class answers read route failed")
+        return _error(500, "The server could not answer this request.")
+
+
+async def mine_route(request: Request) -> Response:
+    """``GET /class/{cid}/q/{qid}/mine`` with the header ``X-NBLab-Token``: the question and this token's answer."""
+    return await _read_route(request, A.mine, entry.ANSWER_COST, token=True)
+
+
+async def question_route(request: Request) -> Response:
+    """``GET /class/{cid}/q/{qid}``: the question as students see it (from this process's short cache)."""
+    return await _read_route(request, A.question, 0, cached="question")
+
+
+async def tally_route(request: Request) -> Response:
+    """``GET /class/{cid}/q/{qid}/tally``: the class's answers, once the teacher revealed the right one."""
+    return await _read_route(request, A.public_tally, 0, cached="tally")
+
+
 def middleware() -> list:
     """The middleware for ``st.App`` that serves these routes ahead of Streamlit's (entry.ClassLink)."""
     return [Middleware(entry.ClassLink, routes=routes(), refuse=too_many)]
@@ -520,7 +651,13 @@ def routes() -> list[Route]:
         Route("/class/data/{name}", data_route, methods=["GET"]),
         Route("/class/{cid}/state.json", state_route, methods=["GET"]),
         Route("/class/{cid}", page_route, methods=["GET"]),
+        # the class answers: a student's answer, its read-back, the question, the tally once revealed
+        Route("/class/{cid}/q/{qid}/answer", answer_route, methods=["POST"]),
+        Route("/class/{cid}/q/{qid}/assignment", assignment_route, methods=["POST"]),
+        Route("/class/{cid}/q/{qid}/mine", mine_route, methods=["GET"]),
+        Route("/class/{cid}/q/{qid}/tally", tally_route, methods=["GET"]),
+        Route("/class/{cid}/q/{qid}", question_route, methods=["GET"]),
         # anything else under /class/ is a 404 here (not the Streamlit app's page, which its catch-all serves)
-        Route("/class/{rest:path}", not_found_route, methods=["GET"]),
-        Route("/class", not_found_route, methods=["GET"]),
+        Route("/class/{rest:path}", not_found_route, methods=["GET", "POST"]),
+        Route("/class", not_found_route, methods=["GET", "POST"]),
     ]

@@ -5,7 +5,10 @@ differs: BLOB or BYTEA).
   delete secret and of its owner);
 * ``nblab_share_log``: when each owner shared, for the hourly limits;
 * ``nblab_gone``: why a removed share is gone (by the hash of its id), so its link can say so;
-* ``nblab_classes``: the open classes (dashboard/class_link/store.py).
+* ``nblab_classes``: the open classes (dashboard/class_link/store.py);
+* ``nblab_questions``, ``nblab_answers``, ``nblab_answer_rate``, ``nblab_assignments``: a class's questions,
+  its students' answers (one per token hash and question), each token's answer budget and the labelled
+  share a report question handed each token (dashboard/class_link/answers.py).
 """
 from __future__ import annotations
 
@@ -47,6 +50,41 @@ CREATE TABLE IF NOT EXISTS nblab_classes (
 );
 CREATE INDEX IF NOT EXISTS nblab_classes_updated ON nblab_classes (updated);
 CREATE INDEX IF NOT EXISTS nblab_classes_owner ON nblab_classes (owner, created);
+CREATE TABLE IF NOT EXISTS nblab_questions (
+    class_id TEXT NOT NULL,
+    qid TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    spec TEXT NOT NULL,
+    is_open INTEGER NOT NULL,
+    right_answer TEXT,
+    created DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (class_id, qid)
+);
+CREATE TABLE IF NOT EXISTS nblab_answers (
+    class_id TEXT NOT NULL,
+    qid TEXT NOT NULL,
+    token_hash TEXT NOT NULL,
+    choice TEXT,
+    num DOUBLE PRECISION,
+    report TEXT,
+    at DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (class_id, qid, token_hash)
+);
+CREATE TABLE IF NOT EXISTS nblab_assignments (
+    class_id TEXT NOT NULL,
+    qid TEXT NOT NULL,
+    token_hash TEXT NOT NULL,
+    slot BIGINT NOT NULL,
+    at DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (class_id, qid, token_hash)
+);
+CREATE TABLE IF NOT EXISTS nblab_answer_rate (
+    class_id TEXT NOT NULL,
+    token_hash TEXT NOT NULL,
+    tokens DOUBLE PRECISION NOT NULL,
+    at DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (class_id, token_hash)
+);
 """
 
 
