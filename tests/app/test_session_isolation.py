@@ -150,7 +150,8 @@ def _decorator_names(fn) -> list[str]:
 # dashboard/class_link/ answers the class link's plain HTTP requests, outside any session: the store
 # connection per process, a class's state for 0.25 s (what every student of that class is sent anyway),
 # the gzipped lab data per data key (shipped sets, and shares, which are public to whoever has the link),
-# the hashed assets; all under locks, none of it a session's.
+# the hashed assets; all under locks, none of it a session's. dashboard/class_link/answers.py keeps a question
+# and its revealed tally for 0.25 s per process (what every student of the class may read anyway).
 # dashboard/pagekit/warm.py warms a fresh server process once (its thread and what it did: no session's data).
 # dashboard/serve/modules.py keeps the app's own JavaScript modules (the same code for every browser) and
 # whether the app's routes serve them, set once when the process starts.
@@ -161,7 +162,8 @@ def _decorator_names(fn) -> list[str]:
 SHARED_ON_PURPOSE = {"dashboard/class_link/teacher_key.py", "dashboard/serve/http_limits.py",
                      "dashboard/lesson/sharing.py", "dashboard/data/datasets.py", "dashboard/serve/quotas.py",
                      "dashboard/serve/janitor.py", "dashboard/serve/memory.py", "dashboard/serve/offload.py", "dashboard/serve/modules.py",
-                     "dashboard/class_link/routes.py", "dashboard/class_link/store.py", "dashboard/pagekit/warm.py"}
+                     "dashboard/class_link/routes.py", "dashboard/class_link/store.py", "dashboard/class_link/answers.py",
+                     "dashboard/pagekit/warm.py"}
 
 
 def test_no_cache_resource_in_dashboard():
