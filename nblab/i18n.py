@@ -267,12 +267,12 @@ def problems() -> list[str]:
     out = []
     template = extract()
     if not POT.exists() or {m.id for m in read(POT) if m.id} != {m.id for m in template if m.id}:
-        out.append(f"{POT.relative_to(ROOT)} is not what the code marks: run python -m nblab.i18n extract")
+        out.append(f"{_shown(POT)} is not what the code marks: run python -m nblab.i18n extract")
     for lang in LANGS:
         if lang == DEFAULT:
             continue
         if not po_path(lang).exists():
-            out.append(f"{po_path(lang).relative_to(ROOT)} is missing: run python -m nblab.i18n update")
+            out.append(f"{_shown(po_path(lang))} is missing: run python -m nblab.i18n update")
             continue
         cat = read(po_path(lang), lang)
         for m in template:
@@ -291,12 +291,19 @@ def problems() -> list[str]:
                         out.append(f"{lang}: {_first(m.id)!r} has placeholders {sorted(got)}, the English {sorted(want)}")
         mo, _ = compiled(lang)
         if not mo_path(lang).exists() or mo_path(lang).read_bytes() != mo:
-            out.append(f"{mo_path(lang).relative_to(ROOT)} is stale: run python -m nblab.i18n compile")
+            out.append(f"{_shown(mo_path(lang))} is stale: run python -m nblab.i18n compile")
         if not json_path(lang).exists() or json_path(lang).read_text(encoding="utf-8") != json_text(lang):
-            out.append(f"{json_path(lang).relative_to(ROOT)} is stale: run python -m nblab.i18n compile")
+            out.append(f"{_shown(json_path(lang))} is stale: run python -m nblab.i18n compile")
     if not JS_PATH.exists() or JS_PATH.read_text(encoding="utf-8") != js_source():
-        out.append(f"{JS_PATH.relative_to(ROOT)} is stale: run python -m nblab.i18n compile")
+        out.append(f"{_shown(JS_PATH)} is stale: run python -m nblab.i18n compile")
     return out
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.relative_to(ROOT))
+    except ValueError:
+        return str(path)
 
 
 def _first(msgid) -> str:
