@@ -79,6 +79,13 @@ def expect_language(page, lang):
     hidden = i18n.gettext(lang, "{hidden} labels hidden", hidden=i18n.percent(lang, DEFAULTS["hidden"] / 100, 0))
     assert hidden in n["caption"] and f"λ = {i18n.number_g(lang, DEFAULTS['lam'])}" in n["caption"]
     assert i18n.ngettext(lang, "max {n} iteration", "max {n} iterations", DEFAULTS["max_iter"]) in n["caption"]
+    # the status and the sentence of the state (lab.js), after one Step
+    assert page.locator(".lab-status").inner_text() == i18n.gettext(
+        lang, "Status: {status}", status=i18n.gettext(lang, "Paused at t = {t}", t=n["t"]))
+    sentence = page.locator(".lab-sentence").inner_text()
+    head = i18n.gettext(lang, "Iteration {t} of {latest}: {words}", t=n["t"], latest=n["t"], words="α ")
+    assert sentence.startswith(head), sentence
+    assert "; " + i18n.gettext(lang, "accuracy {acc}", acc=i18n.percent(lang, n["acc"])) + ", " in sentence
     return n
 
 
