@@ -138,3 +138,28 @@ def test_a_new_language_in_the_link_builds_the_page_again_in_it(browser, lab_fil
     expect_language(page, "es")
     assert errors == []
     page.close()
+
+
+def test_a_hosted_lab_keeps_its_host_s_language_not_the_browser_s(browser, lab_file):
+    # the app's lesson and the notebook widget start the lab in their own element (hash: false): English until
+    # the host says otherwise (opts.lang), whatever the browser's language; the document's lang is the host's
+    page, errors = open_page(browser, lab_file, locale="de-DE")
+    got = page.evaluate("""async () => {
+      const read = (id) => JSON.parse(document.getElementById(id).textContent);
+      const out = {};
+      for (const [name, lang] of [["plain", undefined], ["fr", "fr"]]) {
+        const root = document.createElement("div");
+        document.body.append(root);
+        const G = NBLab.require("boot.js").start(root, { data: read("nblab-data"), cfg: read("nblab-config"),
+          hash: false, host: {}, lang });
+        await new Promise((r) => { const w = () => (G.ready ? r() : setTimeout(w, 20)); w(); });
+        out[name] = { lang: root.getAttribute("lang"), setting: G.settings.lang,
+          label: root.querySelector(".lab-metric-label:nth-child(1)") ? root.querySelectorAll(".lab-metric-label")[2].textContent : null };
+      }
+      out.html = document.documentElement.lang;
+      return out;
+    }""")
+    assert got["plain"] == {"lang": "en", "setting": "en", "label": "Supervised only"}
+    assert got["fr"] == {"lang": "fr", "setting": "fr", "label": "Supervisé seul"}
+    assert got["html"] == "de"
+    page.close()
