@@ -194,3 +194,17 @@ def test_english_percent_is_the_page_s_own():
     from nblab import numbers
     for acc in (0.0, 0.853, 0.97049, 0.9995, 1.0, 1 / 3, 2 / 3):
         assert i18n.percent("en", acc) == numbers.percent(acc)
+
+
+def test_an_unknown_command_says_the_commands(capsys):
+    assert i18n.main(["nonsense"]) == 2
+    assert "python -m nblab.i18n extract | update | compile | check" in capsys.readouterr().err
+
+
+def test_a_plural_rule_that_is_not_a_plain_expression_of_n_is_never_written_into_the_page(monkeypatch):
+    class Rule:
+        plural_expr = "n != 1); fetch('//x'); (0"
+        plural_forms = "nplurals=2; plural=(n != 1);"
+    monkeypatch.setattr(i18n, "get_plural", lambda lang: Rule())
+    with pytest.raises(ValueError, match="is not a plain expression of n"):
+        i18n.js_source()
