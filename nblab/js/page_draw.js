@@ -127,7 +127,10 @@ function writeLink(G) {
   const { host, useHash } = G.page;
   const s = Object.assign({}, G.settings, { t: G.lab.t });
   G.settings.t = G.lab.t;
-  if (host.onView) host.onView({ t: G.lab.t, latest: G.lab.latest, playing: !!G.playing, settings: Object.assign({}, s) });
+  // the host is told the lesson's settings; the language is the page's reader's, not the lesson's (a notebook
+  // saving the lab as a file, nblab.page's settings, never fixes the language of those who open it)
+  const { lang, ...lesson } = s;
+  if (host.onView) host.onView({ t: G.lab.t, latest: G.lab.latest, playing: !!G.playing, settings: lesson });
   if (!useHash) return;
   const frag = State.toFragment(s, G.table);
   if (location.hash.slice(1) === frag) return;

@@ -150,16 +150,19 @@ def test_a_hosted_lab_keeps_its_host_s_language_not_the_browser_s(browser, lab_f
       for (const [name, lang] of [["plain", undefined], ["fr", "fr"]]) {
         const root = document.createElement("div");
         document.body.append(root);
+        const views = [];
         const G = NBLab.require("boot.js").start(root, { data: read("nblab-data"), cfg: read("nblab-config"),
-          hash: false, host: {}, lang });
-        await new Promise((r) => { const w = () => (G.ready ? r() : setTimeout(w, 20)); w(); });
+          hash: false, host: { onView: (v) => views.push(v) }, lang });
+        await new Promise((r) => { const w = () => (G.ready && views.length ? r() : setTimeout(w, 20)); w(); });
         out[name] = { lang: root.getAttribute("lang"), setting: G.settings.lang,
+          // the host hears the lesson's settings, never the reader's language (nblab.page would refuse it)
+          told: views.some((v) => "lang" in v.settings),
           label: root.querySelector(".lab-metric-label:nth-child(1)") ? root.querySelectorAll(".lab-metric-label")[2].textContent : null };
       }
       out.html = document.documentElement.lang;
       return out;
     }""")
-    assert got["plain"] == {"lang": "en", "setting": "en", "label": "Supervised only"}
-    assert got["fr"] == {"lang": "fr", "setting": "fr", "label": "Supervisé seul"}
+    assert got["plain"] == {"lang": "en", "setting": "en", "told": False, "label": "Supervised only"}
+    assert got["fr"] == {"lang": "fr", "setting": "fr", "told": False, "label": "Supervisé seul"}
     assert got["html"] == "de"
     page.close()
