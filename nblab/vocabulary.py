@@ -10,7 +10,9 @@ import json
 import sys
 from pathlib import Path
 
+from nblab import i18n
 from nblab.defaults import DEFAULTS, SPEEDS
+from nblab.i18n import N_
 
 JS_PATH = Path(__file__).resolve().parent / "js" / "vocabulary.js"
 
@@ -22,20 +24,30 @@ MIN_TICK_S = 0.2
 #: short texts the lesson shows in both engines (the app's panels and the lab page)
 WORDS = {
     # under an accuracy or a baseline of "—" when no label is hidden, and the help that says what gives one
-    "no_score": "no hidden label to score",
-    "no_score_help": "No label is hidden, so there is nothing to score EM and the baselines on: "
-                     "raise “Labels hidden”.",
+    "no_score": N_("no hidden label to score"),
+    "no_score_help": N_("No label is hidden, so there is nothing to score EM and the baselines on: "
+                        "raise “Labels hidden”."),
     # under a baseline of "—" when every label is hidden: Naive Bayes has nothing to learn from
-    "no_visible": "no visible label",
+    "no_visible": N_("no visible label"),
     # the λ = 0 warning, where the accuracy can be watched and where there is none (no hidden label)
-    "lam_zero": "λ = 0 (no smoothing): a document with a word never seen in a class gets probability 0 under "
-                "that class, and if that happens for every class the engine can only give it a uniform "
-                "posterior. Watch what happens to the accuracy, then try λ > 0.",
-    "lam_zero_unscored": "λ = 0 (no smoothing): a document with a word never seen in a class gets probability 0 "
-                         "under that class, and if that happens for every class the engine can only give it a "
-                         "uniform posterior. With no hidden label there is no accuracy to watch: watch the "
-                         "log-likelihood and α, then try λ > 0.",
+    "lam_zero": N_("λ = 0 (no smoothing): a document with a word never seen in a class gets probability 0 under "
+                   "that class, and if that happens for every class the engine can only give it a uniform "
+                   "posterior. Watch what happens to the accuracy, then try λ > 0."),
+    "lam_zero_unscored": N_("λ = 0 (no smoothing): a document with a word never seen in a class gets probability 0 "
+                            "under that class, and if that happens for every class the engine can only give it a "
+                            "uniform posterior. With no hidden label there is no accuracy to watch: watch the "
+                            "log-likelihood and α, then try λ > 0."),
 }
+
+
+#: each Play speed's name on screen (the keys stay the URL's values: ``#speed=fast`` in every language)
+SPEED_NAMES = {"slow": N_("slow"), "normal": N_("normal"), "fast": N_("fast"), "faster": N_("faster"),
+               "fastest": N_("fastest")}
+
+
+def words(lang: str = i18n.DEFAULT) -> dict[str, str]:
+    """:data:`WORDS` in ``lang`` (English where its catalogue lacks one)."""
+    return {k: i18n.gettext(lang, v) for k, v in WORDS.items()}
 
 
 def server_tick(speed: str) -> tuple[int, float]:
@@ -46,10 +58,17 @@ def server_tick(speed: str) -> tuple[int, float]:
     return max(1, round(per_second * interval)), interval
 
 
-def speed_help() -> str:
-    """The Play speed control's help: each speed's iterations a second."""
-    return "Iterations shown per second while playing: " + ", ".join(
-        f"{name} {per_second:g}" for name, per_second in SPEEDS.items()) + "."
+def speed_help(lang: str = i18n.DEFAULT) -> str:
+    """The Play speed control's help: each speed's iterations a second, in ``lang``."""
+    # TRANSLATORS: one speed in the Play speed's help: its name and its iterations a second ("fast 5")
+    speeds = ", ".join(_("{name} {rate}", lang, name=i18n.gettext(lang, SPEED_NAMES[name]),
+                         rate=i18n.number_g(lang, per_second)) for name, per_second in SPEEDS.items())
+    # TRANSLATORS: {speeds} is the list of the speeds, e.g. "slow 0.5, normal 1, fast 5"
+    return _("Iterations shown per second while playing: {speeds}.", lang, speeds=speeds)
+
+
+def _(msgid: str, lang: str, **params) -> str:
+    return i18n.gettext(lang, msgid, **params)
 
 
 def js_source() -> str:
@@ -60,7 +79,9 @@ def js_source() -> str:
             f"export const SPEEDS = Object.freeze({json.dumps(SPEEDS)});\n"
             "//: the speed a page starts at\n"
             f"export const DEFAULT_SPEED = {json.dumps(DEFAULTS['speed'])};\n"
-            "//: short texts the lesson shows, by what they say\n"
+            "//: each Play speed's name on screen, by its URL value (the page translates it: i18n.js)\n"
+            f"export const SPEED_NAMES = Object.freeze({json.dumps(SPEED_NAMES)});\n"
+            "//: short texts the lesson shows, by what they say (in English: the page translates them, i18n.js)\n"
             f"export const WORDS = Object.freeze({json.dumps(WORDS, ensure_ascii=False)});\n")
 
 

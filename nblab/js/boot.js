@@ -15,6 +15,7 @@
 // page_numbers.js (the drawing), page_panels.js (the panels below) and page_follow.js (following the teacher).
 
 import * as State from "./state.js";
+import * as I18n from "./i18n.js";
 import { Lab } from "./lab.js";
 import { mountCharts } from "./charts.js";
 import { el, cleanData } from "./dom.js";
@@ -57,10 +58,17 @@ function pageState(root, opts) {
   const data = cleanData(opts.data || read("nblab-data"));   // its strings without bidi controls (dom.js)
   const cfg = cleanData(opts.cfg || read("nblab-config"));
   const useHash = opts.hash !== false;
-  const table = State.schema(cfg);
+  // the language without a link's: on a page of its own, the browser's when it is one of ours, else English; in
+  // a host (the app's lesson, the notebook widget) the host's (opts.lang), English until the host has a choice
+  const nav = typeof navigator !== "undefined" ? (navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language]) : [];
+  const table = State.schema(Object.assign({}, cfg, { lang: I18n.pick(opts.lang || (useHash ? nav : [])) }));
   const parsed = State.parseFragment(useHash ? location.hash : "", table);
   // a host that owns the settings (the app's sidebar) passes them as they are
   if (opts.settings) parsed.settings = Object.assign({}, parsed.settings, opts.settings);
+  // every text the page writes from here on is in this language; screen readers are told it
+  const lang = I18n.setLang(parsed.settings.lang);
+  root.setAttribute("lang", lang);
+  if (useHash) document.documentElement.lang = lang;
   const reduced = window.matchMedia ? window.matchMedia("(prefers-reduced-motion: reduce)") : null;
   const G = { data, cfg, table, settings: parsed.settings, urlNotices: parsed.notices.slice(), playing: false, dragging: false,
     converging: false, lastStep: 0, frames: 0, panelsAt: 0, chartsAt: 0, panelQueue: [], panelTimer: null, idleWaiters: [], drawnKey: null, Plotly: null, panels: [], t0, firstChart: null,
@@ -79,6 +87,7 @@ function pageState(root, opts) {
  * the page (the notebook widget) passes `opts`: { data, cfg, plotly (base64 gzip), hash: false (the
  * fragment is not the lab's), settings (the host's settings, over the defaults), engine (the run's engine:
  * served.js's servedEngine when a server computes the iterations), plotlyLoading (a promise of plotly.js),
+ * lang (the page's language, one of i18n.js's LANGS: English when not given),
  * host: { keysOn (the element whose keys drive the lab), onView(v) (told
  * { t, latest, playing, settings } when the page settles) } }. Returns the page's state; `G.api` is what
  * a host drives (step, halves, play, pause, reset, converge, go to t).

@@ -8,6 +8,8 @@
 // through onAction(name). The page calls sync(lab) to show the run's state (what is enabled, the labels).
 
 import { decide, fmtLam, fmtTol, SPEEDS } from "./state.js";
+import { SPEED_NAMES } from "./vocabulary.js";
+import { t, numberG } from "./i18n.js";
 import { el } from "./dom.js";
 
 export const SHORTCUTS = [
@@ -61,9 +63,11 @@ function settingsForm(c, opts, send) {
   c.lam = slider(form, send, "lam", "Smoothing λ", 0, lams.length - 1, (i) => lams[i], (v) => `λ = ${fmtLam(v)}`,
     "Pseudo-counts in eq. 24 (0 = no smoothing). Changing λ mid-run continues from the current parameters; every other setting starts a new run.");
 
-  c.speed = el("select", { id: id("speed") }, Object.entries(SPEEDS).map(([k, fps]) => el("option", { value: k, text: `${k} (${fps} per second)` })));
+  // the option's value is the URL's (#speed=fast in every language), its label the page's language
+  c.speed = el("select", { id: id("speed") }, Object.entries(SPEEDS).map(([k, fps]) => el("option", { value: k,
+    text: t("{name} ({rate} per second)", { name: t(SPEED_NAMES[k]), rate: numberG(fps) }) })));
   c.speed.addEventListener("change", () => send("speed", c.speed.value));
-  form.append(el("div", { class: "lab-field" }, el("label", { for: c.speed.id, text: "Play speed" }), c.speed));
+  form.append(el("div", { class: "lab-field" }, el("label", { for: c.speed.id, text: t("Play speed") }), c.speed));
 
   form.append(advanced(c, opts, send));
 

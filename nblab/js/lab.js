@@ -16,6 +16,7 @@ import { getModel } from "./models.js";
 import { changes, fmtLam, fmtTol } from "./state.js";
 import * as Base from "./baselines.js";
 import { alignClusters } from "./align.js";
+import { t, localise, percent as pct } from "./i18n.js";
 
 //: the app's names of the settings, for the notices ("labels hidden 90% → 95%")
 const LABELS = { dataset: "data set", model: "event model", hidden: "labels hidden", init: "initialisation", seed: "seed",
@@ -154,7 +155,9 @@ export function baselineMatrix(X) {
 
 // ---- the controller ---------------------------------------------------------------------------------------
 
-const STOP_WHY = { tol: "objective changed less than the tolerance", theta: "parameters changed less than the tolerance" };
+// why a run stopped, in the page's language where it is shown (i18n.js's t)
+const STOP_WHY = { tol: () => t("objective changed less than the tolerance"),
+  theta: () => t("parameters changed less than the tolerance") };
 
 /** How far a long computation (page_catchup.js's job: { target, start, label }) is: { done, total, text } (iterations since it started, of those it computes). */
 export function progressOf(job, latest) {
@@ -350,40 +353,45 @@ export class Lab {
 
   /** (kind, text) of the status line (nblab/lesson_run.status_line). */
   status() {
-    const run = this.run, t = this.latest;
+    const run = this.run, at = this.latest;
     if (run.converged) {
-      const why = STOP_WHY[run.stopReason] || "";
-      return ["converged", `Converged at t = ${t}` + (why ? ` (${why})` : "")];
+      const why = Object.prototype.hasOwnProperty.call(STOP_WHY, run.stopReason) ? STOP_WHY[run.stopReason]() : "";
+      return ["converged", why ? t("Converged at t = {t} ({why})", { t: at, why }) : t("Converged at t = {t}", { t: at })];
     }
-    if (run.done) return ["max", `Stopped at the maximum number of iterations (t = ${t})`];
-    if (this.playing) return ["running", `Running … t = ${this.t}`];
-    if (t === 0) return ["ready", "Ready: t = 0 (initial parameters). Press Step or Play."];
-    return ["paused", `Paused at t = ${t}`];
+    if (run.done) return ["max", t("Stopped at the maximum number of iterations (t = {t})", { t: at })];
+    if (this.playing) return ["running", t("Running … t = {t}", { t: this.t })];
+    // TRANSLATORS: Step and Play are the names of the page's buttons: write them as the buttons read
+    if (at === 0) return ["ready", t("Ready: t = 0 (initial parameters). Press Step or Play.")];
+    return ["paused", t("Paused at t = {t}", { t: at })];
   }
 
   /** Iteration t in words, after "Iteration t of n: " (export.iteration_words): α and the accuracy. */
-  words(t) {
-    const names = this.prep.classNames, a = this.run.history[t].alpha;
-    let text = "α " + names.map((n, k) => `${n} ${Number(a[k]).toFixed(2)}`).join(", ");
-    const acc = this.scoreRows.length ? this.accuracy(t) : NaN;
-    const shown = percent(acc);
+  words(it) {
+    const names = this.prep.classNames, a = this.run.history[it].alpha;
+    // the class names are the data's: never translated
+    let text = "α " + names.map((n, k) => `${n} ${localise(Number(a[k]).toFixed(2))}`).join(", ");
+    const acc = this.scoreRows.length ? this.accuracy(it) : NaN;
+    const shown = percent(acc) === null ? null : pct(acc);
     // the best supervised baseline of the iteration's λ segment (numbers.iteration_words with Scored)
-    const top = best(this.reference(), t);
-    const [base, what] = top ? [top[1], "the best supervised"] : [this.baselines.supervised, "supervised"];
+    const top = best(this.reference(), it);
+    const base = top ? top[1] : this.baselines.supervised;
     if (shown !== null) {
-      text += `; accuracy ${shown}`;
+      text += "; " + t("accuracy {acc}", { acc: shown });
       if (base !== null && base !== undefined) {
-        const d = (acc - base) * 100;
-        text += Math.abs(d) < 0.05 ? `, the same as ${what}` : `, ${Math.abs(d).toFixed(1)} points ${d > 0 ? "above" : "below"} ${what}`;
+        const d = (acc - base) * 100, p = { d: localise(Math.abs(d).toFixed(1)) };
+        text += ", " + (Math.abs(d) < 0.05 ? (top ? t("the same as the best supervised") : t("the same as supervised"))
+          : d > 0 ? (top ? t("{d} points above the best supervised", p) : t("{d} points above supervised", p))
+            : (top ? t("{d} points below the best supervised", p) : t("{d} points below supervised", p)));
       }
     }
     return text;
   }
 
   /** The status sentence (the polite live region): "Iteration 5 of 15: α …; accuracy …". */
-  sentence(t = this.t) {
-    let s = `Iteration ${t} of ${this.latest}: ${this.words(t)}`;
-    if (this.half === "e" && t === this.latest) s += ". E-step done: the responsibilities are updated under θ" + t + "; press M-step";
+  sentence(it = this.t) {
+    let s = t("Iteration {t} of {latest}: {words}", { t: it, latest: this.latest, words: this.words(it) });
+    // TRANSLATORS: θ{t} is the parameters of iteration t; M-step is the name of the page's button
+    if (this.half === "e" && it === this.latest) s += ". " + t("E-step done: the responsibilities are updated under θ{t}; press M-step", { t: it });
     return s;
   }
 

@@ -2,6 +2,8 @@
 // (act, change), Play and Run to convergence, and what a host drives (G.api).
 
 import * as State from "./state.js";
+import * as I18n from "./i18n.js";
+import { t } from "./i18n.js";
 import { mountControls } from "./controls.js";
 import { render, drawCharts, drawLinkNotice, setClassroom } from "./page_draw.js";
 import { idle } from "./page_panels.js";
@@ -102,7 +104,7 @@ function converge(G) {
     const finished = lab.converge(40);
     G.sentence.setAttribute("aria-busy", finished ? "false" : "true");
     if (finished) { G.converging = false; render(G, true); return; }
-    G.statusLine.textContent = `Running to convergence … t = ${lab.latest}`;
+    G.statusLine.textContent = t("Running to convergence … t = {t}", { t: lab.latest });
     render(G);
     setTimeout(chunk, 0);
   };
@@ -115,7 +117,8 @@ export function change(G, patch, from) {
   const lab = G.lab;
   // the iteration on screen is the page's (the slider, a step), not the one last written to the link
   G.settings.t = lab.settings.t = lab.t;
-  const next = Object.assign({}, G.settings, patch);
+  // the page's language is the reader's own: a teacher's move never changes it
+  const next = Object.assign({}, G.settings, patch, from === "teacher" ? { lang: G.settings.lang } : {});
   const c = State.changes(G.settings, next);
   if (!c.rebuild.length && !c.cont.length && !c.page.length) return;
   if (c.rebuild.length || c.cont.length) {
@@ -124,7 +127,7 @@ export function change(G, patch, from) {
     else stopJob(G);
   }
   const what = lab.apply(next);
-  G.settings = Object.assign({}, lab.settings, { speed: next.speed, classroom: next.classroom });
+  G.settings = Object.assign({}, lab.settings, { speed: next.speed, classroom: next.classroom, lang: next.lang });
   if (from === "link" && what === "rebuilt" && next.t > 0) restoreLink(G, next.t);
   if (c.page.includes("classroom")) {
     setClassroom(G, !!G.settings.classroom);
@@ -165,6 +168,8 @@ export function wireEvents(G) {
   keysOn.addEventListener("keydown", onKey);
   const onHash = () => {
     const p = State.parseFragment(location.hash, G.table);
+    // another language: the page is built again in it (every text it wrote is in the one it started in)
+    if (p.settings.lang !== I18n.lang()) { location.reload(); return; }
     G.urlNotices = p.notices.slice();
     drawLinkNotice(G);
     student(G, "link");

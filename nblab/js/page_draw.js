@@ -8,6 +8,7 @@ import { drawNumbers } from "./page_numbers.js";
 import { drawPanels } from "./page_panels.js";
 import { warningsAt } from "./warnings.js";
 import { WORDS } from "./vocabulary.js";
+import { t } from "./i18n.js";
 
 //: while Play runs or the slider is dragged, the panels below are redrawn at most this often (a panel's
 //: redraw takes tens of ms: more often and the frames in between would be dropped)
@@ -70,7 +71,7 @@ function drawNotices(G, lab) {
   G.changeBox.dataset.kind = n ? n.kind : "";
   G.changeBox.classList.toggle("lab-empty", !n);
   G.lamZero.hidden = G.settings.lam !== 0;
-  const lamText = lab.scoreRows.length > 0 ? WORDS.lam_zero : WORDS.lam_zero_unscored;
+  const lamText = t(lab.scoreRows.length > 0 ? WORDS.lam_zero : WORDS.lam_zero_unscored);
   if (!G.lamZero.hidden && G.lamZero.textContent !== lamText) G.lamZero.textContent = lamText;
   G.errorBox.hidden = !lab.error;
   if (lab.error && G.errorBox.textContent !== lab.error) G.errorBox.textContent = lab.error;
@@ -126,7 +127,10 @@ function writeLink(G) {
   const { host, useHash } = G.page;
   const s = Object.assign({}, G.settings, { t: G.lab.t });
   G.settings.t = G.lab.t;
-  if (host.onView) host.onView({ t: G.lab.t, latest: G.lab.latest, playing: !!G.playing, settings: Object.assign({}, s) });
+  // the host is told the lesson's settings; the language is the page's reader's, not the lesson's (a notebook
+  // saving the lab as a file, nblab.page's settings, never fixes the language of those who open it)
+  const { lang, ...lesson } = s;
+  if (host.onView) host.onView({ t: G.lab.t, latest: G.lab.latest, playing: !!G.playing, settings: lesson });
   if (!useHash) return;
   const frag = State.toFragment(s, G.table);
   if (location.hash.slice(1) === frag) return;

@@ -17,6 +17,7 @@
 // screen as text, never as HTML.
 
 import { DEFAULT_SPEED, SPEEDS } from "./vocabulary.js";
+import { LANGS, DEFAULT_LANG } from "./i18n.js";
 
 export const MAX_SHOWN = 40;          // characters of a user's value echoed in a notice
 export const MAX_VALUE = 200;         // a longer value is refused outright (no setting's value is that long)
@@ -24,7 +25,7 @@ export const MAX_PAIRS = 40;          // key=value pairs read from one fragment
 export const MAX_FRAGMENT = 4000;     // characters of the fragment read
 
 //: the order of the keys in a written fragment
-export const ORDER = ["dataset", "model", "hidden", "lam", "init", "seed", "max_iter", "tol", "t", "speed", "classroom"];
+export const ORDER = ["dataset", "model", "hidden", "lam", "init", "seed", "max_iter", "tol", "t", "speed", "classroom", "lang"];
 //: the app's keys the lab has no control for: ignored with a softer notice
 const APP_ONLY = ["uw", "lesson", "doc", "word", "param_view", "data", "stop", "theta_tol", "theta_norm", "page"];
 
@@ -68,8 +69,9 @@ export function shown(value, limit = MAX_SHOWN) {
 
 /**
  * The lab's keys, each with its kind, range or options and default.
- * cfg: { defaults, lambdas, tols, inits, seedMax, maxIterMax, datasets: [names], models: [names] }
- * (the page passes nblab/defaults.py's values and the data set's own names).
+ * cfg: { defaults, lambdas, tols, inits, seedMax, maxIterMax, datasets: [names], models: [names], lang }
+ * (the page passes nblab/defaults.py's values and the data set's own names; lang, the language the page
+ * starts in without a link's: the browser's when it is one of ours, boot.js chooses it).
  */
 export function schema(cfg) {
   const d = cfg.defaults || {};
@@ -92,6 +94,9 @@ export function schema(cfg) {
     speed: { kind: "choice", options: Object.keys(SPEEDS), default: pick(Object.keys(SPEEDS), d.speed || DEFAULT_SPEED),
       what: "Play speed", label: "Play speed" },
     classroom: { kind: "flag", default: !!d.classroom, label: "Classroom mode" },
+    // the page's language: one of the catalogue's (a link in another is refused, the default used)
+    lang: { kind: "choice", options: LANGS.slice(), default: pick(LANGS, cfg.lang || DEFAULT_LANG), what: "language",
+      label: "Language" },
   };
 }
 function num(v, fallback) { return typeof v === "number" && isFinite(v) ? v : fallback; }
@@ -237,13 +242,17 @@ export function parseFragment(hash, table) {
   return { settings, given, notices };
 }
 
-/** The canonical fragment for settings (every key; classroom only when on, speed only when not normal). */
+/**
+ * The canonical fragment for settings (every key; classroom only when on, speed only when not normal, the
+ * language only when it is not the page's default: a shared link leaves each reader in their own).
+ */
 export function toFragment(settings, table) {
   const parts = [];
   for (const key of ORDER) {
     if (!table[key] || settings[key] === undefined || settings[key] === null) continue;
     if (key === "classroom" && !settings[key]) continue;
     if (key === "speed" && settings[key] === DEFAULT_SPEED) continue;
+    if (key === "lang" && table.lang && settings[key] === table.lang.default) continue;
     parts.push(`${key}=${encodeURIComponent(spell(key, settings[key], table))}`);
   }
   return parts.join("&");
@@ -257,11 +266,11 @@ export function noticeText(n) {
 /**
  * What changed between two settings, split the way the run needs it: keys whose change needs a new run
  * from t = 0 (the data, the model, the start), keys that continue the run (λ, max iterations, tolerance),
- * and keys that change only the page (t, speed, classroom).
+ * and keys that change only the page (t, speed, classroom, lang).
  */
 export const REBUILD_KEYS = ["dataset", "model", "hidden", "init", "seed"];
 export const CONTINUE_KEYS = ["lam", "max_iter", "tol"];
 export function changes(old, now) {
   const diff = (keys) => keys.filter((k) => old[k] !== now[k]);
-  return { rebuild: diff(REBUILD_KEYS), cont: diff(CONTINUE_KEYS), page: diff(["t", "speed", "classroom"]) };
+  return { rebuild: diff(REBUILD_KEYS), cont: diff(CONTINUE_KEYS), page: diff(["t", "speed", "classroom", "lang"]) };
 }

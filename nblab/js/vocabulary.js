@@ -5,5 +5,7 @@
 export const SPEEDS = Object.freeze({"slow": 0.5, "normal": 1.0, "fast": 5.0, "faster": 20.0, "fastest": 40.0});
 //: the speed a page starts at
 export const DEFAULT_SPEED = "normal";
-//: short texts the lesson shows, by what they say
+//: each Play speed's name on screen, by its URL value (the page translates it: i18n.js)
+export const SPEED_NAMES = Object.freeze({"slow": "slow", "normal": "normal", "fast": "fast", "faster": "faster", "fastest": "fastest"});
+//: short texts the lesson shows, by what they say (in English: the page translates them, i18n.js)
 export const WORDS = Object.freeze({"no_score": "no hidden label to score", "no_score_help": "No label is hidden, so there is nothing to score EM and the baselines on: raise “Labels hidden”.", "no_visible": "no visible label", "lam_zero": "λ = 0 (no smoothing): a document with a word never seen in a class gets probability 0 under that class, and if that happens for every class the engine can only give it a uniform posterior. Watch what happens to the accuracy, then try λ > 0.", "lam_zero_unscored": "λ = 0 (no smoothing): a document with a word never seen in a class gets probability 0 under that class, and if that happens for every class the engine can only give it a uniform posterior. With no hidden label there is no accuracy to watch: watch the log-likelihood and α, then try λ > 0."});

@@ -7,8 +7,8 @@ import re
 
 from kit import ROOT
 
-#: what the app runs on (pyproject.toml: nbcore's dependencies and the dashboard extra)
-APP = {"numpy", "scipy", "scikit-learn", "pandas", "plotly", "streamlit", "segno", "httptools"}
+#: what the app runs on (pyproject.toml: nbcore's dependencies and the dashboard extra); babel: the catalogues and the locale's numbers (nblab.i18n)
+APP = {"numpy", "scipy", "scikit-learn", "pandas", "plotly", "streamlit", "segno", "httptools", "babel"}
 #: what only the test bench needs
 BENCH = {"pytest", "hypothesis", "playwright", "jupyterlab", "anywidget", "ipykernel", "zxing-cpp", "ruff",
          "pytest-xdist", "dask", "distributed", "psycopg", "psycopg-binary", "setuptools"}

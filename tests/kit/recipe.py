@@ -150,3 +150,23 @@ def add_event_model(root: Path) -> None:
     init = root / "nbcore" / "models" / "__init__.py"
     init.write_text(init.read_text() + "\n\nfrom .counts_twin import CountsTwinModel  # noqa: E402\n\n"
                                        "register_model(CountsTwinModel)\n")
+
+
+def add_language(root: Path, lang: str, name: str) -> None:
+    """docs/translating.md's "Add a language", step 1: the code and its name in nblab/i18n.py's tables."""
+    path = root / "nblab" / "i18n.py"
+    src = path.read_text(encoding="utf-8")
+    langs = 'LANGS = ("en", "es", "de", "fr")'
+    names = '"fr": "Français"}'
+    assert langs in src and names in src, "nblab/i18n.py's tables are not as docs/translating.md says"
+    src = src.replace(langs, f'LANGS = ("en", "es", "de", "fr", "{lang}")')
+    src = src.replace(names, f'"fr": "Français", "{lang}": "{name}"}}')
+    path.write_text(src, encoding="utf-8")
+
+
+def translate_po(po: Path, msgid: str, msgstr: str) -> None:
+    """A translator's edit: the empty msgstr under ``msgid`` filled."""
+    text = po.read_text(encoding="utf-8")
+    empty = f'msgid "{msgid}"\nmsgstr ""\n'
+    assert empty in text, f"{msgid!r} is not an empty msgid of {po}"
+    po.write_text(text.replace(empty, f'msgid "{msgid}"\nmsgstr "{msgstr}"\n'), encoding="utf-8")

@@ -32,13 +32,13 @@ test("the app's spelling of every key is read as given", () => {
   const r = parse("#dataset=sms_spam&model=multinomial&hidden=95&lam=0.1&init=uniform&seed=7&max_iter=50&tol=1e-04&t=5&classroom=true&speed=fast");
   assert.deepEqual(r.notices, []);
   assert.deepEqual(r.settings, { dataset: "sms_spam", model: "multinomial", hidden: 95, lam: 0.1, init: "uniform", seed: 7,
-    max_iter: 50, tol: 1e-4, t: 5, speed: "fast", classroom: true });
+    max_iter: 50, tol: 1e-4, t: 5, speed: "fast", classroom: true, lang: "en" });
   assert.deepEqual(r.given.sort(), ["classroom", "dataset", "hidden", "init", "lam", "max_iter", "model", "seed", "speed", "t", "tol"]);
 });
 
 test("round trip: toFragment then parseFragment gives the same settings", () => {
   const s = { dataset: "sms_spam", model: "multinomial", hidden: 97, lam: 0.003, init: "random", seed: 9999, max_iter: 1000,
-    tol: 1e-8, t: 12, speed: "slowest" === "x" ? "slow" : "slow", classroom: true };
+    tol: 1e-8, t: 12, speed: "slowest" === "x" ? "slow" : "slow", classroom: true, lang: "en" };
   const frag = S.toFragment(s, T);
   assert.equal(frag, "dataset=sms_spam&model=multinomial&hidden=97&lam=0.003&init=random&seed=9999&max_iter=1000&tol=1e-08&t=12&speed=slow&classroom=true");
   const r = parse("#" + frag);
