@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from kit.browser import launch, require_chromium
+from kit.browser import require_chromium
 from kit.lab import settled
+from kit.lab_page import READY
 from nblab import i18n, vocabulary
 from nblab.defaults import DEFAULTS, SPEEDS
 
@@ -19,7 +20,6 @@ pytestmark = pytest.mark.browser
 sync_api = require_chromium()
 
 LAB_SHOTS = Path(os.environ.get("LAB_SHOTS", "/tmp/lab_shots"))
-READY = "() => !!(window.__nblab && window.__nblab.ready && window.__nblab.lab)"
 LABELS = ["Iteration", "Accuracy", "Supervised only", "Best supervised", "Log-likelihood", "MAP objective"]
 
 
@@ -27,14 +27,6 @@ LABELS = ["Iteration", "Accuracy", "Supervised only", "Best supervised", "Log-li
 def lab_file(tmp_path_factory):
     from nblab.page import write_lab
     return write_lab(tmp_path_factory.mktemp("lab") / "sms_spam.html", "sms_spam")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 def open_page(browser, path, fragment="", locale="en-US", viewport=None):

@@ -17,7 +17,7 @@ from nblab.defaults import DEFAULTS
 SHOTS = ROOT / "artifacts" / "screenshots"
 #: the screenshots at t = 0, after a λ change mid-run and at convergence (looked at by a person)
 LAB_SHOTS = Path(os.environ.get("LAB_SHOTS", "/tmp/lab_shots"))
-AXE = Path(__file__).resolve().parent / "vendor" / "axe.min.js"
+AXE = ROOT / "tests" / "browser" / "vendor" / "axe.min.js"
 READY = "() => !!(window.__nblab && window.__nblab.ready && window.__nblab.lab)"
 DEFAULT_MODEL = {"sms_spam": "bernoulli", "udhr_langid": "multinomial", "digits": "bernoulli"}
 
