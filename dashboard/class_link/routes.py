@@ -557,10 +557,24 @@ def _ids(request: Request) -> tuple[str, str] | Response:
     return cid, qid
 
 
+async def _guarded(what: str, go) -> Response:
+    """``await go()``, a class answers route's body: the answers' refusals as their statuses, the store's
+    absence as 503, anything else as 500 with one log line (a student never sees a traceback)."""
+    try:
+        return await go()
+    except (A.AnswerError, CS.ClassNotFound, CS.ClassGone, CS.BadClassId) as e:
+        return _answer_error(e)
+    except S.StoreUnavailable:
+        return _error(503, "The server's store cannot answer right now. Try again in a moment.", retry=True)
+    except Exception:
+        log.exception(f"class {what} route failed")
+        return _error(500, "The server could not answer this request.")
+
+
 async def _write_route(request: Request, parse, call) -> Response:
     """A student's write (an answer, a report's share): JSON of at most MAX_BODY bytes, parsed by ``parse``
     into ``call``'s arguments after the class and question ids, within the client's budget."""
-    try:
+    async def go() -> Response:
         ids = _ids(request)
         if isinstance(ids, Response):
             return ids
@@ -578,13 +592,8 @@ async def _write_route(request: Request, parse, call) -> Response:
         if not entry.store_read_allowed(request.scope, entry.ANSWER_COST):
             return too_many("", entry.retry_after(request.scope, entry.ANSWER_COST), page=False)
         return _json(await run_in_threadpool(call, ids[0], ids[1], *args))
-    except (A.AnswerError, CS.ClassNotFound, CS.ClassGone, CS.BadClassId) as e:
-        return _answer_error(e)
-    except S.StoreUnavailable:
-        return _error(503, "The server's store cannot answer right now. Try again in a moment.", retry=True)
-    except Exception:
-        log.exception("class answer route failed")
-        return _error(500, "The server could not answer this request.")
+
+    return await _guarded("answer", go)
 
 
 async def answer_route(request: Request) -> Response:
@@ -601,7 +610,7 @@ async def assignment_route(request: Request) -> Response:
 async def _read_route(request: Request, call, cost: float, *, token: bool = False, cached: str = "") -> Response:
     """A read of the class answers: ``cost`` tokens of the client's budget, or, for a read this process
     caches (``cached``: its kind), a store read's cost only when the cache cannot answer."""
-    try:
+    async def go() -> Response:
         ids = _ids(request)
         if isinstance(ids, Response):
             return ids
@@ -610,18 +619,12 @@ async def _read_route(request: Request, call, cost: float, *, token: bool = Fals
             args.append(request.headers.get(TOKEN_HEADER, ""))
             if not A.TOKEN_RE.fullmatch(args[-1]):
                 return _error(400, A.BAD_TOKEN)
-        if cached:
-            cost = 0 if A.is_cached(cached, *ids) else entry.STORE_READ_COST
-        if cost and not entry.store_read_allowed(request.scope, cost):
-            return too_many("", entry.retry_after(request.scope, cost), page=False)
+        spend = (0 if A.is_cached(cached, *ids) else entry.STORE_READ_COST) if cached else cost
+        if spend and not entry.store_read_allowed(request.scope, spend):
+            return too_many("", entry.retry_after(request.scope, spend), page=False)
         return _json(await run_in_threadpool(call, *args))
-    except (A.AnswerError, CS.ClassNotFound, CS.ClassGone, CS.BadClassId) as e:
-        return _answer_error(e)
-    except S.StoreUnavailable:
-        return _error(503, "The server's store cannot answer right now. Try again in a moment.", retry=True)
-    except Exception:
-        log.exception("class answers read route failed")
-        return _error(500, "The server could not answer this request.")
+
+    return await _guarded("answers read", go)
 
 
 async def mine_route(request: Request) -> Response:
