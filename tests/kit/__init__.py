@@ -4,7 +4,11 @@
 - :mod:`kit.apptest` Streamlit's AppTest: open a page, read its metrics, texts and chart specs;
 - :mod:`kit.browser` Playwright driving Debian's Chromium: flags, the skip-or-fail guard, waits on state;
 - :mod:`kit.deploy`, :mod:`kit.pg`, :mod:`kit.recipe`, :mod:`kit.data`: the deployment, a throwaway
-  PostgreSQL, docs/extending.md's recipes, data sets built by hand for several folders' tests.
+  PostgreSQL (and one a test may stop, start and freeze), docs/extending.md's recipes, data sets built by
+  hand for several folders' tests;
+- :mod:`kit.lab_page`, :mod:`kit.class_server`: the lab page opened in Chromium with nbcore's numbers for
+  it, and the class link's URLs served from a folder;
+- :mod:`kit.hostile`, :mod:`kit.problems`: hostile upload files, and the small EM problems hypothesis draws.
 
 ``tests/`` is on ``sys.path`` (pytest puts the directory of the root ``conftest.py`` there), so a test
 imports ``from kit import ROOT`` or ``from kit.apptest import open_page``.
