@@ -303,17 +303,24 @@ def open_class(data_key: str, state: Mapping, *, owner: str = "", store: S.Share
                 if int(n_new) >= STORE_CLASSES_PER_HOUR or int(n_live) >= MAX_LIVE_CLASSES:
                     raise TooManyClasses("This server has opened as many classes as it may for now. Try "
                                          "again later.")
-                db.execute("INSERT INTO nblab_classes (id, key_hash, owner, state, v, created, updated) "
-                           "VALUES (?, ?, ?, ?, ?, ?, ?)", (cid, _sha(key), owner_h, text, 1, now, now))
+                db.execute("INSERT INTO nblab_classes (id, key_hash, owner, state, v, created, updated, made) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (cid, _sha(key), owner_h, text, 1, now, now, now))
         return cid, key
     return store._bounded("open class", work)
 
 
-def publish(cid: str, write_key: str, state: Mapping, *, store: S.ShareStore | None = None) -> int:
+def publish(cid: str, write_key: str, state: Mapping, *, store: S.ShareStore | None = None,
+            made: float | None = None) -> int:
     """Publish the teacher's new state; returns the class's new version ``v`` (one more than before).
 
     ``state``: the contract's keys (``data``, ``settings``, ``t``, ``half``, ``open``); without ``data``
     the class stays on its data set. The whole state is replaced (a missing ``settings`` is ``{}``).
+
+    ``made``: when the teacher made this state (the store's clock; default: now, when the call starts).
+    The newest state wins, not the last write: a publish whose call gave up on a stalled database
+    (``StoreUnavailable`` after the deadline) may still land when the database answers again, after the
+    teacher's later states were published by the page's retries. Such a late state is dropped, and the
+    call returns the class's version unchanged.
 
     Raises BadClassId, WrongKey (the key is not this class's), ClassNotFound, ClassGone (untouched
     for CLASS_TTL), BadState, StoreUnavailable."""
@@ -321,12 +328,16 @@ def publish(cid: str, write_key: str, state: Mapping, *, store: S.ShareStore | N
     keep_data = isinstance(state, Mapping) and state.get("data") is None
     clean = clean_state({**state, "data": "_"} if keep_data else state)
     store = store or get_store()
+    made = store.clock() if made is None else float(made)
 
     def work():
         with store._guard("publish"):
             with store._tx(write=True) as db:
                 now = store.clock()
                 v_old, stored, _ = _owned_row(db, store, cid, write_key)
+                newer = db.execute("SELECT made FROM nblab_classes WHERE id = ?", (cid,)).fetchone()[0]
+                if float(newer) > made:     # a newer state of the teacher's is already there
+                    return v_old, False
                 v = v_old + 1
                 if keep_data:   # a state without "data": the class stays on its data set
                     try:
@@ -336,11 +347,12 @@ def publish(cid: str, write_key: str, state: Mapping, *, store: S.ShareStore | N
                     if not valid_data_key(clean["data"]):
                         raise BadState("data: a shipped data set's name or a share id")
                 text = _dump(clean)
-                db.execute("UPDATE nblab_classes SET state = ?, v = ?, updated = ? WHERE id = ?",
-                           (text, v, now, cid))
-        return v
-    v = store._bounded("publish", work)
-    _forget(cid)
+                db.execute("UPDATE nblab_classes SET state = ?, v = ?, updated = ?, made = ? WHERE id = ?",
+                           (text, v, now, made, cid))
+        return v, True
+    v, changed = store._bounded("publish", work)
+    if changed:
+        _forget(cid)
     return v
 
 

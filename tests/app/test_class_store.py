@@ -378,3 +378,71 @@ def test_a_corrupted_row_is_refused_not_served_at_t_0(store, stored):
         C.read(cid, store=store)
     with pytest.raises(C.BadState):
         C.claim(cid, key, store=store)
+
+
+def test_a_publish_that_lands_late_never_replaces_a_newer_state(store):
+    """A publish the page gave up on (the database stalled past the deadline) finishes when the database
+    answers; by then the page has published the teacher's next state. The class keeps the newer one."""
+    cid, key = C.open_class("toy_spam", {**STATE, "t": 3}, store=store)
+    store.deadline = 0.3
+    gate = threading.Event()
+    orig = store._tx
+
+    def stalled(*a, **k):
+        gate.wait(60)
+        return orig(*a, **k)
+    store._tx = stalled
+    try:
+        with pytest.raises(S.StoreUnavailable):
+            C.publish(cid, key, {**STATE, "t": 4}, store=store)     # its thread waits at the gate
+    finally:
+        store._tx = orig
+        store._stalled_until = 0.0
+    store.test_clock.now += 1.0
+    assert C.publish(cid, key, {**STATE, "t": 5}, store=store) == 2
+    gate.set()
+    deadline = time.monotonic() + 60
+    while store._waiting:                   # the abandoned call is done (it gives its slot back)
+        assert time.monotonic() < deadline, "the abandoned publish never finished"
+        time.sleep(0.02)
+    CS.clear_cache()
+    v, raw = C.read(cid, store=store)
+    assert (v, _state(raw)["t"]) == (2, 5)
+    # an older state handed in on purpose is dropped the same way, and says the version is unchanged
+    assert C.publish(cid, key, {**STATE, "t": 1}, store=store, made=store.test_clock.now - 10) == 2
+    assert _state(C.read(cid, store=store)[1])["t"] == 5
+
+
+OLD_CLASSES_TABLE = ("CREATE TABLE nblab_classes (id TEXT PRIMARY KEY, key_hash TEXT NOT NULL, owner TEXT NOT NULL, "
+                     "state TEXT NOT NULL, v BIGINT NOT NULL, created DOUBLE PRECISION NOT NULL, "
+                     "updated DOUBLE PRECISION NOT NULL)")
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+def test_a_store_made_before_the_made_column_gains_it_and_keeps_its_classes(kind, request, tmp_path):
+    if kind == "sqlite":
+        import sqlite3
+        path = tmp_path / "old.sqlite3"
+        with sqlite3.connect(path) as db:
+            db.execute(OLD_CLASSES_TABLE)
+            db.execute("INSERT INTO nblab_classes VALUES ('AAAAAAAAAAAAAAAA', 'h', 'o', '{}', 7, 1, 1)")
+        url = "sqlite:///" + str(path)
+    else:
+        url = request.getfixturevalue("pg_url")
+        import psycopg
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("DROP TABLE IF EXISTS nblab_classes")
+            conn.execute(OLD_CLASSES_TABLE)
+            conn.execute("INSERT INTO nblab_classes VALUES ('AAAAAAAAAAAAAAAA', 'h', 'o', '{}', 7, 1, 1)")
+    CS.clear_cache()
+    st = S.open_store(url)
+    try:
+        with st._tx(write=False) as db:
+            assert db.execute("SELECT v, made FROM nblab_classes WHERE id = 'AAAAAAAAAAAAAAAA'").fetchone() == (7, 0)
+        cid, key = C.open_class("toy_spam", STATE, store=st)
+        assert C.publish(cid, key, {**STATE, "t": 2}, store=st) == 2
+        assert _state(C.read(cid, store=st)[1])["t"] == 2
+        S.open_store(url).close()           # opening it again adds nothing and fails on nothing
+    finally:
+        CS.clear_cache()
+        st.close()

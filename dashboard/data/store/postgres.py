@@ -29,7 +29,7 @@ from typing import Callable
 from .base import ShareStore, driver_error, one_line
 from .errors import ShareError, StoreUnavailable
 from .limits import Limits
-from .schema import schema_statements
+from .schema import ADDED_COLUMNS, schema_statements
 
 log = logging.getLogger(__name__)
 
@@ -160,6 +160,8 @@ class PostgresStore(ShareStore):
         with self._tx(write=True) as db:
             for stmt in schema_statements("BYTEA"):
                 db.execute(stmt)
+            for table, column, sql_type in ADDED_COLUMNS:
+                db.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} {sql_type}")
 
     def _damaged(self, error: BaseException) -> bool:
         return getattr(error, "sqlstate", None) in DAMAGED_SQLSTATES

@@ -5,14 +5,15 @@ differs: BLOB or BYTEA).
   delete secret and of its owner);
 * ``nblab_share_log``: when each owner shared, for the hourly limits;
 * ``nblab_gone``: why a removed share is gone (by the hash of its id), so its link can say so;
-* ``nblab_classes``: the open classes (dashboard/class_link/store.py);
+* ``nblab_classes``: the open classes (dashboard/class_link/store.py); ``made`` is when the teacher
+  made the stored state, so a publish that lands late never replaces a newer one;
 * ``nblab_questions``, ``nblab_answers``, ``nblab_answer_rate``, ``nblab_assignments``: a class's questions,
   its students' answers (one per token hash and question), each token's answer budget and the labelled
   share a report question handed each token (dashboard/class_link/answers.py).
 """
 from __future__ import annotations
 
-__all__ = ["SCHEMA", "schema_statements"]
+__all__ = ["SCHEMA", "schema_statements", "ADDED_COLUMNS"]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS nblab_shares (
@@ -46,7 +47,8 @@ CREATE TABLE IF NOT EXISTS nblab_classes (
     state TEXT NOT NULL,
     v BIGINT NOT NULL,
     created DOUBLE PRECISION NOT NULL,
-    updated DOUBLE PRECISION NOT NULL
+    updated DOUBLE PRECISION NOT NULL,
+    made DOUBLE PRECISION NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS nblab_classes_updated ON nblab_classes (updated);
 CREATE INDEX IF NOT EXISTS nblab_classes_owner ON nblab_classes (owner, created);
@@ -86,6 +88,13 @@ CREATE TABLE IF NOT EXISTS nblab_answer_rate (
     PRIMARY KEY (class_id, token_hash)
 );
 """
+
+#: columns added to a table after stores were made without them: ``(table, column, SQL type)``. A store
+#: opened by this version adds the missing ones (each dialect in its own way, see sqlite.py and postgres.py).
+#: ``nblab_classes.made``: when the teacher made the stored state (see class_link.store.publish).
+ADDED_COLUMNS = (
+    ("nblab_classes", "made", "DOUBLE PRECISION NOT NULL DEFAULT 0"),
+)
 
 
 def schema_statements(blob: str) -> list[str]:

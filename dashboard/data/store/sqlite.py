@@ -31,7 +31,7 @@ from typing import Callable
 from .base import ShareStore, one_line
 from .errors import DAMAGED_MSG, StoreDamaged, StoreUnavailable
 from .limits import Limits
-from .schema import schema_statements
+from .schema import ADDED_COLUMNS, schema_statements
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +78,10 @@ class SQLiteStore(ShareStore):
             with self._tx(write=True) as db:
                 for stmt in schema_statements("BLOB"):
                     db.execute(stmt)
+                for table, column, sql_type in ADDED_COLUMNS:   # SQLite has no ADD COLUMN IF NOT EXISTS
+                    have = {r[1] for r in db.execute(f"PRAGMA table_info({table})").fetchall()}
+                    if column not in have:
+                        db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {sql_type}")
             with self._tx(write=False) as db:   # the first kept read connection: it holds the WAL's files
                 db.execute("SELECT 1").fetchone()
         except (sqlite3.Error, OSError) as e:
