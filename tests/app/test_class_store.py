@@ -255,17 +255,24 @@ def test_read_cache_costs_the_database_a_few_reads(store, cache_clock):
     assert C.read(cid, store=store)[0] == 3
 
 
+def _stall(store, gate: threading.Event, wait: float):
+    """Every transaction of ``store`` waits at ``gate`` (at most ``wait`` s) before it starts, as on a database
+    that stopped answering. Returns the store's own ``_tx``, to put back."""
+    orig = store._tx
+
+    def stalled(*a, **k):
+        gate.wait(wait)
+        return orig(*a, **k)
+    store._tx = stalled
+    return orig
+
+
 def test_a_stalled_store_answers_unavailable(store):
     cid, _ = C.open_class("toy_spam", {}, store=store)
     CS.clear_cache()
     store.deadline = 0.3
     gate = threading.Event()
-    orig = store._tx
-
-    def slow(*a, **k):
-        gate.wait(5)
-        return orig(*a, **k)
-    store._tx = slow
+    orig = _stall(store, gate, 5)
     try:
         t0 = time.monotonic()
         with pytest.raises(S.StoreUnavailable):
@@ -386,12 +393,7 @@ def test_a_publish_that_lands_late_never_replaces_a_newer_state(store):
     cid, key = C.open_class("toy_spam", {**STATE, "t": 3}, store=store)
     store.deadline = 0.3
     gate = threading.Event()
-    orig = store._tx
-
-    def stalled(*a, **k):
-        gate.wait(60)
-        return orig(*a, **k)
-    store._tx = stalled
+    orig = _stall(store, gate, 60)
     try:
         with pytest.raises(S.StoreUnavailable):
             C.publish(cid, key, {**STATE, "t": 4}, store=store)     # its thread waits at the gate
