@@ -334,9 +334,8 @@ def publish(cid: str, write_key: str, state: Mapping, *, store: S.ShareStore | N
         with store._guard("publish"):
             with store._tx(write=True) as db:
                 now = store.clock()
-                v_old, stored, _ = _owned_row(db, store, cid, write_key)
-                newer = db.execute("SELECT made FROM nblab_classes WHERE id = ?", (cid,)).fetchone()[0]
-                if float(newer) > made:     # a newer state of the teacher's is already there
+                v_old, stored, _, stored_made = _owned_row(db, store, cid, write_key)
+                if stored_made > made:      # a newer state of the teacher's is already there
                     return v_old, False
                 v = v_old + 1
                 if keep_data:   # a state without "data": the class stays on its data set
@@ -357,15 +356,15 @@ def publish(cid: str, write_key: str, state: Mapping, *, store: S.ShareStore | N
 
 
 def _owned_row(db, store: S.ShareStore, cid: str, write_key: str):
-    """The class's row ``(v, state, updated)`` when ``write_key`` is its key (raises otherwise)."""
-    row = db.execute("SELECT key_hash, v, updated, state FROM nblab_classes WHERE id = ?", (cid,)).fetchone()
+    """The class's row ``(v, state, updated, made)`` when ``write_key`` is its key (raises otherwise)."""
+    row = db.execute("SELECT key_hash, v, updated, state, made FROM nblab_classes WHERE id = ?", (cid,)).fetchone()
     if row is None:
         raise ClassNotFound("This class is not on the server (it was closed or never opened).")
     if not hmac.compare_digest(str(row[0]), _sha(write_key)):
         raise WrongKey("This is not the class's write key.")
     if float(row[2]) < store.clock() - CLASS_TTL:
         raise ClassGone("This class was not used for 12 hours and was closed. Open a new one.")
-    return int(row[1]), str(row[3]), float(row[2])
+    return int(row[1]), str(row[3]), float(row[2]), float(row[4])
 
 
 def _check_key(cid, write_key) -> None:
@@ -384,7 +383,7 @@ def claim(cid: str, write_key: str, *, store: S.ShareStore | None = None) -> tup
     def work():
         with store._guard("claim class"):
             with store._tx(write=True) as db:
-                v, text, _ = _owned_row(db, store, cid, write_key)
+                v, text, _, _ = _owned_row(db, store, cid, write_key)
                 try:
                     state = clean_state(json.loads(text))
                 except (ValueError, TypeError, BadState):
@@ -405,7 +404,7 @@ def touch(cid: str, write_key: str, *, store: S.ShareStore | None = None) -> int
     def work():
         with store._guard("touch class"):
             with store._tx(write=True) as db:
-                v, _, updated = _owned_row(db, store, cid, write_key)
+                v, _, updated, _ = _owned_row(db, store, cid, write_key)
                 now = store.clock()
                 db.execute("UPDATE nblab_classes SET updated = ? WHERE id = ?", (now, cid))
         return v, now - updated >= AWAY_AFTER

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from contextlib import contextmanager
 
 import pytest
 
@@ -257,14 +258,21 @@ def test_read_cache_costs_the_database_a_few_reads(store, cache_clock):
 
 def _stall(store, gate: threading.Event, wait: float):
     """Every transaction of ``store`` waits at ``gate`` (at most ``wait`` s) before it starts, as on a database
-    that stopped answering. Returns the store's own ``_tx``, to put back."""
+    that stopped answering. Returns the store's own ``_tx``, to put back, and an event set once a stalled
+    transaction has ended (committed or rolled back)."""
     orig = store._tx
+    ended = threading.Event()
 
+    @contextmanager
     def stalled(*a, **k):
         gate.wait(wait)
-        return orig(*a, **k)
+        try:
+            with orig(*a, **k) as db:
+                yield db
+        finally:
+            ended.set()
     store._tx = stalled
-    return orig
+    return orig, ended
 
 
 def test_a_stalled_store_answers_unavailable(store):
@@ -272,7 +280,7 @@ def test_a_stalled_store_answers_unavailable(store):
     CS.clear_cache()
     store.deadline = 0.3
     gate = threading.Event()
-    orig = _stall(store, gate, 5)
+    orig, _ = _stall(store, gate, 5)
     try:
         t0 = time.monotonic()
         with pytest.raises(S.StoreUnavailable):
@@ -393,7 +401,7 @@ def test_a_publish_that_lands_late_never_replaces_a_newer_state(store):
     cid, key = C.open_class("toy_spam", {**STATE, "t": 3}, store=store)
     store.deadline = 0.3
     gate = threading.Event()
-    orig = _stall(store, gate, 60)
+    orig, ended = _stall(store, gate, 60)
     try:
         with pytest.raises(S.StoreUnavailable):
             C.publish(cid, key, {**STATE, "t": 4}, store=store)     # its thread waits at the gate
@@ -403,10 +411,7 @@ def test_a_publish_that_lands_late_never_replaces_a_newer_state(store):
     store.test_clock.now += 1.0
     assert C.publish(cid, key, {**STATE, "t": 5}, store=store) == 2
     gate.set()
-    deadline = time.monotonic() + 60
-    while store._waiting:                   # the abandoned call is done (it gives its slot back)
-        assert time.monotonic() < deadline, "the abandoned publish never finished"
-        time.sleep(0.02)
+    assert ended.wait(60), "the abandoned publish never finished"
     CS.clear_cache()
     v, raw = C.read(cid, store=store)
     assert (v, _state(raw)["t"]) == (2, 5)
