@@ -28,7 +28,10 @@ What `start` starts (all on this machine, every part from Debian's packages or t
   backend of their own: no cookie and no stickiness (any process answers a class from the shared store
   and the data it rebuilds itself), ``roundrobin`` (each is a short GET: a class's page, its cached
   assets and data, then a poll of the teacher's state every 2 s), no websocket, GET/HEAD only (405
-  otherwise), the same health checks.
+  otherwise), the same health checks. The shipped data sets and the page's assets are kept in HAProxy's
+  own cache (--class-cache-mb of RAM, one copy per encoding the app sent), so a class that loads them,
+  or a client that floods them, costs the app processes nothing after the first request; a shared
+  data set is never kept there (the app marks it ``private``: a deleted or expired share stops at once).
 * PostgreSQL for the shared data sets and the open classes (Debian's ``postgresql``: initdb/pg_ctl from
   /usr/lib/postgresql/*/bin), on a Unix socket in the state directory only (no TCP port), its data
   kept across stop/start (``stop --purge`` removes it). ``--store-url postgresql://...`` uses an
@@ -294,6 +297,8 @@ def haproxy_config(args, ports: list[int], state: Path, drop_to: str | None) -> 
     user = f"    user {drop_to}\n    group nogroup\n" if drop_to else ""
     limit = int(args.max_upload_mb * 1024 * 1024)
     class_window = int(round(args.class_rate * 10))
+    cache_bytes = int(args.class_cache_mb * 1024 * 1024)
+    bytes_window = int(args.class_mb_per_s * 10 * 1024 * 1024)
     errors = "\n".join(f"    errorfile {code} {f}" for code, f in error_files(state).items())
     too_many = ('"{\\"error\\":\\"Too many requests from this computer: wait a few seconds and try '
                 'again.\\"}"')
@@ -331,9 +336,13 @@ frontend nblab
     # a budget per client address (an IPv6 one by its /64) on the class link: over {args.class_rate:g} requests
     # a second, averaged over 10 s, a client gets 429 here, before any app process spends a thing on it
     # (the app processes have a finer budget of their own, dashboard/class_link/entry.py)
-    stick-table type ipv6 size 200k expire 60s store http_req_rate(10s)
+    # and over {args.class_mb_per_s:g} MB a second of data sets and assets (also averaged over 10 s: a class of 300
+    # loading sms_spam behind one address takes about 110 MB), so one client's flood of downloads cannot
+    # take the proxy's own CPU either (the proxy's cache answers them without any app process)
+    stick-table type ipv6 size 200k expire 60s store http_req_rate(10s),bytes_out_rate(10s)
     http-request track-sc0 src,ipmask(32,64) if class_link
     http-request deny status 429 content-type "application/json; charset=utf-8" string {too_many} hdr Retry-After 10 if class_link {{ sc_http_req_rate(0) gt {class_window} }}
+    http-request deny status 429 content-type "application/json; charset=utf-8" string {too_many} hdr Retry-After 10 if {{ path_beg /class/data/ /class/assets/ }} {{ sc_bytes_out_rate(0) gt {bytes_window} }}
     use_backend classlink if class_link
     default_backend app
     # every answer, the proxy's own error pages too: no sniffing, no Referer with a class or share id; an
@@ -344,14 +353,32 @@ frontend nblab
     http-after-response set-header Content-Security-Policy "default-src 'none'; frame-ancestors 'none'" if {{ res.hdr(content-type) -m beg text/html }} !{{ res.hdr(content-security-policy) -m found }}
     http-after-response set-header X-Frame-Options DENY if {{ res.hdr(content-type) -m beg text/html }} !{{ res.hdr(x-frame-options) -m found }}
 
+cache classlink
+    # the shipped data sets (spam_assassin is 13.8 MB sent as it is, 5.2 MB in gzip) and the class page's
+    # assets, each kept once per encoding (Vary: Accept-Encoding; a client's q=0 is honoured) until the
+    # proxy restarts or max-age passes; only answers the app calls public are stored
+    total-max-size {args.class_cache_mb}
+    max-object-size {cache_bytes // 2 - 1}
+    max-age 3600
+    process-vary on
+    max-secondary-entries 4
+
 backend classlink
     # no cookie, no stickiness, no websocket: a student's page, assets, data and 2-second polls of the
     # teacher's state may each go to any process (the class lives in the shared store)
     balance roundrobin
+    # the cache holds the data and the assets only (a request's path is not known to a response rule: a
+    # transaction variable carries it over)
+    http-request set-var(txn.cacheable) bool(1) if {{ path_beg /class/data/ /class/assets/ }}
+    http-request cache-use classlink if {{ var(txn.cacheable) -m bool }}
+    http-response cache-store classlink if {{ var(txn.cacheable) -m bool }}
     # a process that is restarting (connection refused) is skipped at once, before its health checks fail
     retries 2
     option redispatch 1
-    http-request deny deny_status 405 unless METH_GET
+    # GET (HEAD) only, but for a student's answer to a class question and the request for their share (the
+    # app's answer routes check everything else: dashboard/class_link/answers.py)
+    acl answer_route path_reg ^/class/[A-Za-z0-9_-]+/q/[A-Za-z0-9_-]+/(answer|assignment)$
+    http-request deny deny_status 405 unless METH_GET || METH_POST answer_route
     option httpchk GET /_stcore/health
     http-check expect status 200
 {class_servers}
@@ -577,6 +604,12 @@ def main(argv=None) -> int:
         p.add_argument("--class-rate", type=float, default=200.0,
                        help="requests a second one client address may make under /class/ (default 200: a lecture "
                             "of 300 behind one address polls 150 a second)")
+        p.add_argument("--class-mb-per-s", type=float, default=20.0,
+                       help="MB a second of data sets and assets one client address may download under /class/, "
+                            "averaged over 10 s (default 20)")
+        p.add_argument("--class-cache-mb", type=int, default=64,
+                       help="the proxy's RAM cache for the shipped data sets and the class page's assets, MB "
+                            "(default 64; at least 32 holds spam_assassin in both encodings)")
         p.add_argument("--maxconn", type=int, default=4000, help="proxy connections in all (default 4000)")
         p.add_argument("--maxconn-per-process", type=int, default=1000, help="connections per app process (default 1000)")
         p.add_argument("--start-timeout", type=float, default=120.0)
@@ -596,6 +629,10 @@ def main(argv=None) -> int:
         ap.error("--port must be between 1 and 65535")
     if args.max_upload_mb <= 0:
         ap.error("--max-upload-mb must be positive")
+    if not 1 <= args.class_mb_per_s <= 10_000:
+        ap.error("--class-mb-per-s must be between 1 and 10000")
+    if not 32 <= args.class_cache_mb <= 4095:
+        ap.error("--class-cache-mb must be between 32 and 4095")
     if not 0.1 <= args.class_rate <= 100_000:
         ap.error("--class-rate must be between 0.1 and 100000")
     try:

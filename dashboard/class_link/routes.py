@@ -52,6 +52,10 @@ from nblab.page import _default, _finite, check_settings
 log = logging.getLogger(__name__)
 
 IMMUTABLE = "public, max-age=31536000, immutable"
+#: a shared data set: the browser keeps it as it keeps a shipped one, but no shared cache (the deployment's
+#: proxy) may store it, so that every request of it reaches a server that asks the store whether the
+#: share still exists
+PRIVATE_IMMUTABLE = "private, max-age=31536000, immutable"
 JSON_TYPE = "application/json; charset=utf-8"
 HTML_TYPE = "text/html; charset=utf-8"
 FOLLOW_MS = 2000
@@ -363,7 +367,8 @@ async def data_route(request: Request) -> Response:
                 return too_many("", _retry(request), page=False)
             await run_in_threadpool(_check_share, key)
         e = await data_entry(key)
-        headers = dict(BASE_HEADERS, **{"Cache-Control": IMMUTABLE, "ETag": e.etag})
+        cache = IMMUTABLE if key in _shipped() else PRIVATE_IMMUTABLE
+        headers = dict(BASE_HEADERS, **{"Cache-Control": cache, "ETag": e.etag})
         if _etag_matches(request, e.etag):
             return Response(status_code=304, headers=headers)
         return _body(request, e.plain, e.gz, JSON_TYPE, headers)

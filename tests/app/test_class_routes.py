@@ -19,6 +19,8 @@ from dashboard.class_link import store as CS
 from kit.server import streamlit_server
 
 IMMUTABLE = "public, max-age=31536000, immutable"
+# a share's data: the browser keeps it, a shared cache (the deployment's proxy) must not (RFC 9111, 5.2.2.7)
+PRIVATE = "private, max-age=31536000, immutable"
 CSV = b"text,label\n" + b"".join(b"win cash now %d,spam\nsee you at lunch %d,ham\n" % (i, i) for i in range(30))
 
 
@@ -177,7 +179,7 @@ def test_a_shared_data_set_is_served_like_an_upload(served):
     cfg = config_of(body.decode())
     assert cfg["dataUrl"] == f"data/{share}.json"
     status, h, body = get(f"{base}/class/data/{share}.json", {"Accept-Encoding": "gzip"})
-    assert status == 200 and h["cache-control"] == IMMUTABLE
+    assert status == 200 and h["cache-control"] == PRIVATE
     data = json.loads(gzip.decompress(body))
     from dashboard.data import uploads
     from nblab.data import lab_data

@@ -99,6 +99,71 @@ def test_a_class_is_served_by_every_process_and_through_the_proxy(deployment):
         store.close()
 
 
+# what a client may say it accepts, each read twice through the proxy (the second from its cache)
+ENCODINGS = ["gzip", "identity", "gzip;q=0", "", "gzip, deflate, br", "*", "gzip;q=0, identity", "x-gzip",
+             "*;q=0, identity", "deflate"]
+
+
+def test_the_proxy_keeps_the_shipped_data_and_assets_and_never_a_share(deployment):
+    """The shipped data sets and the page's assets come from HAProxy's cache after their first request
+    (``Age``: the cache answered, no app process), in the encoding the app itself sends for that
+    Accept-Encoding (q=0 honoured); a shared data set always reaches an app process, so a deleted share
+    stops at once through the proxy too."""
+    from nblab import site
+
+    direct = _bases(deployment)[0]
+    asset = next(n for n in site.assets() if n.endswith(".js"))
+    for path in ("/class/data/sms_spam.json", "/class/data/toy_spam.json", f"/class/assets/{asset}"):
+        for enc in ENCODINGS:
+            want_status, want_h, want_body = get(direct + path, {"Accept-Encoding": enc})
+            assert want_status == 200, (path, enc)
+            for i in range(2):
+                status, h, body = get(deployment["url"] + path, {"Accept-Encoding": enc})
+                assert status == 200 and body == want_body, (path, enc, i)
+                assert h.get("content-encoding") == want_h.get("content-encoding"), (path, enc, i, h)
+                assert h["etag"] == want_h["etag"] and h["cache-control"] == want_h["cache-control"]
+            assert "age" in h, (path, enc, "the second request was not answered from the proxy's cache")
+    store = _store(deployment["store_url"])
+    try:
+        receipt = store.put("words.csv", b"text,label\nwin cash now,spam\nsee you at lunch,ham\n", {}, owner="t")
+        path = f"/class/data/{receipt.id}.json"
+        for i in range(3):
+            status, h, _ = get(deployment["url"] + path, {"Accept-Encoding": "gzip"})
+            assert status == 200 and h["cache-control"].startswith("private") and "age" not in h, (i, h)
+        assert store.delete(receipt.id, receipt.delete_secret)
+        assert get(deployment["url"] + path, {"Accept-Encoding": "gzip"})[0] == 404
+    finally:
+        store.close()
+
+
+def test_a_students_answer_passes_the_proxy_and_nothing_else_that_writes(deployment):
+    """The proxy lets a POST through only to a question's answer and assignment routes (the app checks the
+    rest); any other POST under /class/ is refused there with 405."""
+    from dashboard import class_link as C
+    from dashboard.class_link import answers as A
+
+    store = _store(deployment["store_url"])
+    try:
+        cid, key = C.open_class("toy_spam", {"t": 0}, store=store)
+        A.ask(cid, key, "q1", "choice", options=["up", "down"], store=store)
+        token = "T" * 32
+        for i, choice in enumerate(["up", "down"]):
+            body = json.dumps({"token": token, "answer": choice}).encode()
+            req = urllib.request.Request(f"{deployment['url']}/class/{cid}/q/q1/answer", data=body, method="POST",
+                                         headers={"Content-Type": "application/json"})
+            with urllib.request.urlopen(req, timeout=30) as r:
+                assert r.status == 200 and json.loads(r.read())["replaced"] is bool(i)
+        assert A.tally(cid, key, "q1", store=store)["n"] == 1
+        for path in (f"/class/{cid}/q/q1", f"/class/{cid}/state.json", f"/class/{cid}/q/q1/answer/x",
+                     f"/class/{cid}/q/q1/tally"):
+            req = urllib.request.Request(deployment["url"] + path, data=b"{}", method="POST")
+            with pytest.raises(urllib.error.HTTPError) as e:
+                urllib.request.urlopen(req, timeout=30)
+            assert e.value.code == 405, path
+    finally:
+        store.close()
+
+
 def test_a_class_survives_a_restart_of_one_app_process(deployment):
     from dashboard import class_link as C
 

@@ -20,11 +20,13 @@ require_deploy_programs()
 pytest.importorskip("psycopg")
 
 CLASS_RATE = 5     # requests a second per client address under /class/ (so 10 s hold 50)
+CLASS_MB_PER_S = 2  # MB a second of data and assets per client address (so 10 s hold 20 MB)
 
 
 @pytest.fixture(scope="module")
 def deployment():
-    with kit_deployment("nblab_deploy_failover_", args=("--class-rate", str(CLASS_RATE))) as info:
+    with kit_deployment("nblab_deploy_failover_", args=("--class-rate", str(CLASS_RATE),
+                                                                 "--class-mb-per-s", str(CLASS_MB_PER_S))) as info:
         info["host"], info["port"] = info["url"].split("//")[1].split(":")
         yield info
 
@@ -90,6 +92,25 @@ def test_a_client_over_its_class_rate_is_refused_by_the_proxy(deployment):
     # another address is served meanwhile, the app itself too
     assert request(deployment, "GET", "/class/assets/none.js", source="127.0.0.2")[0] == 404
     assert request(deployment, "GET", "/_stcore/health")[0] == 200
+
+
+def test_a_client_over_its_download_rate_is_refused_by_the_proxy_and_keeps_following(deployment):
+    # sms_spam's data as it is (757 KB), again and again from one address: after the first, the proxy's cache
+    # answers; the window of 10 s lets CLASS_MB_PER_S × 10 MB through, then 429
+    path = "/class/data/sms_spam.json"
+    size = len(request(deployment, "GET", path, {"Accept-Encoding": "identity"}, source="127.0.0.5")[2])
+    assert size > 700_000
+    codes = [request(deployment, "GET", path, {"Accept-Encoding": "identity"}, source="127.0.0.4")[0]
+             for _ in range(40)]
+    first = codes.index(429)
+    window = CLASS_MB_PER_S * 10 * 1024 * 1024
+    assert window // size - 1 <= first <= window // size + 2 and set(codes[:first]) == {200}, codes
+    status, h, body = request(deployment, "GET", path, source="127.0.0.4")
+    assert status == 429 and h["retry-after"] == "10" and b"Too many requests" in body
+    secure(h)
+    # the same address still follows its class (a state poll is no download), another address downloads
+    assert request(deployment, "GET", "/class/AAAAAAAAAAAAAAAA/state.json", source="127.0.0.4")[0] == 404
+    assert request(deployment, "GET", path, {"Accept-Encoding": "identity"}, source="127.0.0.6")[0] == 200
 
 
 def test_a_killed_process_s_tab_goes_to_the_other_process_at_once(deployment):
