@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 
 from loadtest import server
 from loadtest.browsers import browser_follow_check
+from loadtest.class_answers import answer_round
 from loadtest.class_student import ClassStudent, Shared
 from loadtest.class_teacher import ROOT, StreamlitTeacher, Teacher, teacher_main
 from loadtest.http_client import REQUEST_TIMEOUT, now
@@ -163,6 +164,9 @@ async def open_class(args, base_url: str, env: dict, shared: Shared, t_begin: fl
     the button, else the store's teacher process. (teacher, cid, why the Streamlit teacher was not used)."""
     mode = getattr(args, "teacher", "auto")
     why_store = None
+    if getattr(args, "answers", None):
+        # the question is asked and tallied with the teacher's write key: the store's teacher holds it
+        mode, why_store = "store", "--answers: the teacher's process asks and tallies"
     if mode in ("auto", "streamlit"):
         teacher = StreamlitTeacher(shared, base_url, tuple(args.teacher_every), args.seed, env)
         try:
@@ -286,7 +290,14 @@ async def run_class(args, base_url: str, env: dict, cpu_groups: dict[str, list[i
     samp = asyncio.create_task(series.sample_until(deadline + 5))
     spies = start_spies(getattr(args, "spy", None), cpu_groups.get("app", []))
     flooder = await _start_flood(args, base_url, deadline - now())
+    asking = (asyncio.create_task(answer_round(args, base_url, cid, teacher, args.ramp + 2.0))
+              if getattr(args, "answers", None) else None)
     browser = await _students(args, base_url, page_path, shared, deadline)
+    if asking is not None:
+        try:
+            m["answers"] = await asyncio.wait_for(asking, 120)
+        except Exception as e:  # noqa: BLE001
+            m["answers"] = {"error": f"{type(e).__name__}: {e}"[:300], "passed": False}
     t_end = now()
     psi1 = cpu_pressure_total()
     series.point()
@@ -437,12 +448,15 @@ def class_summary(args, shared: Shared, teacher, cid: str, why_store, m: dict) -
         summary["profile"] = m["profile"]
     summary["browser"] = _browser_part(m["browser"])
     summary["flood"] = m.get("flood")
+    summary["answers"] = m.get("answers")
     goals = {"page_p95_under_1s": summary["page_p95"] is not None and summary["page_p95"] < 1.0,
              "follow_p95_under_3s": summary["follow_p95"] is not None and summary["follow_p95"] < 3.0,
              "teacher_step_p95_under_0.3s": summary["teacher_step_p95"] is not None and summary["teacher_step_p95"] < 0.3,
              "zero_errors": shared.error_count == 0 and shared.students_loaded == args.sessions}
     if m["browser"] is not None:
         goals["browsers_ok"] = not m["browser"]["errors"] and m["browser"]["drew"] == m["browser"]["pages"]
+    if summary["answers"] is not None:
+        goals["answers_ok"] = bool(summary["answers"].get("passed"))
     summary["checks"] = goals
     summary["passed"] = all(goals.values())
     return summary
@@ -478,6 +492,15 @@ def print_summary(s: dict) -> None:
     if f:
         rows.append(("flood (one client: answers, rate got/asked, encoding)",
                      f"{f.get('answers')}, {f.get('rate_got')}/{f.get('rate_asked')} a second, {f.get('encoding')!r}"))
+    a = s.get("answers")
+    if a and "answered" in a:
+        rows.append((f"answers ({a['kind']}): answered / p50 / p95 / max",
+                     f"{a['answered']} of {a['students']} in {a['answers_over_s']} s / {a['answer_p50']} / "
+                     f"{a['answer_p95']} / {a['answer_max']} s   (errors {a['errors']})"))
+        rows.append(("answers: tally complete after the last / teacher step p95 meanwhile",
+                     f"{a['tally_s']} s ({a['tally_final']}) / {a['teacher_step_p95']} s ({a['teacher_steps']} steps)"))
+    elif a:
+        rows.append(("answers", f"ERROR {a.get('error')}"))
     w = max(len(r[0]) for r in rows)
     print()
     for k, v in rows:
@@ -489,6 +512,8 @@ def print_summary(s: dict) -> None:
             print(f"    {100 * inc:5.1f} % {100 * own:5.1f} %  {f[:130]}")
     for e in s["error_samples"]:
         print("  ERROR", e)
+    for e in (a or {}).get("error_samples", []):
+        print("  ANSWER", e)
     if b:
         for e in b["errors"]:
             print("  BROWSER", e)

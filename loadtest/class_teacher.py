@@ -66,7 +66,7 @@ def teacher_main(argv=None) -> int:
         _out({"event": "error", "what": f"open_class: {type(e).__name__}: {e}"})
         return 2
     _out({"event": "open", "cid": cid, "t0": t0, "t1": now()})
-    _publish_steps(class_link, cid, write_key, args, settings, _stdin_closed())
+    _publish_steps(class_link, cid, write_key, args, settings, _stdin_closed(class_link, cid, write_key))
     _out({"event": "done"})
     return 0
 
@@ -76,17 +76,46 @@ def _out(d: dict) -> None:
     sys.stdout.flush()
 
 
-def _stdin_closed() -> threading.Event:
-    """An event set when stdin closes (the load tool ended: the teacher stops too)."""
+def _stdin_closed(class_link=None, cid: str = "", write_key: str = "") -> threading.Event:
+    """An event set when stdin closes (the load tool ended: the teacher stops too). Each line read before is
+    a command of the class answers' load (loadtest/class_answers.py), answered with one JSON line:
+    ``ask <qid> choice|report`` opens a question, ``tally <qid>`` counts its answers."""
     stop = threading.Event()
 
     def watch_stdin():
         try:
-            sys.stdin.read()
+            for line in sys.stdin:
+                if class_link is not None:
+                    _command(class_link, cid, write_key, line.split())
         finally:
             stop.set()
     threading.Thread(target=watch_stdin, daemon=True).start()
     return stop
+
+
+#: the fields a student's own EM start reports (a report question): the names and ranges the class
+#: answers' load sends (loadtest/class_answers.py)
+REPORT_FIELDS = {"loglik": (-1e9, 0.0), "accuracy": (0.0, 1.0), "alpha": (0.0, 1.0)}
+
+
+def _command(class_link, cid: str, write_key: str, words: list[str]) -> None:
+    from dashboard.class_link import answers
+    if len(words) < 2:
+        return
+    t0 = now()
+    try:
+        if words[0] == "ask":
+            kind = words[2] if len(words) > 2 else "choice"
+            if kind == "report":
+                answers.ask(cid, write_key, words[1], "report", fields=REPORT_FIELDS, shares=[0.05, 0.1, 0.2, 0.5])
+            else:
+                answers.ask(cid, write_key, words[1], "choice", options=["up", "down", "same"])
+            _out({"event": "asked", "qid": words[1], "t0": t0, "t1": now()})
+        elif words[0] == "tally":
+            got = answers.tally(cid, write_key, words[1])
+            _out({"event": "tally", "qid": words[1], "n": int(got["n"]), "t0": t0, "t1": now()})
+    except Exception as e:  # noqa: BLE001
+        _out({"event": "error", "what": f"{words[0]}: {type(e).__name__}: {e}", "t0": t0, "t1": now()})
 
 
 def _publish_steps(class_link, cid: str, write_key: str, args, settings: dict, stop: threading.Event) -> None:
@@ -123,6 +152,13 @@ class Teacher:
         self.open_s: float | None = None
         self.errors: list[str] = []
         self.task: asyncio.Task | None = None
+        self.replies: asyncio.Queue = asyncio.Queue()   # the answers to ask / tally, in order
+
+    async def command(self, line: str, timeout: float = 30.0) -> dict:
+        """Send one command (``ask q1 choice``, ``tally q1``) to the teacher's process; its answer."""
+        self.proc.stdin.write((line + "\n").encode())
+        await self.proc.stdin.drain()
+        return await asyncio.wait_for(self.replies.get(), timeout)
 
     async def start(self, timeout: float = 60.0) -> str:
         self.proc = await asyncio.create_subprocess_exec(
@@ -161,6 +197,10 @@ class Teacher:
                 sh.latest_v = d["v"] if sh.latest_v is None else max(sh.latest_v, d["v"])
                 sh.latest_t = d["t"]
                 self.steps.append((d["t0"], d["t1"] - d["t0"]))
+            elif ev in ("asked", "tally"):
+                self.replies.put_nowait(d)
+            elif ev == "error" and self.cid is not None and d.get("what", "").startswith(("ask:", "tally:")):
+                self.replies.put_nowait(d)
             elif ev == "error":
                 self.errors.append(d.get("what", "?"))
                 sh.error("teacher", "publish", d.get("what", "?"))

@@ -72,8 +72,8 @@ def parse_head(head: bytes, jar: dict) -> tuple[int, dict]:
 class HTTPConn:
     """One keep-alive connection to host:port; ``jar`` (a dict) is shared by a student's connections."""
 
-    def __init__(self, host: str, port: int, jar: dict):
-        self.host, self.port, self.jar = host, port, jar
+    def __init__(self, host: str, port: int, jar: dict, source: str | None = None):
+        self.host, self.port, self.jar, self.source = host, port, jar, source
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
         self.used = 0          # requests answered on the current connection
@@ -82,7 +82,8 @@ class HTTPConn:
 
     async def _open(self) -> None:
         await self.close()
-        self.reader, self.writer = await asyncio.open_connection(self.host, self.port, limit=1 << 20)
+        self.reader, self.writer = await asyncio.open_connection(
+            self.host, self.port, limit=1 << 20, local_addr=(self.source, 0) if self.source else None)
         self.used = 0
         self.connects += 1
 
@@ -98,15 +99,25 @@ class HTTPConn:
     async def get(self, path: str, headers: dict | None = None, timeout: float = REQUEST_TIMEOUT) -> Response:
         """GET ``path``; a keep-alive connection the server closed while idle is reopened and the request
         sent once more (what a browser does for a GET)."""
+        return await self.request("GET", path, headers, None, timeout)
+
+    async def post(self, path: str, body: bytes, content_type: str = "application/json",
+                   timeout: float = REQUEST_TIMEOUT) -> Response:
+        """POST ``body`` to ``path``. Sent once more only when an idle keep-alive connection turns out closed
+        before any answer (the server saw nothing; the class answers replace a token's earlier answer)."""
+        return await self.request("POST", path, {"Content-Type": content_type}, body, timeout)
+
+    async def request(self, method: str, path: str, headers: dict | None, body: bytes | None,
+                      timeout: float = REQUEST_TIMEOUT) -> Response:
         for attempt in (0, 1):
             fresh = self.writer is None or self.used == 0
             if self.writer is None:
                 await asyncio.wait_for(self._open(), timeout)
             try:
-                return await asyncio.wait_for(self._get(path, headers or {}), timeout)
+                return await asyncio.wait_for(self._exchange(method, path, headers or {}, body), timeout)
             except (ConnectionError, asyncio.IncompleteReadError, _ClosedBeforeAnswer) as e:
                 await self.close()
-                if fresh or attempt:
+                if fresh or attempt or (method != "GET" and not isinstance(e, _ClosedBeforeAnswer)):
                     raise HTTPError(f"{type(e).__name__}: {e}") from None
                 self.retries += 1
             except asyncio.TimeoutError:
@@ -114,8 +125,8 @@ class HTTPConn:
                 raise HTTPError(f"timeout after {timeout:g} s") from None
         raise HTTPError("unreachable")
 
-    async def _get(self, path: str, headers: dict) -> Response:
-        await self._send(path, headers)
+    async def _exchange(self, method: str, path: str, headers: dict, body: bytes | None) -> Response:
+        await self._send(method, path, headers, body)
         try:
             head = await self.reader.readuntil(b"\r\n\r\n")
         except asyncio.IncompleteReadError as e:
@@ -124,20 +135,22 @@ class HTTPConn:
             raise
         t_first = now()
         status, hdrs = parse_head(head, self.jar)
-        body, wire = await self._body(status, hdrs)
+        got, wire = await self._body(status, hdrs)
         self.used += 1
         if hdrs.get("connection", "").lower() == "close":
             await self.close()
-        return Response(status, hdrs, body, len(head) + wire, t_first, now())
+        return Response(status, hdrs, got, len(head) + wire, t_first, now())
 
-    async def _send(self, path: str, headers: dict) -> None:
-        lines = [f"GET {path} HTTP/1.1", f"Host: {self.host}:{self.port}", f"User-Agent: {UA}",
+    async def _send(self, method: str, path: str, headers: dict, body: bytes | None) -> None:
+        lines = [f"{method} {path} HTTP/1.1", f"Host: {self.host}:{self.port}", f"User-Agent: {UA}",
                  f"Accept-Encoding: {ACCEPT_ENCODING}", "Connection: keep-alive"]
+        if body is not None:
+            lines.append(f"Content-Length: {len(body)}")
         for k, v in headers.items():
             lines.append(f"{k}: {v}")
         if self.jar:
             lines.append("Cookie: " + "; ".join(f"{k}={v}" for k, v in self.jar.items()))
-        self.writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
+        self.writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + (body or b""))
         await self.writer.drain()
 
     async def _body(self, status: int, hdrs: dict) -> tuple[bytes, int]:

@@ -149,6 +149,13 @@ def _class_link_flags(ap: argparse.ArgumentParser) -> None:
                     help="--flood: the Accept-Encoding it sends (default gzip;q=0; identity, gzip, ...)")
     ap.add_argument("--flood-random-class", action="store_true",
                     help="--flood: ask a new random class id's state.json each time instead of the data")
+    ap.add_argument("--answers", choices=["choice", "report"],
+                    help="--class-link: once the students have loaded, the teacher asks one question and every "
+                         "student answers it once within --answer-window s (loadtest/class_answers.py): a choice "
+                         "among three, or a report of a student's own EM start; the summary's `answers` has "
+                         "answer_p95, tally_s and the teacher's Steps meanwhile")
+    ap.add_argument("--answer-window", type=float, default=10.0,
+                    help="--answers: the seconds over which the students answer (default 10)")
     ap.add_argument("--spy", metavar="DIR",
                     help="--class-link: py-spy records each app process while the students are there (raw stacks "
                          "in DIR/app<i>.txt); the summary's `profile` lists the functions with the most samples")
@@ -190,6 +197,12 @@ def check_args(ap: argparse.ArgumentParser, args) -> None:
     if args.class_link and (args.shared or args.waves != 1 or args.replicas != 1):
         ap.error("--class-link goes with --deploy K, --proxy URL [--deploy-state DIR] or one server it starts; "
                  "not with --shared, --waves or --replicas")
+    if args.answers and not args.class_link:
+        ap.error("--answers goes with --class-link")
+    if not 0.5 <= args.answer_window <= 600:
+        ap.error("--answer-window must be between 0.5 and 600 s")
+    if args.answers and args.duration < args.answer_window + 10:
+        ap.error("--answers needs --duration of at least --answer-window + 10 s (the students follow meanwhile)")
     args.sessions = max(1, min(args.sessions, 5000 if args.class_link else 500))
     args.duration = max(1.0, min(args.duration, 3600.0))
     args.replicas = max(1, min(args.replicas, 8))

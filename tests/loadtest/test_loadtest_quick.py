@@ -1,5 +1,6 @@
 """Smoke runs of the load test (3 sessions, 10 s each: `python loadtest/run_load.py --quick`): one server, two
-servers with a shared link, and through the deployment.
+servers with a shared link, and through the deployment; and the class answers (a class of 6 on one server,
+each student reporting its own EM start once).
 
 The three runs start together in one module fixture and each test reads its own run's summary: a run
 spends most of its 20 s waiting on its students' think times, so side by side they take the time of
@@ -23,11 +24,13 @@ def quick_runs(tmp_path_factory):
     csv = tmp / "class_mail.csv"
     csv.write_text("text,label\n" + "".join(f"win cash prize {i},spam\nlunch meeting notes {i},ham\n"
                                            f"free cash lunch {i},\n" for i in range(40)))
-    flags = {"one": [], "shared": ["--ramp", "0", "--replicas", "2", "--shared", str(csv)]}
+    flags = {"one": [], "shared": ["--ramp", "0", "--replicas", "2", "--shared", str(csv)],
+             "answers": ["--class-link", "--sessions", "6", "--duration", "14", "--ramp", "1", "--answers", "report",
+                         "--answer-window", "3", "--teacher-every", "1", "2"]}
     if not deploy_module().missing_programs():
         flags["deploy"] = ["--deploy", "2"]
     procs = {name: (tmp / f"{name}.json",
-                    subprocess.Popen([sys.executable, RUN_LOAD, "--quick", *f, "--json", str(tmp / f"{name}.json")],
+                    subprocess.Popen([sys.executable, RUN_LOAD, *([] if name == "answers" else ["--quick"]), *f, "--json", str(tmp / f"{name}.json")],
                                      cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
              for name, f in flags.items()}
     out = {}
@@ -83,3 +86,16 @@ def test_quick_run_through_the_deployment(quick_runs):
     per = summary["students_per_process"]
     assert sum(per.values()) == 3 and set(per) <= {"app0", "app1"}, per
     assert len(summary["rss_peak_per_process_mb"]) == 2 and min(summary["rss_peak_per_process_mb"]) > 0
+
+
+@pytest.mark.slow
+def test_a_class_answers_one_question_under_load(quick_runs):
+    """6 students following a class each ask for their seed and report their own start once: every answer
+    acknowledged, the teacher's tally counts exactly the 6 (one per token), the teacher stepped during the run."""
+    summary, log = _summary(quick_runs, "answers")
+    a = summary["answers"]
+    assert a is not None and "answered" in a, (a, log[-2000:])
+    assert a["answered"] == 6 and a["errors"] == 0, (a["error_samples"], log[-2000:])
+    assert a["tally_final"] == 6 and a["tally_s"] is not None
+    assert a["answer_p95"] is not None and summary["teacher_steps"] >= 1
+    assert summary["errors"] == 0, summary["error_samples"]
