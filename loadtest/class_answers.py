@@ -6,8 +6,9 @@ student's own EM start: the page asks for its seed and share, then reports three
 teacher is the store's teacher process (loadtest/class_teacher.py), which opens the question and reads its
 tally through ``dashboard.class_link.answers`` as the lesson view does, once every ``TALLY_EVERY`` seconds.
 
-Each student answers from an address of its own (127.1.x.y on this machine's loopback, as phones on a
-lecture hall's network): the server's and the proxy's budgets per client address are not what is measured.
+Each student (its page, its polls and its answer) comes from an address of its own (127.1.x.y on this
+machine's loopback, as phones on a lecture hall's network): the server's and the proxy's budgets per client
+address are not what is measured.
 Measured: each answer's time (the POST -> the last byte of its 200), the tally's lag (the last answer
 acknowledged -> the first tally that counts every acknowledged answer), the teacher's Steps while the room
 answers, and every answer that was not a 200 (an error).

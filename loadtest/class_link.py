@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 
 from loadtest import server
 from loadtest.browsers import browser_follow_check
-from loadtest.class_answers import answer_round
+from loadtest.class_answers import answer_round, source_of
 from loadtest.class_student import ClassStudent, Shared
 from loadtest.class_teacher import ROOT, StreamlitTeacher, Teacher, teacher_main
 from loadtest.http_client import REQUEST_TIMEOUT, now
@@ -246,7 +246,11 @@ async def _students(args, base_url: str, page_path: str, shared: Shared, deadlin
     """--sessions students arriving evenly over the ramp, and the browsers; the browsers' result or None."""
     u = urlsplit(base_url)
     master = random.Random(args.seed)
-    students = [ClassStudent(i, u.hostname, u.port or 80, page_path, shared, deadline, random.Random(master.random()))
+    # with --answers each student is a phone of its own on the room's network: its own address (the budgets
+    # per client address are then not what is measured)
+    own = bool(getattr(args, "answers", None))
+    students = [ClassStudent(i, u.hostname, u.port or 80, page_path, shared, deadline, random.Random(master.random()),
+                             source=source_of(i, u.hostname or "") if own else None)
                 for i in range(args.sessions)]
 
     async def start(st: ClassStudent, delay: float):

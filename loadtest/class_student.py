@@ -89,7 +89,7 @@ class Shared:
 
 class ClassStudent:
     def __init__(self, idx: int, host: str, port: int, page_path: str, shared: Shared, deadline: float,
-                 rng: random.Random, parallel: int = 3):
+                 rng: random.Random, parallel: int = 3, source: str | None = None):
         self.name = f"c{idx:04d}"
         self.host, self.port, self.page_path = host, port, page_path
         self.base = f"http://{host}:{port}"
@@ -101,10 +101,11 @@ class ClassStudent:
         self.seen_v: int | None = None      # the newest version a poll answered
         self.first_v: int | None = None     # the version of the first poll answered
         self.etag: str | None = None
+        self.source = source                # the local address its connections come from (None: any)
 
     def _conn(self, i: int) -> HTTPConn:
         while len(self.conns) <= i:
-            self.conns.append(HTTPConn(self.host, self.port, self.jar))
+            self.conns.append(HTTPConn(self.host, self.port, self.jar, self.source))
         return self.conns[i]
 
     async def _fetch(self, i: int, kind: str, url: str, headers: dict | None = None) -> Response | None:
