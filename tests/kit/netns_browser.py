@@ -16,11 +16,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kit.browser import ARGS, CHROMIUM, wait_idle  # noqa: E402
 
-#: Chromium's own background services (account sign-in, autofill hints, its updater): the browser asks for
-#: them by itself, whatever page it shows, so they are answered "no such host" inside the browser. Any other
-#: name a page asks for (a font's, a script's, an image's host) still goes to the namespace's resolver.
-OWN_SERVICES = ("accounts.google.com", "content-autofill.googleapis.com", "update.googleapis.com",
-                "clients2.google.com", "optimizationguide-pa.googleapis.com", "safebrowsingohttpgateway.googleapis.com")
+#: Chromium's own background services (account sign-in, push messaging's registration, autofill hints, its
+#: updater): the browser asks for them by itself, whatever page it shows and at moments of its own (a loaded
+#: machine moves them into the test's window), so they are answered "no such host" inside the browser: every
+#: name under google.com (Google's own services, none a page's asset) and the googleapis.com hosts Chromium
+#: calls. Any other name a page asks for (a font's on fonts.googleapis.com, a script's, an image's host) still
+#: goes to the namespace's resolver, and every URL the pages requested is checked to be the room's besides.
+OWN_SERVICES = ("*.google.com", "content-autofill.googleapis.com", "update.googleapis.com",
+                "optimizationguide-pa.googleapis.com", "safebrowsingohttpgateway.googleapis.com")
 QUIET = "--host-resolver-rules=" + ", ".join(f"MAP {h} ~NOTFOUND" for h in OWN_SERVICES)
 
 
