@@ -83,7 +83,8 @@ async function poll(S) {
   else if (S.missing && S.F.following && S.F.teacher && S.F.teacher.v !== S.F.applied) applyTeacher(S, S.F.teacher);
   if (out.delay === null) S.stopped = true;
   drawBar(S);
-  if (F.teacher) S.questions.update(F.ended ? Object.assign({}, F.teacher, { paused: false }) : F.teacher);
+  const T = S.F.teacher;
+  if (T) S.questions.update(S.F.ended ? Object.assign({}, T, { paused: false }) : T);
   schedule(S, out.delay);
 }
 
