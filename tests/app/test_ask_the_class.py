@@ -218,3 +218,19 @@ def test_a_right_answer_that_cannot_be_computed_says_why(monkeypatch):
     at.button(key="class_reveal_btn").click()
     run(at)
     assert "The right answer cannot be computed: An E-step is pending." in page_text(at)
+
+
+def test_a_reveal_after_the_teacher_stepped_answers_about_the_iteration_asked():
+    from dashboard.class_link import answers
+    at, cls = teacher()
+    qid = ask(at, "alpha")["q"].qid   # asked at t = 0
+    at.button(key="step").click()
+    run(at)
+    at.button(key="step").click()
+    run(at)
+    before, after = oracle_alpha(0)
+    want = "up" if after[0] > before[0] else "down"
+    at.button(key="class_reveal_btn").click()
+    run(at)
+    assert answers.public_tally(cls["cid"], qid)["right"] == want
+    assert class_state(cls["cid"])["t"] == 2   # the Step asked about was taken already: no other one runs
