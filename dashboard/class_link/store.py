@@ -71,7 +71,9 @@ HEARTBEAT = 15.0                    # s: how often an open teacher's page touche
 AWAY_AFTER = 45.0                   # s: a class untouched this long has no teacher's page open
 
 SETTING_KEYS = ("dataset", "model", "hidden", "lam", "init", "seed", "max_iter", "tol")
-STATE_KEYS = ("data", "settings", "t", "half", "open", "lams")
+STATE_KEYS = ("data", "settings", "t", "half", "open", "lams", "question", "paused")
+QUESTION_PHASES = ("open", "closed", "revealed")   # a state's question: {"id": qid, "phase": one of these}
+_QID_RE = re.compile(r"[A-Za-z0-9_-]{1,32}")
 MAX_LAMS = 64                       # λ changes one state lists (the run's λ history: [[t, λ], ...])
 
 
@@ -196,6 +198,18 @@ def clean_state(state: Mapping, data_key: str | None = None) -> dict:
                 raise BadState("lams: t from 0, increasing; λ ≥ 0")
             clean.append([t_i, lam_i])
         out["lams"] = clean
+    question = state.get("question")
+    if question is not None:   # the teacher's current question: the class page shows it (answers.py)
+        if (not isinstance(question, Mapping) or set(question) != {"id", "phase"}
+                or not isinstance(question["id"], str) or not _QID_RE.fullmatch(question["id"])
+                or question["phase"] not in QUESTION_PHASES):
+            raise BadState('question: {"id": a question id, "phase": "open", "closed" or "revealed"}')
+        out["question"] = {"id": question["id"], "phase": question["phase"]}
+    paused = state.get("paused", False)
+    if not isinstance(paused, bool):
+        raise BadState("paused: true or false")
+    if paused:   # the teacher paused the class: the students' controls wait for Resume
+        out["paused"] = True
     if len(_dump(out)) > MAX_STATE_BYTES:
         raise BadState(f"the state is over {MAX_STATE_BYTES} bytes")
     return out
@@ -221,6 +235,10 @@ def state_bytes(cid: str, v: int, stored: str, away: bool = False) -> bytes:
            "half": st["half"], "open": st["open"]}
     if st.get("lams"):
         out["lams"] = st["lams"]
+    if st.get("question"):
+        out["question"] = st["question"]
+    if st.get("paused"):
+        out["paused"] = True
     if away:
         out["away"] = True
     return json.dumps(out, separators=(",", ":"), ensure_ascii=True, allow_nan=False).encode()

@@ -11,6 +11,7 @@
 // page shows the numbers and words with textContent.
 
 import { decide, REBUILD_KEYS, CONTINUE_KEYS } from "./state.js";
+import { validQuestion } from "./questions.js";
 
 //: the settings a teacher's state carries (state.js's keys that make the run; t is its own key)
 export const SETTING_KEYS = ["dataset", "model", "hidden", "lam", "init", "seed", "max_iter", "tol"];
@@ -106,7 +107,18 @@ export function validateState(raw, table) {
     if (raw.away === true) away = true;
     else if (raw.away !== false) problems.push("away is not true or false: read as false");
   }
-  const state = { v, t, half, data, settings, open, away };
+  // the teacher's current question ({ id, phase }: questions.js) and Pause (the students' controls wait)
+  let question = null;
+  if (own(raw, "question") && raw.question !== null && raw.question !== undefined) {
+    question = validQuestion(raw.question);
+    if (!question) problems.push("question is not a question's id and phase: ignored");
+  }
+  let paused = false;
+  if (own(raw, "paused")) {
+    if (raw.paused === true) paused = true;
+    else if (raw.paused !== false) problems.push("paused is not true or false: read as false");
+  }
+  const state = { v, t, half, data, settings, open, away, question, paused };
   if (lams) state.lams = lams;
   return { state, problems };
 }

@@ -160,6 +160,7 @@ export function wireEvents(G) {
   const onKey = (e) => {
     const what = keyAction(e);
     if (!what) return;
+    if (G.paused && !VIEW_ONLY.includes(what)) { e.preventDefault(); return; }   // the teacher paused the class
     e.preventDefault();
     if (!VIEW_ONLY.includes(what)) student(G, what);
     act(G, what);

@@ -8,6 +8,7 @@ import { el } from "./dom.js";
 import { change, pause } from "./page_actions.js";
 import { render } from "./page_draw.js";
 import { runJob } from "./page_catchup.js";
+import { mountQuestions } from "./page_questions.js";
 
 /** Start following the teacher: the bar on top of the page, then a poll of the state every interval. */
 export function mountFollow(G) {
@@ -22,6 +23,9 @@ export function mountFollow(G) {
   S.bar = el("section", { class: "lab-follow", "aria-label": "The teacher's lesson", "data-mode": "following" }, S.text, S.back);
   root.prepend(S.bar);
   G.followBar = S.bar;
+  S.questions = mountQuestions(G, stateUrl, S.bar);
+  // Pause: a student exploring on their own is brought back to the teacher's view, which then waits
+  G.onPaused = (on) => { if (on && !F.following && F.teacher && !F.ended) rejoin(S); };
   G.onStudent = () => { if (F.leave()) drawBar(S); };
   G.stopFollowing = () => { S.stopped = true; clearTimeout(S.timer); S.timer = null; document.removeEventListener("visibilitychange", onVisible); };
   const onVisible = () => {
@@ -79,6 +83,8 @@ async function poll(S) {
   else if (S.missing && S.F.following && S.F.teacher && S.F.teacher.v !== S.F.applied) applyTeacher(S, S.F.teacher);
   if (out.delay === null) S.stopped = true;
   drawBar(S);
+  const T = S.F.teacher;
+  if (T) S.questions.update(S.F.ended ? Object.assign({}, T, { paused: false }) : T);
   schedule(S, out.delay);
 }
 

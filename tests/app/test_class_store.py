@@ -453,3 +453,33 @@ def test_a_store_made_before_the_made_column_gains_it_and_keeps_its_classes(kind
     finally:
         CS.clear_cache()
         st.close()
+
+
+# ---- the teacher's question and Pause, in the state ------------------------------------------------------------
+
+def test_a_question_and_pause_are_kept_and_served():
+    import json as _json
+
+    from dashboard.class_link.store import clean_state, state_bytes
+    st = clean_state({"data": "toy_spam", "t": 2, "question": {"id": "q1-a0", "phase": "open"}, "paused": True})
+    assert st["question"] == {"id": "q1-a0", "phase": "open"} and st["paused"] is True
+    served = _json.loads(state_bytes("AbCdEfGhIjKlMnOp", 4, _json.dumps(st)))
+    assert served["question"] == {"id": "q1-a0", "phase": "open"} and served["paused"] is True
+    plain = _json.loads(state_bytes("AbCdEfGhIjKlMnOp", 4, _json.dumps(clean_state(
+        {"data": "toy_spam", "t": 1, "paused": False}))))
+    assert "question" not in plain and "paused" not in plain
+
+
+@pytest.mark.parametrize("question", ["q1", {"id": "q1"}, {"id": "q 1", "phase": "open"}, {"id": "q1", "phase": "x"},
+                                      {"id": "q1", "phase": "open", "x": 1}, {"id": 1, "phase": "open"},
+                                      {"id": "a" * 33, "phase": "open"}])
+def test_a_bad_question_in_a_state_is_refused(question):
+    from dashboard.class_link.store import BadState, clean_state
+    with pytest.raises(BadState, match="question: "):
+        clean_state({"data": "toy_spam", "t": 1, "question": question})
+
+
+def test_a_pause_that_is_not_a_bool_is_refused():
+    from dashboard.class_link.store import BadState, clean_state
+    with pytest.raises(BadState, match="paused: true or false"):
+        clean_state({"data": "toy_spam", "t": 1, "paused": 1})

@@ -30,6 +30,7 @@ from dashboard.class_link import teacher_key
 from dashboard.data import datasets
 from dashboard.data.store import ShareError, StoreUnavailable
 from dashboard.lesson import session, sharing
+from dashboard.lesson.panels import ask_class
 from dashboard.serve import addresses
 from dashboard.ui import controls, state
 from nblab import export
@@ -57,9 +58,11 @@ def data_key(cfg) -> str | None:
     return str(cfg.dataset)
 
 
-def teacher_state(lr, t: int | None = None) -> dict | None:
+def teacher_state(lr, t: int | None = None, question: dict | None = None, paused: bool = False) -> dict | None:
     """What the class follows: the data, the settings, the iteration on screen (``t``, default the
-    lesson's) and whether an E-step is pending (docs/class_link.md). None when there is nothing to follow."""
+    lesson's), whether an E-step is pending, the teacher's current question (``{"id", "phase"}``, from
+    "Ask the class") and whether the class is paused (docs/class_link.md). None when there is nothing to
+    follow."""
     if lr is None or lr.run is None or lr.cfg is None:
         return None
     key = data_key(lr.cfg)
@@ -71,6 +74,10 @@ def teacher_state(lr, t: int | None = None) -> dict | None:
     lams = lam_history(lr.run)
     if lams is not None:
         out["lams"] = lams
+    if question is not None:
+        out["question"] = {"id": str(question["id"]), "phase": str(question["phase"])}
+    if paused:
+        out["paused"] = True
     return out
 
 
@@ -259,7 +266,8 @@ def publish() -> None:
     cls = state.get(state.CLASS_OPEN)
     if not cls:
         return
-    now = teacher_state(session.lesson(), session.on_screen())
+    question, paused = ask_class.published()
+    now = teacher_state(session.lesson(), session.on_screen(), question, paused)
     if now is None:
         return
     text = _sent(now)
@@ -391,6 +399,8 @@ def _on_close() -> None:
                 class_link.publish(cls["cid"], cls["key"], {**stored, "open": False})
         except ShareError:
             pass   # the class expires on its own
+    st.session_state[ask_class.K_QUESTION] = None   # Close ends the questions as it ends the class
+    st.session_state[ask_class.K_PAUSED] = False
     state.put(state.CLASS_OPEN, None)
     state.put(state.CLASS_ERROR, None)
     state.put(state.CLASS_TROUBLE, None)
@@ -446,6 +456,7 @@ def sidebar_panel() -> None:
             st.code(token(cls), language=None, wrap_lines=True)
         if show or st.session_state.pop("class_show_qr", False):
             _qr_dialog(url, link)
+        ask_class.show()   # predict, then reveal; Pause
         _heartbeat()
     cfg = session.lesson().cfg
     if cls and cfg is not None and not text_settings_travel(cfg):

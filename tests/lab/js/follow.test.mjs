@@ -61,7 +61,7 @@ test("settings of the wrong type or out of range are left out, with a problem na
 test("unknown keys and prototype keys are ignored; half, data and open are checked", () => {
   const raw = JSON.parse('{"v":1,"t":2,"__proto__":{"following":false},"constructor":1,"settings":{"__proto__":{"lam":3},"evil":"<script>","lam":0.1},"extra":[1,2]}');
   const { state } = F.validateState(raw, T);
-  assert.deepEqual(Object.keys(state).sort(), ["away", "data", "half", "open", "settings", "t", "v"]);
+  assert.deepEqual(Object.keys(state).sort(), ["away", "data", "half", "open", "paused", "question", "settings", "t", "v"]);
   assert.deepEqual(state.settings, { lam: 0.1 });
   assert.equal(Object.getPrototypeOf(state.settings), Object.prototype);
   assert.equal(F.validateState(good({ half: "m" }), T).state.half, null);
@@ -349,4 +349,24 @@ test("dataUrlFor puts another data key in the page's data URL, and refuses what 
   assert.equal(F.dataUrlFor("/class/data/a-b_c.json?x=1", "Zz_9"), "/class/data/Zz_9.json");
   for (const k of ["../x", "a/b", "", "x".repeat(101), null, 5]) assert.equal(F.dataUrlFor("data/a.json", k), null, String(k));
   assert.equal(F.dataUrlFor("data/", "a"), null);
+});
+
+// ---- the teacher's question and Pause ------------------------------------------------------------------------
+
+test("a state's question and Pause are read when well formed, ignored (with a problem) when not", () => {
+  const ok = F.validateState(good({ question: { id: "q2-a1", phase: "open" }, paused: true }), T);
+  assert.deepEqual(ok.problems, []);
+  assert.deepEqual(ok.state.question, { id: "q2-a1", phase: "open" });
+  assert.equal(ok.state.paused, true);
+  const none = F.validateState(good(), T).state;
+  assert.equal(none.question, null);
+  assert.equal(none.paused, false);
+  for (const question of ["q2-a1", { id: "q2-a1" }, { id: "<b>", phase: "open" }, { id: "q2-a1", phase: "gone" }, [1]]) {
+    const r = F.validateState(good({ question }), T);
+    assert.equal(r.state.question, null, JSON.stringify(question));
+    assert.ok(r.problems.includes("question is not a question's id and phase: ignored"));
+  }
+  const p = F.validateState(good({ paused: "yes" }), T);
+  assert.equal(p.state.paused, false);
+  assert.ok(p.problems.includes("paused is not true or false: read as false"));
 });

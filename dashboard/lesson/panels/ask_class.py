@@ -1,0 +1,225 @@
+"""Ask the class (under the class link, in the sidebar): predict, then reveal.
+
+The teacher picks a kind of question about the run as it is now (nblab/questions.py: α's direction at the
+next Step, the word whose β moves most, a document's class at convergence, the accuracy at convergence),
+presses Ask (``answers.ask`` on the class's store), sees how many have answered (a fragment that reruns on
+its own), Show draws the class's answers, Reveal computes the right answer with nbcore on this server
+(``questions.right_answer`` on the run as it was when asked), hands it to ``answers.reveal`` and, for a
+question about the next Step, runs that Step. Close ends the question without an answer. Pause freezes
+the students' controls on the lesson shown here until Resume.
+
+What the class's page shows is the question's id and phase in the published state (class_link.teacher_state):
+the page reads the question itself from the question route. Text from the data (a document, words, class
+names) is shown with ``st.text`` and tables, never as Markdown.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard.class_link import answers
+from dashboard.data.store import ShareError
+from dashboard.lesson import session
+from dashboard.ui import state
+from nblab import questions as Q
+
+K_QUESTION = "class_question"   # the current question: {"q": Question, "phase", "t", "serial", "shown"}, or None
+K_COUNT = "class_questions_asked"   # questions this session asked its class (numbers the ids)
+K_KIND = "class_q_kind"
+K_CLASS = "class_q_class"
+K_PAUSED = "class_paused"
+K_ERROR = "class_q_error"
+TALLY_S = 2.0                   # s between two counts of the answers while a question is open
+
+
+def current() -> dict | None:
+    return st.session_state.get(K_QUESTION)
+
+
+def published() -> tuple[dict | None, bool]:
+    """What the class's state carries: the question ({"id", "phase"}) or None, and whether it is paused."""
+    cur = current()
+    q = None if cur is None else {"id": cur["q"].qid, "phase": cur["phase"]}
+    return q, bool(st.session_state.get(K_PAUSED, False))
+
+
+def _say(msg: str | None) -> None:
+    st.session_state[K_ERROR] = msg
+
+
+def _cls():
+    return state.get(state.CLASS_OPEN)
+
+
+def _on_ask() -> None:
+    cls, lr = _cls(), session.lesson()
+    if not cls:
+        return
+    kind = st.session_state.get(K_KIND) or Q.KINDS[0]
+    n = int(st.session_state.get(K_COUNT, 0)) + 1
+    try:
+        q = Q.make(kind, n, lr.run, lr.prep, k=int(st.session_state.get(K_CLASS) or 0))
+    except Q.NotAskable as e:
+        _say(f"This question cannot be asked now: {e}")
+        return
+    try:
+        answers.ask(cls["cid"], cls["key"], **q.ask_args())
+    except ShareError as e:
+        _say(f"Could not ask the class: {e}")
+        return
+    st.session_state[K_COUNT] = n
+    st.session_state[K_QUESTION] = {"q": q, "phase": "open", "t": int(lr.latest), "serial": lr.serial, "shown": False}
+    _say(None)
+
+
+def _asked_run(cur: dict):
+    """The run as it was when the question was asked (EM is deterministic: the run rewound there), or the
+    message why there is none."""
+    lr = session.lesson()
+    if lr.run is None or lr.serial != cur["serial"] or lr.latest < cur["t"]:
+        return None, ("The run was rebuilt since the question was asked (a reset or new settings), so its right "
+                      "answer is not this run's: close the question and ask again.")
+    run = lr.run if lr.latest == cur["t"] and lr.run.pending is None else lr.run.rewound(cur["t"])
+    return run, None
+
+
+def _on_reveal() -> None:
+    cls, cur, lr = _cls(), current(), session.lesson()
+    if not cls or not cur or cur["phase"] != "open":
+        return
+    run, why = _asked_run(cur)
+    if run is None:
+        _say(why)
+        return
+    try:
+        right = Q.right_answer(cur["q"], run, lr.prep)
+    except Q.NotAskable as e:
+        _say(f"The right answer cannot be computed: {e}")
+        return
+    try:
+        answers.reveal(cls["cid"], cls["key"], cur["q"].qid, right)
+    except ShareError as e:
+        _say(f"Could not reveal the answer: {e}")
+        return
+    st.session_state[K_QUESTION] = {**cur, "phase": "revealed", "right": right, "shown": True}
+    _say(None)
+    if cur["q"].kind in ("alpha", "beta") and lr.latest == cur["t"]:
+        session.on_step()   # the Step the class predicted
+
+
+def _on_close() -> None:
+    cls, cur = _cls(), current()
+    if not cls or not cur:
+        return
+    if cur["phase"] == "open":
+        try:
+            answers.close(cls["cid"], cls["key"], cur["q"].qid)
+        except ShareError as e:
+            _say(f"Could not close the question: {e}")
+            return
+    st.session_state[K_QUESTION] = None
+    _say(None)
+
+
+def _on_show() -> None:
+    cur = current()
+    if cur:
+        st.session_state[K_QUESTION] = {**cur, "shown": not cur.get("shown")}
+
+
+def _on_pause() -> None:
+    st.session_state[K_PAUSED] = not st.session_state.get(K_PAUSED, False)
+
+
+def _label(q: Q.Question, option: str, prep) -> str:
+    """An option as the teacher reads it (plain text: words and class names are data)."""
+    if q.kind == "alpha":
+        return {"up": "up", "down": "down"}.get(option, option)
+    if option.startswith("f") and q.kind == "beta":
+        return str(prep.feature_names[int(option[1:])])
+    if option.startswith("c"):
+        return str(prep.class_names[int(option[1:])])
+    return option
+
+
+def _prompt(q: Q.Question, prep) -> str:
+    if q.kind == "alpha":
+        return f"At the next Step, does α of class {prep.class_names[q.k]} go up or down?"
+    if q.kind == "beta":
+        return "At the next Step, which word's β moves most?"
+    if q.kind == "doc":
+        return f"At convergence, which class is document {Q.doc_name(prep, q.doc)} in?"
+    return "What will the accuracy on the hidden labels be at convergence (in %)?"
+
+
+def _right_text(q: Q.Question, right, prep) -> str:
+    return f"{right:.1f}%" if q.answers == "number" else _label(q, right, prep)
+
+
+@st.fragment(run_every=TALLY_S)
+def _tally_panel() -> None:
+    """How many have answered (counted again every TALLY_S seconds) and, on Show, the distribution."""
+    cls, cur, lr = _cls(), current(), session.lesson()
+    if not cls or not cur:
+        return
+    try:
+        got = answers.tally(cls["cid"], cls["key"], cur["q"].qid)
+    except ShareError as e:
+        st.warning(f"The class's answers cannot be counted right now: {e}", icon=":material/sync_problem:")
+        return
+    n = int(got["n"])
+    st.text(f"{n} answered" if n != 1 else "1 answered")
+    if not cur.get("shown"):
+        return
+    q = cur["q"]
+    if q.answers == "choice":
+        rows = [{"answer": _label(q, o, lr.prep), "count": int(got["counts"].get(o, 0)),
+                 "right": "✓" if got.get("right") == o else ""} for o in q.options]
+    else:
+        edges = got["edges"]
+        rows = [{"answer": f"{edges[i]:g}–{edges[i + 1]:g}", "count": int(c), "right": ""}
+                for i, c in enumerate(got["bins"])]
+        if got.get("mean") is not None:
+            st.text(f"mean {got['mean']:.1f}, median {got['quantiles'][2]:.1f}")
+    st.dataframe(rows, hide_index=True)
+
+
+def show() -> None:
+    """The panel, inside the class box of the sidebar (only while this session leads a class)."""
+    lr = session.lesson()
+    with st.expander("Ask the class", expanded=current() is not None, icon=":material/how_to_vote:"):
+        paused = bool(st.session_state.get(K_PAUSED, False))
+        st.button("Resume the class" if paused else "Pause the class", key="class_pause_btn", on_click=_on_pause,
+                  icon=":material/play_arrow:" if paused else ":material/pause:",
+                  help="Pause freezes your students' controls on the lesson you show until you resume.")
+        if paused:
+            st.caption("Your class is paused: the students' controls wait for you.")
+        cur = current()
+        if cur is None:
+            av = Q.available(lr.run, lr.prep)
+            st.selectbox("Question", list(Q.KINDS), key=K_KIND, format_func=lambda k: Q.TITLES[k])
+            kind = st.session_state.get(K_KIND) or Q.KINDS[0]
+            if kind == "alpha" and lr.prep is not None:
+                st.selectbox("Class", list(range(lr.prep.n_classes)), key=K_CLASS,
+                             format_func=lambda k: str(lr.prep.class_names[k]))
+            if av.get(kind):
+                st.caption(av[kind])
+            st.button("Ask", key="class_ask_btn", on_click=_on_ask, disabled=av.get(kind) is not None,
+                      type="primary")
+        else:
+            q = cur["q"]
+            st.text(_prompt(q, lr.prep))
+            if q.answers == "choice":
+                st.text("Options: " + " · ".join(_label(q, o, lr.prep) for o in q.options))
+            else:
+                st.text(f"A number from {q.lo:g} to {q.hi:g}")
+            if cur["phase"] == "revealed":
+                st.text("Right answer: " + _right_text(q, cur["right"], lr.prep))
+            _tally_panel()
+            c1, c2, c3 = st.columns(3)
+            c1.button("Hide" if cur.get("shown") else "Show", key="class_show_btn", on_click=_on_show)
+            c2.button("Reveal", key="class_reveal_btn", on_click=_on_reveal, disabled=cur["phase"] != "open",
+                      type="primary")
+            c3.button("Close" if cur["phase"] == "open" else "Done", key="class_qclose_btn", on_click=_on_close)
+        err = st.session_state.get(K_ERROR)
+        if err:
+            st.error(err)
