@@ -204,7 +204,7 @@ def classroom_toggle() -> bool:
                 pass
     on = urlguard.toggle(
         st.sidebar, _("Classroom mode"), key=K_CLASSROOM, on_change=_keep_classroom,
-        help="Bigger fonts for a projector; hides the advanced controls.",
+        help=_("Bigger fonts for a projector; hides the advanced controls."),
     )
     st.session_state[CLASSROOM_ON] = bool(on)
     return bool(on)
@@ -242,15 +242,15 @@ def data_controls(dataset_names: list[str], descriptions: dict[str, str], upload
     # steps of 1 %: 97–99 % hidden (≈ 170–55 labelled SMS) is where Bernoulli and multinomial EM part ways
     hidden = urlguard.slider(sb, _("Labels hidden"), format="%d%%",
                              key=K_HIDDEN,
-                             help="Share of the labelled documents whose label EM does not see. "
-                                  "Accuracy is measured on exactly these documents. Steps of 1 %: "
-                                  "click the slider, then ← / → for one step (or set `hidden=98` in the URL).")
+                             help=_("Share of the labelled documents whose label EM does not see. "
+                                    "Accuracy is measured on exactly these documents. Steps of 1 %: "
+                                    "click the slider, then ← / → for one step (or set `hidden=98` in the URL)."))
     lam = urlguard.select_slider(sb, lam_label(), format_func=fmt_lam, key=K_LAM,
-                                 help="Pseudo-counts in eq. 24 (0 = no smoothing). Changing λ mid-run continues "
-                                      "from the current parameters; every other setting starts a new run.")
+                                 help=_("Pseudo-counts in eq. 24 (0 = no smoothing). Changing λ mid-run continues "
+                                        "from the current parameters; every other setting starts a new run."))
 
     speed = urlguard.select_slider(sb, _("Play speed"), key=K_SPEED,
-                                   help=vocabulary.speed_help())
+                                   help=vocabulary.speed_help(page_lang()))
     if classroom:  # advanced widgets are not drawn: use their remembered values, or the (checked) URL values
         init, seed, uw, max_iter, tol = _advanced_values()
     else:
@@ -289,10 +289,10 @@ def _model_control(dataset: str, models_for) -> str:
     if len(models) > 1:
         _ensure_valid(K_MODEL, models, models[0])
         model = urlguard.radio(sb, _("Event model"), options=models, default=models[0], key=K_MODEL, horizontal=True,
-                               help="How a document's features are modelled given its class.")
+                               help=_("How a document's features are modelled given its class."))
     else:
         model = models[0]
-        sb.caption(f"Event model: **{model}** (the only one this data allows)")
+        sb.caption(_("Event model: **{model}** (the only one this data allows)", model=model))
         urlguard.not_used(K_MODEL, f"does not apply: {dataset} allows only the {model} model, which is used")
     return model
 
@@ -313,11 +313,11 @@ def _advanced_controls():
                               help="; ".join(f"**{k}**: {v}" for k, v in INIT_LABELS.items()))
     seed = urlguard.number_input(st, _("Seed"), step=1, key=K_SEED,
                                  persist_state="session",
-                                 help="Which labels are hidden, and the random initialisation.")
+                                 help=_("Which labels are hidden, and the random initialisation."))
     uw = urlguard.slider(st, _("Unlabelled weight"), key=K_UW,
                          persist_state="session",
-                         help="How much an unlabelled document counts in the M-step (1 = as much as a "
-                              "labelled one).")
+                         help=_("How much an unlabelled document counts in the M-step (1 = as much as a "
+                                "labelled one)."))
     max_iter = urlguard.number_input(st, _("Max iterations"), step=10,
                                      key=K_MAXIT, persist_state="session")
     tol = urlguard.select_slider(st, _("Convergence tolerance"),
@@ -341,18 +341,18 @@ def upload_control(on_change, max_words: int | None = None) -> None:
     """CSV uploader; the callback receives the file (parsed later, per session). Every file type is taken
     in, so that a file which is not a CSV gets the app's own message (what it looks like, how to save it as
     CSV) rather than the browser's "application/octet-stream files are not allowed"."""
-    cap = f"{max_words:,}" if max_words else None
+    cap = i18n.number(page_lang(), max_words) if max_words else None
     with st.sidebar.expander(_("Use your own CSV"), expanded=False):
         st.file_uploader(
-            "CSV with a `text` column and a `label` column (empty label = unlabelled), "
-            "or feature columns plus `label`",
+            _("CSV with a `text` column and a `label` column (empty label = unlabelled), "
+              "or feature columns plus `label`"),
             key=uploader_key(), on_change=on_change,
-            help=(f"Text is turned into word features; only the {cap} most frequent words are kept."
+            help=(_("Text is turned into word features; only the {cap} most frequent words are kept.", cap=cap)
                   if cap else None),
         )
         if cap:
-            st.caption(f"Text columns: at most {cap} different words are kept (the most frequent). "
-                       "Your file stays in your session only.")
+            st.caption(_("Text columns: at most {cap} different words are kept (the most frequent). "
+                         "Your file stays in your session only.", cap=cap))
 
 
 # Streamlit merges the clicks of one button that reach the server while the app is still busy

@@ -147,3 +147,44 @@ def test_the_lesson_program_is_told_the_language(monkeypatch):
         sent.clear()
         open_lesson({"lang": lang, "player": "program"})
         assert sent and {d["lang"] for d in sent} == {lang}, [d.get("lang") for d in sent]
+
+
+PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 8
+
+
+def test_the_sidebar_s_help_in_german():
+    at = open_lesson({"lang": "de"})
+    hidden = next(w for w in at.sidebar.slider if w.key == "hidden")
+    assert hidden.help == i18n.gettext("de", "Share of the labelled documents whose label EM does not see. "
+                                       "Accuracy is measured on exactly these documents. Steps of 1 %: click the "
+                                       "slider, then ← / → for one step (or set `hidden=98` in the URL).")
+    assert hidden.help.startswith("Anteil der gelabelten Dokumente")
+    speed = next(w for w in at.sidebar.select_slider if w.key == "speed")
+    from nblab import vocabulary
+    assert speed.help == vocabulary.speed_help("de") != vocabulary.speed_help("en")
+    up = at.sidebar.get("file_uploader")[0]
+    assert up.proto.label.startswith("CSV mit einer Spalte `text`")
+
+
+@pytest.mark.parametrize("lang", ["de", "es", "fr"])
+def test_an_upload_error_in_the_page_s_language(lang):
+    at = open_lesson({"lang": lang})
+    at.file_uploader(key="uploader").upload("notes.bin", PNG, "application/octet-stream").run()
+    assert not at.exception
+    want = i18n.gettext(lang, "Could not use “{name}”: this is not a text file (it looks like an image, a "
+                        "spreadsheet or another binary file). Save it as CSV (in a spreadsheet program: Save as → "
+                        "CSV UTF-8).", name="notes.bin")
+    assert want.startswith({"de": "„notes.bin“", "es": "No se pudo usar «notes.bin»",
+                            "fr": "Impossible d’utiliser «\u00a0notes.bin\u00a0»"}[lang])
+    errors = [e.value for e in at.error]
+    assert want in errors, errors
+    assert i18n.gettext(lang, "{message} — the previous data set and run are unchanged.", message=want) in errors
+    assert at.session_state["lesson"].cfg.dataset == "sms_spam"
+
+
+def test_an_upload_error_stays_english_by_default():
+    at = open_lesson()
+    at.file_uploader(key="uploader").upload("notes.bin", PNG, "application/octet-stream").run()
+    errors = [e.value for e in at.error]
+    assert any(e.startswith("Could not use “notes.bin”: this is not a text file") for e in errors), errors
+    assert any(e.endswith(" — the previous data set and run are unchanged.") for e in errors), errors
