@@ -76,6 +76,7 @@ function redraw(G) {
   const root = G.page.root;
   const grid = buildPage(G, root);
   if (G.followBar) root.prepend(G.followBar);
+  if (G.redrawFollow) G.redrawFollow();
   G.charts = mountCharts(grid, G.chartCtx);
   G.drawnKey = null;
   drawAbout(G);

@@ -205,6 +205,14 @@ def server(tmp_path_factory):
     s.stop()
 
 
+def bar(page):
+    return page.locator(".lab-follow-text").inner_text()
+
+
+def following(lang, t):
+    return i18n.gettext(lang, "Following the teacher — {at}", at=i18n.gettext(lang, "iteration {t}", t=t))
+
+
 def wait_applied(page, v):
     page.wait_for_function("v => window.__nblab.follow && window.__nblab.follow.applied >= v", arg=v, timeout=30_000)
     settled(page)
@@ -221,6 +229,7 @@ def test_each_student_follows_the_teacher_in_their_own_language(browser, server)
     assert page.evaluate("() => [document.documentElement.lang, __nblab.lab.t]") == ["de", 2]
     expect_labels(page, "de")
     assert page.locator(".lab-metric-value").nth(1).inner_text() == i18n.percent("de", orc.to(2).acc(2))
+    assert bar(page) == following("de", 2) == "Sie folgen der Lehrkraft – Iteration 2"
 
     # the teacher's state saying another language (a teacher reading French) never changes the student's
     wait_applied(page, server.publish(CID, 3, dict(SETTINGS, lang="fr")))
@@ -229,11 +238,16 @@ def test_each_student_follows_the_teacher_in_their_own_language(browser, server)
 
     # the student chooses Spanish: still following, the bar on top, the teacher's next step shown in Spanish
     choose(page, "es")
+    assert bar(page) == following("es", 3)
     assert page.evaluate("() => [__nblab.follow.following, !!document.querySelector('#nblab > .lab-follow')]") == [True, True]
     wait_applied(page, server.publish(CID, 5))
     assert page.evaluate("() => [document.documentElement.lang, __nblab.lab.t]") == ["es", 5]
     expect_labels(page, "es")
     assert page.locator(".lab-metric-value").nth(1).inner_text() == i18n.percent("es", orc.to(5).acc(5))
+    assert bar(page) == following("es", 5)
+    assert page.evaluate("() => [document.querySelector('.lab-follow-back').textContent,"
+                         " document.querySelector('.lab-follow').getAttribute('aria-label')]") == \
+        [i18n.gettext("es", "Back to the teacher"), i18n.gettext("es", "The teacher's lesson")]
     LAB_SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(LAB_SHOTS / "lab_pick_class_es_phone.png"))
     # the student's reload: still in Spanish, still following
