@@ -64,7 +64,7 @@ if not getattr(dashboard, "_gc_frozen", False):
 # arrow opens it). Otherwise "auto": open on a laptop or a projector, closed on a phone, where an open
 # sidebar covers the whole page. Streamlit applies the initial state when it changes, so a sidebar
 # opened by hand stays open from page to page, and switching classroom mode off opens it again.
-st.set_page_config(page_title="Naive Bayes + EM Lab", page_icon="🧪", layout="wide",
+st.set_page_config(page_title=_controls._("Naive Bayes + EM Lab"), page_icon="🧪", layout="wide",
                    initial_sidebar_state="collapsed" if _controls.classroom_wanted() else "auto")
 
 from dashboard.serve.page_run import page_run  # noqa: E402

@@ -86,6 +86,27 @@ def pick(wanted) -> str:
     return DEFAULT
 
 
+def accept_language(header) -> list[str]:
+    """The tags of an HTTP ``Accept-Language`` header, most wanted first ("de-AT,de;q=0.9,en;q=0.5" → ["de-AT",
+    "de", "en"]): a tag's q (1 when not given) orders them, the header's order breaks ties; ``q=0``, ``*`` and
+    what is not a tag are left out, and a header longer than any browser sends is read no further."""
+    tags = []
+    for i, part in enumerate(str(header or "")[:1000].split(",")[:40]):
+        tag, _, params = part.strip().partition(";")
+        tag = tag.strip()
+        if not re.fullmatch(r"[A-Za-z]{1,8}(?:[-_][A-Za-z0-9]{1,8})*", tag):
+            continue
+        q = 1.0
+        m = re.fullmatch(r"\s*q\s*=\s*([01](?:\.[0-9]{0,3})?)\s*", params) if params else None
+        if params and not m:
+            continue
+        if m:
+            q = float(m.group(1))
+        if q > 0:
+            tags.append((-q, i, tag))
+    return [tag for _, _, tag in sorted(tags)]
+
+
 def po_path(lang: str) -> Path:
     return LOCALES / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
 

@@ -16,6 +16,7 @@ import nbcore
 from dashboard.data import upload_columns
 from dashboard.serve import heavy_work, offload, quotas
 from dashboard.ui import controls, derive, state, text_controls
+from dashboard.ui.controls import _
 from nbcore._csv import _utf16_without_bom
 from nblab import limits, prepare
 
@@ -132,10 +133,11 @@ def handle_upload(name: str, data: bytes, options: dict | None = None) -> tuple[
     shown = derive.md_escape(name, 80)  # the file name, literally (never Markdown)
     refusal = quotas.upload_refusal()
     if refusal:
-        return _refused(f"Could not use “{shown}”: {refusal}")
+        return _refused(_("Could not use “{name}”: {why}", name=shown, why=refusal))
     if looks_binary(data):
-        return _refused(f"Could not use “{shown}”: this is not a text file (it looks like an image, a spreadsheet "
-                        "or another binary file). Save it as CSV (in a spreadsheet program: Save as → CSV UTF-8).")
+        return _refused(_("Could not use “{name}”: this is not a text file (it looks like an image, a spreadsheet "
+                          "or another binary file). Save it as CSV (in a spreadsheet program: Save as → CSV UTF-8).",
+                          name=shown))
     try:
         with heavy_work.heavy():  # parsing and vectorising: one of the server's heavy-work slots,
             # in a worker process (pure Python that would otherwise hold every other student's GIL)
@@ -143,11 +145,11 @@ def handle_upload(name: str, data: bytes, options: dict | None = None) -> tuple[
             X = ds.for_model(ds.models[0])
             too_big = over_budget(ds)   # here: the memory budget is this server's setting
     except ValueError as e:  # nbcore.data.DataError is a ValueError
-        return _refused(f"Could not use “{shown}”: {short_message(e)}")
+        return _refused(_("Could not use “{name}”: {why}", name=shown, why=short_message(e)))
     except Exception as e:  # a parser crash must not give a student a traceback either
-        return _refused(f"Could not read “{shown}” as a CSV file ({type(e).__name__}).")
+        return _refused(_("Could not read “{name}” as a CSV file ({error}).", name=shown, error=type(e).__name__))
     if too_big:  # refused before it is selected: the sidebar stays on the data set the run uses
-        return _refused(f"Could not use “{shown}”: {short_message(too_big, 600)}")
+        return _refused(_("Could not use “{name}”: {why}", name=shown, why=short_message(too_big, 600)))
     model = _select_upload(name, data, options, ds, info, choice)
     note = _labels_as_given(ds)
     return True, _loaded_message(shown, ds, X, model, info, choice) + (" " + note if note else "")

@@ -22,6 +22,7 @@ from streamlit.components import v2
 
 from dashboard.lesson.session import lesson
 from dashboard.serve import modules, plotly_build
+from dashboard.ui import controls
 from nblab import export, served
 from nblab import page as page_mod
 from nblab.bundle import bundle
@@ -116,7 +117,8 @@ def show(speed: str, classroom: bool) -> None:
     if "first" in answer:  # a run the browser does not hold yet: the page's configuration goes with it
         answer["cfg"] = cfg
     settings = dict(export.lesson_settings(lr), dataset=str(data.get("name", "")), speed=speed, classroom=classroom)
-    answer.update(dataKey=key, settings=settings, t=int(lr.t), plotly=plotly_build.plotly_sources(),
+    # the page's language (the sidebar's picker): the lab's texts inside the app are drawn in it
+    answer.update(dataKey=key, settings=settings, t=int(lr.t), plotly=plotly_build.plotly_sources(), lang=controls.page_lang(),
                   notice=None if lr.notice is None else [lr.notice[0], lr.notice[1].replace("**", "")])
     if raw.get("dataKey") != key:
         answer["labData"] = data

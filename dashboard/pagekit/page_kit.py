@@ -131,7 +131,7 @@ class PageContext:
 
 def page_start(name: str) -> PageContext:
     """The start every page shares: session state, a shared data set named in the URL, the URL
-    guard, the classroom toggle (shared by all pages) and its CSS."""
+    guard, the language picker and the classroom toggle (shared by all pages) and its CSS."""
     state.init()
     sharing.apply_url()  # data=<id>: load the shared data set before any data-set picker is drawn
     sharing.drop_orphan_iteration()  # t= of an upload this session does not have is not recomputed
@@ -141,6 +141,7 @@ def page_start(name: str) -> PageContext:
     urlguard.one_of("player", url_table.BY_KEY["player"].spec,
                     "the charts are drawn the usual way (player=on or player=off choose)")
     st.html(BASE_CSS + theme.FIGURE_CSS)  # style only: goes to the page's event container, takes no room
+    controls.language_picker()  # first: every text drawn after it is in the page's language
     classroom = controls.classroom_toggle()
     if classroom:
         st.markdown(CLASSROOM_CSS, unsafe_allow_html=True)

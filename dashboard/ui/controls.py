@@ -12,12 +12,12 @@ from dataclasses import dataclass
 import streamlit as st
 
 from dashboard.ui import state, urlguard
-from nblab import defaults, vocabulary
+from nblab import defaults, i18n, vocabulary
 from nblab.config import DataConfig
 from nblab.defaults import DEFAULTS, INIT_LABELS, INITS, LAMBDAS, MAX_ITER_MAX, SEED_MAX, TOLS  # noqa: F401  (the lesson's choices)
 
 # ---- option lists (shared with the lab page: nblab.defaults) -----------------
-LAM_LABEL = "Smoothing λ"  # the λ slider's label (the browser player finds the slider by it)
+LAM_LABEL = i18n.N_("Smoothing λ")  # the λ slider's label (the browser player finds the slider by it: lam_label())
 # Play speed: (EM steps per tick, seconds between ticks of the st.fragment(run_every=...))
 SPEEDS = {name: vocabulary.server_tick(name) for name in defaults.SPEEDS}
 UPLOAD = "upload"  # dataset option meaning "this session's uploaded CSV"
@@ -32,6 +32,7 @@ K_STEP, K_PLAY, K_RESET, K_CONVERGE, K_SCRUB = "step", "play", "reset", "converg
 K_PAUSE = "pause"
 K_DOC, K_WORD = "doc", "word"
 K_PARAM_VIEW = "param_view"
+K_LANG = "lang"  # the URL's key of the language (the picker's widget is not bound to it: see language_picker)
 
 QP = "query-params"
 
@@ -56,6 +57,11 @@ class RunActions:
 class MathsChoice:
     doc: int
     word: int
+
+
+def lam_label() -> str:
+    """The λ slider's label in the page's language (the browser player is told it: it finds the slider by it)."""
+    return _(LAM_LABEL)
 
 
 def fmt_lam(v: float) -> str:
@@ -85,12 +91,98 @@ def classroom_wanted() -> bool:
 
 def carry(query_params: dict | None = None) -> dict:
     """A link's query parameters with the page context every link of the app keeps: ``classroom=true``
-    while classroom mode is on (the session's choice). Without it a link opened in a new tab, or the
-    default page's plain ``<a href>`` (a fresh session), drops the mode."""
+    while classroom mode is on (the session's choice), and ``lang=`` when the session chose a language other
+    than the browser's. Without them a link opened in a new tab, or the default page's plain ``<a href>`` (a
+    fresh session), drops the mode and the language."""
     out = dict(query_params or {})
     if classroom_wanted():
         out[K_CLASSROOM] = "true"
+    lang = st.session_state.get(LANG_CHOSEN)
+    if lang in i18n.LANGS and lang != browser_lang():
+        out[K_LANG] = lang
     return out
+
+
+# ---- the language ---------------------------------------------------------------------------------------------
+
+#: the session's language, as the picker or a link chose it (absent: the browser's)
+LANG_CHOSEN = "lang_chosen"
+#: the picker's widget key (not bound to the URL: a bound select box writes its shown option, "Deutsch", into
+#: the URL; the URL says "de", as the lab page's link does)
+LANG_PICK = "lang_pick"
+#: the URL's language this session has read already (a link's value is taken once, not again on every rerun)
+LANG_SEEN = "lang_seen"
+
+
+def browser_lang() -> str:
+    """Our language for the browser: its Accept-Language (st.context.headers), else its navigator.language
+    (st.context.locale), else English."""
+    try:
+        tags = i18n.accept_language(st.context.headers.get("Accept-Language"))
+    except Exception:  # noqa: BLE001 - no request here (a test run): English
+        tags = []
+    if not tags:
+        try:
+            tags = [st.context.locale] if st.context.locale else []
+        except Exception:  # noqa: BLE001
+            tags = []
+    return i18n.pick(tags)
+
+
+def page_lang() -> str:
+    """The page's language on this run, before any widget is drawn: the session's choice, else a link's
+    ``lang=`` (one of ours), else the browser's."""
+    if st.session_state.get(LANG_CHOSEN) in i18n.LANGS:
+        return st.session_state[LANG_CHOSEN]
+    try:
+        raw = st.query_params.get_all(K_LANG)
+    except Exception:  # noqa: BLE001 - never let a hostile URL stop the page
+        raw = []
+    got = raw[-1].strip().lower() if raw else ""
+    return got if got in i18n.LANGS else browser_lang()
+
+
+def _(msgid: str, **params) -> str:
+    """``msgid`` in the page's language (nblab.i18n's catalogue; English when it lacks it)."""
+    return i18n.gettext(page_lang(), msgid, **params)
+
+
+def _picked() -> None:
+    st.session_state[LANG_CHOSEN] = st.session_state.get(LANG_PICK)
+
+
+def language_picker() -> str:
+    """The language picker at the top of the sidebar, each language named in itself. A link's ``lang=`` chooses
+    (once: the reader's pick afterwards is theirs); a value that is not one of ours gets the URL guard's notice
+    and the browser's language is used. The choice is kept for the session (page to page) and written into the
+    URL while it is not the browser's. Returns the page's language."""
+    default = browser_lang()
+    spec = urlguard.spec_of(K_LANG, default=default)
+    try:
+        raw = [str(v) for v in st.query_params.get_all(K_LANG)]
+    except Exception:  # noqa: BLE001
+        raw = []
+    urlguard.one_of(K_LANG, list(i18n.LANGS), f"the page is in {i18n.NAMES[default]} ({default})")
+    if raw and raw != st.session_state.get(LANG_SEEN):   # a language in the link not read yet
+        st.session_state[LANG_SEEN] = raw
+        st.session_state[LANG_CHOSEN] = spec.decide(K_LANG, raw).value
+    lang = st.session_state.get(LANG_CHOSEN)
+    if lang not in i18n.LANGS:
+        lang = default
+    st.session_state[LANG_PICK] = lang
+    st.sidebar.selectbox(i18n.gettext(lang, "Language"), list(i18n.LANGS), key=LANG_PICK,
+                         format_func=lambda code: i18n.NAMES[code], on_change=_picked)
+    try:
+        if lang != default:
+            if raw != [lang]:
+                st.query_params[K_LANG] = lang
+            st.session_state[LANG_SEEN] = [lang]
+        elif raw:
+            del st.query_params[K_LANG]
+            st.session_state.pop(LANG_SEEN, None)
+    except Exception:  # noqa: BLE001 - the URL could not be written: the page still speaks the language
+        pass
+    return lang
 
 
 def _keep_classroom() -> None:
@@ -111,8 +203,8 @@ def classroom_toggle() -> bool:
             except Exception:  # noqa: BLE001 - still bound (a later switch): the toggle writes it itself
                 pass
     on = urlguard.toggle(
-        st.sidebar, "Classroom mode", key=K_CLASSROOM, on_change=_keep_classroom,
-        help="Bigger fonts for a projector; hides the advanced controls.",
+        st.sidebar, _("Classroom mode"), key=K_CLASSROOM, on_change=_keep_classroom,
+        help=_("Bigger fonts for a projector; hides the advanced controls."),
     )
     st.session_state[CLASSROOM_ON] = bool(on)
     return bool(on)
@@ -148,21 +240,21 @@ def data_controls(dataset_names: list[str], descriptions: dict[str, str], upload
     dataset = _dataset_control(dataset_names, descriptions, upload_name, shared_name)
     model = _model_control(dataset, models_for)
     # steps of 1 %: 97–99 % hidden (≈ 170–55 labelled SMS) is where Bernoulli and multinomial EM part ways
-    hidden = urlguard.slider(sb, "Labels hidden", format="%d%%",
+    hidden = urlguard.slider(sb, _("Labels hidden"), format="%d%%",
                              key=K_HIDDEN,
-                             help="Share of the labelled documents whose label EM does not see. "
-                                  "Accuracy is measured on exactly these documents. Steps of 1 %: "
-                                  "click the slider, then ← / → for one step (or set `hidden=98` in the URL).")
-    lam = urlguard.select_slider(sb, LAM_LABEL, format_func=fmt_lam, key=K_LAM,
-                                 help="Pseudo-counts in eq. 24 (0 = no smoothing). Changing λ mid-run continues "
-                                      "from the current parameters; every other setting starts a new run.")
+                             help=_("Share of the labelled documents whose label EM does not see. "
+                                    "Accuracy is measured on exactly these documents. Steps of 1 %: "
+                                    "click the slider, then ← / → for one step (or set `hidden=98` in the URL)."))
+    lam = urlguard.select_slider(sb, lam_label(), format_func=fmt_lam, key=K_LAM,
+                                 help=_("Pseudo-counts in eq. 24 (0 = no smoothing). Changing λ mid-run continues "
+                                        "from the current parameters; every other setting starts a new run."))
 
-    speed = urlguard.select_slider(sb, "Play speed", key=K_SPEED,
-                                   help=vocabulary.speed_help())
+    speed = urlguard.select_slider(sb, _("Play speed"), key=K_SPEED,
+                                   help=vocabulary.speed_help(page_lang()))
     if classroom:  # advanced widgets are not drawn: use their remembered values, or the (checked) URL values
         init, seed, uw, max_iter, tol = _advanced_values()
     else:
-        with sb.expander("Advanced", expanded=False):
+        with sb.expander(_("Advanced"), expanded=False):
             init, seed, uw, max_iter, tol = _advanced_controls()
     data = DataConfig(str(dataset), str(model), int(hidden), str(init), int(seed), float(uw),
                       int(max_iter), float(tol))
@@ -184,7 +276,7 @@ def _dataset_control(dataset_names: list[str], descriptions: dict[str, str], upl
         return name
 
     dataset = urlguard.selectbox(
-        sb, "Data set", options=options, format_func=_fmt, key=K_DATASET, special=gone_upload(DEFAULTS["dataset"]),
+        sb, _("Data set"), options=options, format_func=_fmt, key=K_DATASET, special=gone_upload(DEFAULTS["dataset"]),
         help="\n\n".join(f"**{n}**: {d}" for n, d in descriptions.items()) or None,
     )
     return dataset
@@ -196,11 +288,11 @@ def _model_control(dataset: str, models_for) -> str:
     models = list(models_for(dataset)) or ["bernoulli"]
     if len(models) > 1:
         _ensure_valid(K_MODEL, models, models[0])
-        model = urlguard.radio(sb, "Event model", options=models, default=models[0], key=K_MODEL, horizontal=True,
-                               help="How a document's features are modelled given its class.")
+        model = urlguard.radio(sb, _("Event model"), options=models, default=models[0], key=K_MODEL, horizontal=True,
+                               help=_("How a document's features are modelled given its class."))
     else:
         model = models[0]
-        sb.caption(f"Event model: **{model}** (the only one this data allows)")
+        sb.caption(_("Event model: **{model}** (the only one this data allows)", model=model))
         urlguard.not_used(K_MODEL, f"does not apply: {dataset} allows only the {model} model, which is used")
     return model
 
@@ -217,18 +309,18 @@ def _advanced_values():
 
 def _advanced_controls():
     """(init, seed, unlabelled weight, max iterations, tolerance) from the Advanced expander's widgets."""
-    init = urlguard.selectbox(st, "Initialisation", key=K_INIT, persist_state="session",
+    init = urlguard.selectbox(st, _("Initialisation"), key=K_INIT, persist_state="session",
                               help="; ".join(f"**{k}**: {v}" for k, v in INIT_LABELS.items()))
-    seed = urlguard.number_input(st, "Seed", step=1, key=K_SEED,
+    seed = urlguard.number_input(st, _("Seed"), step=1, key=K_SEED,
                                  persist_state="session",
-                                 help="Which labels are hidden, and the random initialisation.")
-    uw = urlguard.slider(st, "Unlabelled weight", key=K_UW,
+                                 help=_("Which labels are hidden, and the random initialisation."))
+    uw = urlguard.slider(st, _("Unlabelled weight"), key=K_UW,
                          persist_state="session",
-                         help="How much an unlabelled document counts in the M-step (1 = as much as a "
-                              "labelled one).")
-    max_iter = urlguard.number_input(st, "Max iterations", step=10,
+                         help=_("How much an unlabelled document counts in the M-step (1 = as much as a "
+                                "labelled one)."))
+    max_iter = urlguard.number_input(st, _("Max iterations"), step=10,
                                      key=K_MAXIT, persist_state="session")
-    tol = urlguard.select_slider(st, "Convergence tolerance",
+    tol = urlguard.select_slider(st, _("Convergence tolerance"),
                                  format_func=_fmt_tol, key=K_TOL, persist_state="session")
     return init, seed, uw, max_iter, tol
 
@@ -249,18 +341,18 @@ def upload_control(on_change, max_words: int | None = None) -> None:
     """CSV uploader; the callback receives the file (parsed later, per session). Every file type is taken
     in, so that a file which is not a CSV gets the app's own message (what it looks like, how to save it as
     CSV) rather than the browser's "application/octet-stream files are not allowed"."""
-    cap = f"{max_words:,}" if max_words else None
-    with st.sidebar.expander("Use your own CSV", expanded=False):
+    cap = i18n.number(page_lang(), max_words) if max_words else None
+    with st.sidebar.expander(_("Use your own CSV"), expanded=False):
         st.file_uploader(
-            "CSV with a `text` column and a `label` column (empty label = unlabelled), "
-            "or feature columns plus `label`",
+            _("CSV with a `text` column and a `label` column (empty label = unlabelled), "
+              "or feature columns plus `label`"),
             key=uploader_key(), on_change=on_change,
-            help=(f"Text is turned into word features; only the {cap} most frequent words are kept."
+            help=(_("Text is turned into word features; only the {cap} most frequent words are kept.", cap=cap)
                   if cap else None),
         )
         if cap:
-            st.caption(f"Text columns: at most {cap} different words are kept (the most frequent). "
-                       "Your file stays in your session only.")
+            st.caption(_("Text columns: at most {cap} different words are kept (the most frequent). "
+                         "Your file stays in your session only.", cap=cap))
 
 
 # Streamlit merges the clicks of one button that reach the server while the app is still busy

@@ -22,6 +22,7 @@ from typing import Any
 from dashboard import pages
 from dashboard.pages import Page
 from dashboard.ui.url_values import Choice, Flag, Grid, Many, Number, Range, Text
+from nblab import i18n
 from nblab.defaults import DEFAULTS, INITS, LAMBDAS, MAX_ITER_MAX, SEED_MAX, SPEEDS, TOLS
 
 #: the page of a key that every page reads
@@ -86,6 +87,9 @@ KEYS: tuple[UrlKey, ...] = (
     UrlKey("lesson", EVERY_PAGE, "param", AT_RUN_TIME, "a guided lesson's id: its narrative in the sidebar"),
     UrlKey("data", EVERY_PAGE, "param", AT_RUN_TIME, "a shared data set's id"),
     UrlKey("delete", EVERY_PAGE, "param", AT_RUN_TIME, "with data=: the sharer's key that deletes it"),
+    UrlKey("lang", EVERY_PAGE, "param", Choice(list(i18n.LANGS), AT_RUN_TIME, what="language"),
+           "the app's language, the lab page's values (en, es, de, fr); written only when it is not the browser's "
+           "(Accept-Language), the default; the sidebar's picker sets it (dashboard/ui/controls.py)"),
     # the lesson: its sidebar (dashboard/ui/controls.py)
     _dataset("dataset", LESSON, DEFAULTS["dataset"]),
     _model("model", LESSON),

@@ -60,10 +60,11 @@ def sidebar(classroom: bool) -> tuple[Settings, tuple[bool, str] | None]:
 
 def header(page: page_kit.PageContext, upload_result: tuple[bool, str] | None) -> None:
     """Title and the messages of a failed upload or run build; stops the page if there is no run."""
-    page_kit.page_header("Watch EM learn" if page.classroom else "Naive Bayes + EM: watch EM learn", None, page)
+    page_kit.page_header(controls._("Watch EM learn") if page.classroom else controls._("Naive Bayes + EM: watch EM learn"),
+                         None, page)
     guided.narrative_panel(page.classroom)  # guided lessons 1 and 2 open this view with ?lesson=<id>
     if upload_result and not upload_result[0]:  # in the main area once, right after the upload
-        st.error(upload_result[1] + " — the previous data set and run are unchanged.")
+        st.error(controls._("{message} — the previous data set and run are unchanged.", message=upload_result[1]))
     lr = session.lesson()
     if lr.error:
         st.error(f"Can't start a run with these settings: {lr.error}"

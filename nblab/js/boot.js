@@ -12,7 +12,8 @@
 //
 // This module starts the page; the rest is in the page_*.js modules: page_skeleton.js (the page's parts),
 // page_actions.js (what the student does, the keys, the link, the host's api), page_draw.js and
-// page_numbers.js (the drawing), page_panels.js (the panels below) and page_follow.js (following the teacher).
+// page_numbers.js (the drawing), page_panels.js (the panels below), page_follow.js (following the teacher) and
+// page_lang.js (the language picker, the page drawn again in another language).
 
 import * as State from "./state.js";
 import * as I18n from "./i18n.js";
@@ -21,12 +22,12 @@ import { mountCharts } from "./charts.js";
 import { el, cleanData } from "./dom.js";
 import { fromGzipBase64 } from "./plotly_loader.js";
 import { BUSY_TRIES, busyDelay } from "./busy.js";
-import { buildSkeleton } from "./page_skeleton.js";
-import { mountPageControls, wireEvents } from "./page_actions.js";
-import { render, drawCharts, drawLinkNotice, drawAbout, setClassroom } from "./page_draw.js";
+import { wireEvents } from "./page_actions.js";
+import { render, drawCharts, drawLinkNotice, drawAbout } from "./page_draw.js";
 import { mountPanels } from "./page_panels.js";
 import { mountFollow } from "./page_follow.js";
 import { restoreLink } from "./page_catchup.js";
+import { buildPage, markLang, setPageLang, storedLang, storeLang } from "./page_lang.js";
 
 export { PANEL_SLOTS } from "./page_skeleton.js";
 
@@ -58,17 +59,18 @@ function pageState(root, opts) {
   const data = cleanData(opts.data || read("nblab-data"));   // its strings without bidi controls (dom.js)
   const cfg = cleanData(opts.cfg || read("nblab-config"));
   const useHash = opts.hash !== false;
-  // the language without a link's: on a page of its own, the browser's when it is one of ours, else English; in
-  // a host (the app's lesson, the notebook widget) the host's (opts.lang), English until the host has a choice
+  // the language without a link's: on a page of its own, the one this tab's session chose, else the browser's
+  // when it is one of ours, else English; in a host (the app's lesson, the notebook widget) the host's
+  // (opts.lang), English until the host has a choice
   const nav = typeof navigator !== "undefined" ? (navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language]) : [];
-  const table = State.schema(Object.assign({}, cfg, { lang: I18n.pick(opts.lang || (useHash ? nav : [])) }));
+  const table = State.schema(Object.assign({}, cfg, { lang: opts.lang ? I18n.pick(opts.lang) : useHash ? I18n.startLang(storedLang(), nav) : I18n.DEFAULT_LANG }));
   const parsed = State.parseFragment(useHash ? location.hash : "", table);
+  // a language the link chose is the reader's choice for the session too
+  if (useHash && parsed.given.includes("lang")) storeLang(parsed.settings.lang);
   // a host that owns the settings (the app's sidebar) passes them as they are
   if (opts.settings) parsed.settings = Object.assign({}, parsed.settings, opts.settings);
   // every text the page writes from here on is in this language; screen readers are told it
-  const lang = I18n.setLang(parsed.settings.lang);
-  root.setAttribute("lang", lang);
-  if (useHash) document.documentElement.lang = lang;
+  I18n.setLang(parsed.settings.lang);
   const reduced = window.matchMedia ? window.matchMedia("(prefers-reduced-motion: reduce)") : null;
   const G = { data, cfg, table, settings: parsed.settings, urlNotices: parsed.notices.slice(), playing: false, dragging: false,
     converging: false, lastStep: 0, frames: 0, panelsAt: 0, chartsAt: 0, panelQueue: [], panelTimer: null, idleWaiters: [], drawnKey: null, Plotly: null, panels: [], t0, firstChart: null,
@@ -77,7 +79,8 @@ function pageState(root, opts) {
   G.marks = { start: t0 };
   G.stats = { draw: 0, panels: {} };
   G.page = { root, host: opts.host || {}, useHash, name: "", rafPending: false, rafForce: false, applying: false,
-    engine: opts.engine || null };
+    engine: opts.engine || null, setLang: (l, chosen) => setPageLang(G, l, chosen) };
+  markLang(G, I18n.lang());
   return G;
 }
 
@@ -96,9 +99,7 @@ export function start(root, opts = {}) {
   const G = pageState(root, opts);
   const { data, cfg } = G;
   G.page.name = String(data.name || data.dataset || cfg.datasets[0] || "");
-  const { bar, grid, side } = buildSkeleton(G, root);
-  mountPageControls(G, side, bar);
-  setClassroom(G, !!G.settings.classroom);
+  const grid = buildPage(G, root);
 
   // ---- the run (plotly.js unpacks meanwhile: its gzip stream runs off the main thread) ----
   // the one-file page inlines plotly.js; a served page loads it with a script of its own (window.Plotly)

@@ -12,6 +12,7 @@
 
 import { decide, REBUILD_KEYS, CONTINUE_KEYS } from "./state.js";
 import { validQuestion } from "./questions.js";
+import { t } from "./i18n.js";
 
 //: the settings a teacher's state carries (state.js's keys that make the run; t is its own key)
 export const SETTING_KEYS = ["dataset", "model", "hidden", "lam", "init", "seed", "max_iter", "tol"];
@@ -297,21 +298,21 @@ export class Follower {
   /** What the bar says: { mode: "following" | "exploring" | "ended", text, button (show "Back to the teacher") }. */
   bar() {
     const T = this.teacher;
-    const at = T ? `iteration ${T.t}` + (T.half === "e" ? " (E-step done)" : "") : null;
+    const at = T ? (T.half === "e" ? t("iteration {t} (E-step done)", { t: T.t }) : t("iteration {t}", { t: T.t })) : null;
     if (this.ended) {
       return { mode: "ended", button: false,
-        text: "The class has ended. The lab keeps working here: explore on your own." };
+        text: t("The class has ended. The lab keeps working here: explore on your own.") };
     }
-    const trouble = this.error === "unreachable" ? "Can't reach the teacher's lesson — retrying"
-      : this.error === "bad" ? "The teacher's lesson sent something this page cannot read — retrying"
-      : T && T.away ? "The teacher's lesson has not been heard from for a while (their page may be closed) — "
-        + "the lab keeps working here; it follows again when the teacher is back" : null;
+    const trouble = this.error === "unreachable" ? t("Can't reach the teacher's lesson — retrying")
+      : this.error === "bad" ? t("The teacher's lesson sent something this page cannot read — retrying")
+      : T && T.away ? t("The teacher's lesson has not been heard from for a while (their page may be closed) — "
+        + "the lab keeps working here; it follows again when the teacher is back") : null;
     if (this.following) {
-      const text = trouble ? trouble + (T ? ` (last seen at ${at})` : "") + "."
-        : T ? `Following the teacher — ${at}` : "Following the teacher — waiting for the lesson…";
+      const text = trouble ? trouble + (T ? " " + t("(last seen at {at})", { at }) : "") + "."
+        : T ? t("Following the teacher — {at}", { at }) : t("Following the teacher — waiting for the lesson…");
       return { mode: "following", button: false, text };
     }
-    const base = T ? `Exploring on your own — the teacher is at ${at}` : "Exploring on your own";
+    const base = T ? t("Exploring on your own — the teacher is at {at}", { at }) : t("Exploring on your own");
     return { mode: "exploring", button: !!T, text: trouble ? `${base}. ${trouble}.` : base };
   }
 }

@@ -31,6 +31,19 @@ export function pick(wanted) {
   return DEFAULT_LANG;
 }
 
+//: where a page of its own keeps the tab's choice of language for the session (sessionStorage)
+export const SESSION_KEY = "nblab-lang";
+
+/**
+ * The language a page of its own starts in when its link says none: the one this tab's session chose (the
+ * picker, a link), else the browser's first one we speak (navigator.languages), else English. A stored value
+ * that is not one of ours is passed over.
+ */
+export function startLang(stored, browser) {
+  const tags = Array.from(browser || []);
+  return pick(stored && LANGS.includes(String(stored)) ? [String(stored), ...tags] : tags);
+}
+
 /** Make `lang` the page's language (one we do not speak: English). Returns the language set. */
 export function setLang(lang) {
   current = LANGS.includes(lang) ? lang : DEFAULT_LANG;

@@ -169,8 +169,8 @@ export function wireEvents(G) {
   keysOn.addEventListener("keydown", onKey);
   const onHash = () => {
     const p = State.parseFragment(location.hash, G.table);
-    // another language: the page is built again in it (every text it wrote is in the one it started in)
-    if (p.settings.lang !== I18n.lang()) { location.reload(); return; }
+    // another language: every text of the page is drawn again in it, the run kept (page_lang.js)
+    if (p.settings.lang !== I18n.lang()) G.page.setLang(p.settings.lang, p.given.includes("lang"));
     G.urlNotices = p.notices.slice();
     drawLinkNotice(G);
     student(G, "link");

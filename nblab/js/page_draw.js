@@ -36,6 +36,8 @@ function draw(G, force) {
   const lab = G.lab, t = lab.t, moving = G.playing || G.dragging || G.converging || !!G.job;
   G.frames++;
   G.controls.sync(lab, G.dragging);
+  // the teacher paused the class (page_questions.js): what sync enabled waits again
+  if (G.paused && G.holdControls) G.holdControls();
   // the run's charts: redrawn when the run changed, else only the iteration line moves
   const key = `${lab.serial}|${lab.latest}|${lab.baselines.supervised}|${lab.run.history[lab.latest].lam}|${G.settings.classroom}`;
   let charts = null;

@@ -5,6 +5,7 @@
 import * as State from "./state.js";
 import * as Follow from "./follow.js";
 import { el } from "./dom.js";
+import { t } from "./i18n.js";
 import { change, pause } from "./page_actions.js";
 import { render } from "./page_draw.js";
 import { runJob } from "./page_catchup.js";
@@ -18,14 +19,20 @@ export function mountFollow(G) {
   try { stateUrl = new URL(String(cfg.follow.state), document.baseURI).href; } catch (e) { return; }
   const S = { G, F, stateUrl, dataUrl: cfg.dataUrl, dataKey: Follow.dataKeyOf(cfg.dataUrl), timer: null, inflight: false, stopped: false, note: null, missing: null };
   S.text = el("p", { class: "lab-follow-text", role: "status", "aria-live": "polite", "aria-atomic": "true", tabindex: "-1" });
-  S.back = el("button", { type: "button", class: "lab-btn lab-follow-back", text: "Back to the teacher", hidden: true,
+  S.back = el("button", { type: "button", class: "lab-btn lab-follow-back", text: t("Back to the teacher"), hidden: true,
     onclick: () => rejoin(S) });
-  S.bar = el("section", { class: "lab-follow", "aria-label": "The teacher's lesson", "data-mode": "following" }, S.text, S.back);
+  S.bar = el("section", { class: "lab-follow", "aria-label": t("The teacher's lesson"), "data-mode": "following" }, S.text, S.back);
   root.prepend(S.bar);
   G.followBar = S.bar;
   S.questions = mountQuestions(G, stateUrl, S.bar);
   // Pause: a student exploring on their own is brought back to the teacher's view, which then waits
   G.onPaused = (on) => { if (on && !F.following && F.teacher && !F.ended) rejoin(S); };
+  // the bar in the page's language again (page_lang.js, after the reader chose another)
+  G.redrawFollow = () => {
+    S.back.textContent = t("Back to the teacher");
+    S.bar.setAttribute("aria-label", t("The teacher's lesson"));
+    drawBar(S);
+  };
   G.onStudent = () => { if (F.leave()) drawBar(S); };
   G.stopFollowing = () => { S.stopped = true; clearTimeout(S.timer); S.timer = null; document.removeEventListener("visibilitychange", onVisible); };
   const onVisible = () => {

@@ -25,8 +25,36 @@ export function mountQuestions(G, stateUrl, bar) {
     text: t("The teacher paused the class: the controls wait for the teacher.") });
   bar.append(P.pauseNote);
   G.questions = P;
+  // the page drawn again in another language (page_lang.js): the panel back under the bar, in that language
+  G.redrawQuestions = () => relabel(P);
+  // every frame drawn while paused (the class follows the teacher's Steps meanwhile) holds the controls again
+  G.holdControls = () => hold(G.page.root);
   expose(P);
   return { update: (st) => update(P, st) };
+}
+
+function relabel(P) {
+  P.title.textContent = t("The teacher's question");
+  P.box.setAttribute("aria-label", t("The teacher's question"));
+  P.choices.setAttribute("aria-label", t("Your answer"));
+  P.pauseNote.textContent = t("The teacher paused the class: the controls wait for the teacher.");
+  if (P.G.followBar) P.G.followBar.after(P.box);
+  if (P.q) {
+    const desc = Q.describe(P.q, P.G.data);
+    if (desc) { P.desc = desc; if (P.phase) draw(P); }
+  }
+  // the controls drawn again wait too while the class is paused
+  if (P.paused) hold(P.G.page.root);
+}
+
+// every control of the lab but the follow bar's, the question's and the language picker's (a student reads in
+// a language of their own, paused or not)
+function hold(root) {
+  for (const c of root.querySelectorAll("button, input, select, textarea")) {
+    if (c.closest(".lab-follow") || c.closest(".lab-question") || c.closest(".lab-lang") || c.disabled) continue;
+    c.disabled = true;
+    c.dataset.pausedOff = "true";
+  }
 }
 
 function expose(P) {
@@ -165,7 +193,8 @@ async function send(P, answer) {
   expose(P);
 }
 
-// Pause: every control of the lab waits (the follow bar and the question stay usable); Resume gives them back
+// Pause: every control of the lab waits (the follow bar, the question and the language picker stay usable);
+// Resume gives them back
 function paused(P, on) {
   const G = P.G;
   if (on === P.paused && !on) return;
@@ -175,13 +204,11 @@ function paused(P, on) {
   P.pauseNote.hidden = !on;
   const root = G.page.root;
   if (on) {
-    for (const c of root.querySelectorAll("button, input, select, textarea")) {
-      if (c.closest(".lab-follow") || c.closest(".lab-question") || c.disabled) continue;
-      c.disabled = true;
-      c.dataset.pausedOff = "true";
-    }
+    hold(root);
   } else {
     for (const c of root.querySelectorAll("[data-paused-off]")) { c.disabled = false; delete c.dataset.pausedOff; }
+    // then each control as the run says (an M-step with no E-step before it stays off)
+    if (G.controls && G.lab) G.controls.sync(G.lab, G.dragging);
   }
   if (G.onPaused && was !== on) G.onPaused(on);
   expose(P);

@@ -46,7 +46,7 @@ function notices(G) {
 
 /**
  * Empty `root` and build the page's skeleton in it; the parts the page writes to later go on G. Returns the
- * containers the controls and the charts are mounted in: { bar, grid, side }.
+ * containers the controls, the charts and the language picker are mounted in: { bar, grid, side, head }.
  */
 export function buildSkeleton(G, root) {
   root.textContent = "";
@@ -73,5 +73,5 @@ export function buildSkeleton(G, root) {
   // the panels below take the page's whole width, under the settings and the charts
   const main = el("main", { class: "lab-main" }, top, el("div", { class: "lab-body" }, side, content), lower, about);
   root.append(head, G.linkBox, main);
-  return { bar, grid, side };
+  return { bar, grid, side, head };
 }

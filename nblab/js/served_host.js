@@ -5,7 +5,7 @@
 // new data. The data is nblab/served.py's answer plus what the page needs once per run:
 //   { format: "nblab-served/1", serial, first, records, latest, done, error,
 //     dataKey, labData (only when the browser does not hold dataKey's data yet), cfg, settings, t,
-//     notice: [kind, text] | null, plotly: { bundle, chunk } }
+//     notice: [kind, text] | null, plotly: { bundle, chunk }, lang (the app's language: the page's texts) }
 // The browser writes its ask (state "ask": nblab/served.py) back; every ask reruns the element's fragment.
 // The page lives on the element (parentElement.__nblesson) from one call to the next: a new answer only
 // delivers records, settings and notices to it.
@@ -36,7 +36,7 @@ function startPage(E, d) {
     onView: () => { if (E.G && E.G.served) E.G.served.ask(); },
   };
   const settings = Object.assign({}, d.settings, { t: 0 });
-  const G = start(E.root, { data: E.labData, cfg: d.cfg, hash: false, host, settings,
+  const G = start(E.root, { data: E.labData, cfg: d.cfg, hash: false, host, settings, lang: d.lang,
     engine: servedEngine(d.first), plotlyLoading: plotlyFrom(d.plotly) });
   if (!G || !G.lab) return null;
   G.served = mountServed(G, { ask: (a) => E.setStateValue("ask", Object.assign({ dataKey: E.dataKey }, a)) }, d.serial);
@@ -73,6 +73,8 @@ function receive(E, d) {
     return;
   }
   const G = E.G;
+  // the app's language changed (its sidebar's picker): the page's texts drawn again in it, the run kept
+  if (d.lang && d.lang !== G.settings.lang) G.page.setLang(d.lang, false);
   applySettings(G, d.settings);
   G.served.deliver(d.records);
   if (d.error) { G.lab.error = String(d.error); G.render(true); }   // the server could not compute: said under the buttons

@@ -149,6 +149,24 @@ def test_the_class_answers_and_sees_nbcores_answer_revealed(server, browser):
         p.wait_for_function("() => __nblab.question.paused === true", timeout=60_000)
         assert p.locator('button[data-act="step"]').first.is_disabled()
         assert p.locator(".lab-paused-note").is_visible()
+    # a student reads in a language of their own, paused or not: the page drawn again in German keeps the
+    # question (revealed, under the bar) and keeps every control of the lab waiting for the teacher
+    phone = pages[2]
+    assert phone.locator("#lab-lang").is_enabled()
+    phone.select_option("#lab-lang", "de")
+    phone.wait_for_function("() => document.querySelector('.lab-q-title')?.textContent === 'Die Frage der Lehrkraft'",
+                            timeout=60_000)
+    box = phone.evaluate("""() => { const q = document.querySelector('.lab-question');
+      return { visible: !!q && !q.hidden && q.isConnected, afterBar: q.previousElementSibling === document.querySelector('.lab-follow'),
+               right: !!document.querySelector('.lab-q-right'), step: document.querySelector('button[data-act="step"]').disabled }; }""")
+    assert box == {"visible": True, "afterBar": True, "right": True, "step": True}, box
+    # the teacher steps while the class is paused: every page follows, and its controls still wait
+    teacher.locator(".st-key-step button:visible").first.click(timeout=60_000)
+    teacher.wait_for_function(f"() => ({ITER_JS})() === 2", timeout=120_000)
+    for p in pages:
+        p.wait_for_function("() => __nblab.lab.t === 2", timeout=60_000)
+        assert p.locator('button[data-act="step"]').first.is_disabled()
+        assert p.locator('button[data-act="converge"]').first.is_disabled()
     side.get_by_role("button", name="Resume the class").click()
     for p in pages:
         p.wait_for_function("() => __nblab.question.paused === false", timeout=60_000)

@@ -237,3 +237,28 @@ def test_stop_rules_panel_gives_nbcore_s_step(browser, server):
     assert f"|ΔL| / |L| at t=2\t{abs(b.objective - a.objective) / abs(a.objective):.2e}" in text
     assert f"‖Δθ‖², each parameter once\t{b.delta:.4g}" in text
     ctx.close()
+
+
+LAB_LABELS_JS = ("() => { const E = window.__nblabLesson; return { lang: E.root.getAttribute('lang'), t: E.G.lab.t,"
+                 " serial: E.G.lab.serial, labels: Array.from(E.root.querySelectorAll('.lab-metric-label'),"
+                 " e => e.textContent) }; }")
+
+
+def test_the_app_s_language_draws_the_lesson_program_and_a_change_keeps_the_run(browser, server):
+    from nblab import i18n
+
+    ctx, pg = open_program(browser, server, "&lang=de")
+    got = pg.evaluate(LAB_LABELS_JS)
+    assert got["lang"] == "de" and got["labels"][2] == i18n.gettext("de", "Supervised only") == "Nur überwacht"
+    step_button(pg).click()
+    pg.wait_for_function(SETTLED_JS, arg=1, timeout=120_000)
+    before = pg.evaluate(LAB_LABELS_JS)
+    # the sidebar's picker (its label in German): French, the lab's texts follow, its run and iteration kept
+    pg.get_by_role("combobox", name="Sprache").click()
+    pg.get_by_role("option", name="Français").click()
+    pg.wait_for_function("() => window.__nblabLesson.root.getAttribute('lang') === 'fr'", timeout=120_000)
+    got = pg.evaluate(LAB_LABELS_JS)
+    assert got["t"] == 1 and got["serial"] == before["serial"]
+    assert got["labels"][2] == i18n.gettext("fr", "Supervised only") == "Supervisé seul"
+    assert got["labels"][1] == i18n.gettext("fr", "Accuracy (t={t})", t=1)
+    ctx.close()

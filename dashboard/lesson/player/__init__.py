@@ -348,7 +348,7 @@ def show_series(where, *, run, prep, acc, base, font_size: int, classroom: bool,
         alt = lambda_alternatives(run, prep, acc, cfg, smoothing, font_size)
         if alt:
             from dashboard.ui import controls
-            data["lam"] = {"now": controls.fmt_lam(smoothing), "label": controls.LAM_LABEL, "alt": alt}
+            data["lam"] = {"now": controls.fmt_lam(smoothing), "label": controls.lam_label(), "alt": alt}
     if nxt is not None:
         # the next iteration, for the browser to show the moment Step is pressed (the server's rerun
         # that follows brings the same charts, with the same versions, and redraws nothing)

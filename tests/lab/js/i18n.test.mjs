@@ -99,3 +99,24 @@ test("the link says the language only when it is not the reader's default, and a
   const c = S.changes(s, Object.assign({}, s, { lang: "es" }));
   assert.deepEqual(c, { rebuild: [], cont: [], page: ["lang"] });
 });
+
+test("a page of its own starts in the session's language, else the browser's, else English", () => {
+  assert.equal(I.SESSION_KEY, "nblab-lang");
+  assert.equal(I.startLang("de", ["fr-FR", "en"]), "de");
+  assert.equal(I.startLang(null, ["fr-FR", "en"]), "fr");
+  assert.equal(I.startLang(undefined, []), "en");
+  // a stored value that is not one of ours (another page's, a hand-edited one) is passed over
+  assert.equal(I.startLang("klingon", ["es-MX"]), "es");
+  assert.equal(I.startLang("de-AT", ["es-MX"]), "es");
+  assert.equal(I.startLang("", ["pt-BR"]), "en");
+  assert.equal(I.startLang("__proto__", null), "en");
+});
+
+test("the picker's label and each language's own name; a text no catalogue has reads in English, filled", () => {
+  assert.deepEqual(I.LANGS.map((l) => I.translate(l, "Language")), ["Language", "Idioma", "Sprache", "Langue"]);
+  assert.deepEqual(Object.values(I.NAMES), ["English", "Español", "Deutsch", "Français"]);
+  for (const l of I.LANGS) {
+    assert.equal(I.translate(l, "A text no catalogue has, t = {t}", { t: 4 }), "A text no catalogue has, t = 4");
+    assert.equal(I.translatePlural(l, "{n} text no catalogue has", "{n} texts no catalogue has", 2), "2 texts no catalogue has");
+  }
+});
