@@ -42,6 +42,11 @@ def wait_class_t(base: str, cid: str, t: int, timeout: float = 60.0) -> None:
 
 
 def step(page, n: int) -> None:
+    """Step from iteration n - 1 to n. The press waits until the page shows n - 1 and no script runs: after a
+    reload the lesson is first computed again to the link's iteration, and a press that lands inside that
+    rerun can be taken by it."""
+    page.wait_for_function(f"() => ({ITER_JS})() === {n - 1}", timeout=120_000)
+    wait_idle(page)
     page.locator(".st-key-step button:visible").first.click(timeout=60_000)
     page.wait_for_function(f"() => ({ITER_JS})() === {n}", timeout=120_000)
 
