@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 import nbcore
 from kit import ROOT, classroom
 from kit.answers import token
-from kit.apptest import page_text
+from kit.apptest import page_text, run
 from kit.classroom import QUERY, class_state, open_class
 
 APP = str(ROOT / "dashboard" / "app.py")
@@ -20,12 +20,6 @@ APP = str(ROOT / "dashboard" / "app.py")
 @pytest.fixture(autouse=True)
 def fresh_store(tmp_path, monkeypatch):
     yield from classroom.fresh_store(tmp_path, monkeypatch)
-
-
-def run(at: AppTest) -> AppTest:
-    at.run()
-    assert not at.exception, at.exception
-    return at
 
 
 def teacher(**query) -> tuple[AppTest, dict]:

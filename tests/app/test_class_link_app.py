@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from kit import ROOT, classroom
-from kit.apptest import page_text
+from kit.apptest import page_text, run
 from kit.classroom import CSV, QUERY, class_state, open_class
 
 APP = str(ROOT / "dashboard" / "app.py")
@@ -19,12 +19,6 @@ APP = str(ROOT / "dashboard" / "app.py")
 @pytest.fixture(autouse=True)
 def fresh_store(tmp_path, monkeypatch):
     yield from classroom.fresh_store(tmp_path, monkeypatch)
-
-
-def run(at: AppTest) -> AppTest:
-    at.run()
-    assert not at.exception, at.exception
-    return at
 
 
 def new_app(**query) -> AppTest:

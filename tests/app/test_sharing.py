@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard.data import store as S
 from kit import ROOT
-from kit.apptest import page_text
+from kit.apptest import page_text, run
 
 APP = str(ROOT / "dashboard" / "app.py")
 
@@ -51,12 +51,6 @@ def store_url(request, tmp_path, monkeypatch):
     yield url
     sharing._open.clear()
     sharing._parsed.clear()
-
-
-def run(at: AppTest) -> AppTest:
-    at.run()
-    assert not at.exception, at.exception
-    return at
 
 
 def new_app(**query) -> AppTest:

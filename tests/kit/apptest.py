@@ -10,6 +10,13 @@ from kit import ROOT
 APP = str(ROOT / "dashboard" / "app.py")
 
 
+def run(at):
+    """Run the script once more and fail with its exception, if it raised one; returns ``at``."""
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
 def page_text(at) -> str:
     """Every element proto of an AppTest page (main + sidebar), as text."""
     out, stack = [], [at._tree]
