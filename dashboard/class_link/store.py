@@ -438,12 +438,13 @@ _CACHE: "OrderedDict[tuple[int, str], tuple[float, Any]]" = OrderedDict()
 _MISSES: "OrderedDict[tuple[int, str], tuple[float, Any]]" = OrderedDict()
 _CACHE_LOCK = threading.Lock()
 _FETCH_LOCKS: dict[tuple[int, str], threading.Lock] = {}
-_DB_READS = {"n": 0}
+_DB_READS: dict[int, int] = {}
 
 
-def db_reads() -> int:
-    """How many reads this process sent to the database (tests check the cache with it)."""
-    return _DB_READS["n"]
+def db_reads(store: S.ShareStore) -> int:
+    """How many reads this process sent to ``store``'s database (tests check the cache with it). Counted
+    per store, so a reader of another store (another test's server thread) does not move the count."""
+    return _DB_READS.get(id(store), 0)
 
 
 def clear_cache() -> None:
@@ -464,7 +465,8 @@ def _read_db(store: S.ShareStore, cid: str) -> tuple[int, bytes]:
         with store._guard("read class"):
             with store._tx(write=False) as db:
                 row = db.execute("SELECT v, state, updated FROM nblab_classes WHERE id = ?", (cid,)).fetchone()
-        _DB_READS["n"] += 1
+        with _CACHE_LOCK:
+            _DB_READS[id(store)] = _DB_READS.get(id(store), 0) + 1
         if row is None:
             raise ClassNotFound("This class is not on the server (it was closed or never opened).")
         now = store.clock()

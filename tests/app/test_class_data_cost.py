@@ -114,14 +114,14 @@ def test_a_flood_of_random_class_ids_stops_at_its_budget(store):
     burst = 100
     budget = entry.Budget(rate=1.0, burst=burst, clock=clock)
     client = TestClient(app_with(budget))
-    reads0 = CS.db_reads()
+    reads0 = CS.db_reads(store)
     answers = [client.get(f"/class/{'A' * 15}{c}/state.json").status_code
                for c in "BCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"]
     # each unknown id costs its request (1) and a store read (STORE_READ_COST): the burst pays for
     # floor(100 / 21) = 4 of them; after that every request is refused without asking the store
     per = 1 + entry.STORE_READ_COST
     paid = burst // per
-    assert CS.db_reads() - reads0 == paid
+    assert CS.db_reads(store) - reads0 == paid
     assert answers[:paid] == [404] * paid and set(answers[paid:]) == {429}, answers
     r = client.get(f"/class/{'A' * 16}/state.json")
     assert r.status_code == 429 and int(r.headers["retry-after"]) >= 1
@@ -191,10 +191,10 @@ def test_random_class_ids_never_push_a_followed_class_out_of_the_read_cache(stor
     for i in range(16 + 50):
         with pytest.raises(CS.ClassNotFound):
             CS.read(f"{i:016d}", store=store)
-    reads = CS.db_reads()
+    reads = CS.db_reads(store)
     assert CS.peek(cid, store=store) is not None and CS.read(cid, store=store)[0] == 1
-    assert CS.db_reads() == reads         # answered from the cache: the class was not pushed out
+    assert CS.db_reads(store) == reads         # answered from the cache: the class was not pushed out
     # the newest missing ids are remembered too (no store read for them)
     with pytest.raises(CS.ClassNotFound):
         CS.read(f"{16 + 49:016d}", store=store)
-    assert CS.db_reads() == reads
+    assert CS.db_reads(store) == reads

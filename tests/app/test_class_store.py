@@ -223,7 +223,7 @@ def cache_clock(monkeypatch):
 def test_read_cache_costs_the_database_a_few_reads(store, cache_clock):
     cid, key = C.open_class("toy_spam", {"t": 0}, store=store)
     CS.clear_cache()
-    before = CS.db_reads()
+    before = CS.db_reads(store)
     # 40 threads polling through 1 s of the cache's clock (four READ_TTL windows, 10 polls per thread in
     # each, all at once): the database is asked about once per READ_TTL, not once per poll
     windows = round(1.0 / CS.READ_TTL)
@@ -239,7 +239,7 @@ def test_read_cache_costs_the_database_a_few_reads(store, cache_clock):
         for t in threads:
             t.join()
         cache_clock.advance(CS.READ_TTL)
-    reads = CS.db_reads() - before
+    reads = CS.db_reads(store) - before
     assert len(polls) == windows * 400, len(polls)
     assert reads <= 1.0 / CS.READ_TTL + 3, (reads, len(polls))
     # another process's publish shows within READ_TTL (this process's publish at once)
@@ -296,9 +296,9 @@ def test_peek_answers_from_the_cache_only(store, cache_clock):
     cid, _ = C.open_class("toy_spam", {"t": 0}, store=store)
     CS.clear_cache()
     assert CS.peek(cid, store=store) is None
-    before = CS.db_reads()
+    before = CS.db_reads(store)
     got = C.read(cid, store=store)
-    assert CS.peek(cid, store=store) == got and CS.db_reads() == before + 1
+    assert CS.peek(cid, store=store) == got and CS.db_reads(store) == before + 1
     cache_clock.advance(CS.READ_TTL)
     assert CS.peek(cid, store=store) is None
     with pytest.raises(C.BadClassId):
