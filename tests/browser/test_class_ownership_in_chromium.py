@@ -83,7 +83,10 @@ def test_reload_lock_and_kill_the_class_follows_the_teacher(browser, tmp_path):
         step(teacher, 2)
         wait_class_t(srv.url, cid, 2)
 
-        # F5: the same address, a new session: the class is still the teacher's
+        # F5: the same address, a new session: the class is still the teacher's. The address takes the
+        # iteration a moment after the page shows it; the reload waits for it (a reload before that returns to
+        # the iteration the address had)
+        teacher.wait_for_function("() => new URLSearchParams(location.search).get('t') === '2'", timeout=60_000)
         teacher.reload(wait_until="domcontentloaded")
         wait_idle(teacher)
         assert class_id(teacher) == cid
