@@ -81,6 +81,32 @@ def parse_qid(qid: str) -> dict | None:
     return {"n": n, "kind": "acc"}
 
 
+def from_spec(qid: str, options=(), lo=None, hi=None) -> Question | None:
+    """The question ``qid`` again, from its id and what the store kept of it (its options, or its range):
+    what a teacher's new session (a reload, another app process) needs to go on with a question it did not
+    ask itself. None when the id and the rest do not make a question of this module's kinds."""
+    what = parse_qid(qid)
+    if what is None:
+        return None
+    kind = what["kind"]
+    if kind == "acc":
+        try:
+            lo, hi = float(lo), float(hi)
+        except (TypeError, ValueError):
+            return None
+        return Question(str(qid), kind, "number", lo=lo, hi=hi)
+    options = tuple(str(o) for o in (options or ()))
+    if kind == "alpha":
+        return Question(str(qid), kind, "choice", options=options, k=what["k"]) if options == ("up", "down") else None
+    if kind == "beta":
+        if len(options) != N_WORDS or not all(re.fullmatch(r"f\d{1,7}", o) for o in options):
+            return None
+        return Question(str(qid), kind, "choice", options=options, words=tuple(int(o[1:]) for o in options))
+    if not options or not all(o == f"c{c}" for c, o in enumerate(options)):
+        return None
+    return Question(str(qid), kind, "choice", options=options, doc=what["doc"])
+
+
 def _next_step_ok(run) -> None:
     if run is None:
         raise NotAskable("Start a run first.")
@@ -204,6 +230,6 @@ def right_answer(q: Question, run, prep):
 
 def doc_name(prep, doc: int, chars: int = 80) -> str:
     """How the panel names document ``doc``: its number and its first characters (plain text: data)."""
-    texts = getattr(prep.ds, "texts", None)
+    texts = getattr(getattr(prep, "ds", None), "texts", None)
     head = "" if texts is None else " ".join(str(texts[doc]).split())[:chars]
     return f"#{doc}" + (f" “{head}”" if head else "")

@@ -228,3 +228,60 @@ def test_a_reveal_after_the_teacher_stepped_answers_about_the_iteration_asked():
     run(at)
     assert answers.public_tally(cls["cid"], qid)["right"] == want
     assert class_state(cls["cid"])["t"] == 2   # the Step asked about was taken already: no other one runs
+
+
+def _address(at: AppTest) -> dict:
+    """The page's address as the browser keeps it (what a reload opens)."""
+    return {k: at.query_params[k][-1] if isinstance(at.query_params[k], list) else at.query_params[k]
+            for k in at.query_params}
+
+
+def test_a_reload_keeps_the_open_question_and_the_pause_and_reveal_still_gives_nbcores_answer():
+    from dashboard.class_link import answers
+    at, cls = teacher()
+    at.button(key="step").click()
+    run(at)
+    qid = ask(at, "alpha", class_q_class=0)["q"].qid
+    at.button(key="class_pause_btn").click()
+    run(at)
+    answers.answer(cls["cid"], qid, token(), "down")
+    url = _address(at)
+    assert "teacher" in url and url.get("t") == "1"
+    # F5: a new session on the same address takes the class back, with its question and its Pause
+    again = AppTest.from_file(APP, default_timeout=90)
+    for k, v in url.items():
+        again.query_params[k] = v
+    run(again)
+    cur = again.session_state["class_question"]
+    assert cur is not None and cur["q"].qid == qid and cur["phase"] == "open", page_text(again)[-1500:]
+    assert "1 answered" in page_text(again) and "Your class is paused" in page_text(again)
+    st = class_state(cls["cid"])
+    assert st["question"] == {"id": qid, "phase": "open"} and st.get("paused") is True
+    before, after = oracle_alpha(1)
+    want = "up" if after[0] > before[0] else "down"
+    again.button(key="class_reveal_btn").click()
+    run(again)
+    assert f"Right answer: {want}" in page_text(again)
+    assert answers.public_tally(cls["cid"], qid)["right"] == want
+    assert class_state(cls["cid"])["t"] == 2          # the Step predicted ran in the new session
+    # the next question of the new session does not take the id of the one it took back
+    again.button(key="class_qclose_btn").click()
+    run(again)
+    assert ask(again, "acc")["q"].qid == "q2-acc"
+
+
+def test_a_reload_after_the_reveal_shows_the_right_answer_and_done():
+    from dashboard.class_link import answers
+    at, cls = teacher()
+    qid = ask(at, "acc")["q"].qid
+    at.button(key="class_reveal_btn").click()
+    run(at)
+    right = answers.public_tally(cls["cid"], qid)["right"]
+    again = AppTest.from_file(APP, default_timeout=90)
+    for k, v in _address(at).items():
+        again.query_params[k] = v
+    run(again)
+    cur = again.session_state["class_question"]
+    assert cur["phase"] == "revealed" and cur["right"] == right
+    assert f"Right answer: {right:.1f}%" in page_text(again)
+    assert not [b for b in again.sidebar.button if b.key == "class_reveal_btn" and not b.disabled]

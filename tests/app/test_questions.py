@@ -136,3 +136,31 @@ def test_models_and_data_without_a_question_say_why():
 def test_a_document_is_named_by_its_number_and_text(lr):
     name = Q.doc_name(lr.prep, 3)
     assert name.startswith("#3")
+
+
+def test_a_question_is_made_again_from_its_id_and_what_the_store_kept(lr):
+    """A teacher's new session goes on with a question from its id and its stored options or range: the same
+    question as the one asked, and the same right answer."""
+    for kind, pick in (("alpha", {"k": 1}), ("beta", {}), ("doc", {"doc": 3}), ("acc", {})):
+        q = Q.make(kind, 7, lr.run, lr.prep, **pick)
+        args = q.ask_args()
+        again = Q.from_spec(q.qid, args.get("options"), args.get("lo"), args.get("hi"))
+        assert again == q, kind
+        assert Q.right_answer(again, lr.run, lr.prep) == Q.right_answer(q, lr.run, lr.prep)
+
+
+@pytest.mark.parametrize("qid, options, lo, hi", [
+    ("nonsense", ["up", "down"], None, None),
+    ("q1-a0", ["down", "up"], None, None),           # α's options are up, down
+    ("q1-b", ["f1", "f2", "f3"], None, None),        # four words, not three
+    ("q1-b", ["f1", "f2", "f3", "x4"], None, None),
+    ("q1-d2", ["c1", "c0"], None, None),             # classes in their order
+    ("q1-d2", [], None, None),
+    ("q1-acc", None, "a", 100),
+])
+def test_an_id_and_a_spec_that_do_not_make_a_question_give_none(qid, options, lo, hi):
+    assert Q.from_spec(qid, options, lo, hi) is None
+
+
+def test_a_document_is_named_by_its_number_before_its_data_are_loaded():
+    assert Q.doc_name(None, 4) == "#4"

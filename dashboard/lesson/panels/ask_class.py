@@ -71,10 +71,41 @@ def _on_ask() -> None:
     _say(None)
 
 
+def restore(cid: str, stored: dict) -> None:
+    """A teacher's new session took the class ``cid`` back (a reload, another tab or app process): go on with
+    the question and the Pause its last published state ``stored`` carries, so that the students' question
+    stays and the teacher can still reveal or close it. The question's run is the lesson this session
+    rebuilds from its address (the same settings and iteration: EM is deterministic); it is bound to it on
+    the panel's next drawing."""
+    st.session_state[K_PAUSED] = bool(stored.get("paused"))
+    pub = stored.get("question")
+    if not isinstance(pub, dict) or pub.get("phase") not in ("open", "revealed"):
+        return
+    qid = str(pub.get("id"))
+    try:
+        got = answers.question(cid, qid)
+    except ShareError as e:
+        _say(f"Could not take back the class's question: {e}")
+        return
+    q = Q.from_spec(qid, got.get("options"), got.get("lo"), got.get("hi"))
+    if q is None or not (got.get("open") or got.get("revealed")):
+        return
+    n = int(Q.parse_qid(qid)["n"])
+    st.session_state[K_COUNT] = max(int(st.session_state.get(K_COUNT, 0)), n)
+    cur = {"q": q, "phase": "revealed" if got.get("revealed") else "open", "t": int(stored.get("t") or 0),
+           "serial": None, "shown": bool(got.get("revealed"))}
+    if got.get("revealed"):
+        cur["right"] = got.get("right")
+    st.session_state[K_QUESTION] = cur
+
+
 def _asked_run(cur: dict):
     """The run as it was when the question was asked (EM is deterministic: the run rewound there), or the
     message why there is none."""
     lr = session.lesson()
+    if cur["serial"] is None and lr.run is not None:   # taken back with the class: the run on screen
+        cur = {**cur, "serial": lr.serial}
+        st.session_state[K_QUESTION] = cur
     if lr.run is None or lr.serial != cur["serial"] or lr.latest < cur["t"]:
         return None, ("The run was rebuilt since the question was asked (a reset or new settings), so its right "
                       "answer is not this run's: close the question and ask again.")
@@ -135,15 +166,20 @@ def _label(q: Q.Question, option: str, prep) -> str:
     if q.kind == "alpha":
         return {"up": "up", "down": "down"}.get(option, option)
     if option.startswith("f") and q.kind == "beta":
-        return str(prep.feature_names[int(option[1:])])
+        return str(prep.feature_names[int(option[1:])]) if prep is not None else f"word {option[1:]}"
     if option.startswith("c"):
-        return str(prep.class_names[int(option[1:])])
+        return _class_name(prep, int(option[1:]))
     return option
+
+
+def _class_name(prep, k: int) -> str:
+    """Class ``k`` by its name in the data (before the lesson is computed in a new session: its number)."""
+    return str(prep.class_names[k]) if prep is not None else f"{k}"
 
 
 def _prompt(q: Q.Question, prep) -> str:
     if q.kind == "alpha":
-        return f"At the next Step, does α of class {prep.class_names[q.k]} go up or down?"
+        return f"At the next Step, does α of class {_class_name(prep, q.k)} go up or down?"
     if q.kind == "beta":
         return "At the next Step, which word's β moves most?"
     if q.kind == "doc":
@@ -186,6 +222,9 @@ def _tally_panel() -> None:
 def show() -> None:
     """The panel, inside the class box of the sidebar (only while this session leads a class)."""
     lr = session.lesson()
+    cur = current()
+    if cur is not None and cur["serial"] is None and lr.run is not None:   # taken back with the class
+        st.session_state[K_QUESTION] = {**cur, "serial": lr.serial}
     with st.expander("Ask the class", expanded=current() is not None, icon=":material/how_to_vote:"):
         paused = bool(st.session_state.get(K_PAUSED, False))
         st.button("Resume the class" if paused else "Pause the class", key="class_pause_btn", on_click=_on_pause,
@@ -215,11 +254,15 @@ def show() -> None:
             if cur["phase"] == "revealed":
                 st.text("Right answer: " + _right_text(q, cur["right"], lr.prep))
             _tally_panel()
-            c1, c2, c3 = st.columns(3)
-            c1.button("Hide" if cur.get("shown") else "Show", key="class_show_btn", on_click=_on_show)
-            c2.button("Reveal", key="class_reveal_btn", on_click=_on_reveal, disabled=cur["phase"] != "open",
-                      type="primary")
-            c3.button("Close" if cur["phase"] == "open" else "Done", key="class_qclose_btn", on_click=_on_close)
+            # Reveal, the panel's main action, has a row of its own: three buttons side by side in the
+            # sidebar's width cut their labels ("Re…")
+            st.button("Reveal", key="class_reveal_btn", on_click=_on_reveal, disabled=cur["phase"] != "open",
+                      type="primary", width="stretch")
+            c1, c2 = st.columns(2)
+            c1.button("Hide" if cur.get("shown") else "Show", key="class_show_btn", on_click=_on_show,
+                      width="stretch")
+            c2.button("Close" if cur["phase"] == "open" else "Done", key="class_qclose_btn", on_click=_on_close,
+                      width="stretch")
         err = st.session_state.get(K_ERROR)
         if err:
             st.error(err)

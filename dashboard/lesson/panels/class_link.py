@@ -189,6 +189,7 @@ def take_back(cid: str, key: str) -> bool:
     state.put(state.CLASS_OPEN, {"cid": cid, "key": key, "data": stored.get("data"), "v": v, "sent": None,
                                  "class_t": stored.get("t"), "touched": time.monotonic()})
     state.put(state.CLASS_ERROR, None)
+    ask_class.restore(cid, stored)
     return True
 
 
@@ -223,6 +224,7 @@ def _from_url() -> None:
     state.put(state.CLASS_OPEN, {"cid": got[0], "key": got[1], "data": stored.get("data"), "v": v, "sent": None,
                                  "class_t": stored.get("t"), "touched": time.monotonic()})
     state.put(state.CLASS_ERROR, None)
+    ask_class.restore(got[0], stored)
 
 
 def _on_claim() -> None:
