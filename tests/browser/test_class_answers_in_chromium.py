@@ -38,6 +38,14 @@ AXE_ON = """async () => {
 }"""
 
 
+#: the sidebar's button labels whose text does not fit their button (cut with an ellipsis)
+CUT_LABELS_JS = """() => [...document.querySelectorAll('[data-testid="stSidebar"] button')]
+  .filter(b => b.offsetParent !== null)
+  .filter(b => [b, ...b.querySelectorAll('*')].some(e => e.scrollWidth > e.clientWidth + 1
+    || getComputedStyle(e).textOverflow === 'ellipsis' && e.scrollWidth > e.getBoundingClientRect().width + 1))
+  .map(b => b.innerText)"""
+
+
 def open_student(browser, url: str, **ctx):
     context = browser.new_context(bypass_csp=True, **ctx)   # axe-core is injected as an inline script
     page = context.new_page()
@@ -129,6 +137,9 @@ def test_the_class_answers_and_sees_nbcores_answer_revealed(server, browser):
     side.get_by_text(f"Right answer: {right}").first.wait_for(timeout=60_000)
     teacher.wait_for_function(f"() => ({ITER_JS})() === 1", timeout=120_000)
     teacher.screenshot(path=str(SHOTS / "teacher_question_revealed.png"))
+    side.get_by_role("button", name="Reveal", exact=True).scroll_into_view_if_needed()
+    teacher.screenshot(path=str(SHOTS / "teacher_question_panel.png"))
+    assert teacher.evaluate(CUT_LABELS_JS) == []
     for p in pages:
         question_shown(p, qid, "revealed")
         assert p.evaluate("() => __nblab.question.right") == right

@@ -448,10 +448,10 @@ def sidebar_panel() -> None:
         box.markdown(":material/groups: **Your class follows this lesson.** Students open:")
         box.code(url, language=None, wrap_lines=True)
         _address_note(box, link)
-        c1, c2 = box.columns(2)
-        show = c1.button("QR code", icon=":material/qr_code_2:", key="class_qr_btn")
-        c2.button("Close the class", key="class_close_btn", on_click=_on_close,
-                  help="Your students' pages stop following; what they have open keeps working.")
+        # one button a row: side by side in the sidebar's width they cut their labels ("QR c…", "Close the…")
+        show = box.button("QR code", icon=":material/qr_code_2:", key="class_qr_btn", width="stretch")
+        box.button("Close the class", key="class_close_btn", on_click=_on_close, width="stretch",
+                   help="Your students' pages stop following; what they have open keeps working.")
         with box.expander("Your teacher key (keep it, never show it)"):
             st.caption("It moves your class. This page's address carries it, so a reload keeps your class; on "
                        "another computer, paste it under 'Take back a class'.")
