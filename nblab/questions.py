@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from nblab import numbers
-from nblab.i18n import N_
+from nblab.i18n import N_, fill
 
 KINDS = ("alpha", "beta", "doc", "acc")
 #: each kind's name in the teacher's picker
@@ -41,7 +41,12 @@ QID_RE = re.compile(r"q(\d{1,6})-(?:a(\d{1,2})|(b)|d(\d{1,7})|(acc))")
 
 
 class NotAskable(ValueError):
-    """This kind of question cannot be asked of this run now; ``str(e)`` says why."""
+    """This kind of question cannot be asked of this run now; ``str(e)`` says why in English, ``msgid`` and
+    ``params`` say it for the catalogue (a page shows ``gettext(lang, e.msgid, **e.params)``)."""
+
+    def __init__(self, msgid: str, **params):
+        super().__init__(fill(msgid, params))
+        self.msgid, self.params = msgid, params
 
 
 @dataclass(frozen=True)
@@ -109,11 +114,11 @@ def from_spec(qid: str, options=(), lo=None, hi=None) -> Question | None:
 
 def _next_step_ok(run) -> None:
     if run is None:
-        raise NotAskable("Start a run first.")
+        raise NotAskable(N_("Start a run first."))
     if run.done:
-        raise NotAskable("EM has stopped: there is no next Step to predict. Reset or change a setting first.")
+        raise NotAskable(N_("EM has stopped: there is no next Step to predict. Reset or change a setting first."))
     if run.pending is not None:
-        raise NotAskable("An E-step is pending: finish the iteration (M-step) first.")
+        raise NotAskable(N_("An E-step is pending: finish the iteration (M-step) first."))
 
 
 def _stepped(run):
@@ -142,31 +147,34 @@ def _beta_moves(run) -> np.ndarray:
     return np.abs(np.asarray(nxt.current.beta) - np.asarray(run.current.beta)).max(axis=1)
 
 
+def why_not(kind: str, run, prep) -> NotAskable | None:
+    """None when a question of ``kind`` can be asked of this run now, else why not (its msgid and params)."""
+    try:
+        _check(kind, run, prep)
+    except NotAskable as e:
+        return e
+    return None
+
+
 def available(run, prep) -> dict[str, str | None]:
-    """Each kind: None when it can be asked of this run now, else why not (a sentence)."""
-    out: dict[str, str | None] = {}
-    for kind in KINDS:
-        try:
-            _check(kind, run, prep)
-            out[kind] = None
-        except NotAskable as e:
-            out[kind] = str(e)
-    return out
+    """Each kind: None when it can be asked of this run now, else why not (a sentence, in English)."""
+    return {kind: None if (e := why_not(kind, run, prep)) is None else str(e) for kind in KINDS}
 
 
 def _check(kind: str, run, prep) -> None:
     if run is None or prep is None:
-        raise NotAskable("Start a run first.")
+        raise NotAskable(N_("Start a run first."))
     if kind in ("alpha", "beta"):
         _next_step_ok(run)
     if kind == "beta" and "beta" not in run.current.params:
-        raise NotAskable("This event model has no β (the bernoulli and multinomial models have).")
+        raise NotAskable(N_("This event model has no β (the bernoulli and multinomial models have)."))
     if kind == "beta" and run.current.beta.shape[0] < N_WORDS:
-        raise NotAskable(f"The data have fewer than {N_WORDS} words.")
+        raise NotAskable(N_("The data have fewer than {n} words."), n=N_WORDS)
     if kind == "doc" and prep.n_classes > MAX_CLASSES:
-        raise NotAskable(f"A question offers at most {MAX_CLASSES} classes; these data have {prep.n_classes}.")
+        raise NotAskable(N_("A question offers at most {most} classes; these data have {n}."), most=MAX_CLASSES,
+                         n=prep.n_classes)
     if kind == "acc" and not bool(prep.score_mask.any()):
-        raise NotAskable("No hidden label is known: there is no accuracy to predict.")
+        raise NotAskable(N_("No hidden label is known: there is no accuracy to predict."))
 
 
 def make(kind: str, n: int, run, prep, *, k: int = 0, doc: int | None = None, seed: int | None = None) -> Question:
@@ -191,7 +199,7 @@ def make(kind: str, n: int, run, prep, *, k: int = 0, doc: int | None = None, se
         top = int(order[0])
         rest = [int(j) for j in order[1:] if moves[j] < moves[top]]
         if len(rest) < N_WORDS - 1:
-            raise NotAskable("The next Step moves too few words apart to ask which moves most.")
+            raise NotAskable(N_("The next Step moves too few words apart to ask which moves most."))
         others = rng.choice(len(rest), size=N_WORDS - 1, replace=False)
         words = sorted([top] + [rest[int(i)] for i in others])
         order = [int(j) for j in rng.permutation(words)]

@@ -285,3 +285,30 @@ def test_a_reload_after_the_reveal_shows_the_right_answer_and_done():
     assert cur["phase"] == "revealed" and cur["right"] == right
     assert f"Right answer: {right:.1f}%" in page_text(again)
     assert not [b for b in again.sidebar.button if b.key == "class_reveal_btn" and not b.disabled]
+
+
+def test_the_panel_speaks_the_pages_language():
+    """With ?lang=de the panel's controls, its prompt, why a kind cannot be asked and the revealed number are
+    German (the catalogue's texts, a few by name), and the number in the locale's spelling (decimal comma)."""
+    from dashboard.class_link import answers
+    from nblab import i18n
+    at, cls = teacher(lang="de")
+    assert "Die Klasse fragen" in [e.label for e in at.sidebar.expander]
+    assert any(b.label == "Klasse anhalten" for b in at.sidebar.button)
+    at.button(key="converge").click()
+    run(at)
+    at.selectbox(key="class_q_kind").set_value("alpha")
+    run(at)
+    assert i18n.gettext("de", "EM has stopped: there is no next Step to predict. Reset or change a setting "
+                              "first.") in [c.value for c in at.sidebar.caption]
+    assert any(b.key == "class_ask_btn" and b.label == "Fragen" and b.disabled for b in at.sidebar.button)
+    qid = ask(at, "acc")["q"].qid
+    assert i18n.gettext("de", "What will the accuracy on the hidden labels be at convergence (in %)?") in page_text(at)
+    assert "Eine Zahl von 0 bis 100" in page_text(at)
+    at.button(key="class_reveal_btn").click()
+    run(at)
+    right = answers.public_tally(cls["cid"], qid)["right"]
+    shown = f"Richtige Antwort: {right:.1f}".replace(".", ",")
+    assert shown in page_text(at), page_text(at)[-800:]
+    assert {b.label for b in at.sidebar.button if b.key in ("class_reveal_btn", "class_show_btn", "class_qclose_btn")} \
+        == {"Aufdecken", "Ausblenden", "Fertig"}

@@ -20,6 +20,8 @@ from dashboard.class_link import answers
 from dashboard.data.store import ShareError
 from dashboard.lesson import session
 from dashboard.ui import state
+from dashboard.ui.controls import _, page_lang
+from nblab import i18n
 from nblab import questions as Q
 
 K_QUESTION = "class_question"   # the current question: {"q": Question, "phase", "t", "serial", "shown"}, or None
@@ -59,12 +61,12 @@ def _on_ask() -> None:
     try:
         q = Q.make(kind, n, lr.run, lr.prep, k=int(st.session_state.get(K_CLASS) or 0))
     except Q.NotAskable as e:
-        _say(f"This question cannot be asked now: {e}")
+        _say(_("This question cannot be asked now: {why}", why=_why(e)))
         return
     try:
         answers.ask(cls["cid"], cls["key"], **q.ask_args())
     except ShareError as e:
-        _say(f"Could not ask the class: {e}")
+        _say(_("Could not ask the class: {why}", why=e))
         return
     st.session_state[K_COUNT] = n
     st.session_state[K_QUESTION] = {"q": q, "phase": "open", "t": int(lr.latest), "serial": lr.serial, "shown": False}
@@ -85,7 +87,7 @@ def restore(cid: str, stored: dict) -> None:
     try:
         got = answers.question(cid, qid)
     except ShareError as e:
-        _say(f"Could not take back the class's question: {e}")
+        _say(_("Could not take back the class's question: {why}", why=e))
         return
     q = Q.from_spec(qid, got.get("options"), got.get("lo"), got.get("hi"))
     if q is None or not (got.get("open") or got.get("revealed")):
@@ -99,6 +101,11 @@ def restore(cid: str, stored: dict) -> None:
     st.session_state[K_QUESTION] = cur
 
 
+def _why(e: Q.NotAskable) -> str:
+    """Why a question cannot be asked or answered, in the page's language."""
+    return _(e.msgid, **e.params) if hasattr(e, "msgid") else str(e)
+
+
 def _asked_run(cur: dict):
     """The run as it was when the question was asked (EM is deterministic: the run rewound there), or the
     message why there is none."""
@@ -107,8 +114,8 @@ def _asked_run(cur: dict):
         cur = {**cur, "serial": lr.serial}
         st.session_state[K_QUESTION] = cur
     if lr.run is None or lr.serial != cur["serial"] or lr.latest < cur["t"]:
-        return None, ("The run was rebuilt since the question was asked (a reset or new settings), so its right "
-                      "answer is not this run's: close the question and ask again.")
+        return None, _("The run was rebuilt since the question was asked (a reset or new settings), so its right "
+                       "answer is not this run's: close the question and ask again.")
     run = lr.run if lr.latest == cur["t"] and lr.run.pending is None else lr.run.rewound(cur["t"])
     return run, None
 
@@ -124,12 +131,12 @@ def _on_reveal() -> None:
     try:
         right = Q.right_answer(cur["q"], run, lr.prep)
     except Q.NotAskable as e:
-        _say(f"The right answer cannot be computed: {e}")
+        _say(_("The right answer cannot be computed: {why}", why=_why(e)))
         return
     try:
         answers.reveal(cls["cid"], cls["key"], cur["q"].qid, right)
     except ShareError as e:
-        _say(f"Could not reveal the answer: {e}")
+        _say(_("Could not reveal the answer: {why}", why=e))
         return
     st.session_state[K_QUESTION] = {**cur, "phase": "revealed", "right": right, "shown": True}
     _say(None)
@@ -145,7 +152,7 @@ def _on_close() -> None:
         try:
             answers.close(cls["cid"], cls["key"], cur["q"].qid)
         except ShareError as e:
-            _say(f"Could not close the question: {e}")
+            _say(_("Could not close the question: {why}", why=e))
             return
     st.session_state[K_QUESTION] = None
     _say(None)
@@ -164,9 +171,9 @@ def _on_pause() -> None:
 def _label(q: Q.Question, option: str, prep) -> str:
     """An option as the teacher reads it (plain text: words and class names are data)."""
     if q.kind == "alpha":
-        return {"up": "up", "down": "down"}.get(option, option)
+        return {"up": _("up"), "down": _("down")}.get(option, option)
     if option.startswith("f") and q.kind == "beta":
-        return str(prep.feature_names[int(option[1:])]) if prep is not None else f"word {option[1:]}"
+        return str(prep.feature_names[int(option[1:])]) if prep is not None else _("word {j}", j=option[1:])
     if option.startswith("c"):
         return _class_name(prep, int(option[1:]))
     return option
@@ -179,16 +186,16 @@ def _class_name(prep, k: int) -> str:
 
 def _prompt(q: Q.Question, prep) -> str:
     if q.kind == "alpha":
-        return f"At the next Step, does α of class {_class_name(prep, q.k)} go up or down?"
+        return _("At the next Step, does α of class {name} go up or down?", name=_class_name(prep, q.k))
     if q.kind == "beta":
-        return "At the next Step, which word's β moves most?"
+        return _("At the next Step, which word's β moves most?")
     if q.kind == "doc":
-        return f"At convergence, which class is document {Q.doc_name(prep, q.doc)} in?"
-    return "What will the accuracy on the hidden labels be at convergence (in %)?"
+        return _("At convergence, which class is document {doc} in?", doc=Q.doc_name(prep, q.doc))
+    return _("What will the accuracy on the hidden labels be at convergence (in %)?")
 
 
 def _right_text(q: Q.Question, right, prep) -> str:
-    return f"{right:.1f}%" if q.answers == "number" else _label(q, right, prep)
+    return i18n.percent(page_lang(), float(right) / 100.0) if q.answers == "number" else _label(q, right, prep)
 
 
 @st.fragment(run_every=TALLY_S)
@@ -200,10 +207,10 @@ def _tally_panel() -> None:
     try:
         got = answers.tally(cls["cid"], cls["key"], cur["q"].qid)
     except ShareError as e:
-        st.warning(f"The class's answers cannot be counted right now: {e}", icon=":material/sync_problem:")
+        st.warning(_("The class's answers cannot be counted right now: {why}", why=e), icon=":material/sync_problem:")
         return
     n = int(got["n"])
-    st.text(f"{n} answered" if n != 1 else "1 answered")
+    st.text(i18n.ngettext(page_lang(), "{n} answered", "{n} answered", n))
     if not cur.get("shown"):
         return
     q = cur["q"]
@@ -215,7 +222,9 @@ def _tally_panel() -> None:
         rows = [{"answer": f"{edges[i]:g}–{edges[i + 1]:g}", "count": int(c), "right": ""}
                 for i, c in enumerate(got["bins"])]
         if got.get("mean") is not None:
-            st.text(f"mean {got['mean']:.1f}, median {got['quantiles'][2]:.1f}")
+            lang = page_lang()
+            st.text(_("mean {mean}, median {median}", mean=i18n.number(lang, got["mean"], 1),
+                      median=i18n.number(lang, got["quantiles"][2], 1)))
     st.dataframe(rows, hide_index=True)
 
 
@@ -225,43 +234,46 @@ def show() -> None:
     cur = current()
     if cur is not None and cur["serial"] is None and lr.run is not None:   # taken back with the class
         st.session_state[K_QUESTION] = {**cur, "serial": lr.serial}
-    with st.expander("Ask the class", expanded=current() is not None, icon=":material/how_to_vote:"):
+    with st.expander(_("Ask the class"), expanded=current() is not None, icon=":material/how_to_vote:"):
         paused = bool(st.session_state.get(K_PAUSED, False))
-        st.button("Resume the class" if paused else "Pause the class", key="class_pause_btn", on_click=_on_pause,
+        st.button(_("Resume the class") if paused else _("Pause the class"), key="class_pause_btn", on_click=_on_pause,
                   icon=":material/play_arrow:" if paused else ":material/pause:",
-                  help="Pause freezes your students' controls on the lesson you show until you resume.")
+                  help=_("Pause freezes your students' controls on the lesson you show until you resume."))
         if paused:
-            st.caption("Your class is paused: the students' controls wait for you.")
+            st.caption(_("Your class is paused: the students' controls wait for you."))
         cur = current()
         if cur is None:
-            av = Q.available(lr.run, lr.prep)
-            st.selectbox("Question", list(Q.KINDS), key=K_KIND, format_func=lambda k: Q.TITLES[k])
+            lang = page_lang()   # the labels in this run's language, whoever formats them later
+            st.selectbox(_("Question"), list(Q.KINDS), key=K_KIND,
+                         format_func=lambda k: i18n.gettext(lang, Q.TITLES[k]))
             kind = st.session_state.get(K_KIND) or Q.KINDS[0]
             if kind == "alpha" and lr.prep is not None:
-                st.selectbox("Class", list(range(lr.prep.n_classes)), key=K_CLASS,
+                st.selectbox(_("Class"), list(range(lr.prep.n_classes)), key=K_CLASS,
                              format_func=lambda k: str(lr.prep.class_names[k]))
-            if av.get(kind):
-                st.caption(av[kind])
-            st.button("Ask", key="class_ask_btn", on_click=_on_ask, disabled=av.get(kind) is not None,
+            why = Q.why_not(kind, lr.run, lr.prep)
+            if why is not None:
+                st.caption(_why(why))
+            st.button(_("Ask"), key="class_ask_btn", on_click=_on_ask, disabled=why is not None,
                       type="primary")
         else:
             q = cur["q"]
             st.text(_prompt(q, lr.prep))
             if q.answers == "choice":
-                st.text("Options: " + " · ".join(_label(q, o, lr.prep) for o in q.options))
+                st.text(_("Options: {options}", options=" · ".join(_label(q, o, lr.prep) for o in q.options)))
             else:
-                st.text(f"A number from {q.lo:g} to {q.hi:g}")
+                st.text(_("A number from {lo} to {hi}", lo=i18n.number_g(page_lang(), q.lo),
+                          hi=i18n.number_g(page_lang(), q.hi)))
             if cur["phase"] == "revealed":
-                st.text("Right answer: " + _right_text(q, cur["right"], lr.prep))
+                st.text(_("Right answer: {answer}", answer=_right_text(q, cur["right"], lr.prep)))
             _tally_panel()
             # Reveal, the panel's main action, has a row of its own: three buttons side by side in the
             # sidebar's width cut their labels ("Re…")
-            st.button("Reveal", key="class_reveal_btn", on_click=_on_reveal, disabled=cur["phase"] != "open",
+            st.button(_("Reveal"), key="class_reveal_btn", on_click=_on_reveal, disabled=cur["phase"] != "open",
                       type="primary", width="stretch")
             c1, c2 = st.columns(2)
-            c1.button("Hide" if cur.get("shown") else "Show", key="class_show_btn", on_click=_on_show,
+            c1.button(_("Hide") if cur.get("shown") else _("Show"), key="class_show_btn", on_click=_on_show,
                       width="stretch")
-            c2.button("Close" if cur["phase"] == "open" else "Done", key="class_qclose_btn", on_click=_on_close,
+            c2.button(_("Close") if cur["phase"] == "open" else _("Done"), key="class_qclose_btn", on_click=_on_close,
                       width="stretch")
         err = st.session_state.get(K_ERROR)
         if err:
