@@ -95,3 +95,25 @@ def test_with_a_share_key_only_its_holder_opens_a_class(monkeypatch):
     run(at)
     assert opened(at)
     assert not at.sidebar.error
+
+
+def test_the_class_panel_speaks_the_pages_language(monkeypatch):
+    """With ?lang=de the class panel's labels, its refusals and the open class's box are German (a few by
+    name, the rest the catalogue's own texts)."""
+    from dashboard.ui import state
+    from nblab import i18n
+    monkeypatch.setenv("NBLAB_SHARE_KEY", "k3y-for-teachers-only")
+    at = new_app(lang="de")
+    assert any(b.key == "class_open_btn" and b.label == "Für die Klasse öffnen" for b in at.sidebar.button)
+    assert any(t.key == "class_key_typed" and t.label == "Lehrkraft-Schlüssel (um eine Klasse zu öffnen)"
+               for t in at.sidebar.text_input)
+    at.button(key="class_open_btn").click()
+    run(at)
+    want = i18n.gettext("de", "Opening a class on this server needs its teacher key ({where}), and the key typed is "
+                              "missing.", where=i18n.gettext("de", "its administrator gives it to teachers"))
+    assert want.startswith("Um auf diesem Server") and want in [e.value for e in at.sidebar.error]
+    open_class(at, "k3y-for-teachers-only")
+    assert at.session_state[state.CLASS_OPEN] is not None
+    text = page_text(at)
+    assert "Ihre Klasse folgt dieser Lektion." in text
+    assert {"QR-Code", "Klasse schließen"} <= {b.label for b in at.sidebar.button}

@@ -33,6 +33,7 @@ from dashboard.lesson import session, sharing
 from dashboard.lesson.panels import ask_class
 from dashboard.serve import addresses
 from dashboard.ui import controls, state
+from dashboard.ui.controls import _
 from nblab import export
 
 #: what a student's page is told about the teacher's settings (the lab's URL keys; the data set is ``data``)
@@ -117,10 +118,10 @@ def class_url(cid: str) -> str:
 def _address_note(where, link: addresses.Link) -> None:
     """Under the link: a choice when this computer has several addresses, and what the teacher must know."""
     if len(link.options) > 1 and where is not None:
-        where.selectbox("Address students open", [o.origin for o in link.options], key=K_ADDR,
+        where.selectbox(_("Address students open"), [o.origin for o in link.options], key=K_ADDR,
                         format_func=lambda o: o + "  —  " + next(a.label for a in link.options if a.origin == o),
-                        help="This computer is on several networks (Wi-Fi, cable, a hotspot): pick the one the "
-                             "students' phones are on.")
+                        help=_("This computer is on several networks (Wi-Fi, cable, a hotspot): pick the one the "
+                               "students' phones are on."))
     if link.note:
         (where or st).warning(link.note, icon=":material/wifi_off:" if not link.reachable else ":material/info:")
 
@@ -180,10 +181,10 @@ def take_back(cid: str, key: str) -> bool:
     try:
         v, stored = class_link.claim(cid, key)
     except StoreUnavailable as e:
-        state.put(state.CLASS_ERROR, f"Could not take the class back yet: {e} Reload the page in a moment.")
+        state.put(state.CLASS_ERROR, _("Could not take the class back yet: {why} Reload the page in a moment.", why=e))
         return False
     except ShareError as e:
-        state.put(state.CLASS_ERROR, f"Could not take the class back: {e}")
+        state.put(state.CLASS_ERROR, _("Could not take the class back: {why}", why=e))
         return False
     # "sent" is what the class has; the lesson on screen differs (or not) and is published on the next run
     state.put(state.CLASS_OPEN, {"cid": cid, "key": key, "data": stored.get("data"), "v": v, "sent": None,
@@ -205,19 +206,19 @@ def _from_url() -> None:
     got = parse_token(raw)
     if got is None:
         tried.add(raw)
-        state.put(state.CLASS_ERROR, "The teacher key in this page's address is not one (it may have been cut "
-                                     "off): paste the key you kept under 'Take back a class'.")
+        state.put(state.CLASS_ERROR, _("The teacher key in this page's address is not one (it may have been cut "
+                                       "off): paste the key you kept under 'Take back a class'."))
         _drop_from_url()
         return
     try:
         v, stored = class_link.claim(*got)
     except StoreUnavailable as e:   # the store may well have the class: keep the key, try on the next run
-        state.put(state.CLASS_ERROR, f"Could not take your class back yet: {e} It is tried again when the "
-                                     "page reruns.")
+        state.put(state.CLASS_ERROR, _("Could not take your class back yet: {why} It is tried again when the "
+                                       "page reruns.", why=e))
         return
     except ShareError as e:
         tried.add(raw)
-        state.put(state.CLASS_ERROR, f"Could not take the class back: {e}")
+        state.put(state.CLASS_ERROR, _("Could not take the class back: {why}", why=e))
         _drop_from_url()
         return
     tried.add(raw)
@@ -231,8 +232,8 @@ def _on_claim() -> None:
     """Button callback: take back a class with the pasted teacher key."""
     got = parse_token(st.session_state.get(K_CLAIM))
     if got is None:
-        state.put(state.CLASS_ERROR, "That is not a teacher key: it is the class id, a dot and the write key, "
-                                     "as the class panel showed it (or your page's address with ?teacher=).")
+        state.put(state.CLASS_ERROR, _("That is not a teacher key: it is the class id, a dot and the write key, "
+                                       "as the class panel showed it (or your page's address with ?teacher=)."))
         return
     if take_back(*got):
         st.session_state[K_CLAIM] = ""
@@ -248,7 +249,7 @@ def _try_publish(cls: dict, text: str) -> str | None:
     except (class_link.ClassNotFound, class_link.ClassGone, class_link.WrongKey) as e:
         state.put(state.CLASS_OPEN, None)
         _drop_from_url()
-        msg = f"The class is no longer on the server, so it stopped following: {e}"
+        msg = _("The class is no longer on the server, so it stopped following: {why}", why=e)
         state.put(state.CLASS_ERROR, msg)    # the sidebar says it too, next to "Open for the class"
         return msg
     except ShareError as e:   # a class error, or the store cannot answer now: tried again
@@ -297,8 +298,11 @@ def _trouble_text(err: str) -> str:
     if not cls:
         return err
     at = cls.get("class_t")
-    return (f"Your class did not get this change: {err} It is tried again every {RETRY_S:g} s until the class "
-            "has it" + (f"; your students still see iteration {at}." if at is not None else "."))
+    if at is None:
+        return _("Your class did not get this change: {why} It is tried again every {s} s until the class has it.",
+                 why=err, s=format(RETRY_S, "g"))
+    return _("Your class did not get this change: {why} It is tried again every {s} s until the class has it; "
+             "your students still see iteration {t}.", why=err, s=format(RETRY_S, "g"), t=at)
 
 
 @st.fragment(run_every=RETRY_S)
@@ -311,7 +315,7 @@ def _retry_panel() -> None:
         err = _try_publish(cls, cls["pending"])
         state.put(state.CLASS_TROUBLE, err)
         if err is None:
-            st.success("Your class has your lesson again.", icon=":material/groups:")
+            st.success(_("Your class has your lesson again."), icon=":material/groups:")
             return
     if err:
         st.warning(_trouble_text(err) if state.get(state.CLASS_OPEN) else err, icon=":material/sync_problem:")
@@ -327,7 +331,7 @@ def _ensure_touched(force: bool = False) -> None:
         class_link.touch(cls["cid"], cls["key"])
     except (class_link.ClassNotFound, class_link.ClassGone, class_link.WrongKey) as e:
         state.put(state.CLASS_OPEN, None)
-        state.put(state.CLASS_ERROR, f"The class is no longer on the server: {e}")
+        state.put(state.CLASS_ERROR, _("The class is no longer on the server: {why}", why=e))
         _drop_from_url()
         return
     except ShareError:
@@ -347,15 +351,20 @@ def _may_open() -> tuple[bool, str]:
     try:
         key = teacher_key.teacher_key(sharing.share_key(), secrets_=class_store._secrets())
     except OSError as e:
-        state.put(state.CLASS_ERROR, f"This server cannot keep its teacher key ({e.strerror or e}), so no class "
-                                     "can be opened: its administrator sets NBLAB_SHARE_KEY.")
+        state.put(state.CLASS_ERROR, _("This server cannot keep its teacher key ({why}), so no class can be "
+                                       "opened: its administrator sets NBLAB_SHARE_KEY.", why=e.strerror or e))
         return False, owner
     typed = str(st.session_state.get(K_KEY) or "")
     if not teacher_key.matches(typed, key):
-        where = ("its administrator gives it to teachers" if sharing.share_key() is not None
-                 else "the terminal that started the server shows it")
-        state.put(state.CLASS_ERROR, f"Opening a class on this server needs its teacher key ({where}), and the "
-                                     "key typed is " + ("missing." if not typed.strip() else "not it."))
+        where = (_("its administrator gives it to teachers") if sharing.share_key() is not None
+                 else _("the terminal that started the server shows it"))
+        if not typed.strip():
+            msg = _("Opening a class on this server needs its teacher key ({where}), and the key typed is missing.",
+                    where=where)
+        else:
+            msg = _("Opening a class on this server needs its teacher key ({where}), and the key typed is not it.",
+                    where=where)
+        state.put(state.CLASS_ERROR, msg)
         return False, owner
     return True, "key:" + owner
 
@@ -364,12 +373,12 @@ def _on_open() -> None:
     """Button callback: open a class on the lesson as it is now (for whoever typed the teacher key)."""
     lr = session.lesson()
     if lr.cfg is not None and lr.cfg.dataset == controls.UPLOAD:
-        state.put(state.CLASS_ERROR, "Share this data set first (the button under the uploader): the class's "
-                                     "browsers load it from this server.")
+        state.put(state.CLASS_ERROR, _("Share this data set first (the button under the uploader): the class's "
+                                       "browsers load it from this server."))
         return
     now = teacher_state(lr)
     if now is None:
-        state.put(state.CLASS_ERROR, "Start a run first; then the class can follow it.")
+        state.put(state.CLASS_ERROR, _("Start a run first; then the class can follow it."))
         return
     ok, owner = _may_open()
     if not ok:
@@ -377,7 +386,7 @@ def _on_open() -> None:
     try:
         cid, key = class_link.open_class(now["data"], now, owner=owner)
     except ShareError as e:
-        state.put(state.CLASS_ERROR, f"Could not open the class: {e}")
+        state.put(state.CLASS_ERROR, _("Could not open the class: {why}", why=e))
         return
     cls = {"cid": cid, "key": key, "data": now["data"], "v": 1, "sent": _sent(now), "class_t": now["t"],
            "touched": time.monotonic()}
@@ -409,14 +418,18 @@ def _on_close() -> None:
     _drop_from_url()
 
 
-@st.dialog("The class link", width="large")
 def _qr_dialog(url: str, link: addresses.Link | None = None) -> None:
-    st.markdown("Students scan the code or type the link. Their browsers run the lesson and follow what you "
-                "show; any student can leave to explore and come back.")
+    """The link's QR code in a dialog whose title is in the page's language (made at each opening)."""
+    st.dialog(_("The class link"), width="large")(_qr_body)(url, link)
+
+
+def _qr_body(url: str, link: addresses.Link | None = None) -> None:
+    st.markdown(_("Students scan the code or type the link. Their browsers run the lesson and follow what you "
+                  "show; any student can leave to explore and come back."))
     if link is not None:
         _address_note(None, link)
         if len(link.options) > 1:
-            st.caption("This computer has other addresses too: pick another under the link in the sidebar.")
+            st.caption(_("This computer has other addresses too: pick another under the link in the sidebar."))
     st.image(qr_svg(url), width=420)
     st.code(url, language=None, wrap_lines=True)
 
@@ -427,34 +440,35 @@ def sidebar_panel() -> None:
     _from_url()
     cls = state.get(state.CLASS_OPEN)
     if not cls:
-        st.text_input("Teacher key (to open a class)", type="password", key=K_KEY,
-                      help="Opening a class on this server is for teachers: "
-                           + ("its administrator gives them this key." if sharing.share_key() is not None
-                              else "the terminal that started the server shows the key."))
-        st.button("Open for the class", icon=":material/groups:", key=K_OPEN, on_click=_on_open,
-                  help="A link and a QR code for your students: the lesson runs in their browsers and follows "
-                       "the data, the settings and the iteration you show here. Nothing a student does reaches "
-                       "the server.")
-        with st.expander("Take back a class"):
-            st.text_input("Your class's teacher key", type="password", key=K_CLAIM,
-                          help="The key the class panel showed when you opened the class (or your lesson page's "
-                               "address, which carries it).")
-            st.button("Lead this class again", key="class_claim_btn", on_click=_on_claim)
+        st.text_input(_("Teacher key (to open a class)"), type="password", key=K_KEY,
+                      help=(_("Opening a class on this server is for teachers: its administrator gives them this "
+                              "key.") if sharing.share_key() is not None else
+                            _("Opening a class on this server is for teachers: the terminal that started the "
+                              "server shows the key.")))
+        st.button(_("Open for the class"), icon=":material/groups:", key=K_OPEN, on_click=_on_open,
+                  help=_("A link and a QR code for your students: the lesson runs in their browsers and follows "
+                         "the data, the settings and the iteration you show here. Nothing a student does reaches "
+                         "the server."))
+        with st.expander(_("Take back a class")):
+            st.text_input(_("Your class's teacher key"), type="password", key=K_CLAIM,
+                          help=_("The key the class panel showed when you opened the class (or your lesson page's "
+                                 "address, which carries it)."))
+            st.button(_("Lead this class again"), key="class_claim_btn", on_click=_on_claim)
     else:
         _keep_in_url(cls)
         link = class_address()
         url = link.url(cls["cid"])
         box = st.container(border=True)
-        box.markdown(":material/groups: **Your class follows this lesson.** Students open:")
+        box.markdown(":material/groups: **" + _("Your class follows this lesson.") + "** " + _("Students open:"))
         box.code(url, language=None, wrap_lines=True)
         _address_note(box, link)
         # one button a row: side by side in the sidebar's width they cut their labels ("QR c…", "Close the…")
-        show = box.button("QR code", icon=":material/qr_code_2:", key="class_qr_btn", width="stretch")
-        box.button("Close the class", key="class_close_btn", on_click=_on_close, width="stretch",
-                   help="Your students' pages stop following; what they have open keeps working.")
-        with box.expander("Your teacher key (keep it, never show it)"):
-            st.caption("It moves your class. This page's address carries it, so a reload keeps your class; on "
-                       "another computer, paste it under 'Take back a class'.")
+        show = box.button(_("QR code"), icon=":material/qr_code_2:", key="class_qr_btn", width="stretch")
+        box.button(_("Close the class"), key="class_close_btn", on_click=_on_close, width="stretch",
+                   help=_("Your students' pages stop following; what they have open keeps working."))
+        with box.expander(_("Your teacher key (keep it, never show it)")):
+            st.caption(_("It moves your class. This page's address carries it, so a reload keeps your class; on "
+                         "another computer, paste it under 'Take back a class'."))
             st.code(token(cls), language=None, wrap_lines=True)
         if show or st.session_state.pop("class_show_qr", False):
             _qr_dialog(url, link)
@@ -462,9 +476,9 @@ def sidebar_panel() -> None:
         _heartbeat()
     cfg = session.lesson().cfg
     if cls and cfg is not None and not text_settings_travel(cfg):
-        st.warning("Your text settings (words, n-grams, minimum count…) differ from this data set's own: the class's "
-                   "pages use the data set's own settings, so their numbers will differ from yours. Set them back "
-                   "(or share the file read your way) for the class to see your numbers.",
+        st.warning(_("Your text settings (words, n-grams, minimum count…) differ from this data set's own: the "
+                     "class's pages use the data set's own settings, so their numbers will differ from yours. Set "
+                     "them back (or share the file read your way) for the class to see your numbers."),
                    icon=":material/warning:")
     err = state.get(state.CLASS_ERROR)
     if err:
