@@ -32,6 +32,8 @@ from urllib.parse import urlsplit
 
 from streamlit import config
 
+from nblab.i18n import N_, fill
+
 #: the environment variable that sets the address students open (docs/class_link.md, "The link's address")
 ENV = "NBLAB_PUBLIC_URL"
 
@@ -41,8 +43,8 @@ _VIRTUAL = ("docker", "br-", "veth", "virbr", "lxc", "lxd", "vmnet", "vboxnet", 
 
 
 #: the message for an unusable NBLAB_PUBLIC_URL (Markdown: the example is a code span, never a live link)
-_BAD_URL = (f"`{ENV}` is set, but not to an address the class can open (it should look like "
-            "`http://192.168.1.20:8501`), so it is not used.")
+_BAD_URL = N_("`NBLAB_PUBLIC_URL` is set, but not to an address the class can open (it should look like "
+              "`http://192.168.1.20:8501`), so it is not used.")
 
 
 @dataclass(frozen=True)
@@ -210,20 +212,22 @@ _SERVER = object()   # class_link's default: the running server's setting
 
 
 def class_link(page_url: str, *, pick: str | None = None, bind=_SERVER, port: int | None = None,
-               machine: list[tuple[str, str]] | None = None, configured: tuple | None = None) -> Link:
+               machine: list[tuple[str, str]] | None = None, configured: tuple | None = None, gettext=None) -> Link:
     """The origin of the class link for a page opened at ``page_url`` (the teacher's ``st.context.url``).
 
     ``pick``: the origin the teacher chose among the options (ignored when it is not one of them). ``bind``,
     ``port``, ``machine`` and ``configured`` default to the running server's (Streamlit's ``server.address``,
-    ``server.port``, :func:`machine_addresses`, :func:`configured_origin`); tests pass their own."""
+    ``server.port``, :func:`machine_addresses`, :func:`configured_origin`); tests pass their own.
+    ``gettext(msgid, **params)`` writes the labels and the note in the page's language (default English)."""
+    tr = gettext or (lambda msgid, **params: fill(msgid, params))
     parts = urlsplit(page_url or "")
     scheme = parts.scheme or "http"
     host = parts.hostname or ""
     page_origin = f"{scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
     origin, where, err = configured_origin() if configured is None else configured
     if origin:
-        return Link(origin, (Address(origin, f"the public address ({where})"),),
-                    loopback=is_loopback(host), note=None if not err else err)
+        return Link(origin, (Address(origin, tr(N_("the public address ({where})"), where=where)),),
+                    loopback=is_loopback(host), note=None if not err else tr(err))
     loopback = is_loopback(host)
     if bind is _SERVER:
         bind = _config("server.address")
@@ -235,30 +239,31 @@ def class_link(page_url: str, *, pick: str | None = None, bind=_SERVER, port: in
         port = port or int(_config("server.port") or 8501)
     options: list[Address] = []
     if page_origin and not loopback:
-        options.append(Address(page_origin, "the address this page was opened at"))
+        options.append(Address(page_origin, tr(N_("the address this page was opened at"))))
     reach = bound_addresses(bind, machine_addresses() if machine is None else machine)
     for addr, name in reach or []:
         o = f"{scheme}://[{addr}]:{port}" if ":" in addr else f"{scheme}://{addr}:{port}"
         if o != page_origin:
-            options.append(Address(o, f"this computer on {name}" if name else "this computer on the network"))
+            options.append(Address(o, tr(N_("this computer on {name}"), name=name) if name
+                                   else tr(N_("this computer on the network"))))
     if not options:   # nothing another machine can open: the page's own origin, said plainly
         where_ = page_origin or f"{scheme}://localhost:{port}"
         if reach == [] and (bind or "").strip() not in ("", "0.0.0.0", "::") and is_loopback(bind):
-            why = (f"This app listens on {_code(bind)} only, so the link works only on this computer. Start "
-                   "it with `--server.address 0.0.0.0` (and connect this computer to the room's network or start a "
-                   f"hotspot), or set `{ENV}` to the address students use.")
+            why = tr(N_("This app listens on {bind} only, so the link works only on this computer. Start it with "
+                        "`--server.address 0.0.0.0` (and connect this computer to the room's network or start a "
+                        "hotspot), or set `NBLAB_PUBLIC_URL` to the address students use."), bind=_code(bind))
         else:
-            why = ("This computer has no address on a network right now (no Wi-Fi, cable or hotspot): the link "
-                   "works only on this computer. Connect to the room's network or start a hotspot, then open this "
-                   f"dialog again, or set `{ENV}` to the address students use.")
-        return Link(where_, (Address(where_, "this computer only"),), loopback=loopback, reachable=False,
-                    note=(err + " " if err else "") + why)
+            why = tr(N_("This computer has no address on a network right now (no Wi-Fi, cable or hotspot): the link "
+                        "works only on this computer. Connect to the room's network or start a hotspot, then open "
+                        "this dialog again, or set `NBLAB_PUBLIC_URL` to the address students use."))
+        return Link(where_, (Address(where_, tr(N_("this computer only"))),), loopback=loopback, reachable=False,
+                    note=(tr(err) + " " if err else "") + why)
     chosen = next((o for o in options if o.origin == pick), options[0])
     note = None
     if loopback:
-        note = (f"You opened this app at {_code(host)}: a link with that address works only on this "
-                "computer. The link here uses this computer's address on the network instead, which students on "
-                "the same network (Wi-Fi, cable or this computer's hotspot) can open.")
+        note = tr(N_("You opened this app at {host}: a link with that address works only on this computer. The "
+                     "link here uses this computer's address on the network instead, which students on the same "
+                     "network (Wi-Fi, cable or this computer's hotspot) can open."), host=_code(host))
     if err:
-        note = err + (" " + note if note else "")
+        note = tr(err) + (" " + note if note else "")
     return Link(chosen.origin, tuple(options), loopback=loopback, note=note)

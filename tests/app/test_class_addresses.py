@@ -110,3 +110,19 @@ def test_the_machine_addresses_are_the_kernels_non_loopback_ones():
     assert len(ours) == len({line.split()[1] for line in out.splitlines()
                              if not ipaddress.ip_address(line.split()[3].split("/")[0]).is_loopback
                              and not ipaddress.ip_address(line.split()[3].split("/")[0]).is_link_local})
+
+
+def test_the_labels_and_the_note_are_in_the_page_s_language():
+    from nblab import i18n
+
+    def de(msgid, **params):
+        return i18n.gettext("de", msgid, **params)
+    link = ad.class_link("http://localhost:8501/", bind=None, machine=MACHINE, configured=NONE, gettext=de)
+    assert link.note.startswith("Sie haben diese App unter `localhost` geöffnet:"), link.note
+    assert all(o.label.startswith("dieser Computer") for o in link.options), link.options
+    alone = ad.class_link("http://127.0.0.1:8501/", bind="127.0.0.1", machine=MACHINE, configured=NONE, gettext=de)
+    assert alone.note.startswith("Diese App hört nur auf `127.0.0.1`") and "`--server.address 0.0.0.0`" in alone.note
+    assert [o.label for o in alone.options] == ["nur dieser Computer"]
+    bad = ad.class_link("http://localhost:8501/", bind=None, machine=MACHINE,
+                        configured=(None, ad.ENV, ad._BAD_URL), gettext=de)
+    assert bad.note.startswith("`NBLAB_PUBLIC_URL` ist gesetzt, aber"), bad.note

@@ -107,7 +107,7 @@ K_ADDR = "class_addr"   # the address the teacher picked for the link, when this
 def class_address() -> addresses.Link:
     """Which origin the link carries and why (dashboard/serve/addresses.py): the configured public URL, the
     page's own origin, or this computer's address on the network when the page was opened at localhost."""
-    return addresses.class_link(st.context.url or "", pick=st.session_state.get(K_ADDR))
+    return addresses.class_link(st.context.url or "", pick=st.session_state.get(K_ADDR), gettext=_)
 
 
 def class_url(cid: str) -> str:
