@@ -5,6 +5,13 @@ same thing to either.
 """
 from __future__ import annotations
 
+
+def N_(msgid: str) -> str:
+    """Mark a text for the catalogue (nblab.i18n extracts every ``N_``); it is translated where it is shown.
+    Written here rather than imported from nblab.i18n, which needs Babel: the lab page is made without it."""
+    return msgid
+
+
 #: λ values the smoothing slider offers
 LAMBDAS = [0.0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0]
 #: convergence tolerances the tolerance slider offers (relative change of the objective)
@@ -12,9 +19,9 @@ TOLS = [1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8]
 #: EM's starting points (nbcore.EM's ``init``)
 INITS = ["uniform", "random", "labeled"]
 INIT_LABELS = {
-    "uniform": "uniform (α = 1/K, β = ½)",
-    "random": "random (seeded)",
-    "labeled": "from the labelled documents",
+    "uniform": N_("uniform (α = 1/K, β = ½)"),
+    "random": N_("random (seeded)"),
+    "labeled": N_("from the labelled documents"),
 }
 #: the seed's range (which labels are hidden, and the random start)
 SEED_MAX = 9999

@@ -249,8 +249,9 @@ def data_controls(dataset_names: list[str], descriptions: dict[str, str], upload
                                  help=_("Pseudo-counts in eq. 24 (0 = no smoothing). Changing λ mid-run continues "
                                         "from the current parameters; every other setting starts a new run."))
 
-    speed = urlguard.select_slider(sb, _("Play speed"), key=K_SPEED,
-                                   help=vocabulary.speed_help(page_lang()))
+    lang = page_lang()   # the speeds' names in this run's language, whoever formats them later
+    speed = urlguard.select_slider(sb, _("Play speed"), key=K_SPEED, format_func=lambda v: i18n.gettext(lang, v),
+                                   help=vocabulary.speed_help(lang))
     if classroom:  # advanced widgets are not drawn: use their remembered values, or the (checked) URL values
         init, seed, uw, max_iter, tol = _advanced_values()
     else:
@@ -310,7 +311,7 @@ def _advanced_values():
 def _advanced_controls():
     """(init, seed, unlabelled weight, max iterations, tolerance) from the Advanced expander's widgets."""
     init = urlguard.selectbox(st, _("Initialisation"), key=K_INIT, persist_state="session",
-                              help="; ".join(f"**{k}**: {v}" for k, v in INIT_LABELS.items()))
+                              help="; ".join(f"**{k}**: {_(v)}" for k, v in INIT_LABELS.items()))
     seed = urlguard.number_input(st, _("Seed"), step=1, key=K_SEED,
                                  persist_state="session",
                                  help=_("Which labels are hidden, and the random initialisation."))

@@ -18,6 +18,7 @@ import streamlit as st
 
 import nbcore
 from dashboard.ui import urlguard
+from dashboard.ui.controls import _
 from nbcore.text import TextPipeline
 
 QP = "query-params"
@@ -126,6 +127,6 @@ def known_truth_button(dataset: str) -> None:
     def go():
         st.session_state["dataset"] = "synthetic_spam"
 
-    st.sidebar.button("Synthetic spam: known true α, β", key="to_synthetic", on_click=go,
+    st.sidebar.button(_("Synthetic spam: known true α, β"), key="to_synthetic", on_click=go,
                       icon=":material/science:", width="stretch",
-                      help="600 e-mails drawn from a known Bernoulli NB: compare EM's estimates with the truth.")
+                      help=_("600 e-mails drawn from a known Bernoulli NB: compare EM's estimates with the truth."))

@@ -188,3 +188,68 @@ def test_an_upload_error_stays_english_by_default():
     errors = [e.value for e in at.error]
     assert any(e.startswith("Could not use “notes.bin”: this is not a text file") for e in errors), errors
     assert any(e.endswith(" — the previous data set and run are unchanged.") for e in errors), errors
+
+
+# ---- no catalogued English in the lesson page's sidebar ----------------------------------------------------
+
+def _sidebar_texts(at) -> list[str]:
+    """Every text the sidebar shows a reader: labels, help, captions, notices, buttons, options."""
+    out: list[str] = []
+    for kind in ("selectbox", "slider", "select_slider", "toggle", "radio", "number_input", "text_input",
+                 "button", "expander", "file_uploader", "checkbox"):
+        for w in at.sidebar.get(kind):
+            out += [str(getattr(w, a, None) or "") for a in ("label", "help")]
+            out += [str(o) for o in (getattr(w, "options", None) or [])]
+    for kind in ("caption", "markdown", "text", "info", "warning", "error", "success"):
+        out += [str(e.value) for e in at.sidebar.get(kind)]
+    return [t for t in out if t]
+
+
+def _leaks(lang: str, texts: list[str]) -> list[str]:
+    """The catalogue's English texts (those the language translates differently) shown in ``texts``: a short
+    one (a label, "Show") as a whole text, a longer one inside any text, a msgid with placeholders by its
+    fixed parts around anything."""
+    from babel.messages.pofile import read_po
+    with open(i18n.po_path(lang), "rb") as f:
+        cat = read_po(f)
+    found = []
+    for m in cat:
+        if not m.id or isinstance(m.id, tuple) or not m.string or m.string == m.id:
+            continue
+        parts = i18n.PLACEHOLDER.split(m.id)[::2]
+        if len(parts) > 1:
+            if sum(len(p.strip()) for p in parts) < 6:
+                continue
+            pat = re.compile(".+?".join(re.escape(p) for p in parts), re.S)
+            hit = any(pat.search(t) for t in texts)
+        elif len(m.id) >= 12:
+            hit = any(m.id in t for t in texts)
+        else:
+            hit = len(m.id) >= 3 and any(t.strip() == m.id for t in texts)
+        if hit:
+            found.append(m.id)
+    return found
+
+
+@pytest.fixture
+def class_store(tmp_path, monkeypatch):
+    from kit import classroom
+    yield from classroom.fresh_store(tmp_path, monkeypatch)
+
+
+@pytest.mark.parametrize("lang", ["de", "es", "fr"])
+def test_the_lesson_sidebar_shows_no_catalogued_english(lang, class_store):
+    """The sidebar of the lesson page, on text data and on the toy table, with a class open and a question
+    asked: no text the catalogue translates for ``lang`` is shown in English."""
+    from kit import classroom
+    texts: list[str] = []
+    for query in ({"dataset": "sms_spam", "lang": lang}, {**classroom.QUERY, "lang": lang}):
+        at = open_lesson(query)
+        texts += _sidebar_texts(at)
+        classroom.open_class(at)
+        at.button(key="class_ask_btn").click()
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert at.session_state["class_question"] is not None
+        texts += _sidebar_texts(at)
+    assert _leaks(lang, texts) == []

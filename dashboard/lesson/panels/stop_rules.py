@@ -7,8 +7,11 @@ import streamlit as st
 
 from dashboard.lesson.session import lesson
 from dashboard.ui import state, urlguard
+from dashboard.ui.controls import _, page_lang
 from nbcore.em import squared_change
+from nblab import i18n
 from nblab.frame import Frame
+from nblab.i18n import N_
 
 K_THETA_TOL, K_THETA_NORM = "theta_tol", "theta_norm"
 
@@ -18,17 +21,21 @@ def sidebar(classroom: bool) -> tuple[float | None, str]:
     if classroom:
         ss = st.session_state
         return ss.get(K_THETA_TOL), ss.get(K_THETA_NORM, "parameters")
-    with st.sidebar.expander("Stop rules", expanded=False):
-        st.caption("EM stops at the first rule that holds: the relative change of the objective (the "
-                   "tolerance under *Advanced*), or the course session's ‖θ_t − θ_t−1‖² < ε.")
+    lang = page_lang()   # the options' labels in this run's language, whoever formats them later
+    norms = {"parameters": N_("each parameter once (α, β)"),
+             "both_values": N_("the course session: both values of each binary feature")}
+    with st.sidebar.expander(_("Stop rules"), expanded=False):
+        st.caption(_("EM stops at the first rule that holds: the relative change of the objective (the "
+                     "tolerance under *Advanced*), or the course session's ‖θ_t − θ_t−1‖² < ε."))
+        off = _("off")
         tol = urlguard.selectbox(st, "‖Δθ‖² < ε", key=K_THETA_TOL,
-                           format_func=lambda v: "off" if v is None else f"{v:.0e}")
-        norm = urlguard.radio(st, "Count ‖Δθ‖² as", key=K_THETA_NORM,
-                        format_func=lambda v: {"parameters": "each parameter once (α, β)",
-                                               "both_values": "the course session: both values of each binary feature"}[v],
-                        help="The course session sums (Δθ_{k,i,a})² over a = 0 and a = 1. For a binary word "
-                             "θ_{k,i,1} = β and θ_{k,i,0} = 1 − β change by the same amount, so the β part "
-                             "counts twice. Categorical and multinomial parameters already list every value.")
+                                 format_func=lambda v: off if v is None else f"{v:.0e}")
+        norm = urlguard.radio(st, _("Count ‖Δθ‖² as"), key=K_THETA_NORM,
+                              format_func=lambda v: i18n.gettext(lang, norms[v]),
+                              help=_("The course session sums (Δθ_{k,i,a})² over a = 0 and a = 1. For a binary "
+                                     "word θ_{k,i,1} = β and θ_{k,i,0} = 1 − β change by the same amount, so the β "
+                                     "part counts twice. Categorical and multinomial parameters already list every "
+                                     "value."))
     return tol, norm
 
 
