@@ -106,13 +106,19 @@ def _why(e: Q.NotAskable) -> str:
     return _(e.msgid, **e.params) if hasattr(e, "msgid") else str(e)
 
 
+def _bound(cur: dict, lr) -> dict:
+    """A question taken back with the class (no run of its own yet) bound to the run on screen, once it exists."""
+    if cur["serial"] is None and lr.run is not None:
+        cur = {**cur, "serial": lr.serial}
+        st.session_state[K_QUESTION] = cur
+    return cur
+
+
 def _asked_run(cur: dict):
     """The run as it was when the question was asked (EM is deterministic: the run rewound there), or the
     message why there is none."""
     lr = session.lesson()
-    if cur["serial"] is None and lr.run is not None:   # taken back with the class: the run on screen
-        cur = {**cur, "serial": lr.serial}
-        st.session_state[K_QUESTION] = cur
+    cur = _bound(cur, lr)
     if lr.run is None or lr.serial != cur["serial"] or lr.latest < cur["t"]:
         return None, _("The run was rebuilt since the question was asked (a reset or new settings), so its right "
                        "answer is not this run's: close the question and ask again.")
@@ -232,8 +238,8 @@ def show() -> None:
     """The panel, inside the class box of the sidebar (only while this session leads a class)."""
     lr = session.lesson()
     cur = current()
-    if cur is not None and cur["serial"] is None and lr.run is not None:   # taken back with the class
-        st.session_state[K_QUESTION] = {**cur, "serial": lr.serial}
+    if cur is not None:
+        _bound(cur, lr)
     with st.expander(_("Ask the class"), expanded=current() is not None, icon=":material/how_to_vote:"):
         paused = bool(st.session_state.get(K_PAUSED, False))
         st.button(_("Resume the class") if paused else _("Pause the class"), key="class_pause_btn", on_click=_on_pause,
